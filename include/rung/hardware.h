@@ -1,0 +1,68 @@
+// What the device has, read from files (sysfs, procfs, /dev) under a root
+// directory, so tests feed fixture trees instead of the machine they run on.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rung {
+
+enum class Vendor { kUnknown, kNvidia, kAmd, kIntel, kQualcomm, kApple };
+
+const char* vendor_name(Vendor v);  // "NVIDIA", "AMD", "Intel", "Qualcomm", "Apple", "unknown"
+
+enum class OsKind { kLinux, kAndroid, kMacos, kWindows };
+const char* os_name(OsKind os);  // "linux", "android", "macos", "windows"
+
+// A PCI function whose class is display (0x03xxxx) or processing accelerator (0x12xxxx).
+struct PciDevice {
+  std::string address;      // "0000:01:00.0"
+  std::uint32_t class_code = 0;
+  std::uint16_t vendor_id = 0;
+  std::uint16_t device_id = 0;
+  Vendor vendor = Vendor::kUnknown;
+};
+
+struct CpuInfo {
+  std::string model;                 // "AMD Ryzen 9 7950X 16-Core Processor"
+  std::vector<std::string> flags;    // from /proc/cpuinfo "flags" (x86) or "Features" (ARM)
+  int logical_cpus = 0;
+  int physical_cores = 0;            // distinct (physical id, core id) pairs; logical count when absent
+  bool has_flag(std::string_view f) const;
+};
+
+// /sys/devices/soc0/* on Android and other SoC Linux devices.
+struct SocInfo {
+  std::string vendor;    // "Qualcomm" (from soc0/vendor, or inferred from family)
+  std::string family;    // "Snapdragon"
+  std::string machine;   // "SM8635"
+  std::string soc_id;    // "614"
+};
+
+struct Hardware {
+  OsKind os = OsKind::kLinux;
+  std::vector<PciDevice> gpus;                  // display and accelerator PCI functions
+  std::optional<std::string> nvidia_driver;     // "550.54.14", from /proc/driver/nvidia/version
+  std::vector<std::string> nvidia_device_nodes; // "/dev/nvidia0", "/dev/nvidiactl", ...
+  bool rocm_kfd = false;                        // /dev/kfd present
+  std::vector<std::string> dri_render_nodes;    // "/dev/dri/renderD128", ...
+  bool pci_visible = false;                     // /sys/bus/pci/devices could be listed
+  CpuInfo cpu;
+  std::optional<SocInfo> soc;
+  bool hexagon_dsp = false;                     // a Qualcomm compute DSP node (/dev/fastrpc-cdsp, /dev/adsprpc-smd)
+
+  bool has_gpu(Vendor v) const;
+  // A stable one-line identity of the accelerators and CPU, e.g.
+  // "linux; gpu 10de:2684 NVIDIA; nvidia driver 550.54.14; cpu AMD Ryzen 9 7950X 16-Core Processor".
+  // Goes into the probe's fingerprint: a driver update or a new card changes it.
+  std::string identity() const;
+};
+
+// Reads the hardware description under `root` ("/" for this machine).
+// Missing files are simply absent facts; this never fails.
+Hardware detect_hardware(const std::filesystem::path& root = "/");
+
+}  // namespace rung

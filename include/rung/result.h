@@ -1,0 +1,60 @@
+// Status-or-value at the library's boundary: no exception crosses it.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <variant>
+
+namespace rung {
+
+enum class ErrorCode {
+  kInvalidArgument,  // the caller passed something unusable
+  kNotFound,         // a file, directory or name that is not there
+  kPermission,       // refused for safety (e.g. a library others can write to)
+  kLoadFailed,       // dlopen or symbol lookup failed
+  kUnsupported,      // the runtime or platform cannot do it
+  kRuntime,          // ONNX Runtime returned an error
+  kIo,               // reading or writing a file failed
+};
+
+struct Error {
+  ErrorCode code;
+  std::string message;
+};
+
+template <class T>
+class [[nodiscard]] Result {
+ public:
+  Result(T value) : v_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(Error error) : v_(std::move(error)) {}  // NOLINT
+
+  bool ok() const { return v_.index() == 0; }
+  explicit operator bool() const { return ok(); }
+  T& value() & { return std::get<0>(v_); }
+  const T& value() const& { return std::get<0>(v_); }
+  T&& value() && { return std::get<0>(std::move(v_)); }
+  T& operator*() & { return value(); }
+  const T& operator*() const& { return value(); }
+  T* operator->() { return &value(); }
+  const T* operator->() const { return &value(); }
+  const Error& error() const { return std::get<1>(v_); }
+
+ private:
+  std::variant<T, Error> v_;
+};
+
+// A Result with no value: ok, or an Error.
+class [[nodiscard]] Status {
+ public:
+  Status() = default;
+  Status(Error error) : error_(std::move(error)), failed_(true) {}  // NOLINT
+  bool ok() const { return !failed_; }
+  explicit operator bool() const { return ok(); }
+  const Error& error() const { return error_; }
+
+ private:
+  Error error_{ErrorCode::kInvalidArgument, {}};
+  bool failed_ = false;
+};
+
+}  // namespace rung

@@ -1,0 +1,31 @@
+// Paths the tests use: the fetched runtime builds and models, fixtures, built binaries.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+namespace rung::test {
+
+inline std::filesystem::path deps_dir() { return RUNG_TEST_DEPS_DIR; }
+inline std::filesystem::path fixtures_dir() { return RUNG_TEST_FIXTURES; }
+inline std::filesystem::path binary_dir() { return RUNG_TEST_BINARY_DIR; }
+inline std::filesystem::path cli_path() { return RUNG_TEST_CLI; }
+inline std::filesystem::path sim_ep_path() { return RUNG_TEST_SIM_EP; }
+
+inline std::filesystem::path runtime_dir(const std::string& version) {
+  return deps_dir() / "runtimes" / ("onnxruntime-" + version);
+}
+inline std::filesystem::path model_path(const std::string& rel) { return deps_dir() / "models" / rel; }
+
+// A fresh empty directory under the system temp dir, removed by the caller or left for inspection.
+std::filesystem::path make_temp_dir(const std::string& prefix);
+
+// Runs a command with /bin/sh, capturing stdout and stderr separately.
+struct CommandResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+CommandResult run_command(const std::string& command);
+
+}  // namespace rung::test
