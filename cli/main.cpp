@@ -1,1 +1,26 @@
-int main() { return 0; }
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <exception>
+
+#include "commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"rung: puts each ONNX model on the fastest execution provider that really works on this device"};
+  app.require_subcommand(1);
+  rung::cli::add_doctor_command(app);
+  rung::cli::add_probe_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? 0 : rung::cli::kExitUsage;
+  } catch (const rung::cli::CliError& e) {
+    fmt::print(stderr, "rung: {}\n", e.what());
+    return e.exit_code;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "rung: internal error: {}\n", e.what());
+    return rung::cli::kExitFailed;
+  }
+  return 0;
+}

@@ -1,7 +1,9 @@
 // Paths the tests use: the fetched runtime builds and models, fixtures, built binaries.
 #pragma once
 
+#include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 namespace rung::test {
@@ -11,6 +13,7 @@ inline std::filesystem::path fixtures_dir() { return RUNG_TEST_FIXTURES; }
 inline std::filesystem::path binary_dir() { return RUNG_TEST_BINARY_DIR; }
 inline std::filesystem::path cli_path() { return RUNG_TEST_CLI; }
 inline std::filesystem::path sim_ep_path() { return RUNG_TEST_SIM_EP; }
+inline std::filesystem::path worker_path() { return binary_dir() / "rung-probe-worker"; }
 
 inline std::filesystem::path runtime_dir(const std::string& version) {
   return deps_dir() / "runtimes" / ("onnxruntime-" + version);
@@ -27,5 +30,23 @@ struct CommandResult {
   std::string err;
 };
 CommandResult run_command(const std::string& command);
+
+// An environment variable set (or unset, with nullptr) for one scope.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    if (value) setenv(name, value, 1); else unsetenv(name);
+  }
+  ~ScopedEnv() {
+    if (old_) setenv(name_, old_->c_str(), 1); else unsetenv(name_);
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
 
 }  // namespace rung::test

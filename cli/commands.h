@@ -1,0 +1,28 @@
+// The CLI's subcommands. Each registers itself on the app; exceptions are
+// allowed only here in the CLI and are mapped to exit codes by main().
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <stdexcept>
+#include <string>
+
+namespace rung::cli {
+
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitFailed = 1,     // the command ran and its answer is "no" (a gate failed, a rung failed)
+  kExitUsage = 2,      // bad arguments or bad input files
+  kExitNoRuntime = 3,  // no usable ONNX Runtime build
+};
+
+// Thrown by a command to end with a message and an exit code.
+struct CliError : std::runtime_error {
+  CliError(int code, const std::string& message) : std::runtime_error(message), exit_code(code) {}
+  int exit_code;
+};
+
+void add_doctor_command(CLI::App& app);
+void add_probe_command(CLI::App& app);
+
+}  // namespace rung::cli

@@ -1,0 +1,174 @@
+// `rung doctor`: the runtime builds found, the hardware, and this platform's ladder.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+#include "rung/hardware.h"
+#include "rung/ladder.h"
+#include "rung/runtime.h"
+#include "rung/standing.h"
+
+namespace rung::cli {
+namespace {
+
+struct DoctorOptions {
+  std::string hardware_root = "/";
+  std::string ort_dir;
+  bool json = false;
+  bool allow_writable = false;
+};
+
+nlohmann::json hardware_json(const Hardware& hw) {
+  nlohmann::json gpus = nlohmann::json::array();
+  for (const auto& g : hw.gpus) {
+    gpus.push_back({{"address", g.address},
+                    {"vendor", vendor_name(g.vendor)},
+                    {"id", fmt::format("{:04x}:{:04x}", g.vendor_id, g.device_id)},
+                    {"class", fmt::format("0x{:06x}", g.class_code)}});
+  }
+  nlohmann::json j = {{"os", os_name(hw.os)},
+                      {"identity", hw.identity()},
+                      {"gpus", gpus},
+                      {"nvidia_driver", hw.nvidia_driver ? nlohmann::json(*hw.nvidia_driver) : nlohmann::json(nullptr)},
+                      {"nvidia_device_nodes", hw.nvidia_device_nodes},
+                      {"rocm_kfd", hw.rocm_kfd},
+                      {"dri_render_nodes", hw.dri_render_nodes},
+                      {"pci_visible", hw.pci_visible},
+                      {"hexagon_dsp", hw.hexagon_dsp},
+                      {"cpu",
+                       {{"model", hw.cpu.model},
+                        {"physical_cores", hw.cpu.physical_cores},
+                        {"logical_cpus", hw.cpu.logical_cpus},
+                        {"flags", hw.cpu.flags.size()}}}};
+  if (hw.soc) {
+    j["soc"] = {{"vendor", hw.soc->vendor}, {"family", hw.soc->family}, {"machine", hw.soc->machine}, {"soc_id", hw.soc->soc_id}};
+  } else {
+    j["soc"] = nullptr;
+  }
+  return j;
+}
+
+nlohmann::json build_json(const RuntimeBuild& b, bool chosen) {
+  nlohmann::json j = {{"library", b.library.string()}, {"origin", origin_name(b.origin)}, {"loaded", b.loaded}, {"chosen", chosen}};
+  if (b.loaded) {
+    j["version"] = b.version;
+    j["api_version"] = b.api_version;
+    j["providers"] = b.providers;
+    j["score"] = b.score;
+    j["score_reason"] = b.score_reason;
+  } else {
+    j["skipped_reason"] = b.skipped_reason;
+  }
+  return j;
+}
+
+nlohmann::json standing_json(const RungStanding& s) {
+  nlohmann::json files = nlohmann::json::array();
+  for (const auto& f : s.files) files.push_back({{"name", f.name}, {"present", f.present}});
+  return {{"rung", s.rung.name},
+          {"display", s.rung.display},
+          {"provider", s.rung.provider},
+          {"form", form_name(s.rung.form)},
+          {"append", append_method_name(s.rung.append)},
+          {"compiles_engines", s.rung.compiles_engines},
+          {"provider_in_build", s.provider_in_build},
+          {"files", files},
+          {"ready", s.ready},
+          {"note", s.note}};
+}
+
+void print_text(const RuntimeDiscovery& d, const Hardware& hw, const Ladder& ladder,
+                const std::vector<RungStanding>& standing, const std::string& about) {
+  fmt::print("{}\n\n", about);
+  fmt::print("Runtime builds\n");
+  for (std::size_t i = 0; i < d.builds.size(); ++i) {
+    const auto& b = d.builds[i];
+    bool chosen = d.chosen && *d.chosen == i;
+    if (b.loaded) {
+      fmt::print("  {} {} ({})\n", chosen ? "*" : " ", b.library.string(), origin_name(b.origin));
+      fmt::print("      ONNX Runtime {}, API {}, providers: {}\n", b.version, b.api_version, fmt::join(b.providers, ", "));
+      fmt::print("      score {}: {}\n", b.score, b.score_reason);
+    } else {
+      fmt::print("  x {} ({})\n      skipped: {}\n", b.library.string(), origin_name(b.origin), b.skipped_reason);
+    }
+  }
+  fmt::print("  chosen: {}\n", d.choice_reason);
+  fmt::print("  searched:");
+  for (const auto& s : d.searched) fmt::print(" {}{}", s.path.string(), s.exists ? "" : " (missing)");
+  fmt::print("\n\nHardware\n");
+  fmt::print("  os: {}\n", os_name(hw.os));
+  fmt::print("  cpu: {} ({} cores, {} threads)\n", hw.cpu.model.empty() ? "unknown" : hw.cpu.model, hw.cpu.physical_cores, hw.cpu.logical_cpus);
+  if (hw.gpus.empty()) fmt::print("  gpu: none seen{}\n", hw.pci_visible ? "" : " (PCI not visible)");
+  for (const auto& g : hw.gpus) fmt::print("  gpu: {} {:04x}:{:04x} at {}\n", vendor_name(g.vendor), g.vendor_id, g.device_id, g.address);
+  if (hw.nvidia_driver) fmt::print("  nvidia driver: {}\n", *hw.nvidia_driver);
+  if (!hw.nvidia_device_nodes.empty()) fmt::print("  nvidia nodes: {}\n", fmt::join(hw.nvidia_device_nodes, " "));
+  if (hw.rocm_kfd) fmt::print("  rocm: /dev/kfd\n");
+  if (!hw.dri_render_nodes.empty()) fmt::print("  render nodes: {}\n", fmt::join(hw.dri_render_nodes, " "));
+  if (hw.soc) fmt::print("  soc: {} {} {} ({})\n", hw.soc->vendor, hw.soc->family, hw.soc->machine, hw.soc->soc_id);
+  if (hw.hexagon_dsp) fmt::print("  hexagon: compute DSP present\n");
+  fmt::print("  identity: {}\n", hw.identity());
+  fmt::print("\nLadder ({})\n", fmt::join(ladder.platforms, ", "));
+  for (const auto& s : standing) {
+    fmt::print("  {:<10} {:<28} {:<24} {}\n", s.rung.display, s.rung.provider, form_name(s.rung.form), s.note);
+  }
+}
+
+int run_doctor(const DoctorOptions& opt) {
+  Hardware hw = detect_hardware(opt.hardware_root);
+  RuntimeSearchOptions search;
+  if (!opt.ort_dir.empty()) search.explicit_dir = opt.ort_dir;
+  search.allow_writable_by_others = opt.allow_writable;
+  auto discovery = discover_runtimes(search, hw);
+  if (!discovery) {
+    // A bad --ort-dir or RUNG_ORT_DIR is a usage error; finding nothing usable is its own code.
+    int code = discovery.error().code == ErrorCode::kInvalidArgument ? kExitUsage : kExitNoRuntime;
+    throw CliError(code, discovery.error().message);
+  }
+  Ladder ladder = ladder_for(hw);
+  const RuntimeBuild& chosen = *discovery->chosen_build();
+  auto standing = ladder_standing(ladder, chosen);
+  // Until a probe has run, the floor is what this device is known to have.
+  std::string about = about_line("CPU", *discovery);
+
+  if (opt.json) {
+    nlohmann::json builds = nlohmann::json::array();
+    for (std::size_t i = 0; i < discovery->builds.size(); ++i) {
+      builds.push_back(build_json(discovery->builds[i], discovery->chosen && *discovery->chosen == i));
+    }
+    nlohmann::json searched = nlohmann::json::array();
+    for (const auto& s : discovery->searched) searched.push_back({{"path", s.path.string()}, {"origin", origin_name(s.origin)}, {"exists", s.exists}});
+    nlohmann::json rungs = nlohmann::json::array();
+    for (const auto& s : standing) rungs.push_back(standing_json(s));
+    nlohmann::json out = {{"about", about},
+                          {"builds", builds},
+                          {"chosen", {{"library", chosen.library.string()}, {"version", chosen.version}, {"reason", discovery->choice_reason}}},
+                          {"searched", searched},
+                          {"hardware", hardware_json(hw)},
+                          {"platforms", ladder.platforms},
+                          {"ladder", rungs}};
+    fmt::print("{}\n", out.dump(2));
+  } else {
+    print_text(*discovery, hw, ladder, standing, about);
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_doctor_command(CLI::App& app) {
+  auto opt = std::make_shared<DoctorOptions>();
+  auto* cmd = app.add_subcommand("doctor", "Show the runtime builds found, the hardware, and this device's ladder");
+  cmd->add_flag("--json", opt->json, "Print a JSON document instead of text");
+  cmd->add_option("--ort-dir", opt->ort_dir, "Search this directory for ONNX Runtime builds first");
+  cmd->add_option("--hardware-root", opt->hardware_root, "Read the hardware description under this directory (for testing)")
+      ->group("");
+  cmd->add_flag("--allow-writable-runtime", opt->allow_writable, "Load runtime libraries that other users can write to");
+  cmd->callback([opt] {
+    int code = run_doctor(*opt);
+    if (code != kExitOk) throw CliError(code, "doctor failed");
+  });
+}
+
+}  // namespace rung::cli

@@ -1,0 +1,195 @@
+// `rung probe`: run the probe in the foreground, print one row per rung, write the cache.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+
+#include "commands.h"
+#include "rung/probe.h"
+
+namespace rung::cli {
+namespace {
+namespace fs = std::filesystem;
+
+struct ProbeCliOptions {
+  std::vector<std::string> models;       // PATH or NAME=PATH
+  std::vector<std::string> probe_models;
+  std::vector<std::string> input_specs;  // NAME=FILE
+  std::vector<std::string> plugin_dirs;
+  std::string cache_dir;
+  std::string ort_dir;
+  std::string hardware_root = "/";
+  std::string use_rung;
+  bool json = false;
+  bool reprobe = false;
+  bool in_process = false;
+  double deadline_s = 60;
+  int runs = 3;
+  int threads = 0;
+  double accept_ratio = 1.0;
+};
+
+fs::path deps_dir() {
+  if (const char* env = std::getenv("RUNG_DEPS_DIR"); env != nullptr && *env) return env;
+  return RUNG_DEFAULT_DEPS_DIR;
+}
+
+fs::path default_cache_dir() {
+  if (const char* env = std::getenv("RUNG_CACHE_DIR"); env != nullptr && *env) return env;
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg) return fs::path(xdg) / "rung" / "probe";
+  if (const char* home = std::getenv("HOME"); home != nullptr && *home) return fs::path(home) / ".cache" / "rung" / "probe";
+  return fs::temp_directory_path() / "rung-probe";
+}
+
+std::string model_name_of(const fs::path& p) {
+  std::string n = p.stem().string();
+  for (char& c : n) {
+    if (c == '-' || c == '.' || c == ' ') c = '_';
+  }
+  return n;
+}
+
+// The sample models tools/fetch-deps.sh brings, with the specs that make them run.
+std::vector<RegisteredModel> bundled_models() {
+  std::vector<RegisteredModel> out;
+  std::error_code ec;
+  for (const char* sub : {"ppocr", "silero-vad"}) {
+    std::vector<fs::path> files;
+    for (fs::directory_iterator it(deps_dir() / "models" / sub, ec), end; !ec && it != end; it.increment(ec)) {
+      if (it->path().extension() == ".onnx") files.push_back(it->path());
+    }
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files) {
+      RegisteredModel m{model_name_of(f), f, {}};
+      if (std::string(sub) == "silero-vad") {
+        auto spec = InputSpec::from_json_file(fs::path(RUNG_SPECS_DIR) / "silero_vad.json");
+        if (spec) m.inputs = *spec;
+      }
+      out.push_back(std::move(m));
+    }
+  }
+  return out;
+}
+
+std::pair<std::string, std::string> split_assignment(const std::string& s) {
+  auto eq = s.find('=');
+  if (eq == std::string::npos) return {"", s};
+  return {s.substr(0, eq), s.substr(eq + 1)};
+}
+
+std::string ms(double v) { return v > 0 ? fmt::format("{:.2f}", v) : "-"; }
+
+void print_row(const std::string& rung, const Measurement& m, const std::string& verdict, const std::string& reason) {
+  std::string ratio = m.ratio() > 0 ? fmt::format("{:.2f}x", m.ratio()) : "-";
+  fmt::print("  {:<20} {:<32} {:>9} {:>10} {:>7}  {}{}\n", rung, m.model, ms(m.build_ms), ms(m.median_ms), ratio, verdict,
+             reason.empty() ? "" : ": " + reason);
+}
+
+void print_table(const ProbeOutcome& out) {
+  fmt::print("  {:<20} {:<32} {:>9} {:>10} {:>7}  {}\n", "rung", "model", "build ms", "median ms", "ratio", "verdict");
+  for (const auto& m : out.floor.models) print_row(out.floor.display + " (floor)", m, m.verdict == Verdict::kTaken ? "floor" : verdict_name(m.verdict), m.reason);
+  for (const auto& r : out.rungs) {
+    if (r.models.empty()) {
+      fmt::print("  {:<20} {:<32} {:>9} {:>10} {:>7}  {}{}\n", r.display, "-", "-", "-", "-", verdict_name(r.verdict),
+                 r.reason.empty() ? "" : ": " + r.reason);
+      continue;
+    }
+    for (const auto& m : r.models) print_row(r.display, m, verdict_name(m.verdict), m.reason);
+  }
+}
+
+int run_probe_command(const ProbeCliOptions& c) {
+  ProbeOptions o;
+  o.cache_dir = c.cache_dir.empty() ? default_cache_dir() : fs::path(c.cache_dir);
+  o.hardware_root = c.hardware_root;
+  o.runs = c.runs;
+  o.threads = c.threads;
+  o.acceptance_ratio = c.accept_ratio;
+  o.reprobe = c.reprobe;
+  o.isolate = !c.in_process;
+  o.deadline = std::chrono::milliseconds(static_cast<long long>(c.deadline_s * 1000));
+  if (!c.ort_dir.empty()) o.runtimes.explicit_dir = c.ort_dir;
+  for (const auto& d : c.plugin_dirs) o.plugin_dirs.emplace_back(d);
+  if (!c.use_rung.empty()) o.forced_rung = c.use_rung;
+  if (c.runs < 1) throw CliError(kExitUsage, fmt::format("--runs must be at least 1, not {}", c.runs));
+  if (c.deadline_s <= 0) throw CliError(kExitUsage, "--deadline must be positive");
+
+  if (c.models.empty()) {
+    o.models = bundled_models();
+    if (o.models.empty()) {
+      throw CliError(kExitUsage, fmt::format("no --model given and no sample models in {}; fetch them with tools/fetch-deps.sh",
+                                             (deps_dir() / "models").string()));
+    }
+  }
+  for (const auto& m : c.models) {
+    auto [name, path] = split_assignment(m);
+    fs::path p = fs::absolute(path);
+    o.models.push_back({name.empty() ? model_name_of(p) : name, p, {}});
+  }
+  for (const auto& s : c.input_specs) {
+    auto [name, file] = split_assignment(s);
+    auto it = std::find_if(o.models.begin(), o.models.end(), [&](const RegisteredModel& m) { return m.name == name; });
+    if (name.empty() || it == o.models.end()) {
+      throw CliError(kExitUsage, fmt::format("--input-spec {}: expected NAME=FILE naming a registered model", s));
+    }
+    auto spec = InputSpec::from_json_file(file);
+    if (!spec) throw CliError(kExitUsage, fmt::format("--input-spec {}: {}", name, spec.error().message));
+    it->inputs = *spec;
+  }
+  o.probe_models = c.probe_models;
+
+  const bool terminal = ::isatty(STDERR_FILENO) != 0 && !c.json;
+  if (terminal) {
+    o.on_progress = [](const std::string& line) { fmt::print(stderr, "\r\033[Kprobing {}", line); };
+  }
+  o.on_log = [terminal](const std::string& line) { fmt::print(stderr, "{}rung: {}\n", terminal ? "\r\033[K" : "", line); };
+  auto result = run_probe(o);
+  if (terminal) fmt::print(stderr, "\r\033[K");
+  if (!result) {
+    int code = result.error().code == ErrorCode::kInvalidArgument ? kExitUsage : kExitNoRuntime;
+    throw CliError(code, result.error().message);
+  }
+  const ProbeOutcome& out = *result;
+  for (const auto& e : out.model_errors) fmt::print(stderr, "rung: {}\n", e);
+  if (c.json) {
+    fmt::print("{}\n", out.to_json());
+  } else {
+    fmt::print("{}\n", out.about_line());
+    if (out.from_cache) {
+      fmt::print("(from the cache {}: nothing changed since it was written; --force probes again)\n", out.cache_file.string());
+    }
+    fmt::print("\n");
+    print_table(out);
+  }
+  return out.model_errors.empty() ? kExitOk : kExitFailed;
+}
+
+}  // namespace
+
+void add_probe_command(CLI::App& app) {
+  auto c = std::make_shared<ProbeCliOptions>();
+  auto* cmd = app.add_subcommand("probe", "Choose this device's rung by building, timing and checking each one; cache the choice");
+  cmd->add_option("--model", c->models, "A registered model, PATH or NAME=PATH (default: the bundled sample models)");
+  cmd->add_option("--probe-model", c->probe_models, "Probe with this registered model (default: the smallest)");
+  cmd->add_option("--input-spec", c->input_specs, "NAME=FILE: how to feed a model (JSON with dims, values, tensors)");
+  cmd->add_flag("--json", c->json, "Print the outcome as JSON");
+  cmd->add_flag("--force", c->reprobe, "Probe again even when the cache is valid");
+  cmd->add_flag("--in-process", c->in_process, "Build sessions in this process (the attempt-file rule guards against crashes)");
+  cmd->add_option("--deadline", c->deadline_s, "Seconds each rung may take per model before it is killed")->capture_default_str();
+  cmd->add_option("--runs", c->runs, "Timed runs per rung after one untimed run")->capture_default_str();
+  cmd->add_option("--threads", c->threads, "Intra-op threads per session (0: ONNX Runtime's default)")->capture_default_str();
+  cmd->add_option("--accept-ratio", c->accept_ratio, "Take a rung whose median is below the floor's times this")->capture_default_str();
+  cmd->add_option("--use-rung", c->use_rung, "Force a rung at or below the chosen one (also RUNG_FORCE_RUNG)");
+  cmd->add_option("--cache-dir", c->cache_dir, "Where the decision is cached (default: RUNG_CACHE_DIR or ~/.cache/rung/probe)");
+  cmd->add_option("--ort-dir", c->ort_dir, "Search this directory for ONNX Runtime builds first");
+  cmd->add_option("--plugin-dir", c->plugin_dirs, "Each plugin EP library here becomes a rung (also RUNG_PLUGIN_DIR)");
+  cmd->add_option("--hardware-root", c->hardware_root, "Read the hardware description under this directory (for testing)")->group("");
+  cmd->callback([c] {
+    int code = run_probe_command(*c);
+    if (code != kExitOk) throw CliError(code, "some models could not be probed (see above)");
+  });
+}
+
+}  // namespace rung::cli

@@ -1,0 +1,40 @@
+// What a model is fed when rung runs it without the application: sizes for its
+// dynamic dimensions, constant values for inputs that only accept certain
+// values (Silero VAD's `sr`), or a directory of recorded tensors.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "rung/result.h"
+
+namespace rung {
+
+// Without a spec: a dimension named like a batch ("batch", "N", "batch_size")
+// or the unnamed first axis is 1; every other dynamic dimension is 64. Values
+// are seeded random: floats uniform in [0, 1), integers uniform in [0, 4).
+inline constexpr std::int64_t kDefaultBatch = 1;
+inline constexpr std::int64_t kDefaultDynamicDim = 64;
+
+struct InputSpec {
+  // Symbolic dimension name ("height") or "input:axis" ("x:2") -> size.
+  std::map<std::string, std::int64_t> dims;
+  // Input name -> values; one value fills the whole tensor.
+  std::map<std::string, std::vector<double>> values;
+  // Recorded tensors (ONNX TensorProto .pb files named after the inputs, or input_N.pb in input order).
+  std::filesystem::path tensors_dir;
+
+  bool empty() const { return dims.empty() && values.empty() && tensors_dir.empty(); }
+  // A stable text form: it is part of the probe's fingerprint.
+  std::string canonical() const;
+
+  // {"dims": {"height": 640, "x:3": 640}, "values": {"sr": [16000]}, "tensors": "dir"}
+  // A relative "tensors" directory is relative to the spec file.
+  static Result<InputSpec> from_json_file(const std::filesystem::path& file);
+  static Result<InputSpec> from_json_text(const std::string& text, const std::filesystem::path& base_dir = {});
+};
+
+}  // namespace rung

@@ -1,0 +1,119 @@
+// The probe: a rung is chosen by building a real session on it, timing it
+// against the CPU floor and checking that its outputs match the floor's. The
+// choice is cached under a fingerprint; a provider that crashes or hangs takes
+// down a child process, never the host.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rung/input_spec.h"
+#include "rung/result.h"
+#include "rung/runtime.h"
+#include "rung/tolerance.h"
+
+namespace rung {
+
+struct RegisteredModel {
+  std::string name;                 // "ppocr_det_v4"
+  std::filesystem::path path;       // the canonical f32 file
+  InputSpec inputs;                 // how to feed it without the application
+};
+
+enum class Verdict { kTaken, kSlower, kUnfaithful, kFailed, kCrashed, kTimedOut, kRefused, kNotTried };
+const char* verdict_name(Verdict v);  // "taken", "slower", "unfaithful", "failed", "crashed", "timed out", "refused", "not tried"
+
+// One model on one rung.
+struct Measurement {
+  std::string model;
+  Verdict verdict = Verdict::kNotTried;
+  std::string reason;               // "libonnxruntime_providers_cuda.so not found", "SIGABRT", ...
+  double build_ms = 0;              // session construction
+  double first_run_ms = 0;
+  double median_ms = 0;             // of the timed runs
+  double floor_median_ms = 0;
+  double max_abs_diff = 0;          // against the floor's outputs
+  double max_rel_diff = 0;
+  double ratio() const { return floor_median_ms > 0 ? median_ms / floor_median_ms : 0; }
+};
+
+struct RungOutcome {
+  std::string rung;                 // "webgpu", "cpu", or a plugin's EP name
+  std::string display;              // "WebGPU"
+  Verdict verdict = Verdict::kNotTried;
+  std::string reason;
+  std::vector<Measurement> models;
+};
+
+struct ProbeOptions {
+  std::filesystem::path cache_dir;              // required: the decision and its evidence live here
+  std::vector<RegisteredModel> models;          // every registered model (all are fingerprinted)
+  std::vector<std::string> probe_models;        // names to probe with; empty = the smallest registered
+  RuntimeSearchOptions runtimes;
+  std::filesystem::path hardware_root = "/";
+  int runs = 3;                                 // timed runs after one untimed run
+  double acceptance_ratio = 1.0;                // taken when median < floor median * ratio
+  Tolerance tolerance = Tolerance::close();
+  std::chrono::milliseconds deadline{60'000};   // per rung and model, isolated mode
+  bool isolate = true;                          // child processes; false = in process, with the attempt file
+  std::filesystem::path worker;                 // default: RUNG_PROBE_WORKER, beside the executable, libexec
+  std::optional<std::string> forced_rung;       // else RUNG_FORCE_RUNG
+  bool reprobe = false;                         // ignore a valid cache
+  std::vector<std::filesystem::path> plugin_dirs;  // plus RUNG_PLUGIN_DIR: each plugin EP .so becomes a rung
+  int threads = 0;                              // intra-op threads for every session; 0 = ONNX Runtime's default
+  std::uint64_t seed = 20260919;
+  // Progress as the probe goes ("CPU floor · ppocr_det_v4", "WebGPU · ppocr_det_v4").
+  std::function<void(const std::string&)> on_progress;
+  // Each log line as soon as it is known (a launch may die right after it).
+  std::function<void(const std::string&)> on_log;
+};
+
+struct ProbeOutcome {
+  std::string chosen;                 // rung name
+  std::string chosen_display;
+  std::string forced_by;              // "", "RUNG_FORCE_RUNG", "configuration"
+  bool from_cache = false;
+  std::string runtime_version;
+  std::filesystem::path runtime_library;
+  std::size_t builds_found = 0;
+  RungOutcome floor;
+  std::vector<RungOutcome> rungs;     // the ladder above the floor, best first
+  std::vector<std::string> model_errors;  // probe models the floor itself could not run
+  std::vector<std::string> log;       // what the probe noticed (a stale cache, a cache it could not write)
+  std::filesystem::path cache_file;
+
+  // "CPU · ONNX Runtime 1.30.0 · WebGPU failed: no adapter · TensorRT failed: ..."
+  std::string about_line() const;
+  std::string to_json() const;
+};
+
+// Runs (or reads from the cache) the whole probe and returns the decision. Blocks.
+Result<ProbeOutcome> run_probe(const ProbeOptions& options);
+
+// The probe on its own low-priority thread: start() returns at once, and until
+// the probe reports every request is the floor's.
+class BackgroundProbe {
+ public:
+  static std::unique_ptr<BackgroundProbe> start(ProbeOptions options);
+  ~BackgroundProbe();
+  BackgroundProbe(const BackgroundProbe&) = delete;
+  BackgroundProbe& operator=(const BackgroundProbe&) = delete;
+
+  bool done() const;
+  std::string current_rung() const;       // "cpu" until the probe reports
+  std::optional<Result<ProbeOutcome>> result() const;  // empty until done
+  void wait() const;
+
+ private:
+  struct State;
+  explicit BackgroundProbe(std::shared_ptr<State> state);
+  std::shared_ptr<State> state_;
+};
+
+}  // namespace rung

@@ -1,0 +1,95 @@
+// ONNX Runtime builds on disk: where rung looks, what each one reports, and
+// which one a process uses. One OrtApi table per process, chosen before the probe.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rung/hardware.h"
+#include "rung/result.h"
+
+struct OrtApi;
+
+namespace rung {
+
+// Our headers' API version; a build is asked for this, or the highest it has below it.
+int compiled_api_version();
+// The oldest API version rung will use: older builds are skipped with that reason.
+inline constexpr int kMinimumApiVersion = 17;
+
+struct RuntimeSearchOptions {
+  // Searched first: a directory holding a libonnxruntime.so*, or subdirectories that do.
+  std::optional<std::filesystem::path> explicit_dir;
+  // Also search `runtimes/*/` beside the executable and the installed share directory.
+  bool include_default_locations = true;
+  // Defaults: the directory of /proc/self/exe, and <datadir>/rung/runtimes.
+  std::optional<std::filesystem::path> executable_dir;
+  std::optional<std::filesystem::path> share_dir;
+  // Read RUNG_ORT_DIR from the environment (tests turn it off or set it).
+  bool read_environment = true;
+  // Load libraries that other users can write to (refused by default).
+  bool allow_writable_by_others = false;
+  // Stop loading candidates once one fits the hardware perfectly (the engine
+  // wants start-up speed; `rung doctor` wants to see every build).
+  bool stop_at_perfect_fit = false;
+};
+
+// Where a candidate came from, in search order.
+enum class SearchOrigin { kExplicit, kEnvironment, kBesideExecutable, kInstalledShare };
+const char* origin_name(SearchOrigin origin);  // "explicit", "RUNG_ORT_DIR", "beside executable", "installed"
+
+struct SearchedDirectory {
+  std::filesystem::path path;
+  SearchOrigin origin;
+  bool exists = false;
+};
+
+// One libonnxruntime file that was found, and what came of loading it.
+struct RuntimeBuild {
+  std::filesystem::path library;
+  SearchOrigin origin = SearchOrigin::kExplicit;
+  bool loaded = false;
+  std::string skipped_reason;            // why it was not loaded, when !loaded
+  std::string version;                   // "1.30.0"
+  int api_version = 0;                   // the table rung holds: never call an entry newer than this
+  std::vector<std::string> providers;    // GetAvailableProviders, in the build's order
+  int score = 0;                         // fit to the hardware; 0 = unusable
+  std::string score_reason;
+  const OrtApi* api = nullptr;           // valid for the life of the process once loaded
+
+  bool has_provider(std::string_view name) const;
+};
+
+struct RuntimeDiscovery {
+  std::vector<SearchedDirectory> searched;
+  std::vector<RuntimeBuild> builds;      // in search order
+  std::optional<std::size_t> chosen;     // index into builds
+  std::string choice_reason;
+
+  const RuntimeBuild* chosen_build() const { return chosen ? &builds[*chosen] : nullptr; }
+  std::size_t loaded_count() const;
+};
+
+// Loads one build. Never throws; a file that is not a usable build is an Error
+// whose message names the file and the reason.
+Result<RuntimeBuild> load_runtime_build(const std::filesystem::path& library, bool allow_writable_by_others = false);
+
+// Searches, loads every candidate (losers stay mapped), scores each against the
+// hardware and chooses one. An Error when the search itself is invalid (a bad
+// RUNG_ORT_DIR) or nothing loaded; the message lists what was searched.
+Result<RuntimeDiscovery> discover_runtimes(const RuntimeSearchOptions& options, const Hardware& hardware);
+
+// Which loaded build a process uses: one from RUNG_ORT_DIR outright, else the
+// highest score, equal scores to the earliest in search order.
+std::optional<std::size_t> choose_build(const std::vector<RuntimeBuild>& builds, std::string* reason = nullptr);
+
+// The fit of a build's providers to the hardware: 4 a vendor provider on its own
+// vendor's device, 3 OpenVINO on an Intel GPU, 2 WebGPU with some GPU, 1 CPU only.
+int score_build(const std::vector<std::string>& providers, const Hardware& hardware, std::string* reason = nullptr);
+
+// The command that fetches the builds rung is tested with.
+inline constexpr const char* kFetchCommand = "tools/fetch-deps.sh";
+
+}  // namespace rung

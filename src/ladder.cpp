@@ -1,0 +1,168 @@
+#include "rung/ladder.h"
+
+#include <algorithm>
+#include <functional>
+
+namespace rung {
+namespace {
+
+// The shared-provider bridge every out-of-library provider needs beside it.
+constexpr const char* kShared = "libonnxruntime_providers_shared.so";
+
+std::vector<RungSpec> make_rungs() {
+  using F = ModelForm;
+  using A = AppendMethod;
+  return {
+      {"tensorrt", "TensorRT", "TensorrtExecutionProvider", A::kTensorRtV2, F::kF32ToF16Engine, true,
+       {"libonnxruntime_providers_tensorrt.so", kShared}, {}},
+      {"cuda", "CUDA", "CUDAExecutionProvider", A::kCudaV2, F::kF32, false,
+       {"libonnxruntime_providers_cuda.so", kShared}, {}},
+      {"migraphx", "MIGraphX", "MIGraphXExecutionProvider", A::kKeyValue, F::kF32ToF16Engine, true,
+       {"libonnxruntime_providers_migraphx.so", kShared}, {}},
+      {"openvino", "OpenVINO", "OpenVINOExecutionProvider", A::kOpenVinoV2, F::kF32ToF16Engine, true,
+       {"libonnxruntime_providers_openvino.so", kShared}, {}},
+      {"qnn-htp", "QNN HTP", "QNNExecutionProvider", A::kKeyValue, F::kQuantized, true, {"libQnnHtp.so"}, {}},
+      {"coreml", "CoreML", "CoreMLExecutionProvider", A::kKeyValue, F::kF32, true, {}, {}},
+      {"webgpu", "WebGPU", "WebGpuExecutionProvider", A::kKeyValue, F::kF32, false, {}, {}},
+      {"cpu", "CPU", "CPUExecutionProvider", A::kNone, F::kF32, false, {}, {}},
+  };
+}
+
+struct PlatformRule {
+  Platform platform;
+  std::function<bool(const Hardware&)> matches;
+};
+
+bool has_any_gpu(const Hardware& hw) {
+  return !hw.gpus.empty() || !hw.dri_render_nodes.empty() || hw.os == OsKind::kAndroid || hw.os == OsKind::kMacos;
+}
+
+// Best first. A device can be several platforms (an Intel laptop with an NVIDIA
+// dGPU); its ladder is theirs in this order. "other-gpu" covers a GPU that no
+// vendor platform claimed.
+const std::vector<PlatformRule>& platform_rules() {
+  static const std::vector<PlatformRule> rules = {
+      {{"qualcomm-hexagon", "Qualcomm SoC with a Hexagon NPU", {"qnn-htp"}, 4},
+       [](const Hardware& hw) { return hw.soc && hw.soc->vendor == "Qualcomm" && hw.hexagon_dsp; }},
+      {{"macos", "macOS", {"coreml"}, 4}, [](const Hardware& hw) { return hw.os == OsKind::kMacos; }},
+      {{"nvidia", "NVIDIA GPU", {"tensorrt", "cuda"}, 4},
+       [](const Hardware& hw) { return hw.has_gpu(Vendor::kNvidia) || hw.nvidia_driver.has_value(); }},
+      {{"amd-rocm", "AMD GPU with ROCm", {"migraphx"}, 4},
+       [](const Hardware& hw) { return hw.has_gpu(Vendor::kAmd) && hw.rocm_kfd; }},
+      {{"intel-gpu", "Intel GPU", {"openvino"}, 3}, [](const Hardware& hw) { return hw.has_gpu(Vendor::kIntel); }},
+      {{"other-gpu", "a GPU no vendor rung covers", {"webgpu"}, 2},
+       [](const Hardware& hw) {
+         if (!has_any_gpu(hw)) return false;
+         if (hw.os == OsKind::kAndroid) return !(hw.soc && hw.soc->vendor == "Qualcomm" && hw.hexagon_dsp);
+         return std::any_of(hw.gpus.begin(), hw.gpus.end(), [&](const PciDevice& d) {
+           return d.vendor != Vendor::kNvidia && d.vendor != Vendor::kIntel &&
+                  !(d.vendor == Vendor::kAmd && hw.rocm_kfd);
+         }) || (hw.gpus.empty() && hw.os == OsKind::kLinux);
+       }},
+      {{"no-gpu-seen", "no GPU seen", {"tensorrt", "cuda", "migraphx", "openvino", "webgpu"}, 1},
+       [](const Hardware& hw) { return !has_any_gpu(hw) && !hw.nvidia_driver; }},
+  };
+  return rules;
+}
+
+}  // namespace
+
+const char* form_name(ModelForm form) {
+  switch (form) {
+    case ModelForm::kF32: return "f32";
+    case ModelForm::kF32ToF16Engine: return "f32 model, fp16 engine";
+    case ModelForm::kQuantized: return "quantised";
+  }
+  return "?";
+}
+
+const char* append_method_name(AppendMethod method) {
+  switch (method) {
+    case AppendMethod::kNone: return "built in";
+    case AppendMethod::kTensorRtV2: return "TensorRT V2 options";
+    case AppendMethod::kCudaV2: return "CUDA V2 options";
+    case AppendMethod::kOpenVinoV2: return "OpenVINO V2 key/value";
+    case AppendMethod::kKeyValue: return "generic key/value";
+    case AppendMethod::kPluginDevice: return "plugin EP devices (V2)";
+  }
+  return "?";
+}
+
+const std::vector<RungSpec>& known_rungs() {
+  static const std::vector<RungSpec> rungs = make_rungs();
+  return rungs;
+}
+
+const std::vector<Platform>& known_platforms() {
+  static const std::vector<Platform> platforms = [] {
+    std::vector<Platform> out;
+    for (const auto& rule : platform_rules()) out.push_back(rule.platform);
+    return out;
+  }();
+  return platforms;
+}
+
+const RungSpec* find_rung(std::string_view name) {
+  for (const auto& r : known_rungs()) {
+    if (r.name == name) return &r;
+  }
+  return nullptr;
+}
+
+std::vector<const Platform*> recognise_platforms(const Hardware& hardware) {
+  std::vector<const Platform*> out;
+  const auto& platforms = known_platforms();
+  const auto& rules = platform_rules();
+  for (std::size_t i = 0; i < rules.size(); ++i) {
+    if (rules[i].matches(hardware)) out.push_back(&platforms[i]);
+  }
+  return out;
+}
+
+Ladder ladder_for(const Hardware& hardware) {
+  Ladder ladder;
+  for (const Platform* p : recognise_platforms(hardware)) {
+    ladder.platforms.push_back(p->id);
+    if (p->id == "no-gpu-seen") ladder.only_rungs_in_build = true;
+    for (const auto& name : p->rungs) {
+      bool seen = std::any_of(ladder.rungs.begin(), ladder.rungs.end(), [&](const RungSpec& r) { return r.name == name; });
+      if (!seen) ladder.rungs.push_back(*find_rung(name));
+    }
+  }
+  ladder.rungs.push_back(*find_rung("cpu"));
+  return ladder;
+}
+
+std::vector<RungSpec> Ladder::for_build(const std::vector<std::string>& providers) const {
+  if (!only_rungs_in_build) return rungs;
+  std::vector<RungSpec> out;
+  for (const auto& r : rungs) {
+    bool carried = r.append == AppendMethod::kPluginDevice || r.name == "cpu" ||
+                   std::find(providers.begin(), providers.end(), r.provider) != providers.end();
+    if (carried) out.push_back(r);
+  }
+  return out;
+}
+
+std::string Ladder::describe() const {
+  std::string out;
+  for (const auto& r : rungs) {
+    if (!out.empty()) out += " -> ";
+    out += r.display;
+  }
+  return out;
+}
+
+RungSpec plugin_rung(const std::string& ep_name, const std::string& library_path) {
+  RungSpec r;
+  r.name = ep_name;
+  r.display = ep_name;
+  r.provider = ep_name;
+  r.append = AppendMethod::kPluginDevice;
+  r.form = ModelForm::kF32;
+  r.compiles_engines = true;
+  r.plugin_library = library_path;
+  return r;
+}
+
+}  // namespace rung

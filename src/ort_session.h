@@ -1,0 +1,71 @@
+// The runtime build this process runs, and sessions on it. One build per
+// process: its OrtApi table is installed for the C++ wrappers, and one Env lives
+// as long as the process.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "onnxruntime_cxx_api.h"
+#include "provider_options.h"
+#include "rung/ladder.h"
+#include "rung/result.h"
+#include "rung/runtime.h"
+#include "rung/tensor.h"
+
+namespace rung {
+
+struct TensorInfo {
+  std::string name;
+  ElementType type = ElementType::kFloat;
+  std::vector<std::int64_t> shape;          // -1 where dynamic
+  std::vector<std::string> symbolic_dims;   // the dimension names, "" where none
+};
+
+struct ModelIo {
+  std::vector<TensorInfo> inputs;
+  std::vector<TensorInfo> outputs;
+};
+
+struct SessionSettings {
+  RungSpec rung;
+  int intra_op_threads = 0;  // 0: ONNX Runtime's default
+  ProviderSettings provider;
+  std::filesystem::path optimized_model_path;  // save the optimised graph here (the CPU rung's derived form)
+};
+
+class OrtProcess {
+ public:
+  // Installs `build` for this process. The first build installed stays; asking
+  // for another is an error naming both.
+  static Result<OrtProcess*> install(const RuntimeBuild& build);
+  static OrtProcess* current();
+
+  Ort::Env& env() { return env_; }
+  const RuntimeBuild& build() const { return build_; }
+
+  // Appends a plugin EP rung: registers its library once (needs API 22+), then
+  // appends every EP device the library added.
+  Status append_plugin(Ort::SessionOptions& options, const RungSpec& rung, const std::map<std::string, std::string>& o);
+  // EP names a plugin library brings (registering it if needed).
+  Result<std::vector<std::string>> plugin_ep_names(const std::filesystem::path& library);
+
+ private:
+  explicit OrtProcess(RuntimeBuild build);
+  Result<std::vector<std::string>> register_plugin_locked(const std::filesystem::path& library);
+
+  RuntimeBuild build_;
+  Ort::Env env_;
+  std::mutex mutex_;
+  std::map<std::string, std::vector<std::string>> plugins_;  // library path -> EP names it added
+};
+
+Result<Ort::Session> open_session(OrtProcess& process, const std::filesystem::path& model, const SessionSettings& settings);
+ModelIo describe_session(const Ort::Session& session);
+Result<std::vector<Tensor>> run_session(Ort::Session& session, const std::vector<Tensor>& inputs);
+
+}  // namespace rung

@@ -1,0 +1,82 @@
+#include "probe_cache.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "atomic_file.h"
+#include "probe_outcome.h"
+
+namespace rung {
+
+CacheRead read_probe_cache(const std::filesystem::path& file, const std::string& fingerprint) {
+  CacheRead read;
+  std::ifstream in(file);
+  if (!in) return read;
+  std::stringstream s;
+  s << in.rdbuf();
+  auto j = nlohmann::json::parse(s.str(), nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) {
+    read.ignored_because = fmt::format("{} is not JSON (truncated or damaged)", file.string());
+    return read;
+  }
+  if (!j.contains("schema") || j["schema"] != kProbeCacheSchema) {
+    read.ignored_because = fmt::format("{} has schema {}, this rung reads {}", file.string(),
+                                       j.contains("schema") ? j["schema"].dump() : "none", kProbeCacheSchema);
+    return read;
+  }
+  if (!j.contains("fingerprint") || j["fingerprint"].dump() != nlohmann::json::parse(fingerprint).dump()) {
+    read.ignored_because = fmt::format("{} was written for another fingerprint (runtime, device, models or settings changed)",
+                                       file.string());
+    return read;
+  }
+  try {
+    read.outcome = outcome_from_json(j.at("outcome"));
+    read.outcome->from_cache = true;
+    read.outcome->cache_file = file;
+  } catch (const nlohmann::json::exception& e) {
+    read.ignored_because = fmt::format("{} is malformed: {}", file.string(), e.what());
+  }
+  return read;
+}
+
+Status write_probe_cache(const std::filesystem::path& file, const std::string& fingerprint, const ProbeOutcome& outcome) {
+  nlohmann::json j = {{"schema", kProbeCacheSchema},
+                      {"written_by", "rung " RUNG_VERSION},
+                      {"fingerprint", nlohmann::json::parse(fingerprint)},
+                      {"outcome", outcome_json(outcome)}};
+  return write_file_atomically(file, j.dump(2));
+}
+
+Result<CacheLock> CacheLock::acquire(const std::filesystem::path& lock_file, bool* was_busy) {
+  int fd = ::open(lock_file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return Error{ErrorCode::kIo, fmt::format("{}: {}", lock_file.string(), std::strerror(errno))};
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    if (errno != EWOULDBLOCK) {
+      ::close(fd);
+      return Error{ErrorCode::kIo, fmt::format("{}: {}", lock_file.string(), std::strerror(errno))};
+    }
+    if (was_busy != nullptr) *was_busy = true;
+    while (::flock(fd, LOCK_EX) != 0) {
+      if (errno != EINTR) {
+        ::close(fd);
+        return Error{ErrorCode::kIo, fmt::format("{}: {}", lock_file.string(), std::strerror(errno))};
+      }
+    }
+  }
+  return CacheLock(fd);
+}
+
+CacheLock::CacheLock(CacheLock&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+
+CacheLock::~CacheLock() {
+  if (fd_ >= 0) ::close(fd_);  // closing releases the flock
+}
+
+}  // namespace rung

@@ -1,0 +1,113 @@
+// `rung doctor` driven as a user drives it: exit codes, golden text, JSON.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "test_support.h"
+
+namespace rung {
+namespace {
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+std::string cli() { return "'" + test::cli_path().string() + "'"; }
+std::string fixture(const std::string& name) { return (test::fixtures_dir() / "hardware" / name).string(); }
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST(DoctorCliTest, TextMatchesTheGoldenReportForAFixtureDevice) {
+  auto r = test::run_command("env -u RUNG_ORT_DIR " + cli() + " doctor --hardware-root " + fixture("intel-laptop-nvidia"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, StartsWith("CPU · ONNX Runtime 1.30.0 · 3 builds found\n"));
+  auto from_hardware = r.out.substr(r.out.find("Hardware\n"));
+  EXPECT_EQ(from_hardware, read(test::fixtures_dir() / ".." / "golden" / "doctor-intel-laptop-nvidia.txt"));
+}
+
+TEST(DoctorCliTest, JsonDescribesBuildsHardwareAndLadder) {
+  auto r = test::run_command("env -u RUNG_ORT_DIR " + cli() + " doctor --json --hardware-root " + fixture("nvidia-desktop"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["about"], "CPU · ONNX Runtime 1.30.0 · 3 builds found");
+  ASSERT_EQ(j["builds"].size(), 3u);
+  EXPECT_EQ(j["builds"][0]["version"], "1.30.0");
+  EXPECT_EQ(j["builds"][0]["chosen"], true);
+  EXPECT_EQ(j["builds"][0]["api_version"], 29);
+  EXPECT_EQ(j["builds"][2]["version"], "1.28.2");
+  EXPECT_EQ(j["builds"][2]["api_version"], 28);
+  EXPECT_EQ(j["builds"][0]["origin"], "beside executable");
+  // A CUDA-carrying build on an NVIDIA desktop scores the vendor fit.
+  EXPECT_EQ(j["builds"][0]["score"], 4);
+  EXPECT_EQ(j["builds"][1]["score"], 1);
+  EXPECT_THAT(j["chosen"]["reason"].get<std::string>(), HasSubstr("TensorRT for the NVIDIA GPU"));
+  EXPECT_EQ(j["hardware"]["nvidia_driver"], "550.54.14");
+  EXPECT_EQ(j["platforms"], nlohmann::json::array({"nvidia"}));
+  ASSERT_EQ(j["ladder"].size(), 3u);
+  EXPECT_EQ(j["ladder"][0]["rung"], "tensorrt");
+  EXPECT_EQ(j["ladder"][0]["provider_in_build"], true);
+  EXPECT_EQ(j["ladder"][0]["ready"], false);
+  EXPECT_EQ(j["ladder"][0]["note"], "libonnxruntime_providers_tensorrt.so not found");
+  EXPECT_EQ(j["ladder"][2]["rung"], "cpu");
+  EXPECT_EQ(j["ladder"][2]["ready"], true);
+}
+
+TEST(DoctorCliTest, NoBuildFoundExitsNonZeroListingWhereItLookedAndHowToFetch) {
+  // A copy of the CLI in an empty directory has no runtimes/ beside it.
+  auto dir = test::make_temp_dir("rung-lonely");
+  fs::copy_file(test::cli_path(), dir / "rung");
+  auto r = test::run_command("env -u RUNG_ORT_DIR '" + (dir / "rung").string() + "' doctor");
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_THAT(r.err, HasSubstr("no usable ONNX Runtime build found"));
+  EXPECT_THAT(r.err, HasSubstr("searched " + (dir / "runtimes").string()));
+  EXPECT_THAT(r.err, HasSubstr("tools/fetch-deps.sh"));
+  EXPECT_EQ(r.out, "");
+  fs::remove_all(dir);
+}
+
+TEST(DoctorCliTest, BadRungOrtDirIsAUsageErrorNamingIt) {
+  auto r = test::run_command("RUNG_ORT_DIR=relative/dir " + cli() + " doctor");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("RUNG_ORT_DIR=relative/dir is a relative path"));
+  r = test::run_command("RUNG_ORT_DIR= " + cli() + " doctor");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("RUNG_ORT_DIR is set but empty"));
+}
+
+TEST(DoctorCliTest, RungOrtDirWinsOutright) {
+  auto r = test::run_command("RUNG_ORT_DIR='" + test::runtime_dir("1.28.2").string() + "' " + cli() + " doctor --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["chosen"]["version"], "1.28.2");
+  EXPECT_EQ(j["chosen"]["reason"], "RUNG_ORT_DIR wins outright");
+  EXPECT_EQ(j["about"], "CPU · ONNX Runtime 1.28.2 · 3 builds found");
+}
+
+TEST(DoctorCliTest, BrokenBuildInTheSearchIsListedAsSkippedAndTheRestWork) {
+  auto dir = test::make_temp_dir("rung-broken");
+  fs::create_directories(dir / "zz-fake");
+  std::ofstream(dir / "zz-fake" / "libonnxruntime.so") << "plain text";
+  auto r = test::run_command("env -u RUNG_ORT_DIR " + cli() + " doctor --ort-dir '" + dir.string() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("x " + (dir / "zz-fake" / "libonnxruntime.so").string() + " (explicit)"));
+  EXPECT_THAT(r.out, HasSubstr("skipped: " + (dir / "zz-fake" / "libonnxruntime.so").string() + ": not loadable"));
+  EXPECT_THAT(r.out, StartsWith("CPU · ONNX Runtime 1.30.0 · 4 builds found"));
+  fs::remove_all(dir);
+}
+
+TEST(DoctorCliTest, UnknownOptionIsAUsageError) {
+  auto r = test::run_command(cli() + " doctor --no-such-flag");
+  EXPECT_EQ(r.exit_code, 2);
+  r = test::run_command(cli());
+  EXPECT_EQ(r.exit_code, 2);
+}
+
+}  // namespace
+}  // namespace rung

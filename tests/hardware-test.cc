@@ -1,0 +1,409 @@
+// Hardware detection against fixture trees under tests/fixtures/hardware.
+#include "rung/hardware.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "test_support.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path fixture(const std::string& name) { return rung::test::fixtures_dir() / "hardware" / name; }
+
+void write_file(const fs::path& p, const std::string& text) {
+  fs::create_directories(p.parent_path());
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out << text;
+  ASSERT_TRUE(out.good()) << p;
+}
+
+// A temp copy of a fixture, removed when the test ends.
+class TempTree {
+ public:
+  explicit TempTree(const std::string& from_fixture = {}) : dir_(rung::test::make_temp_dir("rung-hw")) {
+    if (!from_fixture.empty()) fs::copy(fixture(from_fixture), dir_, fs::copy_options::recursive);
+  }
+  ~TempTree() {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  TempTree(const TempTree&) = delete;
+  TempTree& operator=(const TempTree&) = delete;
+  const fs::path& path() const { return dir_; }
+
+ private:
+  fs::path dir_;
+};
+
+void write_pci(const fs::path& root, const std::string& address, const std::string& cls, const std::string& vendor,
+               const std::string& device) {
+  const fs::path d = root / "sys/bus/pci/devices" / address;
+  write_file(d / "class", cls);
+  write_file(d / "vendor", vendor);
+  write_file(d / "device", device);
+}
+
+std::vector<std::string> addresses(const rung::Hardware& hw) {
+  std::vector<std::string> out;
+  for (const auto& g : hw.gpus) out.push_back(g.address);
+  return out;
+}
+
+using Strings = std::vector<std::string>;
+
+}  // namespace
+
+TEST(Hardware, NvidiaDesktop) {
+  const auto hw = rung::detect_hardware(fixture("nvidia-desktop"));
+  EXPECT_EQ(hw.os, rung::OsKind::kLinux);
+  EXPECT_TRUE(hw.pci_visible);
+  // The host bridge, the GPU's HDMI audio function and the NVMe controller are not GPUs.
+  ASSERT_EQ(hw.gpus.size(), 1u);
+  const auto& g = hw.gpus[0];
+  EXPECT_EQ(g.address, "0000:01:00.0");
+  EXPECT_EQ(g.class_code, 0x030000u);
+  EXPECT_EQ(g.vendor_id, 0x10de);
+  EXPECT_EQ(g.device_id, 0x2684);
+  EXPECT_EQ(g.vendor, rung::Vendor::kNvidia);
+  EXPECT_TRUE(hw.has_gpu(rung::Vendor::kNvidia));
+  EXPECT_FALSE(hw.has_gpu(rung::Vendor::kAmd));
+  EXPECT_FALSE(hw.has_gpu(rung::Vendor::kIntel));
+
+  ASSERT_TRUE(hw.nvidia_driver.has_value());
+  EXPECT_EQ(*hw.nvidia_driver, "550.54.14");
+  EXPECT_EQ(hw.nvidia_device_nodes, (Strings{"/dev/nvidia0", "/dev/nvidiactl"}));
+  EXPECT_FALSE(hw.rocm_kfd);
+  EXPECT_EQ(hw.dri_render_nodes, (Strings{"/dev/dri/renderD128"}));  // card0 is not a render node
+
+  EXPECT_EQ(hw.cpu.model, "AMD Ryzen 9 7950X 16-Core Processor");
+  EXPECT_EQ(hw.cpu.logical_cpus, 4);
+  EXPECT_EQ(hw.cpu.physical_cores, 2);
+  EXPECT_TRUE(hw.cpu.has_flag("avx2"));
+  EXPECT_TRUE(hw.cpu.has_flag("avx512f"));
+  EXPECT_TRUE(hw.cpu.has_flag("avx512_vnni"));
+  EXPECT_FALSE(hw.cpu.has_flag("avx512"));  // whole words only
+  EXPECT_FALSE(hw.cpu.has_flag("asimd"));
+
+  EXPECT_FALSE(hw.soc.has_value());
+  EXPECT_FALSE(hw.hexagon_dsp);
+  EXPECT_EQ(hw.identity(),
+            "linux; gpu 10de:2684 NVIDIA; nvidia driver 550.54.14; cpu AMD Ryzen 9 7950X 16-Core Processor");
+}
+
+TEST(Hardware, AmdRocmDesktop) {
+  const auto hw = rung::detect_hardware(fixture("amd-rocm-desktop"));
+  EXPECT_EQ(hw.os, rung::OsKind::kLinux);
+  EXPECT_TRUE(hw.pci_visible);
+  ASSERT_EQ(hw.gpus.size(), 1u);  // the 0000:03:00.1 HDMI audio function (class 0x0403) is ignored
+  EXPECT_EQ(hw.gpus[0].address, "0000:03:00.0");
+  EXPECT_EQ(hw.gpus[0].vendor_id, 0x1002);
+  EXPECT_EQ(hw.gpus[0].device_id, 0x744c);
+  EXPECT_EQ(hw.gpus[0].vendor, rung::Vendor::kAmd);
+  EXPECT_TRUE(hw.has_gpu(rung::Vendor::kAmd));
+  EXPECT_FALSE(hw.has_gpu(rung::Vendor::kNvidia));
+
+  EXPECT_FALSE(hw.nvidia_driver.has_value());
+  EXPECT_TRUE(hw.nvidia_device_nodes.empty());
+  EXPECT_TRUE(hw.rocm_kfd);
+  EXPECT_EQ(hw.dri_render_nodes, (Strings{"/dev/dri/renderD128"}));
+
+  EXPECT_EQ(hw.cpu.model, "AMD Ryzen Threadripper PRO 5975WX 32-Cores");
+  EXPECT_EQ(hw.cpu.logical_cpus, 2);
+  EXPECT_EQ(hw.cpu.physical_cores, 2);
+  EXPECT_TRUE(hw.cpu.has_flag("avx2"));
+  EXPECT_FALSE(hw.cpu.has_flag("avx512f"));
+
+  EXPECT_FALSE(hw.soc.has_value());
+  EXPECT_FALSE(hw.hexagon_dsp);
+  EXPECT_EQ(hw.identity(), "linux; gpu 1002:744c AMD; kfd; cpu AMD Ryzen Threadripper PRO 5975WX 32-Cores");
+}
+
+TEST(Hardware, IntelLaptopWithNvidia) {
+  const auto hw = rung::detect_hardware(fixture("intel-laptop-nvidia"));
+  EXPECT_EQ(hw.os, rung::OsKind::kLinux);
+  EXPECT_TRUE(hw.pci_visible);
+  ASSERT_EQ(hw.gpus.size(), 2u);  // the host bridge is ignored; sorted by address
+  EXPECT_EQ(addresses(hw), (Strings{"0000:00:02.0", "0000:01:00.0"}));
+  EXPECT_EQ(hw.gpus[0].vendor, rung::Vendor::kIntel);
+  EXPECT_EQ(hw.gpus[0].vendor_id, 0x8086);
+  EXPECT_EQ(hw.gpus[0].device_id, 0xa7a0);
+  EXPECT_EQ(hw.gpus[0].class_code, 0x030000u);
+  EXPECT_EQ(hw.gpus[1].vendor, rung::Vendor::kNvidia);
+  EXPECT_EQ(hw.gpus[1].vendor_id, 0x10de);
+  EXPECT_EQ(hw.gpus[1].device_id, 0x25a2);
+  EXPECT_EQ(hw.gpus[1].class_code, 0x030200u);  // 3D controller: a display-class function all the same
+  EXPECT_TRUE(hw.has_gpu(rung::Vendor::kIntel));
+  EXPECT_TRUE(hw.has_gpu(rung::Vendor::kNvidia));
+  EXPECT_FALSE(hw.has_gpu(rung::Vendor::kAmd));
+
+  // The open kernel module's line: "... Open Kernel Module for x86_64  535.183.01  Release Build ..."
+  ASSERT_TRUE(hw.nvidia_driver.has_value());
+  EXPECT_EQ(*hw.nvidia_driver, "535.183.01");
+  EXPECT_EQ(hw.nvidia_device_nodes, (Strings{"/dev/nvidia0"}));
+  EXPECT_FALSE(hw.rocm_kfd);
+  EXPECT_EQ(hw.dri_render_nodes, (Strings{"/dev/dri/renderD128", "/dev/dri/renderD129"}));
+
+  EXPECT_EQ(hw.cpu.model, "13th Gen Intel(R) Core(TM) i7-13700H");
+  EXPECT_EQ(hw.cpu.logical_cpus, 4);
+  EXPECT_EQ(hw.cpu.physical_cores, 3);  // one P-core with two threads, two E-cores
+  EXPECT_TRUE(hw.cpu.has_flag("avx2"));
+  EXPECT_TRUE(hw.cpu.has_flag("avx_vnni"));
+  EXPECT_FALSE(hw.cpu.has_flag("avx512f"));
+
+  EXPECT_FALSE(hw.soc.has_value());
+  EXPECT_FALSE(hw.hexagon_dsp);
+  EXPECT_EQ(hw.identity(),
+            "linux; gpu 8086:a7a0 Intel; gpu 10de:25a2 NVIDIA; nvidia driver 535.183.01; "
+            "cpu 13th Gen Intel(R) Core(TM) i7-13700H");
+}
+
+TEST(Hardware, QualcommTablet) {
+  const auto hw = rung::detect_hardware(fixture("qualcomm-tablet"));
+  EXPECT_EQ(hw.os, rung::OsKind::kAndroid);
+  EXPECT_FALSE(hw.pci_visible);
+  EXPECT_TRUE(hw.gpus.empty());
+  EXPECT_FALSE(hw.has_gpu(rung::Vendor::kQualcomm));
+  EXPECT_FALSE(hw.nvidia_driver.has_value());
+  EXPECT_TRUE(hw.nvidia_device_nodes.empty());
+  EXPECT_FALSE(hw.rocm_kfd);
+  EXPECT_TRUE(hw.dri_render_nodes.empty());
+
+  ASSERT_TRUE(hw.soc.has_value());
+  EXPECT_EQ(hw.soc->vendor, "Qualcomm");  // inferred from the family: there is no soc0/vendor
+  EXPECT_EQ(hw.soc->family, "Snapdragon");
+  EXPECT_EQ(hw.soc->machine, "SM8635");
+  EXPECT_EQ(hw.soc->soc_id, "614");
+  EXPECT_TRUE(hw.hexagon_dsp);
+
+  EXPECT_EQ(hw.cpu.model, "Qualcomm Technologies, Inc SM8635");  // the "Hardware" line
+  EXPECT_EQ(hw.cpu.logical_cpus, 2);
+  EXPECT_EQ(hw.cpu.physical_cores, 2);  // no physical id / core id: the logical count
+  EXPECT_TRUE(hw.cpu.has_flag("asimd"));
+  EXPECT_TRUE(hw.cpu.has_flag("i8mm"));
+  EXPECT_TRUE(hw.cpu.has_flag("bf16"));
+  EXPECT_FALSE(hw.cpu.has_flag("avx2"));
+
+  EXPECT_EQ(hw.identity(), "android; soc Qualcomm SM8635 (614); hexagon; cpu Qualcomm Technologies, Inc SM8635");
+}
+
+TEST(Hardware, CpuOnlyVm) {
+  const auto hw = rung::detect_hardware(fixture("cpu-vm"));
+  EXPECT_EQ(hw.os, rung::OsKind::kLinux);
+  EXPECT_TRUE(hw.pci_visible);
+  EXPECT_TRUE(hw.gpus.empty());  // virtio net, virtio block and a host bridge
+  for (auto v : {rung::Vendor::kUnknown, rung::Vendor::kNvidia, rung::Vendor::kAmd, rung::Vendor::kIntel,
+                 rung::Vendor::kQualcomm, rung::Vendor::kApple})
+    EXPECT_FALSE(hw.has_gpu(v)) << rung::vendor_name(v);
+  EXPECT_FALSE(hw.nvidia_driver.has_value());
+  EXPECT_TRUE(hw.nvidia_device_nodes.empty());
+  EXPECT_FALSE(hw.rocm_kfd);
+  EXPECT_TRUE(hw.dri_render_nodes.empty());
+  EXPECT_FALSE(hw.soc.has_value());
+  EXPECT_FALSE(hw.hexagon_dsp);
+
+  EXPECT_EQ(hw.cpu.model, "AMD EPYC 7B13");
+  EXPECT_EQ(hw.cpu.logical_cpus, 2);
+  EXPECT_EQ(hw.cpu.physical_cores, 1);  // both vCPUs are threads of core 0
+  EXPECT_TRUE(hw.cpu.has_flag("avx2"));
+  EXPECT_TRUE(hw.cpu.has_flag("hypervisor"));
+  EXPECT_EQ(hw.identity(), "linux; cpu AMD EPYC 7B13");
+}
+
+TEST(Hardware, NonexistentRootIsEmpty) {
+  const auto hw = rung::detect_hardware(fixture("no-such-machine"));
+  EXPECT_EQ(hw.os, rung::OsKind::kLinux);
+  EXPECT_FALSE(hw.pci_visible);
+  EXPECT_TRUE(hw.gpus.empty());
+  EXPECT_FALSE(hw.nvidia_driver.has_value());
+  EXPECT_TRUE(hw.nvidia_device_nodes.empty());
+  EXPECT_FALSE(hw.rocm_kfd);
+  EXPECT_TRUE(hw.dri_render_nodes.empty());
+  EXPECT_TRUE(hw.cpu.model.empty());
+  EXPECT_TRUE(hw.cpu.flags.empty());
+  EXPECT_EQ(hw.cpu.logical_cpus, 0);
+  EXPECT_EQ(hw.cpu.physical_cores, 0);
+  EXPECT_FALSE(hw.soc.has_value());
+  EXPECT_FALSE(hw.hexagon_dsp);
+  EXPECT_EQ(hw.identity(), "linux");
+}
+
+TEST(Hardware, EmptyPciDirectoryIsVisible) {
+  TempTree t;
+  fs::create_directories(t.path() / "sys/bus/pci/devices");
+  const auto hw = rung::detect_hardware(t.path());
+  EXPECT_TRUE(hw.pci_visible);
+  EXPECT_TRUE(hw.gpus.empty());
+}
+
+TEST(Hardware, MalformedPciFilesAreSkipped) {
+  TempTree t;
+  const fs::path root = t.path();
+  write_pci(root, "0000:01:00.0", "garbage\n", "0x10de\n", "0x2684\n");
+  write_pci(root, "0000:02:00.0", "0x\n", "0x10de\n", "0x2684\n");
+  write_pci(root, "0000:03:00.0", "0x0300001234\n", "0x10de\n", "0x2684\n");  // too many digits
+  write_pci(root, "0000:04:00.0", "0x030000\n", "0x1234567\n", "0x2684\n");   // vendor over 16 bits
+  write_pci(root, "0000:05:00.0", "0x030000\n", "\n", "0x2684\n");
+  write_pci(root, "0000:06:00.0", "", "", "");
+  fs::create_directories(root / "sys/bus/pci/devices/0000:07:00.0");  // no files at all
+  write_file(root / "sys/bus/pci/devices/stray-file", "not a device\n");
+  fs::create_directories(root / "sys/bus/pci/devices/0000:08:00.0/class");  // a directory where a file belongs
+  write_file(root / "sys/bus/pci/devices/0000:08:00.0/vendor", "0x10de\n");
+  write_file(root / "sys/bus/pci/devices/0000:08:00.0/device", "0x2684\n");
+  // The one sound device, written without the 0x prefix or a newline, and a processing accelerator.
+  write_pci(root, "0000:0a:00.0", "0x120000\n", "0x1002\n", "0x74a1\n");
+  write_pci(root, "0000:09:00.0", "030000", "10de", "2684");
+
+  const auto hw = rung::detect_hardware(root);
+  EXPECT_TRUE(hw.pci_visible);
+  ASSERT_EQ(addresses(hw), (Strings{"0000:09:00.0", "0000:0a:00.0"}));
+  EXPECT_EQ(hw.gpus[0].vendor, rung::Vendor::kNvidia);
+  EXPECT_EQ(hw.gpus[0].device_id, 0x2684);
+  EXPECT_EQ(hw.gpus[1].class_code, 0x120000u);
+  EXPECT_EQ(hw.gpus[1].vendor, rung::Vendor::kAmd);
+  EXPECT_EQ(hw.identity(), "linux; gpu 10de:2684 NVIDIA; gpu 1002:74a1 AMD");
+}
+
+TEST(Hardware, VendorIds) {
+  TempTree t;
+  write_pci(t.path(), "0000:00:01.0", "0x030000", "0x5143", "0x0001");
+  write_pci(t.path(), "0000:00:02.0", "0x120000", "0x17cb", "0x0002");
+  write_pci(t.path(), "0000:00:03.0", "0x030000", "0x106b", "0x0003");
+  write_pci(t.path(), "0000:00:04.0", "0x030000", "0x1af4", "0x1050");  // virtio-gpu
+  const auto hw = rung::detect_hardware(t.path());
+  ASSERT_EQ(hw.gpus.size(), 4u);
+  EXPECT_EQ(hw.gpus[0].vendor, rung::Vendor::kQualcomm);
+  EXPECT_EQ(hw.gpus[1].vendor, rung::Vendor::kQualcomm);
+  EXPECT_EQ(hw.gpus[2].vendor, rung::Vendor::kApple);
+  EXPECT_EQ(hw.gpus[3].vendor, rung::Vendor::kUnknown);
+  EXPECT_TRUE(hw.has_gpu(rung::Vendor::kUnknown));
+  EXPECT_EQ(hw.identity(),
+            "linux; gpu 5143:0001 Qualcomm; gpu 17cb:0002 Qualcomm; gpu 106b:0003 Apple; gpu 1af4:1050 unknown");
+}
+
+TEST(Hardware, IdentityChangesWithDriverVersion) {
+  const auto before = rung::detect_hardware(fixture("nvidia-desktop"));
+  TempTree t("nvidia-desktop");
+  EXPECT_EQ(rung::detect_hardware(t.path()).identity(), before.identity());  // the copy reads the same
+  write_file(t.path() / "proc/driver/nvidia/version",
+             "NVRM version: NVIDIA UNIX x86_64 Kernel Module  555.42.02  Tue May 14 21:18:07 UTC 2024\n"
+             "GCC version:  gcc version 12.2.0 (Debian 12.2.0-14)\n");
+  const auto after = rung::detect_hardware(t.path());
+  ASSERT_TRUE(after.nvidia_driver.has_value());
+  EXPECT_EQ(*after.nvidia_driver, "555.42.02");
+  EXPECT_NE(after.identity(), before.identity());
+  EXPECT_EQ(after.identity(),
+            "linux; gpu 10de:2684 NVIDIA; nvidia driver 555.42.02; cpu AMD Ryzen 9 7950X 16-Core Processor");
+
+  // A version file without an NVRM line is no driver version at all.
+  write_file(t.path() / "proc/driver/nvidia/version", "something else\n");
+  const auto unparsable = rung::detect_hardware(t.path());
+  EXPECT_FALSE(unparsable.nvidia_driver.has_value());
+  EXPECT_EQ(unparsable.identity(), "linux; gpu 10de:2684 NVIDIA; cpu AMD Ryzen 9 7950X 16-Core Processor");
+}
+
+TEST(Hardware, IdentityIsDeterministic) {
+  for (const char* name : {"nvidia-desktop", "amd-rocm-desktop", "intel-laptop-nvidia", "qualcomm-tablet", "cpu-vm"}) {
+    const auto a = rung::detect_hardware(fixture(name));
+    const auto b = rung::detect_hardware(fixture(name));
+    EXPECT_EQ(a.identity(), b.identity()) << name;
+    EXPECT_EQ(a.identity().find('\n'), std::string::npos) << name;
+  }
+}
+
+TEST(Hardware, IdentityChangesWithANewCard) {
+  TempTree t("nvidia-desktop");
+  const auto before = rung::detect_hardware(t.path()).identity();
+  write_pci(t.path(), "0000:05:00.0", "0x030000\n", "0x10de\n", "0x2204\n");
+  const auto hw = rung::detect_hardware(t.path());
+  EXPECT_EQ(addresses(hw), (Strings{"0000:01:00.0", "0000:05:00.0"}));
+  EXPECT_NE(hw.identity(), before);
+}
+
+TEST(Hardware, ArmCpuWithoutHardwareLine) {
+  TempTree t;
+  write_file(t.path() / "proc/cpuinfo",
+             "processor\t: 0\n"
+             "BogoMIPS\t: 38.40\n"
+             "Features\t: fp asimd evtstrm aes pmull sha1 sha2 crc32 atomics\n"
+             "CPU implementer\t: 0x41\n"
+             "CPU architecture: 8\n"
+             "CPU variant\t: 0x0\n"
+             "CPU part\t: 0xd82\n"
+             "CPU revision\t: 1\n"
+             "\n");
+  const auto hw = rung::detect_hardware(t.path());
+  EXPECT_EQ(hw.cpu.model, "ARM implementer 0x41 part 0xd82");
+  EXPECT_EQ(hw.cpu.logical_cpus, 1);
+  EXPECT_EQ(hw.cpu.physical_cores, 1);
+  EXPECT_TRUE(hw.cpu.has_flag("atomics"));
+  EXPECT_EQ(hw.identity(), "linux; cpu ARM implementer 0x41 part 0xd82");
+}
+
+TEST(Hardware, CpuinfoWithCrlfAndMultipleSockets) {
+  TempTree t;
+  std::string text;
+  for (int socket = 0; socket < 2; ++socket)
+    for (int core = 0; core < 2; ++core)
+      text += "processor\t: " + std::to_string(socket * 2 + core) + "\r\nmodel name\t: Intel(R) Xeon(R)  \r\n" +
+              "physical id\t: " + std::to_string(socket) + "\r\ncore id\t\t: " + std::to_string(core) +
+              "\r\nflags\t\t: sse4_2 avx2\r\n\r\n";
+  write_file(t.path() / "proc/cpuinfo", text);
+  const auto hw = rung::detect_hardware(t.path());
+  EXPECT_EQ(hw.cpu.model, "Intel(R) Xeon(R)");
+  EXPECT_EQ(hw.cpu.logical_cpus, 4);
+  EXPECT_EQ(hw.cpu.physical_cores, 4);  // core ids repeat across sockets
+  EXPECT_EQ(hw.cpu.flags, (Strings{"sse4_2", "avx2"}));
+}
+
+TEST(Hardware, SocVendorFileWinsAndDspAlternative) {
+  TempTree t;
+  write_file(t.path() / "sys/devices/soc0/vendor", "Qualcomm Inc\n");
+  write_file(t.path() / "sys/devices/soc0/family", "Snapdragon\n");
+  write_file(t.path() / "sys/devices/soc0/machine", "SM8650\n");
+  write_file(t.path() / "sys/devices/soc0/soc_id", "557\n");
+  write_file(t.path() / "dev/adsprpc-smd", "");
+  const auto hw = rung::detect_hardware(t.path());
+  EXPECT_EQ(hw.os, rung::OsKind::kLinux);  // no build.prop
+  ASSERT_TRUE(hw.soc.has_value());
+  EXPECT_EQ(hw.soc->vendor, "Qualcomm Inc");
+  EXPECT_TRUE(hw.hexagon_dsp);
+  EXPECT_EQ(hw.identity(), "linux; soc Qualcomm Inc SM8650 (557); hexagon");
+
+  // A non-Qualcomm SoC: nothing inferred.
+  TempTree u;
+  write_file(u.path() / "sys/devices/soc0/family", "jep106:0070\n");
+  const auto other = rung::detect_hardware(u.path());
+  ASSERT_TRUE(other.soc.has_value());
+  EXPECT_EQ(other.soc->vendor, "");
+  EXPECT_FALSE(other.hexagon_dsp);
+  EXPECT_EQ(other.identity(), "linux; soc jep106:0070");
+}
+
+TEST(Hardware, Names) {
+  EXPECT_STREQ(rung::vendor_name(rung::Vendor::kNvidia), "NVIDIA");
+  EXPECT_STREQ(rung::vendor_name(rung::Vendor::kAmd), "AMD");
+  EXPECT_STREQ(rung::vendor_name(rung::Vendor::kIntel), "Intel");
+  EXPECT_STREQ(rung::vendor_name(rung::Vendor::kQualcomm), "Qualcomm");
+  EXPECT_STREQ(rung::vendor_name(rung::Vendor::kApple), "Apple");
+  EXPECT_STREQ(rung::vendor_name(rung::Vendor::kUnknown), "unknown");
+  EXPECT_STREQ(rung::os_name(rung::OsKind::kLinux), "linux");
+  EXPECT_STREQ(rung::os_name(rung::OsKind::kAndroid), "android");
+  EXPECT_STREQ(rung::os_name(rung::OsKind::kMacos), "macos");
+  EXPECT_STREQ(rung::os_name(rung::OsKind::kWindows), "windows");
+}
+
+TEST(Hardware, ThisMachineDoesNotThrow) {
+  rung::Hardware hw;
+  ASSERT_NO_THROW(hw = rung::detect_hardware());
+  EXPECT_FALSE(hw.identity().empty());
+#if defined(__linux__)
+  EXPECT_GE(hw.cpu.logical_cpus, 1);
+  EXPECT_GE(hw.cpu.physical_cores, 1);
+#endif
+}

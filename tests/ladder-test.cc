@@ -1,0 +1,187 @@
+// Each fixture device gets the right ladder and the right runtime build.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "rung/ladder.h"
+#include "rung/runtime.h"
+#include "rung/standing.h"
+#include "test_support.h"
+
+namespace rung {
+namespace {
+using ::testing::ElementsAre;
+using ::testing::ElementsAreArray;
+
+Hardware fixture(const std::string& name) { return detect_hardware(test::fixtures_dir() / "hardware" / name); }
+
+std::vector<std::string> names(const std::vector<RungSpec>& rungs) {
+  std::vector<std::string> out;
+  for (const auto& r : rungs) out.push_back(r.name);
+  return out;
+}
+
+// Builds as they exist in the wild, by the providers each carries.
+const std::vector<std::string> kCudaBuild = {"TensorrtExecutionProvider", "CUDAExecutionProvider", "CPUExecutionProvider"};
+const std::vector<std::string> kRocmBuild = {"MIGraphXExecutionProvider", "CPUExecutionProvider"};
+const std::vector<std::string> kOpenVinoBuild = {"OpenVINOExecutionProvider", "CPUExecutionProvider"};
+const std::vector<std::string> kQnnBuild = {"QNNExecutionProvider", "CPUExecutionProvider"};
+const std::vector<std::string> kWebGpuBuild = {"WebGpuExecutionProvider", "CPUExecutionProvider"};
+const std::vector<std::string> kCpuBuild = {"CPUExecutionProvider"};
+
+RuntimeBuild build(const std::string& version, const std::vector<std::string>& providers, const Hardware& hw,
+                   SearchOrigin origin = SearchOrigin::kBesideExecutable) {
+  RuntimeBuild b;
+  b.library = "/opt/rt/" + version + "/libonnxruntime.so";
+  b.loaded = true;
+  b.version = version;
+  b.providers = providers;
+  b.origin = origin;
+  b.score = score_build(providers, hw, &b.score_reason);
+  return b;
+}
+
+// Which build a device picks from a shelf holding one of each kind, in this search order.
+std::string choice(const Hardware& hw) {
+  std::vector<RuntimeBuild> shelf = {build("cpu", kCpuBuild, hw),           build("webgpu", kWebGpuBuild, hw),
+                                     build("openvino", kOpenVinoBuild, hw), build("rocm", kRocmBuild, hw),
+                                     build("cuda", kCudaBuild, hw),         build("qnn", kQnnBuild, hw)};
+  auto i = choose_build(shelf);
+  return i ? shelf[*i].version : "none";
+}
+
+TEST(LadderTest, NvidiaDesktopIsTensorRtThenCudaThenCpu) {
+  auto hw = fixture("nvidia-desktop");
+  auto l = ladder_for(hw);
+  EXPECT_THAT(l.platforms, ElementsAre("nvidia"));
+  EXPECT_THAT(names(l.rungs), ElementsAre("tensorrt", "cuda", "cpu"));
+  EXPECT_FALSE(l.only_rungs_in_build);
+  EXPECT_EQ(l.describe(), "TensorRT -> CUDA -> CPU");
+  EXPECT_EQ(l.rungs[0].form, ModelForm::kF32ToF16Engine);
+  EXPECT_TRUE(l.rungs[0].compiles_engines);
+  EXPECT_EQ(l.rungs[0].append, AppendMethod::kTensorRtV2);
+  EXPECT_EQ(l.rungs[1].append, AppendMethod::kCudaV2);
+  EXPECT_FALSE(l.rungs[1].compiles_engines);
+  EXPECT_EQ(choice(hw), "cuda");
+}
+
+TEST(LadderTest, AmdWithRocmIsMigraphxThenCpu) {
+  auto hw = fixture("amd-rocm-desktop");
+  auto l = ladder_for(hw);
+  EXPECT_THAT(l.platforms, ElementsAre("amd-rocm"));
+  EXPECT_THAT(names(l.rungs), ElementsAre("migraphx", "cpu"));
+  EXPECT_TRUE(l.rungs[0].compiles_engines);
+  EXPECT_EQ(l.rungs[0].append, AppendMethod::kKeyValue);
+  EXPECT_EQ(choice(hw), "rocm");
+}
+
+TEST(LadderTest, AmdWithoutRocmFallsToTheGenericRung) {
+  auto hw = fixture("amd-rocm-desktop");
+  hw.rocm_kfd = false;
+  auto l = ladder_for(hw);
+  EXPECT_THAT(l.platforms, ElementsAre("other-gpu"));
+  EXPECT_THAT(names(l.rungs), ElementsAre("webgpu", "cpu"));
+  EXPECT_EQ(choice(hw), "webgpu");
+}
+
+TEST(LadderTest, IntelLaptopWithNvidiaPutsTheVendorRungsFirstThenOpenVino) {
+  auto hw = fixture("intel-laptop-nvidia");
+  auto l = ladder_for(hw);
+  EXPECT_THAT(l.platforms, ElementsAre("nvidia", "intel-gpu"));
+  EXPECT_THAT(names(l.rungs), ElementsAre("tensorrt", "cuda", "openvino", "cpu"));
+  // The CUDA build fits the NVIDIA card perfectly; OpenVINO on the iGPU comes second.
+  EXPECT_EQ(choice(hw), "cuda");
+  std::vector<RuntimeBuild> no_cuda = {build("cpu", kCpuBuild, hw), build("webgpu", kWebGpuBuild, hw),
+                                       build("openvino", kOpenVinoBuild, hw)};
+  EXPECT_EQ(no_cuda[*choose_build(no_cuda)].version, "openvino");
+}
+
+TEST(LadderTest, QualcommTabletIsQnnHtpOnTheQuantisedForm) {
+  auto hw = fixture("qualcomm-tablet");
+  auto l = ladder_for(hw);
+  EXPECT_THAT(l.platforms, ElementsAre("qualcomm-hexagon"));
+  EXPECT_THAT(names(l.rungs), ElementsAre("qnn-htp", "cpu"));
+  EXPECT_EQ(l.rungs[0].form, ModelForm::kQuantized);
+  EXPECT_EQ(choice(hw), "qnn");
+}
+
+TEST(LadderTest, QualcommWithoutHexagonIsTheGenericRung) {
+  auto hw = fixture("qualcomm-tablet");
+  hw.hexagon_dsp = false;
+  EXPECT_THAT(names(ladder_for(hw).rungs), ElementsAre("webgpu", "cpu"));
+  EXPECT_EQ(choice(hw), "webgpu");
+}
+
+TEST(LadderTest, MacosIsCoreMl) {
+  Hardware hw;
+  hw.os = OsKind::kMacos;
+  EXPECT_THAT(names(ladder_for(hw).rungs), ElementsAre("coreml", "cpu"));
+}
+
+TEST(LadderTest, CpuVmTriesOnlyTheAcceleratorsTheBuildCarries) {
+  auto hw = fixture("cpu-vm");
+  auto l = ladder_for(hw);
+  EXPECT_THAT(l.platforms, ElementsAre("no-gpu-seen"));
+  EXPECT_TRUE(l.only_rungs_in_build);
+  EXPECT_THAT(names(l.for_build(kCpuBuild)), ElementsAre("cpu"));
+  // The 1.30.0 npm build carries TensorRT, CUDA and WebGPU: the probe tries each.
+  EXPECT_THAT(names(l.for_build({"TensorrtExecutionProvider", "CUDAExecutionProvider", "WebGpuExecutionProvider",
+                                 "CPUExecutionProvider"})),
+              ElementsAre("tensorrt", "cuda", "webgpu", "cpu"));
+  // Nothing fits a GPU-less machine better than the CPU: the first build in search order wins.
+  EXPECT_EQ(choice(hw), "cpu");
+}
+
+TEST(BuildChoiceTest, ScoresFollowTheFitOrder) {
+  auto nvidia = fixture("nvidia-desktop");
+  auto intel = fixture("intel-laptop-nvidia");
+  intel.gpus.erase(intel.gpus.begin() + 1);  // only the iGPU
+  intel.nvidia_driver.reset();
+  EXPECT_EQ(score_build(kCudaBuild, nvidia), 4);
+  EXPECT_EQ(score_build(kOpenVinoBuild, intel), 3);
+  EXPECT_EQ(score_build(kWebGpuBuild, fixture("amd-rocm-desktop")), 1);  // ROCm machine: WebGPU is not its ladder
+  EXPECT_EQ(score_build(kCpuBuild, nvidia), 1);
+  EXPECT_EQ(score_build(kRocmBuild, nvidia), 1);
+  std::string reason;
+  score_build(kCudaBuild, nvidia, &reason);
+  EXPECT_EQ(reason, "TensorRT for the NVIDIA GPU");
+}
+
+TEST(BuildChoiceTest, EqualScoresKeepSearchOrderAndEnvironmentWinsOutright) {
+  auto hw = fixture("nvidia-desktop");
+  std::vector<RuntimeBuild> shelf = {build("first", kCpuBuild, hw), build("second", kCpuBuild, hw)};
+  std::string reason;
+  EXPECT_EQ(*choose_build(shelf, &reason), 0u);
+  EXPECT_EQ(reason, "best fit (score 1: CPU only: no provider in it matches this device), first of equals in search order");
+  shelf.push_back(build("cuda", kCudaBuild, hw));
+  EXPECT_EQ(*choose_build(shelf), 2u);
+  shelf.push_back(build("env-cpu", kCpuBuild, hw, SearchOrigin::kEnvironment));
+  EXPECT_EQ(*choose_build(shelf, &reason), 3u);
+  EXPECT_EQ(reason, "RUNG_ORT_DIR wins outright");
+  shelf[3].loaded = false;
+  EXPECT_EQ(*choose_build(shelf), 2u);
+}
+
+TEST(StandingTest, RealBuildReportsWhichProviderLibrariesAreMissing) {
+  auto b = load_runtime_build(test::runtime_dir("1.30.0") / "libonnxruntime.so.1");
+  ASSERT_TRUE(b) << b.error().message;
+  auto standing = ladder_standing(ladder_for(fixture("nvidia-desktop")), *b);
+  ASSERT_EQ(standing.size(), 3u);
+  EXPECT_TRUE(standing[0].provider_in_build);
+  EXPECT_FALSE(standing[0].ready);
+  EXPECT_EQ(standing[0].note, "libonnxruntime_providers_tensorrt.so not found");
+  EXPECT_EQ(standing[1].note, "libonnxruntime_providers_cuda.so not found");
+  EXPECT_TRUE(standing[2].ready);
+  auto amd = ladder_standing(ladder_for(fixture("amd-rocm-desktop")), *b);
+  EXPECT_FALSE(amd[0].provider_in_build);
+  EXPECT_EQ(amd[0].note, "not in ONNX Runtime 1.30.0");
+}
+
+TEST(KnownRungsTest, EveryPlatformNamesOnlyKnownRungs) {
+  for (const auto& p : known_platforms()) {
+    for (const auto& r : p.rungs) EXPECT_NE(find_rung(r), nullptr) << p.id << " names " << r;
+  }
+  EXPECT_EQ(known_rungs().back().name, "cpu");
+}
+
+}  // namespace
+}  // namespace rung

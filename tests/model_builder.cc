@@ -1,0 +1,111 @@
+#include "model_builder.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <fstream>
+#include <stdexcept>
+
+namespace rung::test {
+
+namespace {
+
+void set_value_info(onnx::ValueInfoProto* vi, const std::string& name, const std::vector<int64_t>& shape,
+                    ElemType type) {
+  vi->set_name(name);
+  auto* tensor = vi->mutable_type()->mutable_tensor_type();
+  tensor->set_elem_type(static_cast<int32_t>(type));
+  auto* s = tensor->mutable_shape();
+  for (size_t i = 0; i < shape.size(); ++i) {
+    auto* dim = s->add_dim();
+    if (shape[i] < 0)
+      dim->set_dim_param("d" + std::to_string(i));
+    else
+      dim->set_dim_value(shape[i]);
+  }
+}
+
+onnx::ModelProto load(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  onnx::ModelProto model;
+  if (!in || !model.ParseFromIstream(&in)) throw std::runtime_error("cannot parse ONNX model " + path.string());
+  return model;
+}
+
+}  // namespace
+
+ModelBuilder::ModelBuilder(int64_t opset) : model_(std::make_unique<onnx::ModelProto>()) {
+  model_->set_ir_version(8);
+  model_->set_producer_name("rung-tests");
+  auto* op = model_->add_opset_import();
+  op->set_domain("");
+  op->set_version(opset);
+  model_->mutable_graph()->set_name("test_graph");
+}
+
+ModelBuilder::~ModelBuilder() = default;
+
+ModelBuilder& ModelBuilder::input(const std::string& name, const std::vector<int64_t>& shape, ElemType type) {
+  set_value_info(model_->mutable_graph()->add_input(), name, shape, type);
+  return *this;
+}
+
+ModelBuilder& ModelBuilder::output(const std::string& name, const std::vector<int64_t>& shape, ElemType type) {
+  set_value_info(model_->mutable_graph()->add_output(), name, shape, type);
+  return *this;
+}
+
+ModelBuilder& ModelBuilder::initializer(const std::string& name, const std::vector<int64_t>& shape,
+                                        const std::vector<float>& values) {
+  auto* t = model_->mutable_graph()->add_initializer();
+  t->set_name(name);
+  t->set_data_type(onnx::TensorProto_DataType_FLOAT);
+  for (int64_t d : shape) t->add_dims(d);
+  for (float v : values) t->add_float_data(v);
+  return *this;
+}
+
+ModelBuilder& ModelBuilder::node(const std::string& op_type, const std::vector<std::string>& inputs,
+                                 const std::vector<std::string>& outputs, const std::string& name) {
+  auto* graph = model_->mutable_graph();
+  auto* n = graph->add_node();
+  n->set_op_type(op_type);
+  n->set_name(name.empty() ? op_type + "_" + std::to_string(graph->node_size() - 1) : name);
+  for (const auto& i : inputs) n->add_input(i);
+  for (const auto& o : outputs) n->add_output(o);
+  return *this;
+}
+
+std::string ModelBuilder::serialize() const {
+  std::string bytes;
+  if (!model_->SerializeToString(&bytes)) throw std::runtime_error("cannot serialize ONNX model");
+  return bytes;
+}
+
+std::filesystem::path ModelBuilder::save(const std::filesystem::path& path) const {
+  const std::string bytes = serialize();
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (!out) throw std::runtime_error("cannot write " + path.string());
+  return path;
+}
+
+std::vector<std::string> model_node_ops(const std::filesystem::path& path) {
+  const onnx::ModelProto model = load(path);
+  std::vector<std::string> ops;
+  for (const auto& n : model.graph().node()) ops.push_back(n.domain() + ":" + n.op_type());
+  return ops;
+}
+
+std::vector<std::string> model_string_attributes(const std::filesystem::path& path, const std::string& op_type,
+                                                 const std::string& attr) {
+  const onnx::ModelProto model = load(path);
+  std::vector<std::string> values;
+  for (const auto& n : model.graph().node()) {
+    if (n.op_type() != op_type) continue;
+    for (const auto& a : n.attribute())
+      if (a.name() == attr) values.push_back(a.s());
+  }
+  return values;
+}
+
+}  // namespace rung::test

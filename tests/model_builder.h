@@ -1,0 +1,51 @@
+// Builds small ONNX models for tests (onnx::ModelProto from Debian's libonnx) and writes them to files.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace onnx {
+class ModelProto;
+}
+
+namespace rung::test {
+
+// Element types accepted by ModelBuilder (values of onnx::TensorProto::DataType).
+enum class ElemType : int32_t { Float = 1, Int64 = 7 };
+
+class ModelBuilder {
+ public:
+  // An ONNX model using the default domain at `opset` (IR version 8).
+  explicit ModelBuilder(int64_t opset = 17);
+  ~ModelBuilder();
+  ModelBuilder(const ModelBuilder&) = delete;
+  ModelBuilder& operator=(const ModelBuilder&) = delete;
+
+  // Graph inputs/outputs. A negative dimension becomes a symbolic one ("d<index>").
+  ModelBuilder& input(const std::string& name, const std::vector<int64_t>& shape, ElemType type = ElemType::Float);
+  ModelBuilder& output(const std::string& name, const std::vector<int64_t>& shape, ElemType type = ElemType::Float);
+  ModelBuilder& initializer(const std::string& name, const std::vector<int64_t>& shape,
+                            const std::vector<float>& values);
+  // A node of the default domain; its name defaults to "<op_type>_<index>".
+  ModelBuilder& node(const std::string& op_type, const std::vector<std::string>& inputs,
+                     const std::vector<std::string>& outputs, const std::string& name = "");
+
+  std::string serialize() const;
+  // Writes the model to `path` and returns it.
+  std::filesystem::path save(const std::filesystem::path& path) const;
+
+ private:
+  std::unique_ptr<onnx::ModelProto> model_;
+};
+
+// Op types and domains of the nodes of a serialized model file, as "domain:op_type" ("" domain for ONNX).
+std::vector<std::string> model_node_ops(const std::filesystem::path& path);
+
+// The string attribute `attr` of every node with op type `op_type` in a model file.
+std::vector<std::string> model_string_attributes(const std::filesystem::path& path, const std::string& op_type,
+                                                 const std::string& attr);
+
+}  // namespace rung::test

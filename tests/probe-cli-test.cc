@@ -1,0 +1,140 @@
+// `rung probe` driven as a user drives it: the table, the cache on a second run,
+// in-process launches that die, two processes on one cache directory.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "model_builder.h"
+#include "test_support.h"
+
+namespace rung {
+namespace {
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+class ProbeCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = test::make_temp_dir("rung-probe-cli");
+    fs::create_directories(dir_ / "plugins");
+    fs::copy_file(test::sim_ep_path(), dir_ / "plugins" / "librung_sim_ep.so");
+    test::ModelBuilder b;
+    b.input("x", {1, 32, 32}).node("Relu", {"x"}, {"r"}).node("Add", {"r", "x"}, {"y"}).output("y", {1, 32, 32});
+    b.save(dir_ / "tiny.onnx");
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // The CLI with this test's model, cache, runtime, fixture device and plugin directory.
+  std::string probe(const std::string& env, const std::string& extra) {
+    return "env -u RUNG_ORT_DIR -u RUNG_FORCE_RUNG " + env + " '" + test::cli_path().string() + "' probe --model tiny=" +
+               (dir_ / "tiny.onnx").string() + " --cache-dir " + (dir_ / "cache").string() + " --ort-dir " +
+               test::runtime_dir("1.30.0").string() + " --hardware-root " +
+               (test::fixtures_dir() / "hardware" / "cpu-vm").string() + " --plugin-dir " + (dir_ / "plugins").string() +
+               " " + extra;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(ProbeCliTest, PrintsOneRowPerRungThenReadsTheCacheOnTheSecondRun) {
+  auto first = test::run_command(probe("", "--accept-ratio 1000"));
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_THAT(first.out, StartsWith("rung_sim_ep · ONNX Runtime 1.30.0\n"));
+  EXPECT_THAT(first.out, HasSubstr("CPU (floor)"));
+  EXPECT_THAT(first.out, HasSubstr("rung_sim_ep"));
+  EXPECT_THAT(first.out, HasSubstr("taken"));
+  EXPECT_THAT(first.out, HasSubstr("not tried: a higher rung was taken"));
+  EXPECT_THAT(first.out, ::testing::Not(HasSubstr("from the cache")));
+  auto second = test::run_command(probe("", "--accept-ratio 1000"));
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  EXPECT_THAT(second.out, HasSubstr("(from the cache " + (dir_ / "cache" / "probe.json").string() + ": nothing changed"));
+  auto forced = test::run_command(probe("", "--accept-ratio 1000 --force --json"));
+  ASSERT_EQ(forced.exit_code, 0) << forced.err;
+  auto j = nlohmann::json::parse(forced.out);
+  EXPECT_EQ(j["from_cache"], false);
+  EXPECT_EQ(j["chosen"], "rung_sim_ep");
+}
+
+TEST_F(ProbeCliTest, HonestTableOnThisMachineWithoutPlugins) {
+  auto r = test::run_command("env -u RUNG_ORT_DIR '" + test::cli_path().string() + "' probe --model tiny=" +
+                             (dir_ / "tiny.onnx").string() + " --cache-dir " + (dir_ / "cache").string() + " --ort-dir " +
+                             test::runtime_dir("1.30.0").string() + " --hardware-root " +
+                             (test::fixtures_dir() / "hardware" / "cpu-vm").string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, StartsWith("CPU · ONNX Runtime 1.30.0 · TensorRT failed: libonnxruntime_providers_shared.so not found · "
+                                "CUDA failed: libonnxruntime_providers_shared.so not found · WebGPU failed: "));
+}
+
+TEST_F(ProbeCliTest, InProcessLaunchesThatDieTwiceRefuseTheRung) {
+  const std::string env = "RUNG_SIM_EP_ABORT_AT=compile";
+  // Each launch dies inside the sim rung's build: a real crash of the whole process.
+  auto first = test::run_command(probe(env, "--in-process"));
+  EXPECT_EQ(first.exit_code, 128 + 6) << first.out << first.err;  // SIGABRT
+  EXPECT_TRUE(fs::exists(dir_ / "cache" / "attempt"));
+  auto second = test::run_command(probe(env, "--in-process"));
+  EXPECT_EQ(second.exit_code, 128 + 6) << second.out << second.err;
+  EXPECT_THAT(second.err, HasSubstr("the last launch died while attempting rung_sim_ep: strike 1 of 2"));
+  auto third = test::run_command(probe(env, "--in-process --json"));
+  ASSERT_EQ(third.exit_code, 0) << third.err;
+  EXPECT_THAT(third.err, HasSubstr("strike 2 of 2"));
+  auto j = nlohmann::json::parse(third.out);
+  EXPECT_EQ(j["rungs"][0]["rung"], "rung_sim_ep");
+  EXPECT_EQ(j["rungs"][0]["verdict"], "refused");
+  EXPECT_EQ(j["chosen"], "cpu");
+  EXPECT_FALSE(fs::exists(dir_ / "cache" / "attempt"));
+  // Refused is cached like any failure.
+  auto fourth = test::run_command(probe(env, "--in-process --json"));
+  ASSERT_EQ(fourth.exit_code, 0) << fourth.err;
+  EXPECT_EQ(nlohmann::json::parse(fourth.out)["from_cache"], true);
+}
+
+TEST_F(ProbeCliTest, TwoProcessesOnOneCacheDirectoryOneProbesTheOtherWaits) {
+  // A slow compile keeps the first probe busy while the second starts.
+  const std::string env = "RUNG_SIM_EP_COMPILE_DELAY_MS=1500";
+  auto a = dir_ / "a", b = dir_ / "b";
+  auto r = test::run_command("(" + probe(env, "--json") + " >" + a.string() + ".out 2>" + a.string() + ".err; echo $? >" +
+                             a.string() + ".rc) & sleep 0.3; " + probe(env, "--json") + " >" + b.string() + ".out 2>" +
+                             b.string() + ".err; echo $? >" + b.string() + ".rc; wait");
+  EXPECT_EQ(read(a.string() + ".rc"), "0\n") << read(a.string() + ".err");
+  EXPECT_EQ(read(b.string() + ".rc"), "0\n") << read(b.string() + ".err");
+  auto ja = nlohmann::json::parse(read(a.string() + ".out"));
+  auto jb = nlohmann::json::parse(read(b.string() + ".out"));
+  EXPECT_EQ(ja["chosen"], jb["chosen"]);
+  // Exactly one of them probed; the other waited for its answer and read it.
+  EXPECT_NE(ja["from_cache"], jb["from_cache"]);
+  EXPECT_THAT(read(b.string() + ".err"), HasSubstr("another process was probing this cache directory"));
+  EXPECT_TRUE(nlohmann::json::accept(read(dir_ / "cache" / "probe.json")));
+}
+
+TEST_F(ProbeCliTest, BadArgumentsAreUsageErrors) {
+  auto r = test::run_command(probe("", "--runs 0"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--runs must be at least 1"));
+  r = test::run_command(probe("", "--use-rung warp-drive"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("cannot force rung 'warp-drive'"));
+  r = test::run_command(probe("", "--input-spec nobody=" + (dir_ / "x.json").string()));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("naming a registered model"));
+}
+
+TEST_F(ProbeCliTest, MissingModelIsNamedAndTheExitIsNonZero) {
+  auto r = test::run_command(probe("", "--model gone=" + (dir_ / "gone.onnx").string() + " --probe-model gone --probe-model tiny"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("model gone: " + (dir_ / "gone.onnx").string() + " does not exist"));
+  EXPECT_THAT(r.out, HasSubstr("CPU (floor)"));
+}
+
+}  // namespace
+}  // namespace rung

@@ -1,0 +1,359 @@
+// The probe on the real ONNX Runtime 1.30.0 build and the simulated accelerator:
+// every verdict produced for real, the fingerprint, the cache and its faults.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "model_builder.h"
+#include "rung/probe.h"
+#include "test_support.h"
+
+namespace rung {
+namespace {
+namespace fs = std::filesystem;
+using test::ScopedEnv;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+constexpr const char* kSimRung = "rung_sim_ep";
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+const RungOutcome* find(const ProbeOutcome& o, const std::string& rung) {
+  for (const auto& r : o.rungs) {
+    if (r.rung == rung) return &r;
+  }
+  return nullptr;
+}
+
+class ProbeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = test::make_temp_dir("rung-probe");
+    fs::create_directories(dir_ / "plugins");
+    fs::copy_file(test::sim_ep_path(), dir_ / "plugins" / "librung_sim_ep.so");
+    model_ = dir_ / "elementwise.onnx";
+    // Every node is one the simulated accelerator claims.
+    test::ModelBuilder b;
+    b.input("x", {1, 64, 256})
+        .initializer("w", {1, 64, 256}, std::vector<float>(64 * 256, 0.75f))
+        .initializer("b", {1}, {0.25f})
+        .node("Mul", {"x", "w"}, {"m"})
+        .node("Add", {"m", "b"}, {"a"})
+        .node("Sub", {"a", "x"}, {"s"})
+        .node("Relu", {"s"}, {"y"})
+        .output("y", {1, 64, 256});
+    b.save(model_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  ProbeOptions options() {
+    ProbeOptions o;
+    o.cache_dir = dir_ / "cache";
+    o.models = {{"elementwise", model_, {}}};
+    o.runtimes.explicit_dir = test::runtime_dir("1.30.0");
+    o.runtimes.include_default_locations = false;
+    o.runtimes.read_environment = false;
+    o.hardware_root = test::fixtures_dir() / "hardware" / "cpu-vm";
+    o.plugin_dirs = {dir_ / "plugins"};
+    o.worker = test::worker_path();
+    o.runs = 3;
+    o.deadline = std::chrono::seconds(20);
+    return o;
+  }
+
+  ProbeOutcome probe(const ProbeOptions& o) {
+    auto r = run_probe(o);
+    EXPECT_TRUE(r) << r.error().message;
+    return r ? *r : ProbeOutcome{};
+  }
+
+  fs::path dir_;
+  fs::path model_;
+};
+
+TEST_F(ProbeTest, SimulatedAcceleratorIsTakenWhenTheRatioAdmitsIt) {
+  auto o = options();
+  o.acceptance_ratio = 1000;  // "an accelerator that frees the CPU" within this factor of the floor
+  auto out = probe(o);
+  EXPECT_EQ(out.chosen, kSimRung);
+  const auto* sim = find(out, kSimRung);
+  ASSERT_NE(sim, nullptr);
+  EXPECT_EQ(sim->verdict, Verdict::kTaken);
+  ASSERT_EQ(sim->models.size(), 1u);
+  EXPECT_GT(sim->models[0].median_ms, 0);
+  EXPECT_GT(sim->models[0].floor_median_ms, 0);
+  EXPECT_EQ(sim->models[0].max_abs_diff, 0.0);
+  // The sim rung sits above the platform's own; once it is taken the rest are not tried.
+  for (const auto& r : out.rungs) {
+    if (r.rung != kSimRung) EXPECT_EQ(r.verdict, Verdict::kNotTried) << r.rung;
+  }
+  EXPECT_THAT(out.about_line(), StartsWith(std::string(kSimRung) + " · ONNX Runtime 1.30.0"));
+  EXPECT_FALSE(out.from_cache);
+}
+
+TEST_F(ProbeTest, SlowerAcceleratorLosesOnTheClock) {
+  ScopedEnv delay("RUNG_SIM_EP_COMPUTE_DELAY_US", "20000");
+  auto out = probe(options());
+  const auto* sim = find(out, kSimRung);
+  ASSERT_NE(sim, nullptr);
+  EXPECT_EQ(sim->verdict, Verdict::kSlower);
+  EXPECT_THAT(sim->reason, HasSubstr("against the floor's"));
+  EXPECT_GT(sim->models[0].ratio(), 1.0);
+  EXPECT_EQ(out.chosen, "cpu");
+}
+
+TEST_F(ProbeTest, PerturbedAcceleratorIsUnfaithfulEvenWhenFastEnough) {
+  ScopedEnv perturb("RUNG_SIM_EP_PERTURB", "0.5");
+  auto o = options();
+  o.acceptance_ratio = 1000;
+  auto out = probe(o);
+  const auto* sim = find(out, kSimRung);
+  ASSERT_NE(sim, nullptr);
+  EXPECT_EQ(sim->verdict, Verdict::kUnfaithful);
+  EXPECT_THAT(sim->reason, HasSubstr("output 'y'"));
+  EXPECT_GE(sim->models[0].max_abs_diff, 0.5);  // each claimed node adds 0.5
+  EXPECT_EQ(out.chosen, "cpu");
+  EXPECT_THAT(out.about_line(), HasSubstr("rung_sim_ep unfaithful: output 'y'"));
+}
+
+TEST_F(ProbeTest, ErrorKnobIsAFailureWithTheProvidersReason) {
+  ScopedEnv fail("RUNG_SIM_EP_FAIL_AT", "compile");
+  auto out = probe(options());
+  const auto* sim = find(out, kSimRung);
+  ASSERT_NE(sim, nullptr);
+  EXPECT_EQ(sim->verdict, Verdict::kFailed);
+  EXPECT_THAT(sim->reason, HasSubstr("simulated failure at compile"));
+}
+
+TEST_F(ProbeTest, RealWebGpuAndCudaFailHereWithTheirReasons) {
+  auto o = options();
+  o.plugin_dirs.clear();
+  auto out = probe(o);
+  EXPECT_EQ(out.chosen, "cpu");
+  ASSERT_EQ(out.rungs.size(), 3u);
+  EXPECT_EQ(out.rungs[0].rung, "tensorrt");
+  EXPECT_EQ(out.rungs[1].rung, "cuda");
+  EXPECT_EQ(out.rungs[2].rung, "webgpu");
+  for (const auto& r : out.rungs) EXPECT_EQ(r.verdict, Verdict::kFailed) << r.rung;
+  EXPECT_EQ(out.rungs[1].reason, "libonnxruntime_providers_shared.so not found");
+  EXPECT_THAT(out.rungs[2].reason, HasSubstr("WebGPU adapter"));
+  EXPECT_EQ(out.about_line(),
+            "CPU · ONNX Runtime 1.30.0 · TensorRT failed: libonnxruntime_providers_shared.so not found · CUDA failed: "
+            "libonnxruntime_providers_shared.so not found · WebGPU failed: " + out.rungs[2].reason);
+}
+
+TEST_F(ProbeTest, AbortingProviderIsCrashedAndTheHostLives) {
+  ScopedEnv abort("RUNG_SIM_EP_ABORT_AT", "compile");
+  auto out = probe(options());
+  const auto* sim = find(out, kSimRung);
+  ASSERT_NE(sim, nullptr);
+  EXPECT_EQ(sim->verdict, Verdict::kCrashed);
+  EXPECT_EQ(sim->reason, "SIGABRT");
+  EXPECT_EQ(out.chosen, "cpu");  // and this test process is still here to say so
+}
+
+TEST_F(ProbeTest, HangingProviderIsKilledAtTheDeadline) {
+  ScopedEnv hang("RUNG_SIM_EP_HANG_AT", "compile");
+  auto o = options();
+  o.deadline = std::chrono::seconds(2);
+  auto start = std::chrono::steady_clock::now();
+  auto out = probe(o);
+  auto elapsed = std::chrono::steady_clock::now() - start;
+  const auto* sim = find(out, kSimRung);
+  ASSERT_NE(sim, nullptr);
+  EXPECT_EQ(sim->verdict, Verdict::kTimedOut);
+  EXPECT_THAT(sim->reason, HasSubstr("no answer within 2 s"));
+  // Killed within its deadline plus one second; the other rungs fail fast here.
+  EXPECT_LT(elapsed, o.deadline + std::chrono::seconds(1) + std::chrono::seconds(2));
+}
+
+TEST_F(ProbeTest, SecondRunReadsTheCacheAndNothingIsRecomputed) {
+  auto first = probe(options());
+  EXPECT_FALSE(first.from_cache);
+  auto second = probe(options());
+  EXPECT_TRUE(second.from_cache);
+  EXPECT_EQ(second.chosen, first.chosen);
+  EXPECT_EQ(second.about_line(), first.about_line());
+  auto j = nlohmann::json::parse(read(dir_ / "cache" / "probe.json"));
+  EXPECT_EQ(j["schema"], 1);
+  EXPECT_EQ(j["fingerprint"]["runtime"]["version"], "1.30.0");
+  EXPECT_EQ(j["fingerprint"]["models"][0]["name"], "elementwise");
+  EXPECT_EQ(j["fingerprint"]["models"][0]["sha256"].get<std::string>().size(), 64u);
+}
+
+TEST_F(ProbeTest, FailureIsCachedLikeSuccess) {
+  {
+    ScopedEnv fail("RUNG_SIM_EP_FAIL_AT", "compile");
+    probe(options());
+  }
+  // The knob is gone, but nothing in the fingerprint changed: no retry.
+  auto again = probe(options());
+  EXPECT_TRUE(again.from_cache);
+  EXPECT_EQ(find(again, kSimRung)->verdict, Verdict::kFailed);
+}
+
+TEST_F(ProbeTest, ChangingAModelByteReprobes) {
+  // The fingerprint covers every registered model, not only the probe model.
+  auto o = options();
+  fs::copy_file(model_, dir_ / "second.onnx");
+  o.models.push_back({"second", dir_ / "second.onnx", {}});
+  o.probe_models = {"elementwise"};
+  EXPECT_FALSE(probe(o).from_cache);
+  EXPECT_TRUE(probe(o).from_cache);
+  {
+    auto bytes = read(dir_ / "second.onnx");
+    bytes[bytes.size() / 2] = static_cast<char>(bytes[bytes.size() / 2] ^ 1);
+    std::ofstream(dir_ / "second.onnx", std::ios::binary | std::ios::trunc) << bytes;
+  }
+  EXPECT_FALSE(probe(o).from_cache);
+  EXPECT_TRUE(probe(o).from_cache);
+}
+
+TEST_F(ProbeTest, ChangingTheRuntimeBuildReprobes) {
+  probe(options());
+  auto o = options();
+  o.runtimes.explicit_dir = test::runtime_dir("1.28.2");
+  auto out = probe(o);
+  EXPECT_FALSE(out.from_cache);
+  EXPECT_EQ(out.runtime_version, "1.28.2");
+}
+
+TEST_F(ProbeTest, ChangingTheDeviceIdentityReprobes) {
+  probe(options());
+  auto o = options();
+  o.hardware_root = test::fixtures_dir() / "hardware" / "amd-rocm-desktop";
+  auto out = probe(o);
+  EXPECT_FALSE(out.from_cache);
+  // Same runtime, same models, another device: a cache hit would have been wrong.
+  o.hardware_root = test::fixtures_dir() / "hardware" / "cpu-vm";
+  EXPECT_FALSE(probe(o).from_cache);
+}
+
+class DamagedCacheTest : public ProbeTest, public ::testing::WithParamInterface<std::pair<const char*, const char*>> {};
+
+TEST_P(DamagedCacheTest, IsIgnoredWithALogLineAndRewritten) {
+  probe(options());
+  auto [contents, expected] = GetParam();
+  std::string text = contents;
+  if (text == "TRUNCATE") {
+    text = read(dir_ / "cache" / "probe.json");
+    text.resize(text.size() / 2);
+  }
+  std::ofstream(dir_ / "cache" / "probe.json", std::ios::trunc) << text;
+  auto out = probe(options());
+  EXPECT_FALSE(out.from_cache);
+  ASSERT_FALSE(out.log.empty());
+  EXPECT_THAT(out.log.back(), HasSubstr(expected));
+  EXPECT_TRUE(nlohmann::json::accept(read(dir_ / "cache" / "probe.json")));
+  EXPECT_TRUE(probe(options()).from_cache);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Faults, DamagedCacheTest,
+    ::testing::Values(std::make_pair("TRUNCATE", "is not JSON"), std::make_pair("this is not json", "is not JSON"),
+                      std::make_pair(R"({"schema": 99, "fingerprint": {}, "outcome": {}})", "has schema 99"),
+                      std::make_pair(R"({"schema": 1, "fingerprint": {"runtime": "another build"}, "outcome": {}})",
+                                     "written for another fingerprint")));
+
+TEST_F(ProbeTest, UnwritableCacheDirectoryStillDecides) {
+  std::ofstream(dir_ / "a-file") << "x";
+  auto o = options();
+  o.cache_dir = dir_ / "a-file" / "cache";  // cannot exist: its parent is a file
+  auto out = probe(o);
+  EXPECT_EQ(out.chosen, "cpu");
+  ASSERT_FALSE(out.log.empty());
+  EXPECT_THAT(out.log.front(), HasSubstr("could not cache"));
+}
+
+TEST_F(ProbeTest, MissingAndNonOnnxModelsAreNamedAndTheRestGoesOn) {
+  std::ofstream(dir_ / "notes.onnx") << "these are notes, not a model";
+  auto o = options();
+  o.models.push_back({"gone", dir_ / "gone.onnx", {}});
+  o.models.push_back({"notes", dir_ / "notes.onnx", {}});
+  o.probe_models = {"gone", "elementwise", "notes"};
+  o.acceptance_ratio = 1000;
+  auto out = probe(o);
+  ASSERT_EQ(out.model_errors.size(), 2u);
+  EXPECT_THAT(out.model_errors[0], HasSubstr("model gone: " + (dir_ / "gone.onnx").string() + " does not exist"));
+  EXPECT_THAT(out.model_errors[1], HasSubstr("model notes: the CPU floor cannot run " + (dir_ / "notes.onnx").string()));
+  EXPECT_EQ(out.chosen, kSimRung);  // decided on the model that runs
+  EXPECT_EQ(find(out, kSimRung)->models.size(), 1u);
+}
+
+TEST_F(ProbeTest, ModelTheFloorCannotFeedNamesTheInputAndHowToGiveASpec) {
+  auto o = options();
+  auto silero = test::model_path("silero-vad/silero_vad_16k_op15.onnx");
+  o.models = {{"silero_vad", silero, {}}};
+  o.plugin_dirs.clear();
+  auto out = probe(o);
+  ASSERT_EQ(out.model_errors.size(), 1u);
+  EXPECT_THAT(out.model_errors[0], HasSubstr("model silero_vad"));
+  EXPECT_THAT(out.model_errors[0], HasSubstr("sr int64"));
+  EXPECT_THAT(out.model_errors[0], HasSubstr("--input-spec silero_vad=FILE"));
+  // With a spec the floor runs it.
+  o.models[0].inputs.values["sr"] = {16000};
+  o.models[0].inputs.dims["input:1"] = 512;
+  auto fed = probe(o);
+  EXPECT_TRUE(fed.model_errors.empty()) << fed.model_errors[0];
+  EXPECT_GT(fed.floor.models[0].median_ms, 0);
+}
+
+TEST_F(ProbeTest, OverrideForcesALowerRungAndSaysSo) {
+  auto o = options();
+  o.acceptance_ratio = 1000;
+  {
+    ScopedEnv force("RUNG_FORCE_RUNG", "cpu");
+    auto out = probe(o);
+    EXPECT_EQ(out.chosen, "cpu");
+    EXPECT_EQ(out.forced_by, "RUNG_FORCE_RUNG");
+    EXPECT_THAT(out.about_line(), StartsWith("CPU (forced by RUNG_FORCE_RUNG) · ONNX Runtime 1.30.0"));
+  }
+  o.forced_rung = "no-such-rung";
+  auto bad = run_probe(o);
+  ASSERT_FALSE(bad);
+  EXPECT_THAT(bad.error().message, HasSubstr("cannot force rung 'no-such-rung'"));
+  // CPU is chosen when the sim rung is slow; nothing ranks below the floor to force.
+  ScopedEnv slow("RUNG_SIM_EP_COMPUTE_DELAY_US", "20000");
+  auto plain = options();
+  plain.reprobe = true;
+  plain.forced_rung = kSimRung;
+  auto above = run_probe(plain);
+  ASSERT_FALSE(above);
+  EXPECT_THAT(above.error().message, HasSubstr("ranks above the chosen rung 'cpu'"));
+}
+
+TEST_F(ProbeTest, InProcessModeDecidesTooAndLeavesNoAttemptFile) {
+  auto o = options();
+  o.isolate = false;
+  o.acceptance_ratio = 1000;
+  auto out = probe(o);
+  EXPECT_EQ(out.chosen, kSimRung);
+  EXPECT_FALSE(fs::exists(dir_ / "cache" / "attempt"));
+}
+
+TEST_F(ProbeTest, BackgroundProbeServesTheFloorUntilItReports) {
+  ScopedEnv slow("RUNG_SIM_EP_COMPILE_DELAY_MS", "1500");
+  auto o = options();
+  o.acceptance_ratio = 1000;
+  auto bg = BackgroundProbe::start(o);
+  EXPECT_FALSE(bg->done());
+  EXPECT_EQ(bg->current_rung(), "cpu");
+  bg->wait();
+  ASSERT_TRUE(bg->result().has_value());
+  ASSERT_TRUE(*bg->result());
+  EXPECT_EQ(bg->current_rung(), kSimRung);
+}
+
+}  // namespace
+}  // namespace rung

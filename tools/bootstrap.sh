@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Everything a fresh Debian 12 machine needs before `rung` runs: the Debian
+# packages that are missing, the pinned ONNX Runtime builds and sample models
+# (tools/fetch-deps.sh), then a configure and build in ./build.
+# Safe to run again: each step does only what is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PACKAGES=(g++ cmake make pkg-config ca-certificates
+          nlohmann-json3-dev libcli11-dev libfmt-dev libssl-dev libsqlite3-dev
+          libonnx-dev libprotobuf-dev protobuf-compiler
+          libgtest-dev libgmock-dev libbenchmark-dev)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+# npm fetches the pinned tarballs; a Node.js from elsewhere may already bring it.
+command -v npm >/dev/null || missing+=(npm)
+
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  echo "bootstrap: installing ${missing[*]}" >&2
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+tools/fetch-deps.sh
+
+jobs="$(nproc 2>/dev/null || echo 2)"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build -j"$jobs"
