@@ -1,14 +1,13 @@
 // Loads the simulated accelerator plugin (librung_sim_ep.so) into real ONNX Runtime builds and checks that it
 // claims, computes, perturbs, fails, aborts, hangs and caches the way its knobs say.
 #include <dlfcn.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <onnxruntime_cxx_api.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
-#include <onnxruntime_cxx_api.h>
 
 #include <algorithm>
 #include <chrono>
@@ -281,10 +280,16 @@ class SimEpTest : public ::testing::Test {
 
   // Y = A + B on two graph inputs.
   fs::path add_model() const {
-    return ModelBuilder().input("A", {2, 2}).input("B", {2, 2}).node("Add", {"A", "B"}, {"Y"}, "add").output(
-        "Y", {2, 2}).save(path("add.onnx"));
+    return ModelBuilder()
+        .input("A", {2, 2})
+        .input("B", {2, 2})
+        .node("Add", {"A", "B"}, {"Y"}, "add")
+        .output("Y", {2, 2})
+        .save(path("add.onnx"));
   }
-  static Feeds add_feeds() { return {{"A", {{2, 2}, {1.0f, 2.5f, -3.0f, 0.125f}}}, {"B", {{2, 2}, {0.5f, 0.5f, 1.0f, -2.0f}}}}; }
+  static Feeds add_feeds() {
+    return {{"A", {{2, 2}, {1.0f, 2.5f, -3.0f, 0.125f}}}, {"B", {{2, 2}, {0.5f, 0.5f, 1.0f, -2.0f}}}};
+  }
 
   static const OrtApi* api_;
   static std::string load_error_;
@@ -320,8 +325,8 @@ TEST_F(SimEpTest, MatchesCpuAndRunsOnThePlugin) {
     sim = run(s, relu_affine_feeds(), "Y");
   }
   EXPECT_EQ(sim.shape, cpu.shape);
-  EXPECT_TRUE(bitwise_equal(sim.data, cpu.data)) << ::testing::PrintToString(sim.data) << " vs "
-                                                 << ::testing::PrintToString(cpu.data);
+  EXPECT_TRUE(bitwise_equal(sim.data, cpu.data))
+      << ::testing::PrintToString(sim.data) << " vs " << ::testing::PrintToString(cpu.data);
   // Some outputs are clamped by Relu, some are not: the model exercises all three ops.
   EXPECT_THAT(cpu.data, Contains(0.0f));
   EXPECT_THAT(cpu.data, Contains(::testing::Gt(0.0f)));

@@ -34,7 +34,7 @@ struct CompiledNode {
   OpKind op = OpKind::Add;
   std::vector<size_t> inputs;  // for each op input, its index among the fused node's inputs
   float perturb = 0.0f;
-  std::string name;            // fused node name
+  std::string name;  // fused node name
 };
 
 // ep_cache_context payload: what the simulated "engine" bakes in.
@@ -129,8 +129,7 @@ struct SimComputeInfo : OrtNodeComputeInfo {
 
   static OrtStatus* ORT_API_CALL CreateStateImpl(OrtNodeComputeInfo* self, OrtNodeComputeContext* context,
                                                  void** state) noexcept;
-  static OrtStatus* ORT_API_CALL ComputeImpl(OrtNodeComputeInfo* self, void* state,
-                                             OrtKernelContext* context) noexcept;
+  static OrtStatus* ORT_API_CALL ComputeImpl(OrtNodeComputeInfo* self, void* state, OrtKernelContext* context) noexcept;
   static void ORT_API_CALL ReleaseStateImpl(OrtNodeComputeInfo* self, void* state) noexcept;
 };
 
@@ -246,8 +245,8 @@ OrtStatus* ORT_API_CALL SimEp::GetCapabilityImpl(OrtEp* self, const OrtGraph* gr
 CompiledNode SimEp::compile_one(const OrtGraph* graph, const OrtNode* fused_node) const {
   const auto nodes = graph_nodes(apis, graph);
   if (nodes.size() != 1)
-    fail(apis, ORT_EP_FAIL, "RungSimAccelerator: expected one node per fused graph, got " +
-                                std::to_string(nodes.size()));
+    fail(apis, ORT_EP_FAIL,
+         "RungSimAccelerator: expected one node per fused graph, got " + std::to_string(nodes.size()));
   const OrtNode* node = nodes[0];
   const std::string op_type = node_op_type(apis, node);
 
@@ -264,8 +263,8 @@ CompiledNode SimEp::compile_one(const OrtGraph* graph, const OrtNode* fused_node
     const auto cache = string_attribute(apis, node, "ep_cache_context");
     auto restored = cache ? parse_cache(*cache) : std::nullopt;
     if (!restored)
-      fail(apis, ORT_INVALID_GRAPH, "RungSimAccelerator: EPContext node '" + node_name(apis, node) +
-                                        "' has no valid ep_cache_context");
+      fail(apis, ORT_INVALID_GRAPH,
+           "RungSimAccelerator: EPContext node '" + node_name(apis, node) + "' has no valid ep_cache_context");
     compiled.op = restored->op;
     compiled.perturb = restored->perturb;  // baked into the "engine" when it was built
     for (size_t idx : restored->inputs) {
@@ -282,8 +281,8 @@ CompiledNode SimEp::compile_one(const OrtGraph* graph, const OrtNode* fused_node
   for (const std::string& name : op_inputs) {
     auto it = std::find(fused_inputs.begin(), fused_inputs.end(), name);
     if (name.empty() || it == fused_inputs.end())
-      fail(apis, ORT_EP_FAIL, "RungSimAccelerator: input '" + name + "' is not an input of fused node " +
-                                  compiled.name);
+      fail(apis, ORT_EP_FAIL,
+           "RungSimAccelerator: input '" + name + "' is not an input of fused node " + compiled.name);
     compiled.inputs.push_back(static_cast<size_t>(it - fused_inputs.begin()));
   }
   return compiled;
@@ -321,8 +320,7 @@ OrtNode* SimEp::make_ep_context_node(const OrtNode* fused_node, const CompiledNo
   add("embed_mode", &one, 1, ORT_OP_ATTR_INT);
   add("main_context", &one, 1, ORT_OP_ATTR_INT);
   add("source", kEpName, static_cast<int>(std::char_traits<char>::length(kEpName)), ORT_OP_ATTR_STRING);
-  add("ep_sdk_version", kEpVersion, static_cast<int>(std::char_traits<char>::length(kEpVersion)),
-      ORT_OP_ATTR_STRING);
+  add("ep_sdk_version", kEpVersion, static_cast<int>(std::char_traits<char>::length(kEpVersion)), ORT_OP_ATTR_STRING);
   add("partition_name", compiled.name.data(), static_cast<int>(compiled.name.size()), ORT_OP_ATTR_STRING);
 
   OrtNode* node = nullptr;  // ORT takes ownership of the returned node
@@ -338,8 +336,7 @@ OrtStatus* ORT_API_CALL SimEp::CompileImpl(OrtEp* self, const OrtGraph** graphs,
   return guarded(ep->apis, [&] {
     if (ep->knobs.compile_delay_ms > 0)
       std::this_thread::sleep_for(std::chrono::milliseconds(ep->knobs.compile_delay_ms));
-    if (simulate_stage(ep->knobs, Stage::Compile))
-      fail(ep->apis, ORT_EP_FAIL, stage_failure_message(Stage::Compile));
+    if (simulate_stage(ep->knobs, Stage::Compile)) fail(ep->apis, ORT_EP_FAIL, stage_failure_message(Stage::Compile));
 
     std::vector<std::unique_ptr<SimComputeInfo>> infos;
     for (size_t i = 0; i < count; ++i) {
@@ -386,8 +383,7 @@ OrtStatus* SimComputeInfo::compute(OrtKernelContext* context) const {
   return guarded(apis, [&] {
     const Knobs& knobs = ep.knobs;
     if (simulate_stage(knobs, Stage::Compute)) fail(apis, ORT_EP_FAIL, stage_failure_message(Stage::Compute));
-    if (knobs.compute_delay_us > 0)
-      std::this_thread::sleep_for(std::chrono::microseconds(knobs.compute_delay_us));
+    if (knobs.compute_delay_us > 0) std::this_thread::sleep_for(std::chrono::microseconds(knobs.compute_delay_us));
     trace(knobs, "compute", std::string(op_kind_name(node.op)) + " " + node.name);
 
     size_t num_inputs = 0;
@@ -396,8 +392,8 @@ OrtStatus* SimComputeInfo::compute(OrtKernelContext* context) const {
     std::vector<Shape> shapes;
     for (size_t idx : node.inputs) {
       if (idx >= num_inputs)
-        fail(apis, ORT_EP_FAIL, "RungSimAccelerator: fused node " + node.name + " is missing input " +
-                                    std::to_string(idx));
+        fail(apis, ORT_EP_FAIL,
+             "RungSimAccelerator: fused node " + node.name + " is missing input " + std::to_string(idx));
       const OrtValue* value = nullptr;
       check(apis.ort->KernelContext_GetInput(context, idx, &value));
       TensorDesc desc = value_desc(apis, value);
@@ -413,9 +409,9 @@ OrtStatus* SimComputeInfo::compute(OrtKernelContext* context) const {
     if (is_binary(node.op)) {
       auto b = broadcast_shapes(shapes[0], shapes[1]);
       if (!b)
-        fail(apis, ORT_INVALID_ARGUMENT, "RungSimAccelerator: " + std::string(op_kind_name(node.op)) +
-                                             " cannot broadcast " + shape_to_string(shapes[0]) + " with " +
-                                             shape_to_string(shapes[1]));
+        fail(apis, ORT_INVALID_ARGUMENT,
+             "RungSimAccelerator: " + std::string(op_kind_name(node.op)) + " cannot broadcast " +
+                 shape_to_string(shapes[0]) + " with " + shape_to_string(shapes[1]));
       out_shape = *b;
     }
     OrtValue* out = nullptr;
@@ -536,8 +532,8 @@ OrtStatus* ORT_API_CALL SimFactory::CreateEpImpl(OrtEpFactory* self, const OrtHa
   return guarded(factory->apis, [&] {
     const Apis& apis = factory->apis;
     if (num_devices != 1)
-      fail(apis, ORT_INVALID_ARGUMENT, "RungSimAccelerator: expected exactly one device, got " +
-                                           std::to_string(num_devices));
+      fail(apis, ORT_INVALID_ARGUMENT,
+           "RungSimAccelerator: expected exactly one device, got " + std::to_string(num_devices));
     // Session-level EP options arrive as session config entries "ep.<lower-case ep name>.<key>".
     std::string prefix = "ep.";
     for (const char* c = kEpName; *c; ++c) prefix += static_cast<char>(std::tolower(static_cast<unsigned char>(*c)));

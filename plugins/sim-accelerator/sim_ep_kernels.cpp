@@ -14,9 +14,9 @@ struct OpEntry {
 };
 
 constexpr OpEntry kOps[] = {
-    {"Add", OpKind::Add, true},         {"Mul", OpKind::Mul, true},   {"Sub", OpKind::Sub, true},
-    {"Div", OpKind::Div, true},         {"Relu", OpKind::Relu, false}, {"Sigmoid", OpKind::Sigmoid, false},
-    {"Tanh", OpKind::Tanh, false},      {"Sqrt", OpKind::Sqrt, false}, {"Abs", OpKind::Abs, false},
+    {"Add", OpKind::Add, true},    {"Mul", OpKind::Mul, true},    {"Sub", OpKind::Sub, true},
+    {"Div", OpKind::Div, true},    {"Relu", OpKind::Relu, false}, {"Sigmoid", OpKind::Sigmoid, false},
+    {"Tanh", OpKind::Tanh, false}, {"Sqrt", OpKind::Sqrt, false}, {"Abs", OpKind::Abs, false},
     {"Neg", OpKind::Neg, false},
 };
 
@@ -138,8 +138,7 @@ std::string shape_to_string(const Shape& shape) {
 static void unary(OpKind op, const float* in, float* out, size_t n) {
   switch (op) {
     case OpKind::Relu: return apply_unary([](float x) { return x > 0.0f ? x : 0.0f; }, in, out, n);
-    case OpKind::Sigmoid:
-      return apply_unary([](float x) { return 1.0f / (1.0f + std::exp(-x)); }, in, out, n);
+    case OpKind::Sigmoid: return apply_unary([](float x) { return 1.0f / (1.0f + std::exp(-x)); }, in, out, n);
     case OpKind::Tanh: return apply_unary([](float x) { return std::tanh(x); }, in, out, n);
     case OpKind::Sqrt: return apply_unary([](float x) { return std::sqrt(x); }, in, out, n);
     case OpKind::Abs: return apply_unary([](float x) { return std::fabs(x); }, in, out, n);

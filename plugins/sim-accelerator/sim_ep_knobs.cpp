@@ -61,8 +61,7 @@ std::optional<std::string> parse_ops(std::string_view value, std::set<OpKind>& o
   out.clear();
   return for_each_item(value, [&](std::string_view item) -> std::optional<std::string> {
     auto op = op_kind_from_name(item);
-    if (!op)
-      return "unsupported op type '" + std::string(item) + "' in knob 'ops' (supported: " + all_op_names() + ")";
+    if (!op) return "unsupported op type '" + std::string(item) + "' in knob 'ops' (supported: " + all_op_names() + ")";
     out.insert(*op);
     return std::nullopt;
   });

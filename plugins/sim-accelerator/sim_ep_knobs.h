@@ -50,14 +50,14 @@ const char* stage_name(Stage stage);
 const char* stage_failure_message(Stage stage);
 
 struct Knobs {
-  std::set<OpKind> ops;            // `ops`: claimed op types
-  float perturb = 0.0f;            // `perturb`: added to every output element
-  std::set<Stage> fail_at;         // `fail_at`: return an error status at these stages
-  std::set<Stage> abort_at;        // `abort_at`: std::abort() at these stages
-  std::set<Stage> hang_at;         // `hang_at`: sleep forever at these stages
-  int64_t compile_delay_ms = 0;    // `compile_delay_ms`: sleep per Compile call
-  int64_t compute_delay_us = 0;    // `compute_delay_us`: sleep per compute call
-  std::string trace_file;          // `trace_file`: append one line per compile/compute event
+  std::set<OpKind> ops;          // `ops`: claimed op types
+  float perturb = 0.0f;          // `perturb`: added to every output element
+  std::set<Stage> fail_at;       // `fail_at`: return an error status at these stages
+  std::set<Stage> abort_at;      // `abort_at`: std::abort() at these stages
+  std::set<Stage> hang_at;       // `hang_at`: sleep forever at these stages
+  int64_t compile_delay_ms = 0;  // `compile_delay_ms`: sleep per Compile call
+  int64_t compute_delay_us = 0;  // `compute_delay_us`: sleep per compute call
+  std::string trace_file;        // `trace_file`: append one line per compile/compute event
 };
 
 // Returns the value for a knob key, or nullopt when it is not set at that level.
