@@ -24,6 +24,7 @@
 #include "probe_cache.h"
 #include "probe_job.h"
 #include "tensor_file.h"
+#include "worker_location.h"
 
 namespace rung {
 namespace fs = std::filesystem;
@@ -46,22 +47,6 @@ std::string tail_lines(std::string text, std::size_t lines) {
     pos = p;
   }
   return text.substr(pos + 1);
-}
-
-fs::path executable_dir() {
-  std::error_code ec;
-  auto exe = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? fs::path() : exe.parent_path();
-}
-
-fs::path find_worker(const ProbeOptions& o) {
-  if (!o.worker.empty()) return o.worker;
-  if (const char* env = std::getenv("RUNG_PROBE_WORKER"); env != nullptr && *env) return env;
-  std::error_code ec;
-  for (const fs::path& p : {executable_dir() / "rung-probe-worker", fs::path(RUNG_INSTALL_LIBEXECDIR) / "rung-probe-worker"}) {
-    if (!p.empty() && fs::is_regular_file(p, ec)) return p;
-  }
-  return {};
 }
 
 // A plugin EP library: a shared object exporting CreateEpFactories.
@@ -103,7 +88,7 @@ class Walker {
  public:
   Walker(const ProbeOptions& o, const RuntimeBuild& build, fs::path work, AttemptLedger* ledger)
       : o_(o), build_(build), work_(std::move(work)), ledger_(ledger) {
-    if (o_.isolate) worker_ = find_worker(o_);
+    if (o_.isolate) worker_ = find_worker(o_.worker);
   }
 
   bool isolated() const { return !worker_.empty(); }
@@ -309,7 +294,7 @@ Result<ProbeOutcome> run_probe(const ProbeOptions& o) {
   fs::create_directories(work, ec);
 
   std::optional<AttemptLedger> ledger;
-  if (!o.isolate || find_worker(o).empty()) {
+  if (!o.isolate || find_worker(o.worker).empty()) {
     if (o.isolate) note(o, out, "no rung-probe-worker found: probing in process, under the attempt-file rule");
     if (can_cache) {
       ledger.emplace(o.cache_dir, sha256_hex(*fingerprint));

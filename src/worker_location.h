@@ -1,0 +1,13 @@
+// Where the rung-probe-worker executable is: the isolation of every measurement
+// (probe, bench, parity) runs through it.
+#pragma once
+
+#include <filesystem>
+
+namespace rung {
+
+// `configured` if set, else RUNG_PROBE_WORKER, else beside the running
+// executable, else the installed libexec directory. Empty when none exists.
+std::filesystem::path find_worker(const std::filesystem::path& configured = {});
+
+}  // namespace rung
