@@ -19,8 +19,8 @@
 #include "atomic_file.h"
 #include "attempt_file.h"
 #include "child_process.h"
-#include "dynamic_library.h"
 #include "fingerprint.h"
+#include "plugin_rungs.h"
 #include "probe_cache.h"
 #include "probe_job.h"
 #include "tensor_file.h"
@@ -47,35 +47,6 @@ std::string tail_lines(std::string text, std::size_t lines) {
     pos = p;
   }
   return text.substr(pos + 1);
-}
-
-// A plugin EP library: a shared object exporting CreateEpFactories.
-bool is_plugin_library(const fs::path& file) {
-  if (file.extension() != ".so") return false;
-  std::string why;
-  auto lib = open_library(fs::absolute(file), why);
-  bool plugin = lib && find_symbol(lib, "CreateEpFactories") != nullptr && find_symbol(lib, "ReleaseEpFactory") != nullptr;
-  if (lib) keep_loaded_forever(std::move(lib));  // never unloaded: ONNX Runtime will map it again
-  return plugin;
-}
-
-std::vector<RungSpec> plugin_rungs(const ProbeOptions& o) {
-  std::vector<fs::path> dirs = o.plugin_dirs;
-  if (const char* env = std::getenv("RUNG_PLUGIN_DIR"); env != nullptr && *env) dirs.emplace_back(env);
-  std::vector<RungSpec> out;
-  for (const auto& dir : dirs) {
-    std::error_code ec;
-    std::vector<fs::path> files;
-    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) files.push_back(it->path());
-    std::sort(files.begin(), files.end());
-    for (const auto& f : files) {
-      if (!is_plugin_library(f)) continue;
-      std::string name = f.stem().string();
-      if (name.rfind("lib", 0) == 0) name = name.substr(3);
-      out.push_back(plugin_rung(name, fs::absolute(f).string()));
-    }
-  }
-  return out;
 }
 
 struct FloorRun {
@@ -223,8 +194,7 @@ Result<ProbeOutcome> run_probe(const ProbeOptions& o) {
   if (!discovery) return discovery.error();
   const RuntimeBuild& build = *discovery->chosen_build();
 
-  std::vector<RungSpec> ladder = plugin_rungs(o);
-  for (auto& r : ladder_for(hw).for_build(build.providers)) ladder.push_back(std::move(r));
+  std::vector<RungSpec> ladder = effective_ladder(hw, build, o.plugin_dirs);
 
   // The probe models: those named, else the smallest registered model.
   std::vector<const RegisteredModel*> probe_models;

@@ -1,15 +1,17 @@
 // rung-probe-worker: runs one unit of measurement in its own process, so that a
 // provider that aborts, segfaults or hangs takes down this process and not the
 // host. `rung-probe-worker JOB.json` runs a probe job; `bench JOB.json` a
-// benchmark job; `parity JOB.json` a parity side.
+// benchmark job; `compile JOB.json` builds an engine; `parity JOB.json` a parity side.
 #include <cstring>
 
 #include "bench_job.h"
+#include "compile_job.h"
 #include "parity_worker.h"
 #include "probe_job.h"
 
 int main(int argc, char** argv) {
   if (argc >= 2 && std::strcmp(argv[1], "bench") == 0) return rung::bench_worker_main(argc - 1, argv + 1);
+  if (argc >= 2 && std::strcmp(argv[1], "compile") == 0) return rung::compile_worker_main(argc - 1, argv + 1);
   if (argc >= 2 && std::strcmp(argv[1], "parity") == 0) return rung::parity_worker_main(argc - 1, argv + 1);
   return rung::probe_worker_main(argc, argv);
 }

@@ -1,0 +1,104 @@
+// The engine an application embeds: created once per process at launch, it never
+// blocks (the probe and engine builds run in the background) and hands out
+// sessions by model, pinned per job to the rung and form chosen when the job began.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rung/model.h"
+#include "rung/result.h"
+#include "rung/runtime.h"
+#include "rung/tensor.h"
+
+namespace rung {
+
+struct EngineProgress {
+  std::size_t total = 0;             // engines this rung needs
+  std::size_t landed = 0;            // built (or found in the cache) so far
+  std::string building;              // the model being built now, "" when idle
+  std::vector<std::string> failures; // "ppocr_rec_v4: <reason>"
+  bool done = false;
+  // "Preparing engines · 3 of 6"; a failure is named ("· ppocr_rec_v4 stays on CPU: ..."); "" when done and clean.
+  std::string line() const;
+};
+
+struct EngineOptions {
+  std::filesystem::path cache_dir;                // the probe's cache and the engine cache live here
+  std::vector<ModelRegistration> models;
+  RuntimeSearchOptions runtimes;
+  std::filesystem::path hardware_root = "/";
+  // The probe (see rung/probe.h for each).
+  int probe_runs = 3;
+  double acceptance_ratio = 1.0;
+  std::chrono::milliseconds probe_deadline{60'000};
+  bool isolate = true;                            // probe and engine builds in child processes
+  std::filesystem::path worker;
+  std::optional<std::string> forced_rung;
+  std::vector<std::filesystem::path> plugin_dirs;
+  // Inference pool: physical cores minus two (at least one) when 0.
+  int inference_threads = 0;
+  std::size_t tensorrt_workspace_bytes = std::size_t{512} << 20;
+  std::chrono::milliseconds build_deadline{30 * 60'000};  // per engine, in its child process
+  std::function<void(const EngineProgress&)> on_progress;
+};
+
+class Engine;
+
+// One model's session inside a job. Thread-safe to run.
+class Session {
+ public:
+  virtual ~Session() = default;
+  virtual const std::string& model_name() const = 0;
+  virtual const std::string& model_id() const = 0;   // what it computes: name plus numeric form
+  virtual const std::string& rung() const = 0;       // where it runs
+  virtual const std::string& placement_reason() const = 0;  // why this rung and form
+  // Inputs are checked by name, element type and shape before ONNX Runtime sees them.
+  virtual Result<std::vector<Tensor>> run(const std::vector<Tensor>& inputs) = 0;
+};
+
+// A unit of work (an index run). Every session it opens stays on the rung and
+// form the job began with, whatever lands meanwhile.
+class Job {
+ public:
+  virtual ~Job() = default;
+  virtual Result<Session*> session(const std::string& model_name) = 0;
+  // model name -> model id of every session opened so far: a job's results carry these.
+  virtual std::map<std::string, std::string> model_ids() const = 0;
+  virtual const std::string& rung() const = 0;  // the rung this job was pinned to
+};
+
+class Engine {
+ public:
+  // Finds and loads the runtime build, starts the probe in the background and returns.
+  static Result<std::shared_ptr<Engine>> start(EngineOptions options);
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  std::string about_line() const;
+  std::string chosen_rung() const;       // "cpu" until the probe reports
+  std::string chosen_reason() const;
+  bool probe_done() const;
+  EngineProgress progress() const;
+  int inference_threads() const;
+  const RuntimeBuild& runtime() const;
+
+  Result<std::unique_ptr<Job>> open_job();
+  // Blocks until the probe has reported and every engine has landed or failed (tests, CLI).
+  void wait_until_settled() const;
+
+  struct State;
+
+ private:
+  explicit Engine(std::shared_ptr<State> state);
+  std::shared_ptr<State> state_;
+};
+
+}  // namespace rung

@@ -1,0 +1,40 @@
+// A registered model: its name, its role, its canonical f32 file and the derived
+// forms that exist; and the identity of what a session actually computes.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "rung/input_spec.h"
+
+namespace rung {
+
+// What the application does with a model's outputs. The role can veto a form:
+// an embedder always runs f32, because embeddings from any device must compare.
+enum class Role { kDetector, kEmbedder, kSegmenter, kGeneric };
+const char* role_name(Role r);  // "detector", "embedder", "segmenter", "generic"
+
+// The arithmetic a form runs.
+enum class NumericForm { kF32, kF16, kInt8, kA16W8, kA16W16 };
+const char* numeric_form_name(NumericForm f);  // "f32", "f16", "i8", "a16w8", "a16w16"
+
+// A release-time derived file (a quantised QDQ form; an offline fp16 file).
+struct DerivedForm {
+  NumericForm form = NumericForm::kInt8;
+  std::filesystem::path path;
+};
+
+struct ModelRegistration {
+  std::string name;                  // "ppocr_det_v4"
+  Role role = Role::kGeneric;
+  std::filesystem::path f32;         // the canonical file
+  std::vector<DerivedForm> derived;
+  InputSpec inputs;                  // how the probe feeds it
+};
+
+// Names what the network computes, not where: "ppocr_det_v4" for f32 on any rung,
+// "ppocr_det_v4_f16" from an fp16 engine, "_i8", "_a16w8", "_a16w16" for quantised forms.
+std::string model_id(const std::string& name, NumericForm form);
+
+}  // namespace rung

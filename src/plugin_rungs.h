@@ -1,0 +1,21 @@
+// Plugin execution providers as rungs: any shared library exporting
+// CreateEpFactories dropped into a plugin directory (or RUNG_PLUGIN_DIR).
+#pragma once
+
+#include <filesystem>
+#include <vector>
+
+#include "rung/hardware.h"
+#include "rung/ladder.h"
+#include "rung/runtime.h"
+
+namespace rung {
+
+std::vector<RungSpec> plugin_rungs(const std::vector<std::filesystem::path>& plugin_dirs);
+
+// The full ladder a process walks: plugin rungs above the platform's own rungs
+// that this build carries, the CPU last.
+std::vector<RungSpec> effective_ladder(const Hardware& hardware, const RuntimeBuild& build,
+                                       const std::vector<std::filesystem::path>& plugin_dirs);
+
+}  // namespace rung
