@@ -24,6 +24,7 @@ struct CliError : std::runtime_error {
 
 void add_doctor_command(CLI::App& app);
 void add_probe_command(CLI::App& app);
+void add_prepare_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
 void add_parity_command(CLI::App& app);
 

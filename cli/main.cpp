@@ -10,6 +10,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   rung::cli::add_doctor_command(app);
   rung::cli::add_probe_command(app);
+  rung::cli::add_prepare_command(app);
   rung::cli::add_bench_command(app);
   rung::cli::add_parity_command(app);
   try {

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "commands.h"
+#include "model_args.h"
 #include "rung/probe.h"
 
 namespace rung::cli {
@@ -14,9 +15,8 @@ namespace {
 namespace fs = std::filesystem;
 
 struct ProbeCliOptions {
-  std::vector<std::string> models;       // PATH or NAME=PATH
+  ModelArgs models;
   std::vector<std::string> probe_models;
-  std::vector<std::string> input_specs;  // NAME=FILE
   std::vector<std::string> plugin_dirs;
   std::string cache_dir;
   std::string ort_dir;
@@ -30,54 +30,6 @@ struct ProbeCliOptions {
   int threads = 0;
   double accept_ratio = 1.0;
 };
-
-fs::path deps_dir() {
-  if (const char* env = std::getenv("RUNG_DEPS_DIR"); env != nullptr && *env) return env;
-  return RUNG_DEFAULT_DEPS_DIR;
-}
-
-fs::path default_cache_dir() {
-  if (const char* env = std::getenv("RUNG_CACHE_DIR"); env != nullptr && *env) return env;
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg) return fs::path(xdg) / "rung" / "probe";
-  if (const char* home = std::getenv("HOME"); home != nullptr && *home) return fs::path(home) / ".cache" / "rung" / "probe";
-  return fs::temp_directory_path() / "rung-probe";
-}
-
-std::string model_name_of(const fs::path& p) {
-  std::string n = p.stem().string();
-  for (char& c : n) {
-    if (c == '-' || c == '.' || c == ' ') c = '_';
-  }
-  return n;
-}
-
-// The sample models tools/fetch-deps.sh brings, with the specs that make them run.
-std::vector<RegisteredModel> bundled_models() {
-  std::vector<RegisteredModel> out;
-  std::error_code ec;
-  for (const char* sub : {"ppocr", "silero-vad"}) {
-    std::vector<fs::path> files;
-    for (fs::directory_iterator it(deps_dir() / "models" / sub, ec), end; !ec && it != end; it.increment(ec)) {
-      if (it->path().extension() == ".onnx") files.push_back(it->path());
-    }
-    std::sort(files.begin(), files.end());
-    for (const auto& f : files) {
-      RegisteredModel m{model_name_of(f), f, {}};
-      if (std::string(sub) == "silero-vad") {
-        auto spec = InputSpec::from_json_file(fs::path(RUNG_SPECS_DIR) / "silero_vad.json");
-        if (spec) m.inputs = *spec;
-      }
-      out.push_back(std::move(m));
-    }
-  }
-  return out;
-}
-
-std::pair<std::string, std::string> split_assignment(const std::string& s) {
-  auto eq = s.find('=');
-  if (eq == std::string::npos) return {"", s};
-  return {s.substr(0, eq), s.substr(eq + 1)};
-}
 
 std::string ms(double v) { return v > 0 ? fmt::format("{:.2f}", v) : "-"; }
 
@@ -116,28 +68,7 @@ int run_probe_command(const ProbeCliOptions& c) {
   if (c.runs < 1) throw CliError(kExitUsage, fmt::format("--runs must be at least 1, not {}", c.runs));
   if (c.deadline_s <= 0) throw CliError(kExitUsage, "--deadline must be positive");
 
-  if (c.models.empty()) {
-    o.models = bundled_models();
-    if (o.models.empty()) {
-      throw CliError(kExitUsage, fmt::format("no --model given and no sample models in {}; fetch them with tools/fetch-deps.sh",
-                                             (deps_dir() / "models").string()));
-    }
-  }
-  for (const auto& m : c.models) {
-    auto [name, path] = split_assignment(m);
-    fs::path p = fs::absolute(path);
-    o.models.push_back({name.empty() ? model_name_of(p) : name, p, {}});
-  }
-  for (const auto& s : c.input_specs) {
-    auto [name, file] = split_assignment(s);
-    auto it = std::find_if(o.models.begin(), o.models.end(), [&](const RegisteredModel& m) { return m.name == name; });
-    if (name.empty() || it == o.models.end()) {
-      throw CliError(kExitUsage, fmt::format("--input-spec {}: expected NAME=FILE naming a registered model", s));
-    }
-    auto spec = InputSpec::from_json_file(file);
-    if (!spec) throw CliError(kExitUsage, fmt::format("--input-spec {}: {}", name, spec.error().message));
-    it->inputs = *spec;
-  }
+  for (auto& m : c.models.resolve()) o.models.push_back({m.name, m.f32, m.inputs});
   o.probe_models = c.probe_models;
 
   const bool terminal = ::isatty(STDERR_FILENO) != 0 && !c.json;
@@ -171,9 +102,8 @@ int run_probe_command(const ProbeCliOptions& c) {
 void add_probe_command(CLI::App& app) {
   auto c = std::make_shared<ProbeCliOptions>();
   auto* cmd = app.add_subcommand("probe", "Choose this device's rung by building, timing and checking each one; cache the choice");
-  cmd->add_option("--model", c->models, "A registered model, PATH or NAME=PATH (default: the bundled sample models)");
+  c->models.add_to(*cmd);
   cmd->add_option("--probe-model", c->probe_models, "Probe with this registered model (default: the smallest)");
-  cmd->add_option("--input-spec", c->input_specs, "NAME=FILE: how to feed a model (JSON with dims, values, tensors)");
   cmd->add_flag("--json", c->json, "Print the outcome as JSON");
   cmd->add_flag("--force", c->reprobe, "Probe again even when the cache is valid");
   cmd->add_flag("--in-process", c->in_process, "Build sessions in this process (the attempt-file rule guards against crashes)");

@@ -10,6 +10,24 @@
 
 namespace rung {
 
+namespace {
+
+Status rename_into_place(const std::string& tmp, const std::filesystem::path& path) {
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    Error e{ErrorCode::kIo, fmt::format("{}: rename failed: {}", path.string(), std::strerror(errno))};
+    ::unlink(tmp.c_str());
+    return e;
+  }
+  int dir = ::open(path.parent_path().empty() ? "." : path.parent_path().c_str(), O_RDONLY | O_DIRECTORY);
+  if (dir >= 0) {
+    ::fsync(dir);
+    ::close(dir);
+  }
+  return {};
+}
+
+}  // namespace
+
 Status write_file_atomically(const std::filesystem::path& path, std::string_view contents) {
   auto fail = [&](const char* what) {
     return Error{ErrorCode::kIo, fmt::format("{}: {} failed: {}", path.string(), what, std::strerror(errno))};
@@ -36,17 +54,18 @@ Status write_file_atomically(const std::filesystem::path& path, std::string_view
     return s;
   }
   ::close(fd);
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    Status s = fail("rename");
-    ::unlink(tmp.c_str());
-    return s;
+  return rename_into_place(tmp, path);
+}
+
+Status commit_file(const std::filesystem::path& temporary, const std::filesystem::path& final_path) {
+  int fd = ::open(temporary.c_str(), O_RDONLY);
+  if (fd < 0 || ::fsync(fd) != 0) {
+    Error e{ErrorCode::kIo, fmt::format("{}: fsync failed: {}", temporary.string(), std::strerror(errno))};
+    if (fd >= 0) ::close(fd);
+    return e;
   }
-  int dir = ::open(path.parent_path().empty() ? "." : path.parent_path().c_str(), O_RDONLY | O_DIRECTORY);
-  if (dir >= 0) {
-    ::fsync(dir);
-    ::close(dir);
-  }
-  return {};
+  ::close(fd);
+  return rename_into_place(temporary, final_path);
 }
 
 }  // namespace rung

@@ -11,4 +11,8 @@ namespace rung {
 
 Status write_file_atomically(const std::filesystem::path& path, std::string_view contents);
 
+// Puts a file another writer (a child process) finished under a temporary name
+// into place: fsync it, rename it over `final_path`, fsync the directory.
+Status commit_file(const std::filesystem::path& temporary, const std::filesystem::path& final_path);
+
 }  // namespace rung

@@ -143,6 +143,7 @@ Result<Ort::Session> open_session(OrtProcess& process, const std::filesystem::pa
     Ort::SessionOptions options;
     if (settings.intra_op_threads > 0) options.SetIntraOpNumThreads(settings.intra_op_threads);
     if (!settings.optimized_model_path.empty()) options.SetOptimizedModelFilePath(settings.optimized_model_path.c_str());
+    if (!settings.profile_prefix.empty()) options.EnableProfiling(settings.profile_prefix.c_str());
     if (auto s = append_provider(options, process, settings.rung, settings.provider); !s) {
       return s.error();
     }
@@ -164,22 +165,27 @@ ModelIo describe_session(const Ort::Session& session) {
   return io;
 }
 
-Result<std::vector<Tensor>> run_session(Ort::Session& session, const std::vector<Tensor>& inputs) {
+namespace {
+
+Result<std::vector<Tensor>> run_described(Ort::Session& session, const ModelIo& io, const std::vector<Tensor>& inputs) {
   try {
-    auto mem = Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeDefault);
+    static const Ort::MemoryInfo mem = Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeDefault);
     std::vector<Ort::Value> values;
     std::vector<const char*> in_names;
+    values.reserve(inputs.size());
+    in_names.reserve(inputs.size());
     for (const auto& t : inputs) {
       values.push_back(Ort::Value::CreateTensor(mem, const_cast<std::byte*>(t.bytes.data()), t.bytes.size(), t.shape.data(),
                                                 t.shape.size(), to_ort(t.type)));
       in_names.push_back(t.name.c_str());
     }
-    auto io = describe_session(session);
     std::vector<const char*> out_names;
+    out_names.reserve(io.outputs.size());
     for (const auto& o : io.outputs) out_names.push_back(o.name.c_str());
     auto results = session.Run(Ort::RunOptions{nullptr}, in_names.data(), values.data(), values.size(), out_names.data(),
                                out_names.size());
     std::vector<Tensor> out;
+    out.reserve(results.size());
     for (std::size_t i = 0; i < results.size(); ++i) {
       Tensor t;
       t.name = io.outputs[i].name;
@@ -195,6 +201,32 @@ Result<std::vector<Tensor>> run_session(Ort::Session& session, const std::vector
   } catch (const Ort::Exception& e) {
     return Error{ErrorCode::kRuntime, e.what()};
   }
+}
+
+}  // namespace
+
+ONNXTensorElementDataType ort_element_type(ElementType type) { return to_ort(type); }
+
+Result<std::vector<Tensor>> run_session(Ort::Session& session, const std::vector<Tensor>& inputs) {
+  try {
+    auto io = describe_session(session);
+    return run_described(session, io, inputs);
+  } catch (const Ort::Exception& e) {
+    return Error{ErrorCode::kRuntime, e.what()};
+  }
+}
+
+Result<PreparedSession> prepare_session(Ort::Session session) {
+  try {
+    ModelIo io = describe_session(session);
+    return PreparedSession{std::move(session), std::move(io)};
+  } catch (const Ort::Exception& e) {
+    return Error{ErrorCode::kRuntime, e.what()};
+  }
+}
+
+Result<std::vector<Tensor>> run_session(PreparedSession& prepared, const std::vector<Tensor>& inputs) {
+  return run_described(prepared.session, prepared.io, inputs);
 }
 
 }  // namespace rung

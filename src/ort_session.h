@@ -36,6 +36,7 @@ struct SessionSettings {
   int intra_op_threads = 0;  // 0: ONNX Runtime's default
   ProviderSettings provider;
   std::filesystem::path optimized_model_path;  // save the optimised graph here (the CPU rung's derived form)
+  std::filesystem::path profile_prefix;        // profile every node run to <prefix>_<date>.json (bench's placement evidence)
 };
 
 class OrtProcess {
@@ -66,6 +67,18 @@ class OrtProcess {
 
 Result<Ort::Session> open_session(OrtProcess& process, const std::filesystem::path& model, const SessionSettings& settings);
 ModelIo describe_session(const Ort::Session& session);
+ONNXTensorElementDataType ort_element_type(ElementType type);
+// Describes the session on every call (names and type infos are allocated each
+// time); for a loop, prepare the session once instead.
 Result<std::vector<Tensor>> run_session(Ort::Session& session, const std::vector<Tensor>& inputs);
+
+// A session with its inputs and outputs described once: a run then looks up no
+// names (describe_session costs microseconds per call; see bench/run-overhead-bench.cc).
+struct PreparedSession {
+  Ort::Session session;
+  ModelIo io;
+};
+Result<PreparedSession> prepare_session(Ort::Session session);
+Result<std::vector<Tensor>> run_session(PreparedSession& prepared, const std::vector<Tensor>& inputs);
 
 }  // namespace rung

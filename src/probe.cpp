@@ -304,6 +304,7 @@ Result<ProbeOutcome> run_probe(const ProbeOptions& o) {
 
   // The ladder above the floor.
   bool taken = false;
+  bool need_fallback = false;  // a compiling rung was taken: find what serves until its engines land
   out.chosen = cpu.name;
   out.chosen_display = cpu.display;
   for (std::size_t i = 0; i + 1 < ladder.size(); ++i) {
@@ -311,7 +312,7 @@ Result<ProbeOutcome> run_probe(const ProbeOptions& o) {
     RungOutcome ro;
     ro.rung = rung.name;
     ro.display = rung.display;
-    if (taken) {
+    if (taken && (!need_fallback || rung.compiles_engines)) {
       ro.reason = "a higher rung was taken";
       out.rungs.push_back(std::move(ro));
       continue;
@@ -353,10 +354,14 @@ Result<ProbeOutcome> run_probe(const ProbeOptions& o) {
       }
       ro.models.push_back(std::move(meas));
     }
-    if (ro.verdict == Verdict::kTaken) {
+    if (ro.verdict == Verdict::kTaken && !taken) {
       taken = true;
+      need_fallback = rung.compiles_engines;
       out.chosen = rung.name;
       out.chosen_display = rung.display;
+    } else if (ro.verdict == Verdict::kTaken) {
+      need_fallback = false;
+      out.fallback = rung.name;
     }
     out.rungs.push_back(std::move(ro));
   }

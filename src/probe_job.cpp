@@ -5,13 +5,14 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
-#include <regex>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "atomic_file.h"
+#include "clean_error.h"
 #include "ort_session.h"
 #include "probe_inputs.h"
+#include "sample_stats.h"
 #include "tensor_file.h"
 
 namespace rung {
@@ -42,22 +43,6 @@ RungSpec rung_of(const nlohmann::json& j) {
   r.provider_libraries = j.at("provider_libraries").get<std::vector<std::string>>();
   r.plugin_library = j.at("plugin_library");
   return r;
-}
-
-// ONNX Runtime's messages carry a source location, a function signature and
-// "[ONNXRuntimeError] : 1 : FAIL : " before the reason; a missing provider
-// library is said at length. Keep the reason.
-std::string clean_error(std::string message) {
-  static const std::regex missing_library(R"(Failed to load library (\S+) with error: [^\n]*cannot open shared object file)");
-  std::smatch m;
-  if (std::regex_search(message, m, missing_library)) return std::filesystem::path(m[1].str()).filename().string() + " not found";
-  static const std::regex ort_prefix(R"(^.*\[ONNXRuntimeError\] : \d+ : \w+ : )");
-  message = std::regex_replace(message, ort_prefix, "", std::regex_constants::format_first_only);
-  // "/src/x.cc:136 <signature> <condition> was false. <reason>": an ORT_ENFORCE; keep the reason.
-  static const std::regex enforce(R"(^/\S+\.(cc|cpp|h):\d+ .* was false\. )");
-  if (std::regex_search(message, m, enforce)) message = m.suffix().str();
-  while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();
-  return message;
 }
 
 std::string slurp(const std::filesystem::path& p) {
@@ -175,11 +160,7 @@ ProbeJobResult run_probe_job(const ProbeJob& job) {
     r.run_ms.push_back(ms_since(t0));
     if (!again) return fail("run", again.error().message);
   }
-  auto sorted = r.run_ms;
-  std::sort(sorted.begin(), sorted.end());
-  r.median_ms = sorted.empty() ? r.first_run_ms
-                : sorted.size() % 2 ? sorted[sorted.size() / 2]
-                                    : (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]) / 2;
+  r.median_ms = r.run_ms.empty() ? r.first_run_ms : median(r.run_ms);
   if (!job.outputs_dir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(job.outputs_dir, ec);

@@ -2,10 +2,10 @@
 
 #include <fmt/format.h>
 
+#include "clean_error.h"
+
 namespace rung {
 namespace {
-
-constexpr std::size_t kAboutReasonChars = 90;
 
 nlohmann::json measurement_json(const Measurement& m) {
   return {{"model", m.model},       {"verdict", verdict_name(m.verdict)}, {"reason", m.reason},
@@ -50,13 +50,6 @@ RungOutcome rung_from(const nlohmann::json& j) {
   return r;
 }
 
-// One line of a long provider error: its first sentence, bounded.
-std::string short_reason(const std::string& reason) {
-  std::string s = reason.substr(0, reason.find('\n'));
-  if (s.size() > kAboutReasonChars) s = s.substr(0, kAboutReasonChars - 1) + "…";
-  return s;
-}
-
 }  // namespace
 
 const char* verdict_name(Verdict v) {
@@ -80,7 +73,7 @@ std::string ProbeOutcome::about_line() const {
   for (const auto& r : rungs) {
     if (r.verdict == Verdict::kTaken || r.verdict == Verdict::kNotTried) continue;
     line += fmt::format(" · {} {}", r.display, verdict_name(r.verdict));
-    if (!r.reason.empty()) line += ": " + short_reason(r.reason);
+    if (!r.reason.empty()) line += ": " + brief_reason(r.reason);
   }
   return line;
 }
@@ -92,6 +85,7 @@ nlohmann::json outcome_json(const ProbeOutcome& o) {
           {"chosen", o.chosen},
           {"chosen_display", o.chosen_display},
           {"forced_by", o.forced_by},
+          {"fallback", o.fallback},
           {"from_cache", o.from_cache},
           {"runtime", {{"version", o.runtime_version}, {"library", o.runtime_library.string()}, {"builds_found", o.builds_found}}},
           {"floor", rung_json(o.floor)},
@@ -106,6 +100,7 @@ ProbeOutcome outcome_from_json(const nlohmann::json& j) {
   o.chosen = j.at("chosen");
   o.chosen_display = j.at("chosen_display");
   o.forced_by = j.at("forced_by");
+  o.fallback = j.at("fallback");
   o.runtime_version = j.at("runtime").at("version");
   o.runtime_library = j.at("runtime").at("library").get<std::string>();
   o.builds_found = j.at("runtime").at("builds_found");

@@ -78,6 +78,9 @@ struct ProbeOutcome {
   std::string chosen;                 // rung name
   std::string chosen_display;
   std::string forced_by;              // "", "RUNG_FORCE_RUNG", "configuration"
+  // When the chosen rung compiles engines: the first non-compiling rung below it
+  // that was also taken (CUDA under TensorRT) serves until engines land; else "cpu".
+  std::string fallback = "cpu";
   bool from_cache = false;
   std::string runtime_version;
   std::filesystem::path runtime_library;

@@ -340,6 +340,13 @@ OrtStatus* ORT_API_CALL SimEp::CompileImpl(OrtEp* self, const OrtGraph** graphs,
 
     std::vector<std::unique_ptr<SimComputeInfo>> infos;
     for (size_t i = 0; i < count; ++i) {
+      for (const OrtNode* inner : graph_nodes(ep->apis, graphs[i])) {
+        const std::string inner_name = node_name(ep->apis, inner);
+        for (const auto& reject : ep->knobs.reject_nodes) {
+          if (inner_name.find(reject) != std::string::npos)
+            fail(ep->apis, ORT_EP_FAIL, "RungSimAccelerator: the compiler rejects node '" + inner_name + "'");
+        }
+      }
       CompiledNode compiled = ep->compile_one(graphs[i], fused_nodes[i]);
       trace(ep->knobs, "compile", std::string(op_kind_name(compiled.op)) + " " + compiled.name);
       if (ep->ep_context_enabled && ep_context_nodes != nullptr)

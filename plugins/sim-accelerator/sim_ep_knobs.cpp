@@ -135,6 +135,17 @@ std::optional<std::string> parse_knobs(const KnobSource& primary, Knobs& out) {
   if (auto v = lookup("compute_delay_us"))
     if ((err = parse_int("compute_delay_us", *v, k.compute_delay_us))) return err;
   k.trace_file = lookup("trace_file").value_or("");
+  if (auto v = lookup("reject_nodes")) {
+    std::string item;
+    for (char c : *v + ",") {
+      if (c != ',') {
+        item += c;
+      } else if (!item.empty()) {
+        k.reject_nodes.push_back(item);
+        item.clear();
+      }
+    }
+  }
   out = std::move(k);
   return std::nullopt;
 }

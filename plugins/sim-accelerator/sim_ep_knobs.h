@@ -23,6 +23,8 @@
 //   compute_delay_us  sleep in every compute call (once per claimed node per Run).
 //   trace_file        path; "compile <Op> <fused node>", "compute <Op> <fused node>", "abort <stage>" and
 //                     "hang <stage>" lines are appended to it.
+//   reject_nodes      comma list; Compile fails ("the compiler rejects node '<name>'") for a graph holding a node
+//                     whose name contains one of them.
 //
 // Stage lists are comma separated; "none" or an empty value means no stage. Malformed values make the stage
 // that reads them (factory or EP creation) fail with a message naming the knob.
@@ -34,6 +36,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "sim_ep_kernels.h"
 
@@ -58,6 +61,9 @@ struct Knobs {
   int64_t compile_delay_ms = 0;  // `compile_delay_ms`: sleep per Compile call
   int64_t compute_delay_us = 0;  // `compute_delay_us`: sleep per compute call
   std::string trace_file;        // `trace_file`: append one line per compile/compute event
+  // `reject_nodes`: comma list; Compile fails for a graph holding a node whose name contains one of
+  // them (a compiler that rejects one model but not another).
+  std::vector<std::string> reject_nodes;
 };
 
 // Returns the value for a knob key, or nullopt when it is not set at that level.

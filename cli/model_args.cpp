@@ -1,0 +1,119 @@
+#include "model_args.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+
+#include "commands.h"
+
+namespace rung::cli {
+namespace {
+namespace fs = std::filesystem;
+
+fs::path deps_dir() {
+  if (const char* env = std::getenv("RUNG_DEPS_DIR"); env != nullptr && *env) return env;
+  return RUNG_DEFAULT_DEPS_DIR;
+}
+
+std::string model_name_of(const fs::path& p) {
+  std::string n = p.stem().string();
+  for (char& c : n) {
+    if (c == '-' || c == '.' || c == ' ') c = '_';
+  }
+  return n;
+}
+
+std::pair<std::string, std::string> split_assignment(const std::string& s) {
+  auto eq = s.find('=');
+  if (eq == std::string::npos) return {"", s};
+  return {s.substr(0, eq), s.substr(eq + 1)};
+}
+
+// The sample models tools/fetch-deps.sh brings, with the roles and specs that make them run.
+std::vector<ModelRegistration> bundled_models() {
+  std::vector<ModelRegistration> out;
+  std::error_code ec;
+  for (const char* sub : {"ppocr", "silero-vad"}) {
+    std::vector<fs::path> files;
+    for (fs::directory_iterator it(deps_dir() / "models" / sub, ec), end; !ec && it != end; it.increment(ec)) {
+      if (it->path().extension() == ".onnx") files.push_back(it->path());
+    }
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files) {
+      ModelRegistration m;
+      m.name = model_name_of(f);
+      m.f32 = f;
+      if (m.name.find("_det_") != std::string::npos) m.role = Role::kDetector;
+      if (std::string(sub) == "silero-vad") {
+        auto spec = InputSpec::from_json_file(fs::path(RUNG_SPECS_DIR) / "silero_vad.json");
+        if (spec) m.inputs = *spec;
+      }
+      out.push_back(std::move(m));
+    }
+  }
+  return out;
+}
+
+Role parse_role(const std::string& s) {
+  for (auto r : {Role::kDetector, Role::kEmbedder, Role::kSegmenter, Role::kGeneric}) {
+    if (s == role_name(r)) return r;
+  }
+  throw CliError(kExitUsage, fmt::format("unknown role '{}' (detector, embedder, segmenter, generic)", s));
+}
+
+}  // namespace
+
+fs::path default_cache_dir() {
+  if (const char* env = std::getenv("RUNG_CACHE_DIR"); env != nullptr && *env) return env;
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg) return fs::path(xdg) / "rung" / "probe";
+  if (const char* home = std::getenv("HOME"); home != nullptr && *home) return fs::path(home) / ".cache" / "rung" / "probe";
+  return fs::temp_directory_path() / "rung-probe";
+}
+
+void ModelArgs::add_to(CLI::App& command) {
+  command.add_option("--model", models, "A registered model, PATH or NAME=PATH (default: the bundled sample models)");
+  command.add_option("--role", roles, "NAME=ROLE: detector, embedder, segmenter or generic (default generic)");
+  command.add_option("--input-spec", input_specs, "NAME=FILE: how to feed a model (JSON with dims, values, tensors)");
+}
+
+std::vector<ModelRegistration> ModelArgs::resolve() const {
+  std::vector<ModelRegistration> out;
+  if (models.empty()) {
+    out = bundled_models();
+    if (out.empty()) {
+      throw CliError(kExitUsage, fmt::format("no --model given and no sample models in {}; fetch them with tools/fetch-deps.sh",
+                                             (deps_dir() / "models").string()));
+    }
+  }
+  for (const auto& m : models) {
+    auto [name, path] = split_assignment(m);
+    ModelRegistration r;
+    r.f32 = fs::absolute(path);
+    r.name = name.empty() ? model_name_of(r.f32) : name;
+    if (std::any_of(out.begin(), out.end(), [&](const ModelRegistration& x) { return x.name == r.name; })) {
+      throw CliError(kExitUsage, fmt::format("--model {}: the name '{}' is registered twice", m, r.name));
+    }
+    out.push_back(std::move(r));
+  }
+  auto find = [&](const std::string& arg, const std::string& name) -> ModelRegistration& {
+    auto it = std::find_if(out.begin(), out.end(), [&](const ModelRegistration& r) { return r.name == name; });
+    if (name.empty() || it == out.end()) throw CliError(kExitUsage, fmt::format("{}: expected NAME=VALUE naming a registered model", arg));
+    return *it;
+  };
+  for (const auto& s : roles) {
+    auto [name, role] = split_assignment(s);
+    find("--role " + s, name).role = parse_role(role);
+  }
+  for (const auto& s : input_specs) {
+    auto [name, file] = split_assignment(s);
+    auto& m = find("--input-spec " + s, name);
+    auto spec = InputSpec::from_json_file(file);
+    if (!spec) throw CliError(kExitUsage, fmt::format("--input-spec {}: {}", name, spec.error().message));
+    m.inputs = *spec;
+  }
+  return out;
+}
+
+}  // namespace rung::cli

@@ -1,0 +1,124 @@
+// `rung bench`: honest numbers per rung. Every model on every rung in its own
+// child process: session build (cold, and from the engine cache where the rung
+// compiles one), first inference, warm latency percentiles, throughput, spread,
+// peak resident memory, and whether the outputs match the CPU rung's.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rung/input_spec.h"
+#include "rung/result.h"
+#include "rung/runtime.h"
+#include "rung/tolerance.h"
+
+namespace rung {
+
+struct BenchModel {
+  std::string name;                 // "ppocr_det_v4"
+  std::filesystem::path path;
+  InputSpec inputs;                 // how to feed it (dims, fixed values, recorded tensors)
+};
+
+struct BenchOptions {
+  std::vector<BenchModel> models;
+  std::vector<std::string> rungs;   // rung names to measure; empty: every rung of this device's ladder. The CPU always runs: it is the floor and the reference.
+  int warmup = 3;                   // untimed runs after the first inference
+  int runs = 30;                    // timed runs per rung and round
+  double duration_s = 0;            // > 0: time runs for this long instead of counting them
+  int rounds = 1;                   // > 1: every rung again, the order rotated, ratios paired within a round
+  int threads = 0;                  // intra-op threads; 0: ONNX Runtime's default
+  bool zero_inputs = false;         // feed zeros instead of seeded random values
+  std::filesystem::path input_dir;  // recorded tensors (.pb) for every model, instead of generated ones
+  bool compare_bare = false;        // CPU rung: interleave a bare OrtApi::Run loop and report the ratio
+  Tolerance tolerance = Tolerance::close();
+  RuntimeSearchOptions runtimes;
+  std::filesystem::path hardware_root = "/";
+  std::vector<std::filesystem::path> plugin_dirs;  // plus RUNG_PLUGIN_DIR: each plugin EP library is a rung
+  std::filesystem::path worker;     // default: RUNG_PROBE_WORKER, beside the executable, libexec
+  std::chrono::milliseconds deadline{900'000};  // per child; a compiling rung's cold build can take minutes
+  std::uint64_t seed = 20260919;
+  // Called from the measuring thread about every 200 ms while a child runs.
+  std::function<void(const std::string& model, const std::string& rung, int round, int runs_done, int runs_total)> on_progress;
+};
+
+struct LatencySummary {
+  int count = 0;
+  double min = 0, p50 = 0, p90 = 0, p99 = 0, max = 0, mean = 0, stddev = 0;
+  double cv = 0;                    // stddev / mean
+};
+
+inline constexpr double kHighVariation = 0.10;  // a coefficient of variation above this is warned about
+
+enum class OutputMatch { kReference, kMatch, kMismatch, kNotCompared };
+const char* output_match_name(OutputMatch m);  // "reference", "match", "mismatch", "not compared"
+
+struct BenchRow {
+  std::string rung;                 // "cpu", "webgpu", a plugin's name
+  std::string display;              // "CPU"
+  std::string provider;             // "CPUExecutionProvider"
+  std::string provider_version;
+  std::string form;                 // numeric form executed: "f32", "f16", "i8", ...
+  std::string model_id;             // what it computes: "ppocr_det_v4", "ppocr_det_v4_f16"
+  bool ok = false;
+  std::string failure_class;        // "provider_unavailable", "build_failed", "inputs_rejected", "run_failed", "crashed", "timed_out", "worker_failed"
+  std::string failure_reason;
+  std::optional<double> build_cold_ms;
+  std::optional<double> build_cached_ms;
+  double first_run_ms = 0;
+  LatencySummary latency;           // every timed run of every round
+  std::vector<double> round_p50_ms;
+  double throughput_per_s = 0;      // timed runs / time they took (one stream)
+  double peak_rss_mb = 0;           // the largest of the rounds' child processes
+  std::optional<double> ratio_to_floor;  // median over rounds of p50 / the CPU's p50 in the same round
+  OutputMatch match = OutputMatch::kNotCompared;
+  double max_abs_diff = 0;
+  double max_rel_diff = 0;
+  std::string match_detail;         // the first mismatch, or why there is no comparison
+  std::vector<std::string> evidence;
+  std::optional<double> bare_p50_ms;     // compare_bare: the bare loop's p50 in the same process
+  bool high_variation() const { return ok && latency.cv > kHighVariation; }
+  bool computes_something_else() const { return match == OutputMatch::kMismatch; }
+};
+
+struct BenchModelReport {
+  std::string name;
+  std::filesystem::path path;
+  std::string sha256;
+  std::uintmax_t size_bytes = 0;
+  std::string form;                 // the file's own numeric form
+  std::string form_evidence;
+  std::string model_id;             // name plus the file's form
+  std::int64_t opset = 0;
+  int nodes = 0;
+  std::string inputs_described;
+  std::vector<BenchRow> rows;       // the CPU first, then the ladder's order
+};
+
+struct BenchReport {
+  std::string date;                 // UTC, ISO 8601
+  std::string hostname;
+  std::string os;                   // "Linux 6.1.0-18-amd64 x86_64"
+  std::string cpu;
+  int logical_cpus = 0;
+  std::string hardware_identity;
+  std::string runtime_version;
+  std::filesystem::path runtime_library;
+  int api_version = 0;
+  BenchOptions settings;            // as run (no callbacks)
+  std::string inputs_mode;          // "random", "zeros", "recorded: DIR"
+  std::vector<BenchModelReport> models;
+  std::vector<std::string> warnings;
+};
+
+// Measures every model on every selected rung. An Error (kInvalidArgument or
+// kNotFound) for bad input: a missing or unparsable model, an unknown rung,
+// runs < 1, recorded inputs of the wrong shape; nothing is measured further.
+Result<BenchReport> run_bench(const BenchOptions& options);
+
+}  // namespace rung

@@ -1,0 +1,81 @@
+// `rung parity`: runs one model on two sides (two rungs, two ONNX Runtime
+// builds, or a model and its converted form) over the same inputs and gates on
+// what the product decides, not only on tensors. Each side runs in its own
+// worker process, one input at a time; the report puts counts beside changes.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "rung/input_spec.h"
+#include "rung/result.h"
+#include "rung/runtime.h"
+
+namespace rung {
+
+// A model and where it runs.
+struct ParitySide {
+  std::filesystem::path model;
+  std::string runtime;      // "": the build rung chooses; a version ("1.28.2", "1.29"); or a directory or library path
+  std::string rung = "cpu"; // "cpu", a ladder rung ("cuda", "webgpu"), or a plugin EP library (a path ending in .so)
+  int threads = 0;          // intra-op threads; 0: ONNX Runtime's default
+  std::map<std::string, std::string> provider_options;  // given to the provider verbatim
+
+  // "MODEL[,rung=R][,ort=VERSION|DIR][,threads=N][,option.KEY=VALUE...]"
+  static Result<ParitySide> parse(const std::string& spec);
+  std::string describe() const;  // "det.onnx on cpu, ONNX Runtime 1.28.2, 1 thread"
+};
+
+struct ParityOptions {
+  ParitySide ref;
+  ParitySide cand;
+  // Inputs: a directory of tensors (.pb or .npy files, or one subdirectory of them
+  // per input set, as the ONNX test suites store them) or of images; or, when
+  // `random` > 0, that many seeded random input sets.
+  std::filesystem::path inputs_dir;
+  std::size_t random = 0;
+  std::uint64_t seed = 0;
+  // The gate file (JSON: preprocessing, input spec, gates). Empty: the tensor
+  // gate at Polygraphy's default tolerances (atol 1e-5, rtol 1e-5) on every output.
+  std::filesystem::path gate_file;
+  std::filesystem::path preprocess_file;  // image preprocessing when no gate file declares one
+  RuntimeSearchOptions runtimes;
+  std::filesystem::path worker;           // default: RUNG_PROBE_WORKER, beside the executable, libexec
+  std::filesystem::path work_dir;         // default: a fresh directory under the temp dir, removed afterwards
+  std::chrono::milliseconds deadline{300'000};  // per worker step (session build, one input)
+  std::function<void(const std::string&)> on_progress;
+};
+
+struct GateOutcome {
+  std::string decoder;               // "tensor", "classification", "slots", "boxes", "embedding", "text", "mask"
+  std::string title;                 // "text · softmax_11.tmp_0"
+  bool passed = false;
+  std::string summary;               // always counts beside changes
+  std::vector<std::string> details;  // per band, per output, which items differ
+  std::string stats_json;            // the numbers, as a JSON object
+};
+
+struct ParityReport {
+  std::string ref;   // described, with the build that ran it
+  std::string cand;
+  std::size_t inputs = 0;
+  std::vector<GateOutcome> gates;
+
+  bool passed() const;
+  std::string text() const;
+  std::string to_json() const;
+};
+
+// Runs the comparison. Errors: kInvalidArgument or kNotFound for a usage or
+// input problem (sides that do not line up, an empty directory, an image that
+// does not decode, a bad gate file); kLoadFailed when a side's ONNX Runtime
+// build is not there; kRuntime when a side could not run (its session failed,
+// its worker crashed or timed out).
+Result<ParityReport> run_parity(const ParityOptions& options);
+
+}  // namespace rung

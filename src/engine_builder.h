@@ -1,0 +1,58 @@
+// Engines built in the background: one model at a time, smallest first, each in
+// a child process, written under a temporary name and renamed into place so no
+// session ever loads half a file. The cache is one directory per fingerprint
+// (runtime, device, rung) and precision: f32 and fp16 never share a directory.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "rung/engine.h"
+#include "rung/hardware.h"
+#include "rung/ladder.h"
+#include "rung/model.h"
+#include "rung/runtime.h"
+
+namespace rung {
+
+struct EngineBuildPlan {
+  RuntimeBuild build;
+  bool allow_writable_runtime = false;
+  Hardware hardware;
+  RungSpec rung;                        // a compiling rung, or the CPU (its optimised-graph form)
+  std::vector<ModelRegistration> models;
+  std::filesystem::path cache_dir;      // engines live under <cache_dir>/engines/
+  std::filesystem::path worker;         // empty: build in this process
+  std::chrono::milliseconds deadline{30 * 60'000};
+  std::size_t tensorrt_workspace_bytes = std::size_t{512} << 20;
+};
+
+struct EngineLanding {
+  std::string model;
+  std::filesystem::path file;  // set when it landed
+  std::string failure;         // set when it failed
+};
+
+// Where a model's engine lives (whether or not it exists yet), and whether a
+// failure is recorded for this exact model file.
+struct EngineSlot {
+  std::filesystem::path file;
+  std::filesystem::path failure_record;
+};
+
+EngineSlot engine_slot(const EngineBuildPlan& plan, const ModelRegistration& model, const std::string& model_sha256);
+
+// Builds every engine of the plan that is missing. `on_landing` is called after
+// each model (landed or failed); `stop` ends the walk between models.
+// Returns the landings in the order they happened (cache hits first).
+std::vector<EngineLanding> build_engines(const EngineBuildPlan& plan,
+                                         const std::function<void(const EngineLanding&, std::size_t index)>& on_landing,
+                                         const std::function<void(const std::string& model)>& on_start,
+                                         const std::atomic<bool>& stop);
+
+}  // namespace rung
