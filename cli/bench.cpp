@@ -1,6 +1,234 @@
-// Placeholder for `rung bench`.
+// `rung bench`: every model on every rung of this device, each in its own
+// process; a table on stdout, a record per model (--json) and a page (--html).
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
 #include "commands.h"
+#include "model_args.h"
+#include "rung/bench.h"
+#include "rung/bench_html.h"
+#include "rung/bench_record.h"
 
 namespace rung::cli {
-void add_bench_command(CLI::App&) {}
+namespace {
+namespace fs = std::filesystem;
+
+struct BenchCliOptions {
+  std::vector<std::string> models;       // PATH or NAME=PATH
+  std::vector<std::string> rungs;
+  std::vector<std::string> input_specs;  // NAME=FILE
+  std::vector<std::string> plugin_dirs;
+  std::string input = "random";          // random | zeros | DIR
+  std::string json;
+  std::string html;
+  std::string ort_dir;
+  std::string hardware_root = "/";
+  int warmup = 3;
+  int runs = 30;
+  double duration_s = 0;
+  int rounds = 1;
+  int threads = 0;
+  double deadline_s = 900;
+  bool compare_bare = false;
+  bool allow_writable = false;
+};
+
+// The command line as typed, for the record's provenance.
+std::string command_line() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  std::string raw = s.str(), out;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= raw.size(); ++i) {
+    if (i < raw.size() && raw[i] != '\0') continue;
+    if (i > start) {
+      std::string arg = raw.substr(start, i - start);
+      if (start == 0) arg = fs::path(arg).filename().string();
+      bool plain = arg.find_first_of(" \t'\"$`\\*?;&|<>()") == std::string::npos;
+      if (!out.empty()) out += ' ';
+      out += plain ? arg : "'" + arg + "'";
+    }
+    start = i + 1;
+  }
+  return out.empty() ? "rung bench" : out;
+}
+
+std::string ms(double v) { return v >= 100 ? fmt::format("{:.1f}", v) : v >= 1 ? fmt::format("{:.2f}", v) : fmt::format("{:.3f}", v); }
+std::string ms(const std::optional<double>& v) { return v ? ms(*v) : "-"; }
+
+// A number for a rung that computes something else carries a mark, never bare.
+std::string marked(const BenchRow& r, const std::string& text) { return r.computes_something_else() ? "≠" + text : text; }
+
+std::string verdict(const BenchRow& r) {
+  switch (r.match) {
+    case OutputMatch::kReference: return "reference (floor)";
+    case OutputMatch::kMatch: return fmt::format("match (max abs {:.2g})", r.max_abs_diff);
+    case OutputMatch::kMismatch: return "MISMATCH: " + r.match_detail;
+    case OutputMatch::kNotCompared: return "not compared";
+  }
+  return "";
+}
+
+void print_report(const BenchReport& rep) {
+  fmt::print("{} · ONNX Runtime {} · {} · threads {}\n", rep.hostname, rep.runtime_version, rep.cpu,
+             rep.settings.threads == 0 ? std::string("default") : std::to_string(rep.settings.threads));
+  fmt::print("{} warm-up, {}, {} round{}; inputs {}; times in ms\n", rep.settings.warmup,
+             rep.settings.duration_s > 0 ? fmt::format("runs for {:g} s", rep.settings.duration_s) : fmt::format("{} runs", rep.settings.runs),
+             rep.settings.rounds, rep.settings.rounds == 1 ? "" : "s", rep.inputs_mode);
+  bool any_else = false;
+  for (const auto& m : rep.models) {
+    fmt::print("\n{} ({}, {}, sha256 {}) · inputs {}\n", m.model_id, m.path.filename().string(), m.form, m.sha256.substr(0, 12),
+               m.inputs_described);
+    std::size_t rw = 4, iw = 8;
+    for (const auto& r : m.rows) {
+      rw = std::max(rw, r.display.size() + (r.match == OutputMatch::kReference ? 8 : 0));
+      iw = std::max(iw, r.model_id.size());
+    }
+    fmt::print("  {:<{}} {:<{}} {:>17} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>6} {:>9} {:>8} {:>7}  {}\n", "rung", rw, "model id",
+               iw, "build cold/cached", "first", "min", "p50", "p90", "p99", "max", "mean", "cv", "inf/s", "peak MiB", "x floor",
+               "output vs CPU");
+    for (const auto& r : m.rows) {
+      std::string name = r.match == OutputMatch::kReference ? r.display + " (floor)" : r.display;
+      if (!r.ok) {
+        fmt::print("  {:<{}} {:<{}} failed ({}): {}\n", name, rw, r.model_id, iw, r.failure_class, r.failure_reason);
+        continue;
+      }
+      any_else = any_else || r.computes_something_else();
+      const auto& l = r.latency;
+      fmt::print("  {:<{}} {:<{}} {:>17} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>5.1f}% {:>9} {:>8.0f} {:>7}  {}\n", name, rw, r.model_id, iw,
+                 ms(r.build_cold_ms) + " / " + ms(r.build_cached_ms), ms(r.first_run_ms), marked(r, ms(l.min)),
+                 marked(r, ms(l.p50)), marked(r, ms(l.p90)), marked(r, ms(l.p99)), marked(r, ms(l.max)), marked(r, ms(l.mean)),
+                 l.cv * 100, marked(r, fmt::format("{:.1f}", r.throughput_per_s)), r.peak_rss_mb,
+                 r.ratio_to_floor ? marked(r, fmt::format("{:.2f}", *r.ratio_to_floor)) : "-", verdict(r));
+      for (const auto& e : r.evidence) fmt::print("  {:<{}} · {}\n", "", rw, e);
+    }
+  }
+  if (any_else) fmt::print("\n≠: the rung's outputs differ from the CPU's; its numbers are for something else.\n");
+}
+
+int run_bench_command(const BenchCliOptions& c) {
+  if (c.models.empty()) throw CliError(kExitUsage, "give at least one MODEL (PATH or NAME=PATH)");
+  if (c.duration_s <= 0 && c.runs < 1) throw CliError(kExitUsage, fmt::format("--runs must be at least 1, not {}", c.runs));
+  if (c.deadline_s <= 0) throw CliError(kExitUsage, "--deadline must be positive");
+  BenchOptions o;
+  o.warmup = c.warmup;
+  o.runs = c.runs;
+  o.duration_s = c.duration_s;
+  o.rounds = c.rounds;
+  o.threads = c.threads;
+  o.compare_bare = c.compare_bare;
+  o.rungs = c.rungs;
+  o.hardware_root = c.hardware_root;
+  o.deadline = std::chrono::milliseconds(static_cast<long long>(c.deadline_s * 1000));
+  o.runtimes.allow_writable_by_others = c.allow_writable;
+  if (!c.ort_dir.empty()) o.runtimes.explicit_dir = c.ort_dir;
+  for (const auto& d : c.plugin_dirs) o.plugin_dirs.emplace_back(d);
+  if (c.input == "zeros") {
+    o.zero_inputs = true;
+  } else if (c.input != "random") {
+    o.input_dir = c.input;
+  }
+
+  // Names (PATH or NAME=PATH), duplicates and --input-spec as every command reads them.
+  ModelArgs args;
+  args.models = c.models;
+  args.input_specs = c.input_specs;
+  for (auto& r : args.resolve()) {
+    BenchModel model{r.name, r.f32, r.inputs};
+    // Without --input-spec, a spec named after the model in rung's specs directory feeds it.
+    const bool given = std::any_of(c.input_specs.begin(), c.input_specs.end(),
+                                   [&](const std::string& s) { return s.rfind(r.name + "=", 0) == 0; });
+    std::error_code ec;
+    if (fs::path spec_file = fs::path(RUNG_SPECS_DIR) / (r.name + ".json"); !given && fs::is_regular_file(spec_file, ec)) {
+      auto spec = InputSpec::from_json_file(spec_file);
+      if (!spec) throw CliError(kExitUsage, fmt::format("{}: {}", spec_file.string(), spec.error().message));
+      model.inputs = *spec;
+    }
+    o.models.push_back(std::move(model));
+  }
+
+  // Where the records go, and that each can be written or appended to, before anything is measured.
+  std::vector<fs::path> record_files;
+  if (!c.json.empty()) {
+    std::vector<std::string> names;
+    for (const auto& m : o.models) names.push_back(m.name);
+    auto paths = bench_record_paths(c.json, names);
+    if (!paths) throw CliError(kExitUsage, paths.error().message);
+    for (const auto& p : *paths) {
+      if (auto s = check_bench_record_target(p); !s) throw CliError(kExitUsage, fmt::format("--json: {}", s.error().message));
+    }
+    record_files = *paths;
+  }
+  if (!c.html.empty()) {
+    std::error_code ec;
+    fs::path dir = fs::path(c.html).parent_path();
+    if (fs::is_directory(c.html, ec) || (!dir.empty() && !fs::is_directory(dir, ec))) {
+      throw CliError(kExitUsage, fmt::format("--html {}: not a file in an existing directory", c.html));
+    }
+  }
+
+  const bool terminal = ::isatty(STDERR_FILENO) != 0;
+  if (terminal) {
+    const int rounds = o.rounds;
+    o.on_progress = [rounds](const std::string& model, const std::string& rung, int round, int done, int total) {
+      std::string runs = total > 0 ? fmt::format("{}/{} runs", done, total) : fmt::format("{} runs", done);
+      std::string r = rounds > 1 ? fmt::format(" · round {}/{}", round + 1, rounds) : "";
+      fmt::print(stderr, "\r\033[Kbench {} · {}{} · {}", model, rung, r, runs);
+    };
+  }
+  auto result = run_bench(o);
+  if (terminal) fmt::print(stderr, "\r\033[K");
+  if (!result) {
+    int code = result.error().code == ErrorCode::kLoadFailed ? kExitNoRuntime : kExitUsage;
+    throw CliError(code, result.error().message);
+  }
+  const std::string command = command_line();
+  print_report(*result);
+  for (const auto& w : result->warnings) fmt::print(stderr, "rung: warning: {}\n", w);
+  if (!record_files.empty()) {
+    if (auto s = write_bench_records(*result, record_files, command); !s) throw CliError(kExitFailed, s.error().message);
+    for (const auto& f : record_files) fmt::print("record: {}\n", f.string());
+  }
+  if (!c.html.empty()) {
+    if (auto s = write_bench_html(c.html, *result, command); !s) throw CliError(kExitFailed, s.error().message);
+    fmt::print("report: {}\n", c.html);
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_bench_command(CLI::App& app) {
+  auto c = std::make_shared<BenchCliOptions>();
+  auto* cmd = app.add_subcommand("bench", "Measure each model on each rung of this device, each rung in its own process");
+  cmd->add_option("models", c->models, "Model files: PATH or NAME=PATH")->required();
+  cmd->add_option("--rung", c->rungs, "Measure this rung (repeatable; default: the whole ladder). The CPU always runs: it is the floor and the reference");
+  cmd->add_option("--warmup", c->warmup, "Untimed runs after the first inference")->capture_default_str();
+  auto* runs = cmd->add_option("--runs", c->runs, "Timed runs per rung and round")->capture_default_str();
+  auto* duration = cmd->add_option("--duration", c->duration_s, "Time runs for this many seconds per rung and round, instead of --runs");
+  runs->excludes(duration);
+  cmd->add_option("--rounds", c->rounds, "Measure every rung this many times, the order rotated each round")->capture_default_str();
+  cmd->add_option("--threads", c->threads, "Intra-op threads per session (0: ONNX Runtime's default)")->capture_default_str();
+  cmd->add_option("--input", c->input, "random, zeros, or a directory of .pb tensors named after the inputs")->capture_default_str();
+  cmd->add_option("--input-spec", c->input_specs, "NAME=FILE: how to feed a model (JSON with dims, values, tensors)");
+  cmd->add_option("--json", c->json, "Write one record per model here (a file for one model, a directory for several); appends to an existing record");
+  cmd->add_option("--html", c->html, "Write a self-contained HTML report here");
+  cmd->add_flag("--compare-bare", c->compare_bare, "On the CPU rung, interleave a bare OrtApi::Run loop and report rung's p50 against it");
+  cmd->add_option("--deadline", c->deadline_s, "Seconds a rung may take per model and round before it is killed")->capture_default_str();
+  cmd->add_option("--ort-dir", c->ort_dir, "Search this directory for ONNX Runtime builds first");
+  cmd->add_option("--plugin-dir", c->plugin_dirs, "Each plugin EP library here becomes a rung (also RUNG_PLUGIN_DIR)");
+  cmd->add_flag("--allow-writable-runtime", c->allow_writable, "Load runtime libraries that other users can write to");
+  cmd->add_option("--hardware-root", c->hardware_root, "Read the hardware description under this directory (for testing)")->group("");
+  cmd->callback([c] {
+    int code = run_bench_command(*c);
+    if (code != kExitOk) throw CliError(code, "bench failed");
+  });
+}
+
 }  // namespace rung::cli

@@ -1,6 +1,85 @@
-// Placeholder for `rung parity`.
+// `rung parity`: one model on two sides over the same inputs, gated on the
+// decisions the product makes with its outputs.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <memory>
+
 #include "commands.h"
+#include "rung/parity.h"
 
 namespace rung::cli {
-void add_parity_command(CLI::App&) {}
+namespace {
+
+struct ParityCliOptions {
+  std::string ref, cand, inputs, gate, preprocess, json, ort_dir, work_dir;
+  std::size_t random = 0;
+  std::uint64_t seed = 0;
+  double deadline_s = 300;
+  bool allow_writable_runtime = false;
+};
+
+int exit_code_for(ErrorCode code) {
+  switch (code) {
+    case ErrorCode::kInvalidArgument:
+    case ErrorCode::kNotFound: return kExitUsage;
+    case ErrorCode::kLoadFailed: return kExitNoRuntime;
+    default: return kExitFailed;
+  }
+}
+
+void run_parity_command(const ParityCliOptions& c) {
+  ParityOptions o;
+  auto ref = ParitySide::parse(c.ref);
+  if (!ref) throw CliError(kExitUsage, fmt::format("--ref {}", ref.error().message));
+  auto cand = ParitySide::parse(c.cand);
+  if (!cand) throw CliError(kExitUsage, fmt::format("--cand {}", cand.error().message));
+  o.ref = *ref;
+  o.cand = *cand;
+  o.inputs_dir = c.inputs;
+  o.random = c.random;
+  o.seed = c.seed;
+  o.gate_file = c.gate;
+  o.preprocess_file = c.preprocess;
+  o.work_dir = c.work_dir;
+  if (!c.ort_dir.empty()) o.runtimes.explicit_dir = c.ort_dir;
+  o.runtimes.allow_writable_by_others = c.allow_writable_runtime;
+  if (c.deadline_s <= 0) throw CliError(kExitUsage, "--deadline must be positive");
+  o.deadline = std::chrono::milliseconds(static_cast<long long>(c.deadline_s * 1000));
+  const bool terminal = ::isatty(STDERR_FILENO) != 0;
+  if (terminal) o.on_progress = [](const std::string& line) { fmt::print(stderr, "\r\033[Kparity: {}", line); };
+  auto report = run_parity(o);
+  if (terminal) fmt::print(stderr, "\r\033[K");
+  if (!report) throw CliError(exit_code_for(report.error().code), report.error().message);
+  fmt::print("{}", report->text());
+  if (!c.json.empty()) {
+    if (auto s = report->write_json(c.json); !s) throw CliError(kExitFailed, s.error().message);
+  }
+  if (!report->passed()) throw CliError(kExitFailed, "parity: a gate failed (see above)");
+}
+
+}  // namespace
+
+void add_parity_command(CLI::App& app) {
+  auto c = std::make_shared<ParityCliOptions>();
+  auto* cmd = app.add_subcommand("parity", "Run one model on two sides over the same inputs; gate on the decisions it makes, not only on tensors");
+  cmd->footer(
+      "SPEC: MODEL[,rung=cpu|cuda|...|PLUGIN.so][,ort=VERSION|DIR][,threads=N][,option.KEY=VALUE]\n"
+      "  e.g. --ref det.onnx,ort=1.30.0 --cand det.onnx,ort=1.28.2\n"
+      "Exit: 0 every gate passes, 1 a gate fails (or a side could not run), 2 a usage or input error, 3 no such ONNX Runtime build.");
+  cmd->add_option("--ref", c->ref, "The reference side (SPEC)")->required();
+  cmd->add_option("--cand", c->cand, "The candidate side (SPEC)")->required();
+  cmd->add_option("--inputs", c->inputs, "A directory of tensors (.pb, .npy, or a subdirectory of them per input set) or of images");
+  cmd->add_option("--random", c->random, "Use N seeded random input sets instead of --inputs");
+  cmd->add_option("--seed", c->seed, "Seed for random inputs")->capture_default_str();
+  cmd->add_option("--gate", c->gate, "Gate file (JSON: decoders, operating points, bounds, outputs; preprocessing). Default: the tensor gate");
+  cmd->add_option("--preprocess", c->preprocess, "Image preprocessing (JSON) when the gate file declares none");
+  cmd->add_option("--json", c->json, "Also write the report as JSON to this file");
+  cmd->add_option("--ort-dir", c->ort_dir, "Search this directory for ONNX Runtime builds first");
+  cmd->add_option("--deadline", c->deadline_s, "Seconds a side may take to build its session or run one input")->capture_default_str();
+  cmd->add_flag("--allow-writable-runtime", c->allow_writable_runtime, "Load ONNX Runtime libraries that other users can write to");
+  cmd->add_option("--work-dir", c->work_dir, "Keep the exchanged tensors here (default: a temporary directory, removed)")->group("");
+  cmd->callback([c] { run_parity_command(*c); });
+}
+
 }  // namespace rung::cli

@@ -12,8 +12,9 @@ std::string clean_error(std::string message) {
   static const std::regex ort_prefix(R"(^.*\[ONNXRuntimeError\] : \d+ : \w+ : )");
   message = std::regex_replace(message, ort_prefix, "", std::regex_constants::format_first_only);
   // "/src/x.cc:136 <signature> <condition> was false. <reason>": an ORT_ENFORCE; keep the reason.
-  static const std::regex enforce(R"(^/\S+\.(cc|cpp|h):\d+ .* was false\. )");
-  if (std::regex_search(message, m, enforce)) message = m.suffix().str();
+  // It may follow a prefix ("Exception during initialization: "), which is kept.
+  static const std::regex enforce(R"(/\S+\.(cc|cpp|h):\d+ .* was false\. )");
+  if (std::regex_search(message, m, enforce)) message = m.prefix().str() + m.suffix().str();
   while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();
   return message;
 }

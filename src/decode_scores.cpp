@@ -63,7 +63,7 @@ double cosine_similarity(std::span<const double> a, std::span<const double> b) {
   return dot / (std::sqrt(na) * std::sqrt(nb));
 }
 
-double mask_iou(std::span<const bool> a, std::span<const bool> b) {
+double mask_iou(std::span<const std::uint8_t> a, std::span<const std::uint8_t> b) {
   std::size_t inter = 0, uni = 0;
   for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) {
     inter += a[i] && b[i];

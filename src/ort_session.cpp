@@ -89,7 +89,9 @@ OrtProcess* OrtProcess::current() {
 }
 
 Result<std::vector<std::string>> OrtProcess::register_plugin_locked(const std::filesystem::path& library) {
-  if (auto it = plugins_.find(library.string()); it != plugins_.end()) return it->second;
+  // Registered once per name: ONNX Runtime refuses a second library under a name it holds, and
+  // a copy of the same plugin from another directory brings the same EPs.
+  if (auto it = plugins_.find(library.stem().string()); it != plugins_.end()) return it->second;
   if (build_.api_version < kPluginApiVersion) {
     return Error{ErrorCode::kUnsupported, fmt::format("ONNX Runtime {} serves API {}; plugin execution providers need {}",
                                                       build_.version, build_.api_version, kPluginApiVersion)};
@@ -109,7 +111,7 @@ Result<std::vector<std::string>> OrtProcess::register_plugin_locked(const std::f
     if (added.empty()) {
       return Error{ErrorCode::kUnsupported, fmt::format("{}: registered, but it offers no device here", library.string())};
     }
-    plugins_[library.string()] = added;
+    plugins_[library.stem().string()] = added;
     return added;
   } catch (const Ort::Exception& e) {
     return Error{ErrorCode::kRuntime, fmt::format("{}: registering the plugin failed: {}", library.string(), e.what())};

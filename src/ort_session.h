@@ -62,7 +62,7 @@ class OrtProcess {
   RuntimeBuild build_;
   Ort::Env env_;
   std::mutex mutex_;
-  std::map<std::string, std::vector<std::string>> plugins_;  // library path -> EP names it added
+  std::map<std::string, std::vector<std::string>> plugins_;  // registration name (file stem) -> EP names it added
 };
 
 Result<Ort::Session> open_session(OrtProcess& process, const std::filesystem::path& model, const SessionSettings& settings);

@@ -10,49 +10,69 @@
 
 namespace rung {
 
-Result<double> GateParams::number(const std::string& key, double fallback) {
+void GateParams::fail(const std::string& message) {
+  if (problem_.empty()) problem_ = message;
+}
+
+void GateParams::require(bool ok, const std::string& message) {
+  if (!ok) fail(message);
+}
+
+double GateParams::number(const std::string& key, double fallback) {
   read_.insert(key);
   if (!j_.contains(key)) return fallback;
-  if (!j_[key].is_number()) return error(fmt::format("'{}' must be a number", key));
+  if (!j_[key].is_number()) {
+    fail(fmt::format("'{}' must be a number", key));
+    return fallback;
+  }
   return j_[key].get<double>();
 }
 
-Result<std::string> GateParams::text(const std::string& key, const std::string& fallback) {
+std::string GateParams::text(const std::string& key, const std::string& fallback) {
   read_.insert(key);
   if (!j_.contains(key)) return fallback;
-  if (!j_[key].is_string()) return error(fmt::format("'{}' must be a string", key));
+  if (!j_[key].is_string()) {
+    fail(fmt::format("'{}' must be a string", key));
+    return fallback;
+  }
   return j_[key].get<std::string>();
 }
 
-Result<std::vector<std::string>> GateParams::texts(const std::string& key) {
+std::vector<std::string> GateParams::texts(const std::string& key) {
   read_.insert(key);
-  if (!j_.contains(key)) return std::vector<std::string>{};
+  if (!j_.contains(key)) return {};
   const auto& v = j_[key];
-  if (v.is_string()) return std::vector<std::string>{v.get<std::string>()};
+  if (v.is_string()) return {v.get<std::string>()};
   if (v.is_array() && std::all_of(v.begin(), v.end(), [](const auto& x) { return x.is_string(); })) {
     return v.get<std::vector<std::string>>();
   }
-  return error(fmt::format("'{}' must be a string or a list of strings", key));
+  fail(fmt::format("'{}' must be a string or a list of strings", key));
+  return {};
 }
 
-Result<std::vector<double>> GateParams::numbers(const std::string& key, std::vector<double> fallback) {
+std::vector<double> GateParams::numbers(const std::string& key, std::vector<double> fallback) {
   read_.insert(key);
   if (!j_.contains(key)) return fallback;
   const auto& v = j_[key];
   if (v.is_array() && std::all_of(v.begin(), v.end(), [](const auto& x) { return x.is_number(); })) {
     return v.get<std::vector<double>>();
   }
-  return error(fmt::format("'{}' must be a list of numbers", key));
+  fail(fmt::format("'{}' must be a list of numbers", key));
+  return fallback;
 }
 
-Result<bool> GateParams::flag(const std::string& key, bool fallback) {
+bool GateParams::flag(const std::string& key, bool fallback) {
   read_.insert(key);
   if (!j_.contains(key)) return fallback;
-  if (!j_[key].is_boolean()) return error(fmt::format("'{}' must be true or false", key));
+  if (!j_[key].is_boolean()) {
+    fail(fmt::format("'{}' must be true or false", key));
+    return fallback;
+  }
   return j_[key].get<bool>();
 }
 
 Status GateParams::finish() const {
+  if (!problem_.empty()) return error(problem_);
   for (auto it = j_.begin(); it != j_.end(); ++it) {
     if (!read_.count(it.key())) {
       std::vector<std::string> known(read_.begin(), read_.end());
@@ -111,6 +131,8 @@ std::string percent(std::size_t part, std::size_t whole) {
   return fmt::format("{:.1f}%", std::floor(p * 10) / 10);
 }
 
+std::string rate(double fraction) { return fmt::format("{:g}%", fraction * 100); }
+
 std::string num(double v) {
   if (std::isnan(v)) return "NaN";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
@@ -118,6 +140,18 @@ std::string num(double v) {
   const double a = std::fabs(v);
   if (a >= 1e-3 && a < 1e4) return fmt::format("{:.4g}", v);
   return fmt::format("{:.2e}", v);
+}
+
+}  // namespace rung
+
+namespace rung {
+
+std::string changes_phrase(std::size_t lost, std::size_t gained) {
+  const std::size_t n = lost + gained;
+  if (n == 0) return "no decisions changed";
+  const std::string head = fmt::format("{} decision{} changed", n, n == 1 ? "" : "s");
+  if (lost == gained) return fmt::format("{} ({} each way)", head, lost);
+  return fmt::format("{} ({} lost, {} gained)", head, lost, gained);
 }
 
 }  // namespace rung

@@ -17,7 +17,8 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // Errors over every input without keeping them: log-spaced bins, 50 a decade,
-// so a median or p99 is known to within 5% (reported as the bin's upper edge).
+// so a median or p99 is known to within 5%: reported as the bin's geometric
+// centre, clamped to the smallest and largest error seen.
 class ErrorHistogram {
  public:
   void add(double v) {
@@ -26,6 +27,8 @@ class ErrorHistogram {
       ++zeros_;
       return;
     }
+    low_ = std::min(low_, v);
+    high_ = std::max(high_, v);
     const double pos = (std::log10(v) - kMinExp) * kPerDecade;
     const auto bin = static_cast<std::size_t>(std::clamp(std::floor(pos) + 1, 0.0, static_cast<double>(bins_.size() - 1)));
     ++bins_[bin];
@@ -37,15 +40,16 @@ class ErrorHistogram {
     if (seen >= rank) return 0;
     for (std::size_t b = 0; b < bins_.size(); ++b) {
       seen += bins_[b];
-      if (seen >= rank) return std::pow(10.0, kMinExp + static_cast<double>(b) / kPerDecade);
+      if (seen >= rank) return std::clamp(std::pow(10.0, kMinExp + (static_cast<double>(b) - 0.5) / kPerDecade), low_, high_);
     }
-    return kInf;
+    return high_;
   }
 
  private:
   static constexpr int kPerDecade = 50, kMinExp = -12, kMaxExp = 8;
   std::vector<std::uint64_t> bins_ = std::vector<std::uint64_t>((kMaxExp - kMinExp) * kPerDecade + 2, 0);
   std::uint64_t count_ = 0, zeros_ = 0;
+  double low_ = kInf, high_ = 0;
 };
 
 struct OutputStats {
@@ -66,6 +70,10 @@ class TensorGate final : public ParityGate {
   std::vector<std::string> outputs() const override { return names_; }
 
   Status check(const ModelIo& io) override {
+    if (names_.empty()) {
+      for (const auto& o : io.outputs) names_.push_back(o.name);
+      stats_.resize(names_.size());
+    }
     for (const auto& n : names_) {
       if (auto s = require_output(io, n, "tensor gate"); !s) return s;
     }
@@ -107,7 +115,7 @@ class TensorGate final : public ParityGate {
     const auto needed = static_cast<std::size_t>(std::ceil(pass_rate_ * static_cast<double>(inputs_) - 1e-9));
     g.passed = inputs_ > 0 && passed_ >= needed;
     g.summary = fmt::format("{} of {} inputs within atol {} AND rtol {} on every output ({}; need {})", passed_, inputs_, num(atol_),
-                            num(rtol_), percent(passed_, inputs_), pass_rate_ >= 1 ? std::string("all") : percent_of(pass_rate_));
+                            num(rtol_), percent(passed_, inputs_), pass_rate_ >= 1 ? std::string("all") : rate(pass_rate_));
     // The smallest single tolerance that would have passed the same pass rate.
     auto kth = [&](std::vector<double> v) {
       if (v.empty() || needed == 0) return 0.0;
@@ -152,8 +160,6 @@ class TensorGate final : public ParityGate {
   }
 
  private:
-  static std::string percent_of(double rate) { return fmt::format("{:g}%", rate * 100); }
-
   bool compare(const Tensor& a, const Tensor& b, OutputStats& s, double& need_atol, double& need_rtol) const {
     if (a.type != b.type || a.shape != b.shape) {
       ++s.shape_mismatch;
@@ -211,18 +217,13 @@ class TensorGate final : public ParityGate {
 
 }  // namespace
 
-Result<std::unique_ptr<ParityGate>> make_tensor_gate(GateParams& p, const std::vector<std::string>& default_outputs) {
+Result<std::unique_ptr<ParityGate>> make_tensor_gate(GateParams& p) {
   auto outputs = p.texts("outputs");
-  auto atol = p.number("atol", 1e-5), rtol = p.number("rtol", 1e-5), rate = p.number("pass_rate", 1.0);
-  for (const Error* e : {outputs ? nullptr : &outputs.error(), atol ? nullptr : &atol.error(), rtol ? nullptr : &rtol.error(),
-                         rate ? nullptr : &rate.error()}) {
-    if (e != nullptr) return *e;
-  }
+  const double atol = p.number("atol", 1e-5), rtol = p.number("rtol", 1e-5), rate = p.number("pass_rate", 1.0);
+  p.require(atol >= 0 && rtol >= 0, "atol and rtol must not be negative");
+  p.require(rate > 0 && rate <= 1, "pass_rate must be in (0, 1]");
   if (auto s = p.finish(); !s) return s.error();
-  if (*atol < 0 || *rtol < 0) return p.error("atol and rtol must not be negative");
-  if (*rate <= 0 || *rate > 1) return p.error("pass_rate must be in (0, 1]");
-  auto names = outputs->empty() ? default_outputs : *outputs;
-  return std::unique_ptr<ParityGate>(std::make_unique<TensorGate>(std::move(names), *atol, *rtol, *rate));
+  return std::unique_ptr<ParityGate>(std::make_unique<TensorGate>(std::move(outputs), atol, rtol, rate));
 }
 
 }  // namespace rung

@@ -7,7 +7,10 @@ namespace {
 
 Placement on_cpu(const ModelRegistration& m, const PlacementSnapshot& s, const RungSpec& cpu, std::string reason) {
   Placement p{cpu, NumericForm::kF32, m.f32, false, std::move(reason)};
-  if (auto it = s.cpu_forms.find(m.name); it != s.cpu_forms.end()) p.file = it->second;
+  if (auto it = s.cpu_forms.find(m.name); it != s.cpu_forms.end()) {
+    p.file = it->second;
+    p.reason += " (optimised graph from the cache)";
+  }
   return p;
 }
 

@@ -94,10 +94,14 @@ TEST_F(ProbeTest, SimulatedAcceleratorIsTakenWhenTheRatioAdmitsIt) {
   EXPECT_GT(sim->models[0].median_ms, 0);
   EXPECT_GT(sim->models[0].floor_median_ms, 0);
   EXPECT_EQ(sim->models[0].max_abs_diff, 0.0);
-  // The sim rung sits above the platform's own; once it is taken the rest are not tried.
-  for (const auto& r : out.rungs) {
-    if (r.rung != kSimRung) EXPECT_EQ(r.verdict, Verdict::kNotTried) << r.rung;
-  }
+  // The sim rung sits above the platform's own. It compiles engines, so the probe goes on to find
+  // what serves until they land: compiling rungs below are not tried, the others are.
+  ASSERT_EQ(out.rungs.size(), 4u);
+  EXPECT_EQ(out.rungs[1].rung, "tensorrt");
+  EXPECT_EQ(out.rungs[1].verdict, Verdict::kNotTried);
+  EXPECT_EQ(out.rungs[2].verdict, Verdict::kFailed);  // CUDA
+  EXPECT_EQ(out.rungs[3].verdict, Verdict::kFailed);  // WebGPU
+  EXPECT_EQ(out.fallback, "cpu");
   EXPECT_THAT(out.about_line(), StartsWith(std::string(kSimRung) + " · ONNX Runtime 1.30.0"));
   EXPECT_FALSE(out.from_cache);
 }

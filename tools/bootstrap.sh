@@ -9,7 +9,8 @@ cd "$(dirname "$0")/.."
 PACKAGES=(g++ cmake make pkg-config ca-certificates
           nlohmann-json3-dev libcli11-dev libfmt-dev libssl-dev libsqlite3-dev
           libonnx-dev libprotobuf-dev protobuf-compiler
-          libgtest-dev libgmock-dev libbenchmark-dev)
+          libgtest-dev libgmock-dev libbenchmark-dev
+          chromium python3-jsonschema libpng-dev libstb-dev python3-skimage)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -43,7 +43,8 @@ struct BenchOptions {
   std::filesystem::path worker;     // default: RUNG_PROBE_WORKER, beside the executable, libexec
   std::chrono::milliseconds deadline{900'000};  // per child; a compiling rung's cold build can take minutes
   std::uint64_t seed = 20260919;
-  // Called from the measuring thread about every 200 ms while a child runs.
+  // Called as each child starts (runs_done 0), then about every 200 ms while it
+  // times runs (from a helper thread; never two calls at once). runs_total 0 with --duration.
   std::function<void(const std::string& model, const std::string& rung, int round, int runs_done, int runs_total)> on_progress;
 };
 
@@ -79,6 +80,7 @@ struct BenchRow {
   OutputMatch match = OutputMatch::kNotCompared;
   double max_abs_diff = 0;
   double max_rel_diff = 0;
+  Tolerance tolerance;              // what "match" meant: the options' for f32, approximate() for an fp16 engine
   std::string match_detail;         // the first mismatch, or why there is no comparison
   std::vector<std::string> evidence;
   std::optional<double> bare_p50_ms;     // compare_bare: the bare loop's p50 in the same process
@@ -119,6 +121,7 @@ struct BenchReport {
 // Measures every model on every selected rung. An Error (kInvalidArgument or
 // kNotFound) for bad input: a missing or unparsable model, an unknown rung,
 // runs < 1, recorded inputs of the wrong shape; nothing is measured further.
+// kLoadFailed when no usable ONNX Runtime build is found.
 Result<BenchReport> run_bench(const BenchOptions& options);
 
 }  // namespace rung

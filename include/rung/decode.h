@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <span>
 #include <string>
@@ -93,7 +94,7 @@ std::vector<std::size_t> top_k(std::span<const double> scores, std::size_t k);
 // Cosine similarity; 1 when both are zero vectors, 0 when only one is.
 double cosine_similarity(std::span<const double> a, std::span<const double> b);
 
-// Intersection over union of two binary masks of equal size; 1 when both are empty.
-double mask_iou(std::span<const bool> a, std::span<const bool> b);
+// Intersection over union of two binary masks (nonzero = on) of equal size; 1 when both are empty.
+double mask_iou(std::span<const std::uint8_t> a, std::span<const std::uint8_t> b);
 
 }  // namespace rung

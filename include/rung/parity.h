@@ -69,6 +69,7 @@ struct ParityReport {
   bool passed() const;
   std::string text() const;
   std::string to_json() const;
+  Status write_json(const std::filesystem::path& path) const;  // atomically
 };
 
 // Runs the comparison. Errors: kInvalidArgument or kNotFound for a usage or

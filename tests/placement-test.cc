@@ -1,0 +1,100 @@
+// Which form each model loads on each rung, and the identity that follows:
+// the rules for rungs that cannot run on this machine (TensorRT, QNN).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "placement.h"
+#include "rung/model.h"
+
+namespace rung {
+namespace {
+using ::testing::HasSubstr;
+
+PlacementSnapshot on(const std::string& chosen, const std::vector<std::string>& below) {
+  PlacementSnapshot s;
+  s.chosen = *find_rung(chosen);
+  for (const auto& b : below) s.below.push_back(*find_rung(b));
+  return s;
+}
+
+ModelRegistration model(const std::string& name, Role role, std::vector<DerivedForm> derived = {}) {
+  return {name, role, "/models/" + name + ".onnx", std::move(derived), {}};
+}
+
+TEST(ModelIdTest, NamesTheArithmeticNotTheDevice) {
+  EXPECT_EQ(model_id("ppocr_det_v4", NumericForm::kF32), "ppocr_det_v4");
+  EXPECT_EQ(model_id("ppocr_det_v4", NumericForm::kF16), "ppocr_det_v4_f16");
+  EXPECT_EQ(model_id("ppocr_det_v4", NumericForm::kInt8), "ppocr_det_v4_i8");
+  EXPECT_EQ(model_id("ppocr_det_v4", NumericForm::kA16W8), "ppocr_det_v4_a16w8");
+  EXPECT_EQ(model_id("ppocr_det_v4", NumericForm::kA16W16), "ppocr_det_v4_a16w16");
+}
+
+TEST(PlacementTest, TensorRtBuildsAnFp16EngineForADetectorAndF32ForAnEmbedder) {
+  auto s = on("tensorrt", {"cuda", "cpu"});
+  s.engines["det"] = "/cache/engines/x/fp16/det.onnx";
+  s.engines["emb"] = "/cache/engines/x/f32/emb.onnx";
+  auto det = placements(model("det", Role::kDetector), s);
+  EXPECT_EQ(det[0].rung.name, "tensorrt");
+  EXPECT_EQ(det[0].form, NumericForm::kF16);
+  EXPECT_EQ(model_id("det", det[0].form), "det_f16");
+  auto emb = placements(model("emb", Role::kEmbedder), s);
+  EXPECT_EQ(emb[0].rung.name, "tensorrt");
+  EXPECT_EQ(emb[0].form, NumericForm::kF32);
+  EXPECT_THAT(emb[0].reason, HasSubstr("built f32 for an embedder"));
+  EXPECT_TRUE(builds_fp16(*find_rung("tensorrt"), Role::kDetector));
+  EXPECT_FALSE(builds_fp16(*find_rung("tensorrt"), Role::kEmbedder));
+}
+
+TEST(PlacementTest, UntilTheEngineLandsCudaServesUnderTensorRt) {
+  auto p = placements(model("det", Role::kDetector), on("tensorrt", {"cuda", "cpu"}));
+  ASSERT_EQ(p.size(), 2u);
+  EXPECT_EQ(p[0].rung.name, "cuda");
+  EXPECT_EQ(p[0].file, "/models/det.onnx");
+  EXPECT_THAT(p[0].reason, HasSubstr("engine not built yet"));
+  EXPECT_EQ(p[1].rung.name, "cpu");
+}
+
+TEST(PlacementTest, MigraphxFallsToTheCpuAndSaysWhyAFailedEngineDid) {
+  auto s = on("migraphx", {"cpu"});
+  s.engine_failures["det"] = "out of memory";
+  auto p = placements(model("det", Role::kDetector), s);
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_EQ(p[0].rung.name, "cpu");
+  EXPECT_EQ(p[0].reason, "MIGraphX engine failed: out of memory");
+}
+
+TEST(PlacementTest, TheHexagonRunsTheQuantisedFormButNeverForAnEmbedder) {
+  auto s = on("qnn-htp", {"cpu"});
+  s.engines["det"] = "/cache/engines/x/f32/det.onnx";
+  auto det = placements(model("det", Role::kDetector, {{NumericForm::kA16W8, "/models/det_a16w8.onnx"}}), s);
+  EXPECT_EQ(det[0].rung.name, "qnn-htp");
+  EXPECT_EQ(model_id("det", det[0].form), "det_a16w8");
+  auto emb = placements(model("emb", Role::kEmbedder, {{NumericForm::kInt8, "/models/emb_i8.onnx"}}), s);
+  ASSERT_EQ(emb.size(), 1u);
+  EXPECT_EQ(emb[0].rung.name, "cpu");
+  EXPECT_EQ(emb[0].file, "/models/emb.onnx");
+  EXPECT_EQ(model_id("emb", emb[0].form), "emb");
+  EXPECT_THAT(emb[0].reason, HasSubstr("embedder pinned to f32"));
+  // A model with no quantised form stays on the CPU's f32 file.
+  auto plain = placements(model("seg", Role::kSegmenter), s);
+  EXPECT_EQ(plain[0].rung.name, "cpu");
+  EXPECT_THAT(plain[0].reason, HasSubstr("no quantised form"));
+}
+
+TEST(PlacementTest, NonCompilingRungsServeTheF32File) {
+  auto p = placements(model("x", Role::kGeneric), on("webgpu", {"cpu"}));
+  EXPECT_EQ(p[0].rung.name, "webgpu");
+  EXPECT_EQ(p[0].file, "/models/x.onnx");
+  EXPECT_EQ(p.back().rung.name, "cpu");
+}
+
+TEST(PlacementTest, TheCpuUsesItsCachedOptimisedGraphWhenThere) {
+  auto s = on("cpu", {"cpu"});
+  s.cpu_forms["x"] = "/cache/engines/x/cpu-ort/x.ort";
+  auto p = placements(model("x", Role::kGeneric), s);
+  EXPECT_EQ(p[0].file, "/cache/engines/x/cpu-ort/x.ort");
+  EXPECT_EQ(p[0].form, NumericForm::kF32);
+}
+
+}  // namespace
+}  // namespace rung

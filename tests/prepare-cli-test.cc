@@ -1,0 +1,127 @@
+// `rung prepare` as a separate process: placements and model ids, a process
+// killed in the middle of an engine build, two processes on one cache directory.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "model_builder.h"
+#include "test_support.h"
+
+namespace rung {
+namespace {
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::vector<fs::path> engines(const fs::path& cache, bool temporaries) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(cache / "engines", ec), end; !ec && it != end; it.increment(ec)) {
+    if (!it->is_regular_file() || it->path().extension() != ".onnx") continue;
+    bool tmp = it->path().filename().string().find(".tmp.") != std::string::npos;
+    if (tmp == temporaries) out.push_back(it->path());
+  }
+  return out;
+}
+
+class PrepareCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = test::make_temp_dir("rung-prepare");
+    fs::create_directories(dir_ / "plugins");
+    fs::copy_file(test::sim_ep_path(), dir_ / "plugins" / "librung_sim_ep.so");
+    for (auto [name, width] : {std::pair{"det", 32}, std::pair{"embed", 128}}) {
+      test::ModelBuilder b;
+      b.input("x", {1, 8, width}).node("Relu", {"x"}, {"r"}).node("Mul", {"r", "x"}, {"y"}).output("y", {1, 8, width});
+      b.save(dir_ / (std::string(name) + ".onnx"));
+    }
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string prepare(const std::string& env, const std::string& extra = "") {
+    return "env -u RUNG_ORT_DIR -u RUNG_FORCE_RUNG " + env + " '" + test::cli_path().string() + "' prepare --model det=" +
+           (dir_ / "det.onnx").string() + " --model embed=" + (dir_ / "embed.onnx").string() +
+           " --role det=detector --role embed=embedder --cache-dir " + (dir_ / "cache").string() + " --ort-dir " +
+           test::runtime_dir("1.30.0").string() + " --hardware-root " + (test::fixtures_dir() / "hardware" / "cpu-vm").string() +
+           " --plugin-dir " + (dir_ / "plugins").string() + " --accept-ratio 1000 " + extra;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(PrepareCliTest, ShowsWhereEachModelRunsAndWhatItComputes) {
+  auto r = test::run_command(prepare("", "--json"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["rung"], "rung_sim_ep");
+  EXPECT_EQ(j["engines"]["total"], 2);
+  EXPECT_EQ(j["engines"]["landed"], 2);
+  ASSERT_EQ(j["models"].size(), 2u);
+  EXPECT_EQ(j["models"][0]["model"], "det");
+  EXPECT_EQ(j["models"][0]["role"], "detector");
+  EXPECT_EQ(j["models"][0]["model_id"], "det");
+  EXPECT_EQ(j["models"][1]["role"], "embedder");
+  EXPECT_EQ(j["models"][1]["rung"], "rung_sim_ep");
+  EXPECT_EQ(j["models"][1]["model_id"], "embed");
+  EXPECT_THAT(r.err, HasSubstr("Preparing engines · 0 of 2"));
+}
+
+TEST_F(PrepareCliTest, KillingTheProcessMidBuildLeavesNothingTheNextStartWouldLoad) {
+  // Each compile takes 2 s: the probe's own session, then each engine in turn, in a compile worker.
+  auto pid_file = dir_ / "pid";
+  test::run_command("(" + prepare("RUNG_SIM_EP_COMPILE_DELAY_MS=2000") + " >/dev/null 2>&1 & echo $! >" + pid_file.string() +
+                    ") >/dev/null 2>&1");
+  // Only this test's worker (its job lives under this test's directory); "[r]ung" keeps pgrep
+  // from finding the shell that runs it.
+  const std::string building = "pgrep -f '[r]ung-probe-worker compile " + dir_.string() + "'";
+  bool caught = false;
+  for (int i = 0; i < 200 && !caught; ++i) {
+    caught = test::run_command(building).exit_code == 0;
+    if (!caught) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_TRUE(caught) << "no engine build started";
+  test::run_command("kill -9 $(cat " + pid_file.string() + ")");
+  // The orphaned worker finishes its compile and writes its temporary file; nobody renames it.
+  for (int i = 0; i < 600 && test::run_command(building).exit_code == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_EQ(engines(dir_ / "cache", /*temporaries=*/true).size(), 1u);
+  EXPECT_TRUE(engines(dir_ / "cache", /*temporaries=*/false).empty()) << "a final engine file exists after the kill";
+  // The next start rebuilds, and clears what was half-done.
+  auto next = test::run_command(prepare("", "--json"));
+  ASSERT_EQ(next.exit_code, 0) << next.err;
+  auto j = nlohmann::json::parse(next.out);
+  EXPECT_EQ(j["engines"]["landed"], 2);
+  EXPECT_EQ(j["models"][0]["rung"], "rung_sim_ep");
+  EXPECT_EQ(engines(dir_ / "cache", false).size(), 2u);
+  EXPECT_TRUE(engines(dir_ / "cache", true).empty());
+}
+
+TEST_F(PrepareCliTest, TwoProcessesOnOneCacheDirectoryTearNothing) {
+  const std::string env = "RUNG_SIM_EP_COMPILE_DELAY_MS=400";
+  auto a = dir_ / "a", b = dir_ / "b";
+  test::run_command("(" + prepare(env, "--json") + " >" + a.string() + ".out 2>&1; echo $? >" + a.string() + ".rc) & " +
+                    prepare(env, "--json") + " >" + b.string() + ".out 2>&1; echo $? >" + b.string() + ".rc; wait");
+  EXPECT_EQ(read(a.string() + ".rc"), "0\n") << read(a.string() + ".out");
+  EXPECT_EQ(read(b.string() + ".rc"), "0\n") << read(b.string() + ".out");
+  EXPECT_EQ(engines(dir_ / "cache", false).size(), 2u);
+  EXPECT_TRUE(engines(dir_ / "cache", true).empty());
+  // And a third start loads both engines as they are.
+  auto c = test::run_command(prepare("", "--json"));
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  EXPECT_EQ(nlohmann::json::parse(c.out)["models"][1]["rung"], "rung_sim_ep");
+}
+
+}  // namespace
+}  // namespace rung
