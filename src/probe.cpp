@@ -94,6 +94,7 @@ class Walker {
     }
     if (child.timed_out) {
       r.error = fmt::format("no answer within {:.0f} s; killed", std::chrono::duration<double>(o_.deadline).count());
+      r.build_ms = child.elapsed_ms;  // the time it was given, up to the kill
       return {Verdict::kTimedOut, r};
     }
     if (child.signal != 0) {

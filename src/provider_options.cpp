@@ -42,7 +42,7 @@ std::map<std::string, std::string> provider_option_map(const RungSpec& rung, con
     if (cache) o["cache_dir"] = path_str(s.engine_cache_dir);
   } else if (rung.name == "qnn-htp") {
     o["backend_path"] = "libQnnHtp.so";
-    o["htp_performance_mode"] = s.high_performance ? "burst" : "default";
+    o["htp_performance_mode"] = "default";  // burst only while a job runs: see run_option_map
     if (cache) o["ep.context_file_path"] = path_str(s.engine_cache_dir);
   } else if (rung.name == "coreml") {
     o["ModelFormat"] = "MLProgram";
@@ -50,6 +50,11 @@ std::map<std::string, std::string> provider_option_map(const RungSpec& rung, con
   }
   for (const auto& [k, v] : s.extra) o[k] = v;
   return o;
+}
+
+std::map<std::string, std::string> run_option_map(const RungSpec& rung) {
+  if (rung.name == "qnn-htp") return {{"qnn.htp_perf_mode", "burst"}, {"qnn.htp_perf_mode_post_run", "default"}};
+  return {};
 }
 
 Status append_provider(Ort::SessionOptions& options, OrtProcess& process, const RungSpec& rung,

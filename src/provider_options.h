@@ -21,7 +21,6 @@ struct ProviderSettings {
   std::filesystem::path engine_cache_dir;
   bool fp16 = false;                       // compile an fp16 engine (never for an embedder)
   std::size_t trt_workspace_bytes = std::size_t{512} << 20;
-  bool high_performance = false;           // QNN burst mode: only while a job runs
   std::string openvino_device = "GPU";
   std::map<std::string, std::string> extra;  // passed through verbatim (plugin EP knobs, overrides)
 };
@@ -29,6 +28,11 @@ struct ProviderSettings {
 // The key/value options a rung's provider is given (exposed for tests of
 // providers that cannot run on this machine).
 std::map<std::string, std::string> provider_option_map(const RungSpec& rung, const ProviderSettings& settings);
+
+// Per-run options: what a run inside a job asks of the provider. The HTP is
+// clocked up (burst) for a job's runs and back to default after each, not
+// between images while nothing runs.
+std::map<std::string, std::string> run_option_map(const RungSpec& rung);
 
 // Attaches the rung's provider to session options. The CPU rung attaches nothing.
 Status append_provider(Ort::SessionOptions& options, OrtProcess& process, const RungSpec& rung,

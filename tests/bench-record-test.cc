@@ -176,6 +176,35 @@ TEST_F(BenchRecordTest, ARealRunValidatesAndASecondDeviceIsAppended) {
   EXPECT_EQ(j["measurements"][0]["rows"][1]["failure_class"], "provider_unavailable");
 }
 
+// The Done-when of the issue on the sample models: `rung bench` prints the table
+// and writes records that validate.
+TEST_F(BenchRecordTest, SampleModelsThroughTheCliWriteValidRecords) {
+  std::ofstream(dir_ / "cls.json") << R"({"dims": {"x:0": 1}})";
+  std::ofstream(dir_ / "vad.json") << R"({"dims": {"input:1": 512, "state:1": 1}, "values": {"sr": [16000]}})";
+  fs::create_directories(dir_ / "plugins");
+  fs::copy_file(test::sim_ep_path(), dir_ / "plugins" / "librung_sim_ep.so");
+  auto r = test::run_command("env -u RUNG_ORT_DIR -u RUNG_PLUGIN_DIR '" + test::cli_path().string() + "' bench --ort-dir " +
+                             test::runtime_dir("1.30.0").string() + " --plugin-dir " + (dir_ / "plugins").string() + " --hardware-root " +
+                             (test::fixtures_dir() / "hardware" / "cpu-vm").string() + " --rung rung_sim_ep --rung webgpu --runs 3 --warmup 1" +
+                             " ppocr_cls=" + test::model_path("ppocr/ch_ppocr_mobile_v2.0_cls_infer.onnx").string() +
+                             " silero_vad=" + test::model_path("silero-vad/silero_vad.onnx").string() +
+                             " --input-spec ppocr_cls=" + (dir_ / "cls.json").string() +
+                             " --input-spec silero_vad=" + (dir_ / "vad.json").string() + " --json " + (dir_ / "records").string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("ppocr_cls (ch_ppocr_mobile_v2.0_cls_infer.onnx, f32"));
+  EXPECT_THAT(r.out, HasSubstr("silero_vad (silero_vad.onnx, f32"));
+  for (const char* name : {"ppocr_cls", "silero_vad"}) {
+    const fs::path file = dir_ / "records" / (std::string(name) + ".json");
+    EXPECT_EQ(schema_errors(file), "") << name;
+    auto j = nlohmann::json::parse(read(file));
+    const auto& rows = j["measurements"][0]["rows"];
+    ASSERT_EQ(rows.size(), 3u) << name;
+    EXPECT_EQ(rows[0]["rung"], "cpu");
+    EXPECT_EQ(rows[1]["output_match"]["verdict"], "match") << name;  // the simulated accelerator computes the same
+    EXPECT_EQ(rows[2]["failure_class"], "build_failed") << name;    // no WebGPU adapter here
+  }
+}
+
 TEST_F(BenchRecordTest, AppendingIsRefusedForAnotherModelOrANonRecord) {
   auto rep = hand_made_report();
   const fs::path file = dir_ / "det.json";
