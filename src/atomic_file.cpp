@@ -7,6 +7,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 
 namespace rung {
 
@@ -27,6 +29,13 @@ Status rename_into_place(const std::string& tmp, const std::filesystem::path& pa
 }
 
 }  // namespace
+
+std::string read_text_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
 
 Status write_file_atomically(const std::filesystem::path& path, std::string_view contents) {
   auto fail = [&](const char* what) {

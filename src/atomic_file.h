@@ -3,11 +3,15 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
 #include <string_view>
 
 #include "rung/result.h"
 
 namespace rung {
+
+// The whole file as text; empty when it cannot be read (callers treat that as absent).
+std::string read_text_file(const std::filesystem::path& path);
 
 Status write_file_atomically(const std::filesystem::path& path, std::string_view contents);
 

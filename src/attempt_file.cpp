@@ -11,12 +11,7 @@
 namespace rung {
 namespace {
 
-nlohmann::json read_json(const std::filesystem::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return nlohmann::json::parse(s.str(), nullptr, false);
-}
+nlohmann::json read_json(const std::filesystem::path& p) { return nlohmann::json::parse(read_text_file(p), nullptr, false); }
 
 }  // namespace
 

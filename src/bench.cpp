@@ -31,13 +31,6 @@ namespace rung {
 namespace fs = std::filesystem;
 namespace {
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 std::string last_line(std::string text) {
   while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
   auto p = text.rfind('\n');
@@ -159,7 +152,7 @@ class Runner {
           std::unique_lock lock(m);
           while (!cv.wait_for(lock, std::chrono::milliseconds(200), [&] { return finished; })) {
             int done = 0, total = job.runs;
-            std::istringstream in(slurp(job.progress_file));
+            std::istringstream in(read_text_file(job.progress_file));
             if (in >> done >> total && done > 0) o_.on_progress(model.name, rung.display, round, done, total);
           }
         });
@@ -185,14 +178,14 @@ class Runner {
     if (child.signal != 0) {
       out.failure_class = "crashed";
       out.reason = fmt::format("the worker died of {}", child.signal_name());
-      std::string log = last_line(slurp(dir / "worker.log"));
+      std::string log = last_line(read_text_file(dir / "worker.log"));
       if (!log.empty()) out.reason += ": " + log;
       return out;
     }
-    auto parsed = bench_result_from_json(slurp(dir / "result.json"));
+    auto parsed = bench_result_from_json(read_text_file(dir / "result.json"));
     if (!parsed) {
       out.failure_class = "worker_failed";
-      out.reason = fmt::format("worker exited with code {} and no result: {}", child.exit_code, last_line(slurp(dir / "worker.log")));
+      out.reason = fmt::format("worker exited with code {} and no result: {}", child.exit_code, last_line(read_text_file(dir / "worker.log")));
       return out;
     }
     out.result = std::move(*parsed);

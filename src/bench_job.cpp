@@ -28,13 +28,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 nlohmann::json optional_json(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
 std::optional<double> optional_of(const nlohmann::json& j) {
   return j.is_null() ? std::nullopt : std::optional<double>(j.get<double>());
@@ -107,7 +100,7 @@ std::string provider_version_of(OrtProcess& process, const RungSpec& rung) {
 // The providers that ran nodes, from ONNX Runtime's own profile of one run.
 std::vector<std::pair<std::string, int>> nodes_by_provider(const fs::path& profile) {
   std::map<std::string, std::vector<std::string>> nodes;
-  auto j = nlohmann::json::parse(slurp(profile), nullptr, false);
+  auto j = nlohmann::json::parse(read_text_file(profile), nullptr, false);
   if (j.is_object() && j.contains("traceEvents")) j = j["traceEvents"];
   if (!j.is_array()) return {};
   const std::string suffix = "_kernel_time";
@@ -465,7 +458,7 @@ int bench_worker_main(int argc, char** argv) {
     return 2;
   }
   fs::path job_file = argv[1];
-  auto job = bench_job_from_json(slurp(job_file));
+  auto job = bench_job_from_json(read_text_file(job_file));
   BenchJobResult result;
   if (!job) {
     result.stage = "job";

@@ -112,13 +112,6 @@ Result<json> parse_record(const std::string& text, const std::string& what) {
   return j;
 }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 }  // namespace
 
 std::string bench_record_json(const BenchReport& report, const BenchModelReport& m, const std::string& command) {
@@ -181,7 +174,7 @@ Status check_bench_record_target(const fs::path& file) {
     return {};
   }
   if (!fs::is_regular_file(file, ec)) return Error{ErrorCode::kInvalidArgument, fmt::format("{} is not a file", file.string())};
-  auto r = parse_record(slurp(file), file.string());
+  auto r = parse_record(read_text_file(file), file.string());
   if (!r) return Error{ErrorCode::kInvalidArgument, r.error().message + "; it would not be appended to (move it away or choose another path)"};
   return {};
 }
@@ -193,7 +186,7 @@ Status write_bench_records(const BenchReport& report, const std::vector<fs::path
     std::string text = bench_record_json(report, report.models[i], command);
     std::error_code ec;
     if (fs::exists(files[i], ec)) {
-      auto merged = merge_bench_records(slurp(files[i]), text);
+      auto merged = merge_bench_records(read_text_file(files[i]), text);
       if (!merged) return Error{merged.error().code, fmt::format("{}: {}", files[i].string(), merged.error().message)};
       text = std::move(*merged);
     }

@@ -55,13 +55,6 @@ CompileResult compile(const CompileJob& job) {
   }
 }
 
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 }  // namespace
 
 CompileResult run_compile_job(const CompileJob& job) {
@@ -98,7 +91,7 @@ int compile_worker_main(int argc, char** argv) {
   std::filesystem::path job_file = argv[1];
   CompileResult r;
   try {
-    auto j = nlohmann::json::parse(slurp(job_file));
+    auto j = nlohmann::json::parse(read_text_file(job_file));
     auto rung = rung_from_json(j.at("rung").dump());
     if (!rung) throw std::runtime_error(rung.error().message);
     CompileJob job;

@@ -33,16 +33,15 @@ std::string dims(const std::vector<std::int64_t>& shape) {
   return fmt::format("[{}]", fmt::join(parts, ", "));
 }
 
-// A session the engine opened: shared by every job that placed the model the same way.
-struct OpenedSession {
-  Ort::Session session{nullptr};
-  ModelIo io;
-};
-
 class SessionImpl final : public Session {
  public:
-  SessionImpl(std::string name, std::string id, std::string rung, std::string reason, std::shared_ptr<OpenedSession> opened)
-      : name_(std::move(name)), id_(std::move(id)), rung_(std::move(rung)), reason_(std::move(reason)), opened_(std::move(opened)) {}
+  SessionImpl(std::string name, std::string id, const RungSpec& rung, std::string reason, std::shared_ptr<PreparedSession> opened)
+      : name_(std::move(name)),
+        id_(std::move(id)),
+        rung_(rung.name),
+        reason_(std::move(reason)),
+        run_config_(run_option_map(rung)),
+        opened_(std::move(opened)) {}
 
   const std::string& model_name() const override { return name_; }
   const std::string& model_id() const override { return id_; }
@@ -51,7 +50,7 @@ class SessionImpl final : public Session {
 
   Result<std::vector<Tensor>> run(const std::vector<Tensor>& inputs) override {
     if (auto s = check_inputs(inputs); !s) return s.error();
-    auto out = run_session(opened_->session, inputs);
+    auto out = run_session(*opened_, inputs, run_config_);
     if (!out) return Error{out.error().code, fmt::format("model {} on {}: {}", name_, rung_, out.error().message)};
     return out;
   }
@@ -85,7 +84,8 @@ class SessionImpl final : public Session {
   }
 
   std::string name_, id_, rung_, reason_;
-  std::shared_ptr<OpenedSession> opened_;
+  std::map<std::string, std::string> run_config_;  // sessions are only run inside a job
+  std::shared_ptr<PreparedSession> opened_;
 };
 
 }  // namespace
@@ -108,7 +108,8 @@ struct Engine::State {
   PlacementSnapshot snapshot;
   EngineProgress progress;
   std::vector<std::string> demotions;  // for the about line
-  std::map<std::string, std::shared_ptr<OpenedSession>> sessions;
+  // Shared by every job that placed a model the same way.
+  std::map<std::string, std::shared_ptr<PreparedSession>> sessions;
   std::atomic<bool> stop{false};
   std::thread background;
 
@@ -352,7 +353,7 @@ class JobImpl final : public Job {
         continue;
       }
       std::string reason = failures.empty() ? p.reason : p.reason + "; " + failures;
-      auto s = std::make_unique<SessionImpl>(name, model_id(name, p.form), p.rung.name, reason, *opened);
+      auto s = std::make_unique<SessionImpl>(name, model_id(name, p.form), p.rung, reason, *opened);
       Session* raw = s.get();
       sessions_[name] = std::move(s);
       return raw;
@@ -361,7 +362,7 @@ class JobImpl final : public Job {
   }
 
  private:
-  Result<std::shared_ptr<OpenedSession>> open(const Placement& p) {
+  Result<std::shared_ptr<PreparedSession>> open(const Placement& p) {
     std::string key = fmt::format("{}|{}|{}", p.rung.name, p.file.string(), p.fp16);
     {
       std::lock_guard lock(state_->mutex);
@@ -374,9 +375,9 @@ class JobImpl final : public Job {
     settings.provider.trt_workspace_bytes = state_->options.tensorrt_workspace_bytes;
     auto session = open_session(*state_->process, p.file, settings);
     if (!session) return session.error();
-    auto opened = std::make_shared<OpenedSession>();
-    opened->session = std::move(*session);
-    opened->io = describe_session(opened->session);
+    auto prepared = prepare_session(std::move(*session));
+    if (!prepared) return prepared.error();
+    auto opened = std::make_shared<PreparedSession>(std::move(*prepared));
     std::lock_guard lock(state_->mutex);
     return state_->sessions.emplace(key, opened).first->second;
   }

@@ -19,13 +19,6 @@ namespace rung {
 namespace fs = std::filesystem;
 namespace {
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 // Everything an engine depends on besides the model: runtime, device, rung.
 std::string engine_fingerprint(const EngineBuildPlan& plan, FileHashCache& hashes) {
   nlohmann::json j = {{"runtime", plan.build.version},
@@ -62,7 +55,7 @@ CompileResult compile_in_child(const EngineBuildPlan& plan, const CompileJob& jo
   } else if (child.signal != 0) {
     r.error = "crashed: " + child.signal_name();
   } else {
-    auto j = nlohmann::json::parse(slurp(work / "result.json"), nullptr, false);
+    auto j = nlohmann::json::parse(read_text_file(work / "result.json"), nullptr, false);
     if (j.is_discarded() || !j.is_object()) {
       r.error = fmt::format("the compile worker exited with code {} and no result", child.exit_code);
     } else {
@@ -134,7 +127,7 @@ std::vector<EngineLanding> build_engines(const EngineBuildPlan& plan,
       continue;
     }
     if (fs::is_regular_file(slot.failure_record, ec)) {
-      auto j = nlohmann::json::parse(slurp(slot.failure_record), nullptr, false);
+      auto j = nlohmann::json::parse(read_text_file(slot.failure_record), nullptr, false);
       land({m->name, {}, j.is_object() ? j.value("reason", "failed before") : "failed before"});
       continue;
     }

@@ -59,10 +59,7 @@ Result<std::string> sha256_of_file(const std::filesystem::path& file) {
 }
 
 FileHashCache::FileHashCache(std::filesystem::path cache_dir) : file_(cache_dir / "model-hashes.json") {
-  std::ifstream in(file_);
-  std::stringstream s;
-  s << in.rdbuf();
-  auto j = nlohmann::json::parse(s.str(), nullptr, /*allow_exceptions=*/false);
+  auto j = nlohmann::json::parse(read_text_file(file_), nullptr, /*allow_exceptions=*/false);
   json_ = j.is_object() ? j.dump() : "{}";
 }
 

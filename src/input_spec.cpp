@@ -1,5 +1,7 @@
 #include "rung/input_spec.h"
 
+#include "atomic_file.h"
+
 #include <fmt/format.h>
 
 #include <fstream>
@@ -46,11 +48,9 @@ Result<InputSpec> InputSpec::from_json_text(const std::string& text, const std::
 }
 
 Result<InputSpec> InputSpec::from_json_file(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  if (!in) return Error{ErrorCode::kNotFound, fmt::format("{}: cannot be read", file.string())};
-  std::stringstream s;
-  s << in.rdbuf();
-  auto spec = from_json_text(s.str(), file.parent_path());
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(file, ec)) return Error{ErrorCode::kNotFound, fmt::format("{}: cannot be read", file.string())};
+  auto spec = from_json_text(read_text_file(file), file.parent_path());
   if (!spec) return Error{spec.error().code, fmt::format("{}: {}", file.string(), spec.error().message)};
   return spec;
 }

@@ -169,7 +169,8 @@ ModelIo describe_session(const Ort::Session& session) {
 
 namespace {
 
-Result<std::vector<Tensor>> run_described(Ort::Session& session, const ModelIo& io, const std::vector<Tensor>& inputs) {
+Result<std::vector<Tensor>> run_described(Ort::Session& session, const ModelIo& io, const std::vector<Tensor>& inputs,
+                                          const std::map<std::string, std::string>& run_config) {
   try {
     static const Ort::MemoryInfo mem = Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeDefault);
     std::vector<Ort::Value> values;
@@ -184,7 +185,13 @@ Result<std::vector<Tensor>> run_described(Ort::Session& session, const ModelIo& 
     std::vector<const char*> out_names;
     out_names.reserve(io.outputs.size());
     for (const auto& o : io.outputs) out_names.push_back(o.name.c_str());
-    auto results = session.Run(Ort::RunOptions{nullptr}, in_names.data(), values.data(), values.size(), out_names.data(),
+    // Run options only when asked for: the common run builds none.
+    Ort::RunOptions run_options{nullptr};
+    if (!run_config.empty()) {
+      run_options = Ort::RunOptions();
+      for (const auto& [k, v] : run_config) run_options.AddConfigEntry(k.c_str(), v.c_str());
+    }
+    auto results = session.Run(run_options, in_names.data(), values.data(), values.size(), out_names.data(),
                                out_names.size());
     std::vector<Tensor> out;
     out.reserve(results.size());
@@ -212,7 +219,7 @@ ONNXTensorElementDataType ort_element_type(ElementType type) { return to_ort(typ
 Result<std::vector<Tensor>> run_session(Ort::Session& session, const std::vector<Tensor>& inputs) {
   try {
     auto io = describe_session(session);
-    return run_described(session, io, inputs);
+    return run_described(session, io, inputs, {});
   } catch (const Ort::Exception& e) {
     return Error{ErrorCode::kRuntime, e.what()};
   }
@@ -227,8 +234,9 @@ Result<PreparedSession> prepare_session(Ort::Session session) {
   }
 }
 
-Result<std::vector<Tensor>> run_session(PreparedSession& prepared, const std::vector<Tensor>& inputs) {
-  return run_described(prepared.session, prepared.io, inputs);
+Result<std::vector<Tensor>> run_session(PreparedSession& prepared, const std::vector<Tensor>& inputs,
+                                        const std::map<std::string, std::string>& run_config) {
+  return run_described(prepared.session, prepared.io, inputs, run_config);
 }
 
 }  // namespace rung

@@ -79,6 +79,8 @@ struct PreparedSession {
   ModelIo io;
 };
 Result<PreparedSession> prepare_session(Ort::Session session);
-Result<std::vector<Tensor>> run_session(PreparedSession& prepared, const std::vector<Tensor>& inputs);
+// `run_config`: per-run provider settings (see run_option_map).
+Result<std::vector<Tensor>> run_session(PreparedSession& prepared, const std::vector<Tensor>& inputs,
+                                        const std::map<std::string, std::string>& run_config = {});
 
 }  // namespace rung

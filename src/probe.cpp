@@ -30,13 +30,6 @@ namespace rung {
 namespace fs = std::filesystem;
 namespace {
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 std::string tail_lines(std::string text, std::size_t lines) {
   while (!text.empty() && text.back() == '\n') text.pop_back();
   std::size_t pos = text.size();
@@ -101,10 +94,10 @@ class Walker {
       r.error = child.signal_name();
       return {Verdict::kCrashed, r};
     }
-    auto parsed = result_from_json(slurp(dir / "result.json"));
+    auto parsed = result_from_json(read_text_file(dir / "result.json"));
     if (!parsed) {
       r.error = fmt::format("worker exited with code {} and no result: {}", child.exit_code,
-                            tail_lines(slurp(dir / "worker.log"), 3));
+                            tail_lines(read_text_file(dir / "worker.log"), 3));
       return {Verdict::kFailed, r};
     }
     return {parsed->ok ? Verdict::kTaken : Verdict::kFailed, *parsed};

@@ -17,11 +17,9 @@ namespace rung {
 
 CacheRead read_probe_cache(const std::filesystem::path& file, const std::string& fingerprint) {
   CacheRead read;
-  std::ifstream in(file);
-  if (!in) return read;
-  std::stringstream s;
-  s << in.rdbuf();
-  auto j = nlohmann::json::parse(s.str(), nullptr, /*allow_exceptions=*/false);
+  std::error_code ec;
+  if (!std::filesystem::exists(file, ec)) return read;
+  auto j = nlohmann::json::parse(read_text_file(file), nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) {
     read.ignored_because = fmt::format("{} is not JSON (truncated or damaged)", file.string());
     return read;

@@ -27,7 +27,7 @@ Result<std::vector<std::int64_t>> resolve_shape(const TensorInfo& info, const In
       shape[axis] = it->second;
     } else if (auto it2 = spec.dims.find(sym); !sym.empty() && it2 != spec.dims.end()) {
       shape[axis] = it2->second;
-    } else if (batch_like(sym) || (sym.empty() && axis == 0)) {
+    } else if (batch_like(sym) || axis == 0) {
       shape[axis] = kDefaultBatch;
     } else {
       shape[axis] = kDefaultDynamicDim;

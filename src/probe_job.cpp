@@ -45,13 +45,6 @@ RungSpec rung_of(const nlohmann::json& j) {
   return r;
 }
 
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 }  // namespace
 
 std::string rung_to_json(const RungSpec& rung) { return rung_json(rung).dump(); }
@@ -180,7 +173,7 @@ int probe_worker_main(int argc, char** argv) {
     return 2;
   }
   std::filesystem::path job_file = argv[1];
-  auto job = job_from_json(slurp(job_file));
+  auto job = job_from_json(read_text_file(job_file));
   ProbeJobResult result;
   if (!job) {
     result.stage = "job";

@@ -13,8 +13,8 @@
 
 namespace rung {
 
-// Without a spec: a dimension named like a batch ("batch", "N", "batch_size")
-// or the unnamed first axis is 1; every other dynamic dimension is 64. Values
+// Without a spec: the first axis, and a dimension named like a batch ("batch",
+// "N", "batch_size") anywhere, is 1; every other dynamic dimension is 64. Values
 // are seeded random: floats uniform in [0, 1), integers uniform in [0, 4).
 inline constexpr std::int64_t kDefaultBatch = 1;
 inline constexpr std::int64_t kDefaultDynamicDim = 64;
