@@ -21,13 +21,6 @@ namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-std::string read(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 std::size_t count(const std::string& text, const std::string& needle) {
   std::size_t n = 0;
   for (auto p = text.find(needle); p != std::string::npos; p = text.find(needle, p + needle.size())) ++n;
@@ -59,8 +52,7 @@ class BenchCliTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = test::make_temp_dir("rung-bench-cli");
-    fs::create_directories(dir_ / "plugins");
-    fs::copy_file(test::sim_ep_path(), dir_ / "plugins" / "librung_sim_ep.so");
+    test::make_plugin_dir(dir_);
     test::ModelBuilder a;
     a.input("x", {1, 32, 32}).node("Relu", {"x"}, {"r"}).node("Add", {"r", "x"}, {"y"}).output("y", {1, 32, 32});
     a.save(dir_ / "tiny.onnx");
@@ -112,7 +104,7 @@ TEST_F(BenchCliTest, TableRecordAndAReportChromiumRendersWithOneBarPerRow) {
 
   // One record per model.
   for (const char* name : {"tiny", "square"}) {
-    auto j = nlohmann::json::parse(read(dir_ / "records" / (std::string(name) + ".json")));
+    auto j = nlohmann::json::parse(test::read_file(dir_ / "records" / (std::string(name) + ".json")));
     EXPECT_EQ(j["model"]["name"], name);
     EXPECT_EQ(j["measurements"][0]["rows"].size(), 3u);
     const std::string command = j["measurements"][0]["provenance"]["command"];
@@ -121,7 +113,7 @@ TEST_F(BenchCliTest, TableRecordAndAReportChromiumRendersWithOneBarPerRow) {
   }
 
   // The page: self-contained, one bar and one table row per row (3 rungs x 2 models).
-  const std::string html = read(dir_ / "report.html");
+  const std::string html = test::read_file(dir_ / "report.html");
   EXPECT_EQ(count(html, "<rect class=\"bar "), 6u);
   EXPECT_EQ(count(html, "<tr class=\"row"), 6u);
   EXPECT_EQ(count(html, "class=\"floor\""), 2u);  // the floor marked in each model's chart
@@ -159,7 +151,7 @@ TEST_F(BenchCliTest, ASecondRunAppendsToTheRecord) {
   ASSERT_EQ(test::run_command(bench(args)).exit_code, 0);
   auto second = test::run_command(bench(args));
   ASSERT_EQ(second.exit_code, 0) << second.err;
-  auto j = nlohmann::json::parse(read(file));
+  auto j = nlohmann::json::parse(test::read_file(file));
   EXPECT_EQ(j["measurements"].size(), 2u);
 }
 
@@ -215,7 +207,7 @@ TEST_F(BenchCliBadInput, ExistingFileThatIsNotARecord) {
   auto r = test::run_command(bench((dir_ / "tiny.onnx").string() + " --runs 3 --json '" + (dir_ / "notes.json").string() + "'"));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("is not a rung bench record"));
-  EXPECT_EQ(read(dir_ / "notes.json"), "[1, 2, 3]");
+  EXPECT_EQ(test::read_file(dir_ / "notes.json"), "[1, 2, 3]");
 }
 
 }  // namespace

@@ -17,13 +17,6 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-std::string read(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 fs::path schema_file() { return test::fixtures_dir() / ".." / ".." / "schemas" / "bench-record.schema.json"; }
 
 // Debian's interpreter, where python3-jsonschema installs (a pyenv or venv python may lack it).
@@ -111,7 +104,7 @@ TEST_F(BenchRecordTest, HandMadeRecordWithAFailedRowValidates) {
   auto rep = hand_made_report();
   ASSERT_TRUE(write_bench_records(rep, {dir_ / "det.json"}, "rung bench det.onnx"));
   EXPECT_EQ(schema_errors(dir_ / "det.json"), "");
-  auto j = nlohmann::json::parse(read(dir_ / "det.json"));
+  auto j = nlohmann::json::parse(test::read_file(dir_ / "det.json"));
   EXPECT_EQ(j["schema_version"], kBenchRecordSchemaVersion);
   const auto& row = j["measurements"][0]["rows"][1];
   EXPECT_EQ(row["ok"], false);
@@ -125,7 +118,7 @@ TEST_F(BenchRecordTest, HandMadeRecordWithAFailedRowValidates) {
 TEST_F(BenchRecordTest, TheSchemaRejectsWhatIsWrong) {
   auto rep = hand_made_report();
   ASSERT_TRUE(write_bench_records(rep, {dir_ / "det.json"}, "rung bench det.onnx"));
-  auto j = nlohmann::json::parse(read(dir_ / "det.json"));
+  auto j = nlohmann::json::parse(test::read_file(dir_ / "det.json"));
   auto broken = j;
   broken["measurements"][0]["rows"][1]["failure_class"] = nullptr;  // a failed row must say how it failed
   std::ofstream(dir_ / "broken.json") << broken.dump();
@@ -168,7 +161,7 @@ TEST_F(BenchRecordTest, ARealRunValidatesAndASecondDeviceIsAppended) {
   ASSERT_TRUE(check_bench_record_target(file));
   ASSERT_TRUE(write_bench_records(other, {file}, "rung bench tiny.onnx"));
   EXPECT_EQ(schema_errors(file), "");
-  auto j = nlohmann::json::parse(read(file));
+  auto j = nlohmann::json::parse(test::read_file(file));
   ASSERT_EQ(j["measurements"].size(), 2u);
   EXPECT_EQ(j["measurements"][0]["device"], rep->hardware_identity);
   EXPECT_EQ(j["measurements"][1]["device"], other.hardware_identity);
@@ -196,7 +189,7 @@ TEST_F(BenchRecordTest, SampleModelsThroughTheCliWriteValidRecords) {
   for (const char* name : {"ppocr_cls", "silero_vad"}) {
     const fs::path file = dir_ / "records" / (std::string(name) + ".json");
     EXPECT_EQ(schema_errors(file), "") << name;
-    auto j = nlohmann::json::parse(read(file));
+    auto j = nlohmann::json::parse(test::read_file(file));
     const auto& rows = j["measurements"][0]["rows"];
     ASSERT_EQ(rows.size(), 3u) << name;
     EXPECT_EQ(rows[0]["rung"], "cpu");
@@ -209,13 +202,13 @@ TEST_F(BenchRecordTest, AppendingIsRefusedForAnotherModelOrANonRecord) {
   auto rep = hand_made_report();
   const fs::path file = dir_ / "det.json";
   ASSERT_TRUE(write_bench_records(rep, {file}, "rung bench det.onnx"));
-  const std::string before = read(file);
+  const std::string before = test::read_file(file);
   auto other = rep;
   other.models[0].sha256 = std::string(64, 'b');
   auto s = write_bench_records(other, {file}, "rung bench det.onnx");
   ASSERT_FALSE(s);
   EXPECT_THAT(s.error().message, HasSubstr("another model file"));
-  EXPECT_EQ(read(file), before);  // untouched
+  EXPECT_EQ(test::read_file(file), before);  // untouched
 
   std::ofstream(dir_ / "notes.json") << "{\"hello\": 1}";
   auto t = check_bench_record_target(dir_ / "notes.json");

@@ -31,8 +31,7 @@ class BenchTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = test::make_temp_dir("rung-bench");
-    fs::create_directories(dir_ / "plugins");
-    fs::copy_file(test::sim_ep_path(), dir_ / "plugins" / "librung_sim_ep.so");
+    test::make_plugin_dir(dir_);
     model_ = dir_ / "elementwise.onnx";
     // Every node is one the simulated accelerator claims.
     test::ModelBuilder b;

@@ -17,19 +17,12 @@ using ::testing::StartsWith;
 std::string cli() { return "'" + test::cli_path().string() + "'"; }
 std::string fixture(const std::string& name) { return (test::fixtures_dir() / "hardware" / name).string(); }
 
-std::string read(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 TEST(DoctorCliTest, TextMatchesTheGoldenReportForAFixtureDevice) {
   auto r = test::run_command("env -u RUNG_ORT_DIR " + cli() + " doctor --hardware-root " + fixture("intel-laptop-nvidia"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, StartsWith("CPU · ONNX Runtime 1.30.0 · 3 builds found\n"));
   auto from_hardware = r.out.substr(r.out.find("Hardware\n"));
-  EXPECT_EQ(from_hardware, read(test::fixtures_dir() / ".." / "golden" / "doctor-intel-laptop-nvidia.txt"));
+  EXPECT_EQ(from_hardware, test::read_file(test::fixtures_dir() / ".." / "golden" / "doctor-intel-laptop-nvidia.txt"));
 }
 
 TEST(DoctorCliTest, JsonDescribesBuildsHardwareAndLadder) {

@@ -59,8 +59,7 @@ class EngineTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = test::make_temp_dir("rung-engine");
-    fs::create_directories(dir_ / "plugins");
-    fs::copy_file(test::sim_ep_path(), dir_ / "plugins" / "librung_sim_ep.so");
+    test::make_plugin_dir(dir_);
     write_model(dir_ / "small.onnx", 32);
     write_model(dir_ / "medium.onnx", 256);
     write_model(dir_ / "large.onnx", 1024);

@@ -19,8 +19,7 @@ class OcrExampleTest : public ::testing::Test {
     dir_ = test::make_temp_dir("rung-ocr");
     fs::create_directories(dir_ / "images");
     fs::copy_file(kPage, dir_ / "images" / "page.png");
-    fs::create_directories(dir_ / "plugins");
-    fs::copy_file(test::sim_ep_path(), dir_ / "plugins" / "librung_sim_ep.so");
+    test::make_plugin_dir(dir_);
   }
   void TearDown() override { fs::remove_all(dir_); }
 

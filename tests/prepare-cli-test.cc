@@ -17,13 +17,6 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-std::string read(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 std::vector<fs::path> engines(const fs::path& cache, bool temporaries) {
   std::vector<fs::path> out;
   std::error_code ec;
@@ -39,8 +32,7 @@ class PrepareCliTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = test::make_temp_dir("rung-prepare");
-    fs::create_directories(dir_ / "plugins");
-    fs::copy_file(test::sim_ep_path(), dir_ / "plugins" / "librung_sim_ep.so");
+    test::make_plugin_dir(dir_);
     for (auto [name, width] : {std::pair{"det", 32}, std::pair{"embed", 128}}) {
       test::ModelBuilder b;
       b.input("x", {1, 8, width}).node("Relu", {"x"}, {"r"}).node("Mul", {"r", "x"}, {"y"}).output("y", {1, 8, width});
@@ -113,8 +105,8 @@ TEST_F(PrepareCliTest, TwoProcessesOnOneCacheDirectoryTearNothing) {
   auto a = dir_ / "a", b = dir_ / "b";
   test::run_command("(" + prepare(env, "--json") + " >" + a.string() + ".out 2>&1; echo $? >" + a.string() + ".rc) & " +
                     prepare(env, "--json") + " >" + b.string() + ".out 2>&1; echo $? >" + b.string() + ".rc; wait");
-  EXPECT_EQ(read(a.string() + ".rc"), "0\n") << read(a.string() + ".out");
-  EXPECT_EQ(read(b.string() + ".rc"), "0\n") << read(b.string() + ".out");
+  EXPECT_EQ(test::read_file(a.string() + ".rc"), "0\n") << test::read_file(a.string() + ".out");
+  EXPECT_EQ(test::read_file(b.string() + ".rc"), "0\n") << test::read_file(b.string() + ".out");
   EXPECT_EQ(engines(dir_ / "cache", false).size(), 2u);
   EXPECT_TRUE(engines(dir_ / "cache", true).empty());
   // And a third start loads both engines as they are.

@@ -16,19 +16,11 @@ namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-std::string read(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 class ProbeCliTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = test::make_temp_dir("rung-probe-cli");
-    fs::create_directories(dir_ / "plugins");
-    fs::copy_file(test::sim_ep_path(), dir_ / "plugins" / "librung_sim_ep.so");
+    test::make_plugin_dir(dir_);
     test::ModelBuilder b;
     b.input("x", {1, 32, 32}).node("Relu", {"x"}, {"r"}).node("Add", {"r", "x"}, {"y"}).output("y", {1, 32, 32});
     b.save(dir_ / "tiny.onnx");
@@ -107,15 +99,15 @@ TEST_F(ProbeCliTest, TwoProcessesOnOneCacheDirectoryOneProbesTheOtherWaits) {
   auto r = test::run_command("(" + probe(env, "--json") + " >" + a.string() + ".out 2>" + a.string() + ".err; echo $? >" +
                              a.string() + ".rc) & sleep 0.3; " + probe(env, "--json") + " >" + b.string() + ".out 2>" +
                              b.string() + ".err; echo $? >" + b.string() + ".rc; wait");
-  EXPECT_EQ(read(a.string() + ".rc"), "0\n") << read(a.string() + ".err");
-  EXPECT_EQ(read(b.string() + ".rc"), "0\n") << read(b.string() + ".err");
-  auto ja = nlohmann::json::parse(read(a.string() + ".out"));
-  auto jb = nlohmann::json::parse(read(b.string() + ".out"));
+  EXPECT_EQ(test::read_file(a.string() + ".rc"), "0\n") << test::read_file(a.string() + ".err");
+  EXPECT_EQ(test::read_file(b.string() + ".rc"), "0\n") << test::read_file(b.string() + ".err");
+  auto ja = nlohmann::json::parse(test::read_file(a.string() + ".out"));
+  auto jb = nlohmann::json::parse(test::read_file(b.string() + ".out"));
   EXPECT_EQ(ja["chosen"], jb["chosen"]);
   // Exactly one of them probed; the other waited for its answer and read it.
   EXPECT_NE(ja["from_cache"], jb["from_cache"]);
-  EXPECT_THAT(read(b.string() + ".err"), HasSubstr("another process was probing this cache directory"));
-  EXPECT_TRUE(nlohmann::json::accept(read(dir_ / "cache" / "probe.json")));
+  EXPECT_THAT(test::read_file(b.string() + ".err"), HasSubstr("another process was probing this cache directory"));
+  EXPECT_TRUE(nlohmann::json::accept(test::read_file(dir_ / "cache" / "probe.json")));
 }
 
 TEST_F(ProbeCliTest, BadArgumentsAreUsageErrors) {

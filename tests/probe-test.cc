@@ -22,13 +22,6 @@ using ::testing::StartsWith;
 
 constexpr const char* kSimRung = "rung_sim_ep";
 
-std::string read(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 const RungOutcome* find(const ProbeOutcome& o, const std::string& rung) {
   for (const auto& r : o.rungs) {
     if (r.rung == rung) return &r;
@@ -40,8 +33,7 @@ class ProbeTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = test::make_temp_dir("rung-probe");
-    fs::create_directories(dir_ / "plugins");
-    fs::copy_file(test::sim_ep_path(), dir_ / "plugins" / "librung_sim_ep.so");
+    test::make_plugin_dir(dir_);
     model_ = dir_ / "elementwise.onnx";
     // Every node is one the simulated accelerator claims.
     test::ModelBuilder b;
@@ -189,7 +181,7 @@ TEST_F(ProbeTest, SecondRunReadsTheCacheAndNothingIsRecomputed) {
   EXPECT_TRUE(second.from_cache);
   EXPECT_EQ(second.chosen, first.chosen);
   EXPECT_EQ(second.about_line(), first.about_line());
-  auto j = nlohmann::json::parse(read(dir_ / "cache" / "probe.json"));
+  auto j = nlohmann::json::parse(test::read_file(dir_ / "cache" / "probe.json"));
   EXPECT_EQ(j["schema"], 1);
   EXPECT_EQ(j["fingerprint"]["runtime"]["version"], "1.30.0");
   EXPECT_EQ(j["fingerprint"]["models"][0]["name"], "elementwise");
@@ -216,7 +208,7 @@ TEST_F(ProbeTest, ChangingAModelByteReprobes) {
   EXPECT_FALSE(probe(o).from_cache);
   EXPECT_TRUE(probe(o).from_cache);
   {
-    auto bytes = read(dir_ / "second.onnx");
+    auto bytes = test::read_file(dir_ / "second.onnx");
     bytes[bytes.size() / 2] = static_cast<char>(bytes[bytes.size() / 2] ^ 1);
     std::ofstream(dir_ / "second.onnx", std::ios::binary | std::ios::trunc) << bytes;
   }
@@ -251,7 +243,7 @@ TEST_P(DamagedCacheTest, IsIgnoredWithALogLineAndRewritten) {
   auto [contents, expected] = GetParam();
   std::string text = contents;
   if (text == "TRUNCATE") {
-    text = read(dir_ / "cache" / "probe.json");
+    text = test::read_file(dir_ / "cache" / "probe.json");
     text.resize(text.size() / 2);
   }
   std::ofstream(dir_ / "cache" / "probe.json", std::ios::trunc) << text;
@@ -259,7 +251,7 @@ TEST_P(DamagedCacheTest, IsIgnoredWithALogLineAndRewritten) {
   EXPECT_FALSE(out.from_cache);
   ASSERT_FALSE(out.log.empty());
   EXPECT_THAT(out.log.back(), HasSubstr(expected));
-  EXPECT_TRUE(nlohmann::json::accept(read(dir_ / "cache" / "probe.json")));
+  EXPECT_TRUE(nlohmann::json::accept(test::read_file(dir_ / "cache" / "probe.json")));
   EXPECT_TRUE(probe(options()).from_cache);
 }
 

@@ -16,11 +16,18 @@ std::filesystem::path make_temp_dir(const std::string& prefix) {
   return tmpl;
 }
 
-static std::string slurp(const std::filesystem::path& p) {
+std::string read_file(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
+}
+
+std::filesystem::path make_plugin_dir(const std::filesystem::path& dir) {
+  std::filesystem::create_directories(dir / "plugins");
+  std::filesystem::copy_file(sim_ep_path(), dir / "plugins" / "librung_sim_ep.so",
+                             std::filesystem::copy_options::overwrite_existing);
+  return dir / "plugins";
 }
 
 CommandResult run_command(const std::string& command) {
@@ -30,8 +37,8 @@ CommandResult run_command(const std::string& command) {
   int status = std::system(full.c_str());
   CommandResult r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.out = slurp(out);
-  r.err = slurp(err);
+  r.out = read_file(out);
+  r.err = read_file(err);
   std::filesystem::remove_all(dir);
   return r;
 }

@@ -23,6 +23,12 @@ inline std::filesystem::path model_path(const std::string& rel) { return deps_di
 // A fresh empty directory under the system temp dir, removed by the caller or left for inspection.
 std::filesystem::path make_temp_dir(const std::string& prefix);
 
+// The whole file as text ("" when it cannot be read).
+std::string read_file(const std::filesystem::path& path);
+
+// Makes `dir`/plugins holding a copy of the simulated accelerator plugin, and returns it.
+std::filesystem::path make_plugin_dir(const std::filesystem::path& dir);
+
 // Runs a command with /bin/sh, capturing stdout and stderr separately.
 struct CommandResult {
   int exit_code = -1;
