@@ -32,18 +32,7 @@ class BenchTest : public ::testing::Test {
   void SetUp() override {
     dir_ = test::make_temp_dir("rung-bench");
     test::make_plugin_dir(dir_);
-    model_ = dir_ / "elementwise.onnx";
-    // Every node is one the simulated accelerator claims.
-    test::ModelBuilder b;
-    b.input("x", {1, 16, 64})
-        .initializer("w", {1, 16, 64}, std::vector<float>(16 * 64, 0.75f))
-        .initializer("b", {1}, {0.25f})
-        .node("Mul", {"x", "w"}, {"m"})
-        .node("Add", {"m", "b"}, {"a"})
-        .node("Sub", {"a", "x"}, {"s"})
-        .node("Relu", {"s"}, {"y"})
-        .output("y", {1, 16, 64});
-    b.save(model_);
+    model_ = test::write_elementwise_model(dir_ / "elementwise.onnx", {1, 16, 64});
   }
   void TearDown() override { fs::remove_all(dir_); }
 

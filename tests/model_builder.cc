@@ -108,4 +108,19 @@ std::vector<std::string> model_string_attributes(const std::filesystem::path& pa
   return values;
 }
 
+std::filesystem::path write_elementwise_model(const std::filesystem::path& path, const std::vector<int64_t>& shape) {
+  std::size_t n = 1;
+  for (auto d : shape) n *= static_cast<std::size_t>(d);
+  ModelBuilder b;
+  b.input("x", shape)
+      .initializer("w", shape, std::vector<float>(n, 0.75f))
+      .initializer("b", {1}, {0.25f})
+      .node("Mul", {"x", "w"}, {"m"})
+      .node("Add", {"m", "b"}, {"a"})
+      .node("Sub", {"a", "x"}, {"s"})
+      .node("Relu", {"s"}, {"y"})
+      .output("y", shape);
+  return b.save(path);
+}
+
 }  // namespace rung::test

@@ -41,6 +41,10 @@ class ModelBuilder {
   std::unique_ptr<onnx::ModelProto> model_;
 };
 
+// y = Relu((x * 0.75 + 0.25) - x) over a float tensor of `shape`: every node one the
+// simulated accelerator claims, so it can take the whole graph.
+std::filesystem::path write_elementwise_model(const std::filesystem::path& path, const std::vector<int64_t>& shape);
+
 // Op types and domains of the nodes of a serialized model file, as "domain:op_type" ("" domain for ONNX).
 std::vector<std::string> model_node_ops(const std::filesystem::path& path);
 

@@ -34,18 +34,7 @@ class ProbeTest : public ::testing::Test {
   void SetUp() override {
     dir_ = test::make_temp_dir("rung-probe");
     test::make_plugin_dir(dir_);
-    model_ = dir_ / "elementwise.onnx";
-    // Every node is one the simulated accelerator claims.
-    test::ModelBuilder b;
-    b.input("x", {1, 64, 256})
-        .initializer("w", {1, 64, 256}, std::vector<float>(64 * 256, 0.75f))
-        .initializer("b", {1}, {0.25f})
-        .node("Mul", {"x", "w"}, {"m"})
-        .node("Add", {"m", "b"}, {"a"})
-        .node("Sub", {"a", "x"}, {"s"})
-        .node("Relu", {"s"}, {"y"})
-        .output("y", {1, 64, 256});
-    b.save(model_);
+    model_ = test::write_elementwise_model(dir_ / "elementwise.onnx", {1, 64, 256});
   }
   void TearDown() override { fs::remove_all(dir_); }
 
