@@ -139,19 +139,7 @@ int run_bench_command(const BenchCliOptions& c) {
   ModelArgs args;
   args.models = c.models;
   args.input_specs = c.input_specs;
-  for (auto& r : args.resolve()) {
-    BenchModel model{r.name, r.f32, r.inputs};
-    // Without --input-spec, a spec named after the model in rung's specs directory feeds it.
-    const bool given = std::any_of(c.input_specs.begin(), c.input_specs.end(),
-                                   [&](const std::string& s) { return s.rfind(r.name + "=", 0) == 0; });
-    std::error_code ec;
-    if (fs::path spec_file = fs::path(RUNG_SPECS_DIR) / (r.name + ".json"); !given && fs::is_regular_file(spec_file, ec)) {
-      auto spec = InputSpec::from_json_file(spec_file);
-      if (!spec) throw CliError(kExitUsage, fmt::format("{}: {}", spec_file.string(), spec.error().message));
-      model.inputs = *spec;
-    }
-    o.models.push_back(std::move(model));
-  }
+  for (auto& r : args.resolve()) o.models.push_back(BenchModel{r.name, r.f32, r.inputs});
 
   // Where the records go, and that each can be written or appended to, before anything is measured.
   std::vector<fs::path> record_files;

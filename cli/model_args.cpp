@@ -31,6 +31,13 @@ std::pair<std::string, std::string> split_assignment(const std::string& s) {
   return {s.substr(0, eq), s.substr(eq + 1)};
 }
 
+// rung's own input specs: beside the sources in a build tree, in the share directory once installed.
+fs::path specs_dir() {
+  std::error_code ec;
+  if (fs::is_directory(RUNG_SPECS_DIR, ec)) return RUNG_SPECS_DIR;
+  return RUNG_INSTALLED_SPECS_DIR;
+}
+
 // The sample models tools/fetch-deps.sh brings, with the roles and specs that make them run.
 std::vector<ModelRegistration> bundled_models() {
   std::vector<ModelRegistration> out;
@@ -46,8 +53,9 @@ std::vector<ModelRegistration> bundled_models() {
       m.name = model_name_of(f);
       m.f32 = f;
       if (m.name.find("_det_") != std::string::npos) m.role = Role::kDetector;
+      // Every bundled Silero VAD file takes the same inputs.
       if (std::string(sub) == "silero-vad") {
-        auto spec = InputSpec::from_json_file(fs::path(RUNG_SPECS_DIR) / "silero_vad.json");
+        auto spec = InputSpec::from_json_file(specs_dir() / "silero_vad.json");
         if (spec) m.inputs = *spec;
       }
       out.push_back(std::move(m));
@@ -105,6 +113,15 @@ std::vector<ModelRegistration> ModelArgs::resolve() const {
   for (const auto& s : roles) {
     auto [name, role] = split_assignment(s);
     find("--role " + s, name).role = parse_role(role);
+  }
+  // Without --input-spec, a spec named after the model in rung's specs directory feeds it.
+  for (auto& m : out) {
+    std::error_code ec;
+    fs::path spec_file = specs_dir() / (m.name + ".json");
+    if (!m.inputs.empty() || !fs::is_regular_file(spec_file, ec)) continue;
+    auto spec = InputSpec::from_json_file(spec_file);
+    if (!spec) throw CliError(kExitUsage, fmt::format("{}: {}", spec_file.string(), spec.error().message));
+    m.inputs = *spec;
   }
   for (const auto& s : input_specs) {
     auto [name, file] = split_assignment(s);
