@@ -5,9 +5,9 @@
 
 #include <filesystem>
 
-#include "ort_session.h"
 #include "rung/ladder.h"
 #include "rung/runtime.h"
+#include "session/session.h"
 
 namespace fs = std::filesystem;
 

@@ -5,7 +5,7 @@
 
 #include <filesystem>
 
-#include "fingerprint.h"
+#include "os/file_hash.h"
 #include "rung/probe.h"
 
 namespace fs = std::filesystem;

@@ -19,9 +19,9 @@
 #include <memory>
 #include <optional>
 
-#include "ort_session.h"
-#include "probe_inputs.h"
 #include "rung/engine.h"
+#include "session/inputs.h"
+#include "session/session.h"
 
 namespace fs = std::filesystem;
 

@@ -12,7 +12,7 @@
 #include <sstream>
 
 #include "model_builder.h"
-#include "tensor_file.h"
+#include "session/tensor_file.h"
 #include "test_support.h"
 
 namespace rung {

@@ -5,9 +5,9 @@
 
 #include <fstream>
 
-#include "bench_model_file.h"
+#include "core/sample_stats.h"
+#include "graph/model_file.h"
 #include "model_builder.h"
-#include "sample_stats.h"
 #include "test_support.h"
 
 namespace rung {

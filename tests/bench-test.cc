@@ -9,7 +9,7 @@
 
 #include "model_builder.h"
 #include "rung/bench.h"
-#include "tensor_file.h"
+#include "session/tensor_file.h"
 #include "test_support.h"
 
 namespace rung {

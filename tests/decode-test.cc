@@ -7,12 +7,12 @@
 #include <cmath>
 #include <numbers>
 
-#include "npy_file.h"
-#include "parity_gate_file.h"
+#include "parity/gate_file.h"
 #include "parity_test_support.h"
 #include "rung/decode.h"
 #include "rung/geometry.h"
 #include "rung/image.h"
+#include "session/npy_file.h"
 
 namespace rung {
 namespace {

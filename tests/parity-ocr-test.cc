@@ -8,11 +8,11 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "ort_session.h"
-#include "parity_gate_file.h"
+#include "parity/gate_file.h"
 #include "parity_test_support.h"
 #include "rung/decode.h"
 #include "rung/image.h"
+#include "session/session.h"
 
 namespace rung {
 namespace {

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "tensor_file.h"
+#include "session/tensor_file.h"
 #include "test_support.h"
 
 namespace rung::test {

@@ -2,7 +2,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "provider_options.h"
+#include "session/provider_options.h"
 
 namespace rung {
 namespace {

@@ -4,10 +4,10 @@
 // benchmark job; `compile JOB.json` builds an engine; `parity JOB.json` a parity side.
 #include <cstring>
 
-#include "bench_job.h"
-#include "compile_job.h"
-#include "parity_worker.h"
-#include "probe_job.h"
+#include "jobs/benchmark.h"
+#include "jobs/compile.h"
+#include "jobs/measure.h"
+#include "jobs/parity_side.h"
 
 int main(int argc, char** argv) {
   if (argc >= 2 && std::strcmp(argv[1], "bench") == 0) return rung::bench_worker_main(argc - 1, argv + 1);

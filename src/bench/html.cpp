@@ -1,0 +1,189 @@
+#include "rung/bench_html.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "os/atomic_file.h"
+
+namespace rung {
+namespace {
+
+std::string esc(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string ms(double v) { return v >= 100 ? fmt::format("{:.1f}", v) : v >= 1 ? fmt::format("{:.2f}", v) : fmt::format("{:.4f}", v); }
+std::string ms(const std::optional<double>& v) { return v ? ms(*v) : "–"; }
+
+// A number for a rung that computes something else is never shown bare.
+std::string marked(const BenchRow& r, const std::string& text) {
+  return r.computes_something_else() ? "<span class=\"else\" title=\"outputs differ from the CPU's\">≠&nbsp;" + text + "</span>" : text;
+}
+
+std::string verdict_text(const BenchRow& r) {
+  switch (r.match) {
+    case OutputMatch::kReference: return "floor · reference";
+    case OutputMatch::kMatch: return fmt::format("match (max abs {:.2g})", r.max_abs_diff);
+    case OutputMatch::kMismatch: return fmt::format("MISMATCH (max abs {:.2g}): computes something else", r.max_abs_diff);
+    case OutputMatch::kNotCompared: {
+      std::string reason = r.failure_reason.size() > 90 ? r.failure_reason.substr(0, 87) + "..." : r.failure_reason;
+      return fmt::format("failed ({}): {}", r.failure_class, reason);
+    }
+  }
+  return "";
+}
+
+const char* kStyle = R"(
+body { font: 14px/1.4 system-ui, sans-serif; margin: 24px; color: #1d2330; background: #ffffff; }
+h1 { font-size: 22px; margin: 0 0 4px; } h2 { font-size: 17px; margin: 28px 0 6px; }
+.env, .model-facts { color: #4a5366; margin: 2px 0; }
+table { border-collapse: collapse; margin: 8px 0 16px; }
+th, td { padding: 3px 8px; border-bottom: 1px solid #dde2ea; text-align: right; white-space: nowrap; }
+th:first-child, td:first-child, td.text { text-align: left; }
+td.text { white-space: normal; }
+tr.notes td { font-size: 12px; color: #4a5366; border-bottom: 1px solid #dde2ea; padding-top: 0; }
+tr.row td { border-bottom: none; } tr.row.failed td { border-bottom: 1px solid #dde2ea; }
+tr.failed td { color: #7a8194; }
+tr.mismatch td { background: #fdecec; }
+.else { color: #b3261e; font-weight: 600; }
+.warn { color: #8a5300; }
+svg text { font: 12px system-ui, sans-serif; fill: #1d2330; }
+svg .bar.match, svg .bar.reference { fill: #3b6fb6; }
+svg .bar.mismatch { fill: #c4463a; }
+svg .bar.failed { fill: #b8bfcc; }
+svg .floor { stroke: #1d2330; stroke-width: 1.5; stroke-dasharray: 5 4; }
+svg .model-title { font-weight: 600; }
+svg .verdict.mismatch { fill: #b3261e; font-weight: 600; }
+svg .verdict.failed { fill: #7a8194; }
+)";
+
+constexpr int kLabelWidth = 190, kBarWidth = 520, kRowHeight = 26, kTitleHeight = 34, kWidth = 1180;
+
+std::string chart(const BenchReport& rep) {
+  int height = 10;
+  for (const auto& m : rep.models) height += kTitleHeight + kRowHeight * static_cast<int>(m.rows.size()) + 12;
+  std::string s = fmt::format(
+      "<svg id=\"p50-chart\" role=\"img\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
+      "aria-label=\"p50 latency per rung per model\">\n",
+      kWidth, height);
+  int y = 10;
+  for (const auto& m : rep.models) {
+    double top = 0, floor_p50 = 0;
+    for (const auto& r : m.rows) {
+      if (r.ok) top = std::max(top, r.latency.p50);
+      if (r.ok && r.match == OutputMatch::kReference) floor_p50 = r.latency.p50;
+    }
+    if (top <= 0) top = 1;
+    s += fmt::format("<g class=\"model\" data-model=\"{}\">\n<text class=\"model-title\" x=\"0\" y=\"{}\">{} · p50 latency, ms</text>\n",
+                     esc(m.name), y + 18, esc(m.model_id));
+    y += kTitleHeight;
+    const int rows_top = y;
+    for (const auto& r : m.rows) {
+      const char* cls = !r.ok ? "failed" : r.match == OutputMatch::kMismatch ? "mismatch" : r.match == OutputMatch::kReference ? "reference" : "match";
+      const double w = r.ok ? std::max(2.0, kBarWidth * r.latency.p50 / top) : 6.0;
+      s += fmt::format("<text x=\"0\" y=\"{}\">{}</text>\n", y + 17, esc(r.display));
+      s += fmt::format("<rect class=\"bar {}\" data-model=\"{}\" data-rung=\"{}\" x=\"{}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\"><title>{}</title></rect>\n",
+                       cls, esc(m.name), esc(r.rung), kLabelWidth, y + 4, w, kRowHeight - 8,
+                       esc(r.ok ? fmt::format("{} p50 {} ms", r.display, ms(r.latency.p50)) : r.failure_reason));
+      std::string label = r.ok ? fmt::format("{} ms · {}", ms(r.latency.p50), verdict_text(r)) : verdict_text(r);
+      if (r.ok && r.computes_something_else()) label = "≠ " + label;
+      s += fmt::format("<text class=\"verdict {}\" x=\"{:.1f}\" y=\"{}\">{}</text>\n", cls, kLabelWidth + w + 8, y + 17, esc(label));
+      y += kRowHeight;
+    }
+    if (floor_p50 > 0) {
+      const double x = kLabelWidth + kBarWidth * floor_p50 / top;
+      s += fmt::format("<line class=\"floor\" x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1}\" y2=\"{2}\"><title>CPU floor</title></line>\n", x,
+                       rows_top, y);
+      s += fmt::format("<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">CPU floor</text>\n", x, rows_top - 2);
+    }
+    s += "</g>\n";
+    y += 12;
+  }
+  s += "</svg>\n";
+  return s;
+}
+
+std::string table(const BenchModelReport& m) {
+  std::string s =
+      "<table class=\"bench\">\n<thead><tr><th>rung</th><th>model id</th><th>build cold</th><th>build cached</th><th>first</th>"
+      "<th>min</th><th>p50</th><th>p90</th><th>p99</th><th>max</th><th>mean</th><th>cv</th><th>inf/s</th><th>peak MiB</th>"
+      "<th>× floor</th><th>output vs CPU</th></tr></thead>\n<tbody>\n";
+  for (const auto& r : m.rows) {
+    const char* cls = !r.ok ? "row failed" : r.computes_something_else() ? "row mismatch" : "row";
+    if (!r.ok) {
+      s += fmt::format("<tr class=\"{}\" data-rung=\"{}\"><td>{}</td><td>{}</td><td colspan=\"13\" class=\"text\">failed ({}): {}</td>"
+                       "<td>not compared</td></tr>\n",
+                       cls, esc(r.rung), esc(r.display), esc(r.model_id), esc(r.failure_class), esc(r.failure_reason));
+      continue;
+    }
+    const auto& l = r.latency;
+    std::string notes;
+    for (const auto& e : r.evidence) notes += (notes.empty() ? "" : "<br>") + esc(e);
+    if (r.high_variation()) notes = fmt::format("<span class=\"warn\">cv above {:.0f}%: noisy</span>", kHighVariation * 100) + (notes.empty() ? "" : "<br>") + notes;
+    s += fmt::format(
+        "<tr class=\"{}\" data-rung=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+        "<td>{}</td><td>{}</td><td>{}</td><td>{:.1f}%</td><td>{}</td><td>{:.0f}</td><td>{}</td><td class=\"text\">{}</td></tr>\n"
+        "<tr class=\"notes\"><td></td><td colspan=\"16\" class=\"text\">{}</td></tr>\n",
+        cls, esc(r.rung), esc(r.display), esc(r.model_id), ms(r.build_cold_ms), ms(r.build_cached_ms), ms(r.first_run_ms),
+        marked(r, ms(l.min)), marked(r, ms(l.p50)), marked(r, ms(l.p90)), marked(r, ms(l.p99)), marked(r, ms(l.max)),
+        marked(r, ms(l.mean)), l.cv * 100, marked(r, fmt::format("{:.1f}", r.throughput_per_s)), r.peak_rss_mb,
+        r.ratio_to_floor ? marked(r, fmt::format("{:.2f}", *r.ratio_to_floor)) : "–", esc(verdict_text(r)), notes);
+  }
+  s += "</tbody>\n</table>\n";
+  return s;
+}
+
+}  // namespace
+
+std::string bench_html(const BenchReport& rep, const std::string& command) {
+  std::string title = "rung bench";
+  for (std::size_t i = 0; i < rep.models.size(); ++i) title += (i ? ", " : " · ") + rep.models[i].name;
+  std::string s = "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" + esc(title) +
+                  "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
+  s += "<h1>" + esc(title) + "</h1>\n";
+  s += fmt::format("<p class=\"env\">{} · {} · {} ({} logical CPUs) · ONNX Runtime {} (API {}) · threads {} · measured {}</p>\n",
+                   esc(rep.hostname), esc(rep.os), esc(rep.cpu), rep.logical_cpus, esc(rep.runtime_version), rep.api_version,
+                   rep.settings.threads == 0 ? std::string("ONNX Runtime's default") : std::to_string(rep.settings.threads),
+                   esc(rep.date));
+  s += fmt::format("<p class=\"env\">{} warm-up runs, {}, {} round{} (rung order rotated each round; ratios paired within a round); "
+                   "inputs: {}; each rung in its own process. Times in ms. ≠ marks a rung whose outputs differ from the CPU's: "
+                   "its numbers are for something else.</p>\n",
+                   rep.settings.warmup,
+                   rep.settings.duration_s > 0 ? fmt::format("timed for {:g} s", rep.settings.duration_s)
+                                               : fmt::format("{} timed runs", rep.settings.runs),
+                   rep.settings.rounds, rep.settings.rounds == 1 ? "" : "s", esc(rep.inputs_mode));
+  s += "<p class=\"env\">command: <code>" + esc(command) + "</code></p>\n";
+  s += "<h2>p50 latency per rung</h2>\n" + chart(rep);
+  for (const auto& m : rep.models) {
+    s += fmt::format("<h2>{}</h2>\n<p class=\"model-facts\">{} · {} · {} bytes · sha256 {} · opset {} · inputs: {}</p>\n", esc(m.model_id),
+                     esc(m.path.filename().string()), esc(m.form), m.size_bytes, esc(m.sha256), m.opset, esc(m.inputs_described));
+    s += table(m);
+  }
+  if (!rep.warnings.empty()) {
+    s += "<h2>Warnings</h2>\n<ul>\n";
+    for (const auto& w : rep.warnings) s += "<li class=\"warn\">" + esc(w) + "</li>\n";
+    s += "</ul>\n";
+  }
+  s += "</body>\n</html>\n";
+  return s;
+}
+
+Status write_bench_html(const std::filesystem::path& file, const BenchReport& report, const std::string& command) {
+  return write_file_atomically(file, bench_html(report, command));
+}
+
+}  // namespace rung

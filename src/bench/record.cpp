@@ -1,0 +1,204 @@
+#include "rung/bench_record.h"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "os/atomic_file.h"
+#include "os/read_file.h"
+
+namespace rung {
+namespace fs = std::filesystem;
+using json = nlohmann::ordered_json;
+namespace {
+
+json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+json text_or_null(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
+
+json row_json(const BenchRow& r) {
+  const Tolerance& tol = r.tolerance;
+  json j = {{"rung", r.rung},
+            {"rung_display", r.display},
+            {"provider", r.provider},
+            {"provider_version", text_or_null(r.provider_version)},
+            {"form", r.form},
+            {"model_id", r.model_id},
+            {"ok", r.ok},
+            {"failure_class", text_or_null(r.failure_class)},
+            {"failure_reason", text_or_null(r.failure_reason)},
+            {"evidence", r.evidence}};
+  json match = {{"verdict", output_match_name(r.match)},
+                {"against", "cpu"},
+                {"max_abs_diff", r.ok ? json(r.max_abs_diff) : json(nullptr)},
+                {"max_rel_diff", r.ok ? json(r.max_rel_diff) : json(nullptr)},
+                {"atol", tol.atol},
+                {"rtol", tol.rtol},
+                {"detail", text_or_null(r.match_detail)}};
+  j["output_match"] = match;
+  if (!r.ok) {
+    j["session_build_ms"] = {{"cold", nullptr}, {"cached", nullptr}};
+    j["first_inference_ms"] = nullptr;
+    j["latency_ms"] = nullptr;
+    j["cv"] = nullptr;
+    j["high_variation"] = false;
+    j["round_p50_ms"] = json::array();
+    j["ratio_to_floor"] = nullptr;
+    j["throughput_per_s"] = nullptr;
+    j["peak_rss_mb"] = nullptr;
+    j["bare_c_api_p50_ms"] = nullptr;
+    return j;
+  }
+  j["session_build_ms"] = {{"cold", opt(r.build_cold_ms)}, {"cached", opt(r.build_cached_ms)}};
+  j["first_inference_ms"] = r.first_run_ms;
+  j["latency_ms"] = {{"count", r.latency.count}, {"min", r.latency.min},   {"p50", r.latency.p50},
+                     {"p90", r.latency.p90},     {"p99", r.latency.p99},   {"max", r.latency.max},
+                     {"mean", r.latency.mean},   {"stddev", r.latency.stddev}};
+  j["cv"] = r.latency.cv;
+  j["high_variation"] = r.high_variation();
+  j["round_p50_ms"] = r.round_p50_ms;
+  j["ratio_to_floor"] = opt(r.ratio_to_floor);
+  j["throughput_per_s"] = r.throughput_per_s;
+  j["peak_rss_mb"] = r.peak_rss_mb;
+  j["bare_c_api_p50_ms"] = opt(r.bare_p50_ms);
+  return j;
+}
+
+json measurement_json(const BenchReport& rep, const BenchModelReport& m, const std::string& command) {
+  const BenchOptions& s = rep.settings;
+  json rows = json::array();
+  for (const auto& r : m.rows) rows.push_back(row_json(r));
+  std::vector<std::string> warnings;
+  for (const auto& w : rep.warnings) {
+    if (w.find(" on " + m.name + ":") != std::string::npos) warnings.push_back(w);
+  }
+  return {{"device", rep.hardware_identity},
+          {"env",
+           {{"hostname", rep.hostname},
+            {"os", rep.os},
+            {"cpu", rep.cpu},
+            {"logical_cpus", rep.logical_cpus},
+            {"hardware_identity", rep.hardware_identity},
+            {"runtime", {{"name", "onnxruntime"}, {"version", rep.runtime_version}, {"library", rep.runtime_library.string()}, {"api_version", rep.api_version}}},
+            {"threads", s.threads}}},
+          {"provenance", {{"kind", "measured"}, {"date", rep.date}, {"command", command}, {"tool", "rung " RUNG_VERSION}}},
+          {"settings",
+           {{"warmup", s.warmup},
+            {"runs", s.duration_s > 0 ? json(nullptr) : json(s.runs)},
+            {"duration_s", s.duration_s > 0 ? json(s.duration_s) : json(nullptr)},
+            {"rounds", s.rounds},
+            {"inputs", rep.inputs_mode},
+            {"inputs_described", m.inputs_described},
+            {"seed", s.seed},
+            {"isolation", "one child process per rung, model and round"}}},
+          {"rows", rows},
+          {"warnings", warnings}};
+}
+
+Result<json> parse_record(const std::string& text, const std::string& what) {
+  auto j = json::parse(text, nullptr, false);
+  if (j.is_discarded()) return Error{ErrorCode::kInvalidArgument, fmt::format("{} is not JSON", what)};
+  if (!j.is_object() || j.value("schema", "") != kBenchRecordSchema) {
+    return Error{ErrorCode::kInvalidArgument, fmt::format("{} is not a rung bench record", what)};
+  }
+  if (!j.contains("schema_version") || !j["schema_version"].is_number_integer() || j["schema_version"].get<int>() != kBenchRecordSchemaVersion) {
+    return Error{ErrorCode::kInvalidArgument, fmt::format("{} has schema version {}; this rung writes {}", what,
+                                                          j.contains("schema_version") ? j["schema_version"].dump() : "none",
+                                                          kBenchRecordSchemaVersion)};
+  }
+  if (!j.contains("measurements") || !j["measurements"].is_array() || !j.contains("model") || !j["model"].is_object()) {
+    return Error{ErrorCode::kInvalidArgument, fmt::format("{} lacks its model or measurements", what)};
+  }
+  return j;
+}
+
+}  // namespace
+
+std::string bench_record_json(const BenchReport& report, const BenchModelReport& m, const std::string& command) {
+  json j = {{"schema", kBenchRecordSchema},
+            {"schema_version", kBenchRecordSchemaVersion},
+            {"model",
+             {{"name", m.name},
+              {"file", m.path.filename().string()},
+              {"sha256", m.sha256},
+              {"size_bytes", m.size_bytes},
+              {"form", m.form},
+              {"form_evidence", m.form_evidence},
+              {"model_id", m.model_id},
+              {"opset", m.opset},
+              {"nodes", m.nodes}}},
+            {"measurements", json::array({measurement_json(report, m, command)})}};
+  return j.dump(2) + "\n";
+}
+
+Result<std::string> merge_bench_records(const std::string& existing, const std::string& addition) {
+  auto a = parse_record(existing, "the existing record");
+  if (!a) return a.error();
+  auto b = parse_record(addition, "the new record");
+  if (!b) return b.error();
+  const std::string sha_a = (*a)["model"].value("sha256", ""), sha_b = (*b)["model"].value("sha256", "");
+  if (sha_a != sha_b) {
+    return Error{ErrorCode::kInvalidArgument,
+                 fmt::format("the existing record is of another model file ({} sha256 {}…, this one {}…); not appended",
+                             (*a)["model"].value("file", "?"), sha_a.substr(0, 12), sha_b.substr(0, 12))};
+  }
+  for (const auto& m : (*b)["measurements"]) (*a)["measurements"].push_back(m);
+  return a->dump(2) + "\n";
+}
+
+Result<std::vector<fs::path>> bench_record_paths(const fs::path& target, const std::vector<std::string>& names) {
+  std::error_code ec;
+  std::vector<fs::path> out;
+  if (names.size() == 1 && !fs::is_directory(target, ec)) {
+    out.push_back(target);
+    return out;
+  }
+  if (fs::exists(target, ec) && !fs::is_directory(target, ec)) {
+    return Error{ErrorCode::kInvalidArgument,
+                 fmt::format("--json {}: with {} models this must be a directory (one record per model)", target.string(), names.size())};
+  }
+  for (const auto& n : names) out.push_back(target / (n + ".json"));
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    for (std::size_t k = 0; k < i; ++k) {
+      if (out[i] == out[k]) return Error{ErrorCode::kInvalidArgument, fmt::format("two models are named '{}'; name them NAME=PATH", names[i])};
+    }
+  }
+  return out;
+}
+
+Status check_bench_record_target(const fs::path& file) {
+  std::error_code ec;
+  if (!fs::exists(file, ec)) {
+    fs::path dir = file.parent_path().empty() ? fs::path(".") : file.parent_path();
+    if (fs::exists(dir, ec) && !fs::is_directory(dir, ec)) return Error{ErrorCode::kInvalidArgument, fmt::format("{} is not a directory", dir.string())};
+    return {};
+  }
+  if (!fs::is_regular_file(file, ec)) return Error{ErrorCode::kInvalidArgument, fmt::format("{} is not a file", file.string())};
+  auto r = parse_record(read_text_file(file), file.string());
+  if (!r) return Error{ErrorCode::kInvalidArgument, r.error().message + "; it would not be appended to (move it away or choose another path)"};
+  return {};
+}
+
+Status write_bench_records(const BenchReport& report, const std::vector<fs::path>& files, const std::string& command) {
+  if (files.size() != report.models.size()) return Error{ErrorCode::kInvalidArgument, "one record path per model is needed"};
+  std::vector<std::string> texts;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    std::string text = bench_record_json(report, report.models[i], command);
+    std::error_code ec;
+    if (fs::exists(files[i], ec)) {
+      auto merged = merge_bench_records(read_text_file(files[i]), text);
+      if (!merged) return Error{merged.error().code, fmt::format("{}: {}", files[i].string(), merged.error().message)};
+      text = std::move(*merged);
+    }
+    texts.push_back(std::move(text));
+  }
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    std::error_code ec;
+    if (!files[i].parent_path().empty()) fs::create_directories(files[i].parent_path(), ec);
+    if (auto s = write_file_atomically(files[i], texts[i]); !s) return s;
+  }
+  return {};
+}
+
+}  // namespace rung

@@ -1,0 +1,169 @@
+#include "engine/builder.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "engine/placement.h"
+#include "jobs/compile.h"
+#include "os/atomic_file.h"
+#include "os/child_process.h"
+#include "os/file_hash.h"
+#include "os/file_lock.h"
+#include "os/read_file.h"
+
+namespace rung {
+namespace fs = std::filesystem;
+namespace {
+
+// Everything an engine depends on besides the model: runtime, device, rung.
+std::string engine_fingerprint(const EngineBuildPlan& plan, FileHashCache& hashes) {
+  nlohmann::json j = {{"runtime", plan.build.version},
+                      {"runtime_path", fs::weakly_canonical(plan.build.library).string()},
+                      {"api", plan.build.api_version},
+                      {"device", plan.hardware.identity()},
+                      {"rung", plan.rung.name},
+                      {"provider", plan.rung.provider}};
+  if (!plan.rung.plugin_library.empty()) {
+    auto digest = hashes.hash(plan.rung.plugin_library);
+    j["plugin_sha256"] = digest ? *digest : "missing";
+  }
+  return sha256_hex(j.dump()).substr(0, 16);
+}
+
+std::string precision_dir(const RungSpec& rung, Role role) {
+  if (rung.append == AppendMethod::kNone) return "cpu-ort";
+  return builds_fp16(rung, role) ? "fp16" : "f32";
+}
+
+const char* extension(const RungSpec& rung) { return rung.append == AppendMethod::kNone ? ".ort" : ".onnx"; }
+
+CompileResult compile_in_child(const EngineBuildPlan& plan, const CompileJob& job, const fs::path& work) {
+  std::error_code ec;
+  fs::create_directories(work, ec);
+  if (auto s = write_file_atomically(work / "job.json", compile_job_to_json(job)); !s) return {false, s.error().message, 0};
+  auto child = run_child(plan.worker, {"compile", (work / "job.json").string()}, work / "worker.log", plan.deadline);
+  CompileResult r;
+  r.ms = child.elapsed_ms;
+  if (!child.started) {
+    r.error = fmt::format("could not start {}: {}", plan.worker.string(), child.start_error);
+  } else if (child.timed_out) {
+    r.error = fmt::format("timed out after {:.0f} s", std::chrono::duration<double>(plan.deadline).count());
+  } else if (child.signal != 0) {
+    r.error = "crashed: " + child.signal_name();
+  } else {
+    auto j = nlohmann::json::parse(read_text_file(work / "result.json"), nullptr, false);
+    if (j.is_discarded() || !j.is_object()) {
+      r.error = fmt::format("the compile worker exited with code {} and no result", child.exit_code);
+    } else {
+      r.ok = j.value("ok", false);
+      r.error = j.value("error", "");
+    }
+  }
+  fs::remove_all(work, ec);
+  return r;
+}
+
+void remove_stale_temporaries(const fs::path& root) {
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->is_regular_file(ec) && it->path().filename().string().find(".tmp.") != std::string::npos) {
+      fs::remove(it->path(), ec);
+    }
+  }
+}
+
+}  // namespace
+
+EngineSlot engine_slot(const EngineBuildPlan& plan, const ModelRegistration& model, const std::string& model_sha256) {
+  FileHashCache hashes(plan.cache_dir);
+  fs::path dir = plan.cache_dir / "engines" / engine_fingerprint(plan, hashes) / precision_dir(plan.rung, model.role);
+  std::string stem = fmt::format("{}-{}", model.name, model_sha256.substr(0, 12));
+  return {dir / (stem + extension(plan.rung)), dir / (stem + ".failed.json")};
+}
+
+std::vector<EngineLanding> build_engines(const EngineBuildPlan& plan,
+                                         const std::function<void(const EngineLanding&, std::size_t)>& on_landing,
+                                         const std::function<void(const std::string&)>& on_start,
+                                         const std::atomic<bool>& stop) {
+  std::vector<EngineLanding> out;
+  FileHashCache hashes(plan.cache_dir);
+  const fs::path root = plan.cache_dir / "engines" / engine_fingerprint(plan, hashes);
+  std::error_code ec;
+  fs::create_directories(root, ec);
+
+  // Smallest first: the model that runs per item is usually the small one.
+  std::vector<const ModelRegistration*> order;
+  for (const auto& m : plan.models) order.push_back(&m);
+  std::stable_sort(order.begin(), order.end(), [](const ModelRegistration* a, const ModelRegistration* b) {
+    std::error_code e1, e2;
+    return fs::file_size(a->f32, e1) < fs::file_size(b->f32, e2);
+  });
+
+  auto land = [&](EngineLanding l) {
+    out.push_back(l);
+    if (on_landing) on_landing(out.back(), out.size());
+  };
+
+  // One builder per engine directory at a time, across processes; the second
+  // finds the first one's engines in place when it gets the lock.
+  std::optional<CacheLock> lock;
+  if (auto l = CacheLock::acquire(root / "build.lock", nullptr)) lock.emplace(std::move(*l));
+  if (lock) remove_stale_temporaries(root);
+
+  for (const ModelRegistration* m : order) {
+    if (stop) break;
+    auto sha = hashes.hash(m->f32);
+    if (!sha) {
+      land({m->name, {}, sha.error().message});
+      continue;
+    }
+    EngineSlot slot = engine_slot(plan, *m, *sha);
+    if (fs::is_regular_file(slot.file, ec)) {
+      land({m->name, slot.file, {}});
+      continue;
+    }
+    if (fs::is_regular_file(slot.failure_record, ec)) {
+      auto j = nlohmann::json::parse(read_text_file(slot.failure_record), nullptr, false);
+      land({m->name, {}, j.is_object() ? j.value("reason", "failed before") : "failed before"});
+      continue;
+    }
+    if (on_start) on_start(m->name);
+    fs::create_directories(slot.file.parent_path(), ec);
+    fs::path tmp = slot.file.parent_path() /
+                   fmt::format("{}.tmp.{}{}", slot.file.stem().string(), ::getpid(), slot.file.extension().string());
+    CompileJob job;
+    job.runtime_library = plan.build.library;
+    job.allow_writable_runtime = plan.allow_writable_runtime;
+    job.model = m->f32;
+    job.output = tmp;
+    job.rung = plan.rung;
+    job.fp16 = builds_fp16(plan.rung, m->role);
+    job.provider_cache_dir = slot.file.parent_path() / "provider";
+    job.tensorrt_workspace_bytes = plan.tensorrt_workspace_bytes;
+    CompileResult r = plan.worker.empty() ? run_compile_job(job)
+                                          : compile_in_child(plan, job, root / fmt::format("work-{}", ::getpid()) / m->name);
+    if (r.ok) {
+      if (auto s = commit_file(tmp, slot.file); !s) {
+        r.ok = false;
+        r.error = s.error().message;
+      }
+    }
+    if (r.ok) {
+      land({m->name, slot.file, {}});
+    } else {
+      fs::remove(tmp, ec);
+      nlohmann::json record = {{"model", m->name}, {"sha256", *sha}, {"rung", plan.rung.name}, {"reason", r.error}};
+      (void)write_file_atomically(slot.failure_record, record.dump(2));
+      land({m->name, {}, r.error});
+    }
+  }
+  hashes.save();
+  return out;
+}
+
+}  // namespace rung

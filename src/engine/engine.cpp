@@ -1,0 +1,402 @@
+// The engine: one per process. A background thread (low priority) runs the probe
+// and then builds the chosen rung's engines; jobs snapshot what has landed when
+// they open and keep it; sessions are shared between jobs that place a model the
+// same way.
+#include "rung/engine.h"
+
+#include <fmt/format.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+#include "engine/builder.h"
+#include "engine/placement.h"
+#include "os/worker_location.h"
+#include "rung/probe.h"
+#include "runtime/clean_error.h"
+#include "runtime/plugin_rungs.h"
+#include "session/session.h"
+
+namespace rung {
+namespace fs = std::filesystem;
+namespace {
+
+std::string dims(const std::vector<std::int64_t>& shape) {
+  std::vector<std::string> parts;
+  for (auto d : shape) parts.push_back(d < 0 ? "?" : std::to_string(d));
+  return fmt::format("[{}]", fmt::join(parts, ", "));
+}
+
+class SessionImpl final : public Session {
+ public:
+  SessionImpl(std::string name, std::string id, const RungSpec& rung, std::string reason, std::shared_ptr<PreparedSession> opened)
+      : name_(std::move(name)),
+        id_(std::move(id)),
+        rung_(rung.name),
+        reason_(std::move(reason)),
+        run_config_(run_option_map(rung)),
+        opened_(std::move(opened)) {}
+
+  const std::string& model_name() const override { return name_; }
+  const std::string& model_id() const override { return id_; }
+  const std::string& rung() const override { return rung_; }
+  const std::string& placement_reason() const override { return reason_; }
+
+  Result<std::vector<Tensor>> run(const std::vector<Tensor>& inputs) override {
+    if (auto s = check_inputs(inputs); !s) return s.error();
+    auto out = run_session(*opened_, inputs, run_config_);
+    if (!out) return Error{out.error().code, fmt::format("model {} on {}: {}", name_, rung_, out.error().message)};
+    return out;
+  }
+
+ private:
+  Status check_inputs(const std::vector<Tensor>& inputs) const {
+    auto bad = [&](const std::string& what) { return Error{ErrorCode::kInvalidArgument, fmt::format("model {}: {}", name_, what)}; };
+    for (const auto& t : inputs) {
+      auto it = std::find_if(opened_->io.inputs.begin(), opened_->io.inputs.end(), [&](const TensorInfo& i) { return i.name == t.name; });
+      if (it == opened_->io.inputs.end()) {
+        std::vector<std::string> names;
+        for (const auto& i : opened_->io.inputs) names.push_back(i.name);
+        return bad(fmt::format("has no input '{}' (its inputs: {})", t.name, fmt::join(names, ", ")));
+      }
+      if (t.type != it->type) {
+        return bad(fmt::format("input '{}' is {}, expected {}", t.name, element_type_name(t.type), element_type_name(it->type)));
+      }
+      bool shape_ok = t.shape.size() == it->shape.size();
+      for (std::size_t a = 0; shape_ok && a < t.shape.size(); ++a) shape_ok = it->shape[a] < 0 || it->shape[a] == t.shape[a];
+      if (!shape_ok) return bad(fmt::format("input '{}' has shape {}, expected {}", t.name, dims(t.shape), dims(it->shape)));
+      if (t.bytes.size() != t.element_count() * element_size(t.type)) {
+        return bad(fmt::format("input '{}' holds {} bytes, its shape {} needs {}", t.name, t.bytes.size(), dims(t.shape),
+                               t.element_count() * element_size(t.type)));
+      }
+    }
+    for (const auto& i : opened_->io.inputs) {
+      bool given = std::any_of(inputs.begin(), inputs.end(), [&](const Tensor& t) { return t.name == i.name; });
+      if (!given) return bad(fmt::format("input '{}' ({} {}) is missing", i.name, element_type_name(i.type), dims(i.shape)));
+    }
+    return {};
+  }
+
+  std::string name_, id_, rung_, reason_;
+  std::map<std::string, std::string> run_config_;  // sessions are only run inside a job
+  std::shared_ptr<PreparedSession> opened_;
+};
+
+}  // namespace
+
+struct Engine::State {
+  EngineOptions options;
+  Hardware hardware;
+  RuntimeDiscovery discovery;
+  RuntimeBuild runtime;
+  OrtProcess* process = nullptr;
+  std::vector<RungSpec> ladder;  // plugins, the platform's rungs this build carries, the CPU
+  int threads = 1;
+
+  mutable std::mutex mutex;
+  mutable std::condition_variable settled_cv;
+  bool probe_done = false;
+  bool settled = false;
+  std::optional<ProbeOutcome> outcome;
+  std::string probe_error;
+  PlacementSnapshot snapshot;
+  EngineProgress progress;
+  std::vector<std::string> demotions;  // for the about line
+  // Shared by every job that placed a model the same way.
+  std::map<std::string, std::shared_ptr<PreparedSession>> sessions;
+  std::atomic<bool> stop{false};
+  std::thread background;
+
+  const ModelRegistration* model(const std::string& name) const {
+    for (const auto& m : options.models) {
+      if (m.name == name) return &m;
+    }
+    return nullptr;
+  }
+
+  const RungSpec& cpu() const { return ladder.back(); }
+
+  void notify_progress() {
+    EngineProgress p;
+    {
+      std::lock_guard lock(mutex);
+      p = progress;
+    }
+    if (options.on_progress) options.on_progress(p);
+  }
+
+  ProbeOptions probe_options() const {
+    ProbeOptions o;
+    o.cache_dir = options.cache_dir;
+    for (const auto& m : options.models) o.models.push_back({m.name, m.f32, m.inputs});
+    o.runtimes = options.runtimes;
+    o.hardware_root = options.hardware_root;
+    o.runs = options.probe_runs;
+    o.acceptance_ratio = options.acceptance_ratio;
+    o.deadline = options.probe_deadline;
+    o.isolate = options.isolate;
+    o.worker = options.worker;
+    o.forced_rung = options.forced_rung;
+    o.plugin_dirs = options.plugin_dirs;
+    o.threads = threads;
+    return o;
+  }
+
+  // The background: the probe, then the chosen rung's engines, then the CPU rung's optimised graphs.
+  void run_background() {
+    ::setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), 10);
+    auto probed = run_probe(probe_options());
+    RungSpec chosen = cpu();
+    {
+      std::lock_guard lock(mutex);
+      if (probed) {
+        outcome = *probed;
+        for (const auto& r : ladder) {
+          if (r.name == probed->chosen) chosen = r;
+        }
+        snapshot.chosen = chosen;
+        snapshot.below.clear();
+        for (const auto& r : ladder) {
+          if (r.name == probed->fallback && r.append != AppendMethod::kNone) snapshot.below.push_back(r);
+        }
+        snapshot.below.push_back(cpu());
+      } else {
+        probe_error = probed.error().message;
+      }
+      probe_done = true;
+      progress.total = chosen.compiles_engines || chosen.append == AppendMethod::kNone ? options.models.size() : 0;
+    }
+    settled_cv.notify_all();
+    notify_progress();
+
+    if (chosen.compiles_engines) build_engines_for(chosen, /*counted=*/true);
+    // The CPU rung serves every model until its engine lands, and some for good: its optimised graph loads faster.
+    if (!stop) build_engines_for(cpu(), /*counted=*/chosen.append == AppendMethod::kNone);
+    {
+      std::lock_guard lock(mutex);
+      progress.done = true;
+      progress.building.clear();
+      settled = true;
+    }
+    settled_cv.notify_all();
+    notify_progress();
+  }
+
+  void build_engines_for(const RungSpec& rung, bool counted) {
+    EngineBuildPlan plan;
+    plan.build = runtime;
+    plan.allow_writable_runtime = options.runtimes.allow_writable_by_others;
+    plan.hardware = hardware;
+    plan.rung = rung;
+    plan.models = options.models;
+    plan.cache_dir = options.cache_dir;
+    plan.worker = options.isolate ? find_worker(options.worker) : fs::path();
+    plan.deadline = options.build_deadline;
+    plan.tensorrt_workspace_bytes = options.tensorrt_workspace_bytes;
+    const bool is_cpu = rung.append == AppendMethod::kNone;
+    build_engines(
+        plan,
+        [&](const EngineLanding& l, std::size_t) {
+          {
+            std::lock_guard lock(mutex);
+            if (!l.file.empty()) {
+              (is_cpu ? snapshot.cpu_forms : snapshot.engines)[l.model] = l.file;
+            } else if (!is_cpu) {
+              snapshot.engine_failures[l.model] = brief_reason(l.failure);
+              progress.failures.push_back(fmt::format("{} stays on {}", l.model, cpu().display));
+              demotions.push_back(fmt::format("{} engine failed: {}", l.model, brief_reason(l.failure)));
+            }
+            if (counted) ++progress.landed;
+            progress.building.clear();
+          }
+          if (counted) notify_progress();
+        },
+        [&](const std::string& model) {
+          {
+            std::lock_guard lock(mutex);
+            progress.building = model;
+          }
+          if (counted) notify_progress();
+        },
+        stop);
+  }
+};
+
+std::string EngineProgress::line() const {
+  std::string out;
+  if (!done || landed < total) out = fmt::format("Preparing engines · {} of {}", landed, total);
+  for (const auto& f : failures) out += (out.empty() ? "" : " · ") + f;
+  return out;
+}
+
+Engine::Engine(std::shared_ptr<State> state) : state_(std::move(state)) {}
+
+Engine::~Engine() {
+  state_->stop = true;
+  if (state_->background.joinable()) state_->background.join();
+}
+
+Result<std::shared_ptr<Engine>> Engine::start(EngineOptions options) {
+  if (options.cache_dir.empty()) return Error{ErrorCode::kInvalidArgument, "the engine needs a cache directory"};
+  if (options.models.empty()) return Error{ErrorCode::kInvalidArgument, "the engine needs at least one registered model"};
+  for (const auto& m : options.models) {
+    if (m.name.empty()) return Error{ErrorCode::kInvalidArgument, "a registered model has no name"};
+  }
+  auto state = std::make_shared<State>();
+  state->hardware = detect_hardware(options.hardware_root);
+  auto discovery = discover_runtimes(options.runtimes, state->hardware);
+  if (!discovery) return discovery.error();
+  state->discovery = *discovery;
+  state->runtime = *discovery->chosen_build();
+  auto process = OrtProcess::install(state->runtime);
+  if (!process) return process.error();
+  state->process = *process;
+  state->ladder = effective_ladder(state->hardware, state->runtime, options.plugin_dirs);
+  int cores = state->hardware.cpu.physical_cores > 0 ? state->hardware.cpu.physical_cores : 1;
+  state->threads = options.inference_threads > 0 ? options.inference_threads : std::max(1, cores - 2);
+  state->snapshot.chosen = state->ladder.back();
+  state->snapshot.below = {state->ladder.back()};
+  state->options = std::move(options);
+  auto* raw = state.get();
+  state->background = std::thread([raw] { raw->run_background(); });
+  return std::shared_ptr<Engine>(new Engine(state));
+}
+
+std::string Engine::about_line() const {
+  std::lock_guard lock(state_->mutex);
+  std::string line;
+  if (!state_->probe_done) {
+    line = fmt::format("{} · ONNX Runtime {} · probing", state_->cpu().display, state_->runtime.version);
+  } else if (state_->outcome) {
+    line = state_->outcome->about_line();
+  } else {
+    line = fmt::format("{} · ONNX Runtime {} · probe failed: {}", state_->cpu().display, state_->runtime.version, state_->probe_error);
+  }
+  for (const auto& d : state_->demotions) line += " · " + d;
+  return line;
+}
+
+std::string Engine::chosen_rung() const {
+  std::lock_guard lock(state_->mutex);
+  return state_->snapshot.chosen.name;
+}
+
+std::string Engine::chosen_reason() const {
+  std::lock_guard lock(state_->mutex);
+  if (!state_->probe_done) return "the floor serves until the probe reports";
+  if (!state_->outcome) return "the probe failed: " + state_->probe_error;
+  const auto& o = *state_->outcome;
+  if (!o.forced_by.empty()) return "forced by " + o.forced_by;
+  for (const auto& r : o.rungs) {
+    if (r.rung == o.chosen) return "faster than the floor and faithful to it";
+  }
+  return "no rung above the floor was both faster and faithful";
+}
+
+bool Engine::probe_done() const {
+  std::lock_guard lock(state_->mutex);
+  return state_->probe_done;
+}
+
+EngineProgress Engine::progress() const {
+  std::lock_guard lock(state_->mutex);
+  return state_->progress;
+}
+
+int Engine::inference_threads() const { return state_->threads; }
+
+const RuntimeBuild& Engine::runtime() const { return state_->runtime; }
+
+void Engine::wait_until_settled() const {
+  std::unique_lock lock(state_->mutex);
+  state_->settled_cv.wait(lock, [&] { return state_->settled; });
+}
+
+namespace {
+
+class JobImpl final : public Job {
+ public:
+  JobImpl(std::shared_ptr<Engine::State> state, PlacementSnapshot snapshot)
+      : state_(std::move(state)), snapshot_(std::move(snapshot)) {}
+
+  const std::string& rung() const override { return snapshot_.chosen.name; }
+
+  std::map<std::string, std::string> model_ids() const override {
+    std::lock_guard lock(mutex_);
+    std::map<std::string, std::string> out;
+    for (const auto& [name, s] : sessions_) out[name] = s->model_id();
+    return out;
+  }
+
+  Result<Session*> session(const std::string& name) override {
+    std::lock_guard lock(mutex_);
+    if (auto it = sessions_.find(name); it != sessions_.end()) return it->second.get();
+    const ModelRegistration* m = state_->model(name);
+    if (m == nullptr) return Error{ErrorCode::kInvalidArgument, fmt::format("no model named '{}' is registered", name)};
+    std::string failures;
+    for (const auto& p : placements(*m, snapshot_)) {
+      auto opened = open(p);
+      if (!opened) {
+        // Served by the rung below, and said on the about line; never an exception in the caller's loop.
+        std::string why = fmt::format("{} on {} failed to load: {}", name, p.rung.display, brief_reason(opened.error().message));
+        {
+          std::lock_guard engine_lock(state_->mutex);
+          state_->demotions.push_back(why);
+        }
+        failures += (failures.empty() ? "" : "; ") + why;
+        continue;
+      }
+      std::string reason = failures.empty() ? p.reason : p.reason + "; " + failures;
+      auto s = std::make_unique<SessionImpl>(name, model_id(name, p.form), p.rung, reason, *opened);
+      Session* raw = s.get();
+      sessions_[name] = std::move(s);
+      return raw;
+    }
+    return Error{ErrorCode::kRuntime, fmt::format("model {} could not be opened on any rung: {}", name, failures)};
+  }
+
+ private:
+  Result<std::shared_ptr<PreparedSession>> open(const Placement& p) {
+    std::string key = fmt::format("{}|{}|{}", p.rung.name, p.file.string(), p.fp16);
+    {
+      std::lock_guard lock(state_->mutex);
+      if (auto it = state_->sessions.find(key); it != state_->sessions.end()) return it->second;
+    }
+    SessionSettings settings;
+    settings.rung = p.rung;
+    settings.intra_op_threads = state_->threads;
+    settings.provider.fp16 = p.fp16;
+    settings.provider.trt_workspace_bytes = state_->options.tensorrt_workspace_bytes;
+    auto session = open_session(*state_->process, p.file, settings);
+    if (!session) return session.error();
+    auto prepared = prepare_session(std::move(*session));
+    if (!prepared) return prepared.error();
+    auto opened = std::make_shared<PreparedSession>(std::move(*prepared));
+    std::lock_guard lock(state_->mutex);
+    return state_->sessions.emplace(key, opened).first->second;
+  }
+
+  std::shared_ptr<Engine::State> state_;
+  PlacementSnapshot snapshot_;
+  mutable std::mutex mutex_;
+  std::map<std::string, std::unique_ptr<SessionImpl>> sessions_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Job>> Engine::open_job() {
+  PlacementSnapshot snapshot;
+  {
+    std::lock_guard lock(state_->mutex);
+    snapshot = state_->snapshot;
+  }
+  return std::unique_ptr<Job>(new JobImpl(state_, std::move(snapshot)));
+}
+
+}  // namespace rung

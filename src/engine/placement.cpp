@@ -1,0 +1,72 @@
+#include "engine/placement.h"
+
+#include <fmt/format.h>
+
+namespace rung {
+namespace {
+
+Placement on_cpu(const ModelRegistration& m, const PlacementSnapshot& s, const RungSpec& cpu, std::string reason) {
+  Placement p{cpu, NumericForm::kF32, m.f32, false, std::move(reason)};
+  if (auto it = s.cpu_forms.find(m.name); it != s.cpu_forms.end()) {
+    p.file = it->second;
+    p.reason += " (optimised graph from the cache)";
+  }
+  return p;
+}
+
+}  // namespace
+
+std::vector<Placement> placements(const ModelRegistration& m, const PlacementSnapshot& s) {
+  std::vector<Placement> out;
+  const RungSpec& cpu = s.below.empty() ? s.chosen : s.below.back();
+  const RungSpec& rung = s.chosen;
+  std::string demoted;
+
+  if (rung.append == AppendMethod::kNone) {
+    out.push_back(on_cpu(m, s, cpu, "the chosen rung"));
+    return out;
+  }
+  if (m.role == Role::kEmbedder && rung.form == ModelForm::kQuantized) {
+    // Embeddings from every device must compare: never a quantised embedder.
+    out.push_back(on_cpu(m, s, cpu, fmt::format("embedder pinned to f32: {} runs quantised forms", rung.display)));
+    return out;
+  }
+  if (rung.form == ModelForm::kQuantized) {
+    const DerivedForm* q = nullptr;
+    for (const auto& d : m.derived) {
+      if (d.form != NumericForm::kF16 && d.form != NumericForm::kF32) q = &d;
+    }
+    if (q == nullptr) {
+      demoted = fmt::format("no quantised form for {}", rung.display);
+    } else if (!rung.compiles_engines || s.engines.count(m.name)) {
+      auto file = rung.compiles_engines ? s.engines.at(m.name) : q->path;
+      out.push_back({rung, q->form, file, false, "the chosen rung, quantised form"});
+    } else {
+      demoted = s.engine_failures.count(m.name) ? "engine failed: " + s.engine_failures.at(m.name) : "engine not built yet";
+    }
+  } else if (rung.compiles_engines) {
+    if (auto it = s.engines.find(m.name); it != s.engines.end()) {
+      bool fp16 = builds_fp16(rung, m.role);
+      out.push_back({rung, fp16 ? NumericForm::kF16 : NumericForm::kF32, it->second, false,
+                     m.role == Role::kEmbedder && rung.form == ModelForm::kF32ToF16Engine
+                         ? "the chosen rung's engine, built f32 for an embedder"
+                         : "the chosen rung's engine"});
+    } else {
+      demoted = s.engine_failures.count(m.name) ? "engine failed: " + s.engine_failures.at(m.name) : "engine not built yet";
+    }
+  } else {
+    out.push_back({rung, NumericForm::kF32, m.f32, false, "the chosen rung"});
+  }
+
+  // The rungs below: non-compiling ones serve the f32 file directly (CUDA under TensorRT).
+  for (const auto& below : s.below) {
+    if (below.append == AppendMethod::kNone) break;
+    if (below.compiles_engines || below.form != ModelForm::kF32) continue;
+    out.push_back({below, NumericForm::kF32, m.f32, false,
+                   demoted.empty() ? fmt::format("below {}", rung.display) : fmt::format("{} {}", rung.display, demoted)});
+  }
+  out.push_back(on_cpu(m, s, cpu, demoted.empty() ? fmt::format("below {}", rung.display) : fmt::format("{} {}", rung.display, demoted)));
+  return out;
+}
+
+}  // namespace rung

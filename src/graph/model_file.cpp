@@ -1,0 +1,105 @@
+#include "graph/model_file.h"
+
+#include <fmt/format.h>
+#include <onnx/onnx_pb.h>
+
+#include <fstream>
+#include <map>
+#include <set>
+
+#include "os/file_hash.h"
+
+namespace rung {
+namespace fs = std::filesystem;
+namespace {
+
+bool is_16_bit(int t) { return t == onnx::TensorProto::UINT16 || t == onnx::TensorProto::INT16; }
+
+// Weight elements by float type, and QDQ zero-point widths, over a graph and
+// its subgraphs (If/Loop bodies hold most of some models' weights) and the
+// tensors of Constant nodes.
+struct Census {
+  std::map<std::string, int> init_type;
+  std::uint64_t f32 = 0, f16 = 0;
+  int quantize = 0, dequantize = 0;
+  bool act16 = false, weight16 = false;
+
+  void count_tensor(const onnx::TensorProto& t) {
+    init_type[t.name()] = t.data_type();
+    std::uint64_t n = 1;
+    for (auto d : t.dims()) n *= static_cast<std::uint64_t>(std::max<std::int64_t>(d, 0));
+    if (t.data_type() == onnx::TensorProto::FLOAT) f32 += n;
+    if (t.data_type() == onnx::TensorProto::FLOAT16) f16 += n;
+  }
+
+  void walk(const onnx::GraphProto& g) {
+    for (const auto& t : g.initializer()) count_tensor(t);
+    for (const auto& n : g.node()) {
+      for (const auto& a : n.attribute()) {
+        if (a.has_t()) count_tensor(a.t());
+        if (a.has_g()) walk(a.g());
+        for (const auto& sub : a.graphs()) walk(sub);
+      }
+    }
+    for (const auto& n : g.node()) {
+      const bool q = n.op_type() == "QuantizeLinear", dq = n.op_type() == "DequantizeLinear";
+      if (!q && !dq) continue;
+      (q ? quantize : dequantize)++;
+      int zp_type = 0;
+      if (n.input_size() >= 3) {
+        if (auto it = init_type.find(n.input(2)); it != init_type.end()) zp_type = it->second;
+      }
+      if (q && is_16_bit(zp_type)) act16 = true;
+      if (dq && init_type.count(n.input(0)) && is_16_bit(init_type[n.input(0)])) weight16 = true;
+    }
+  }
+};
+
+// The numeric form a graph computes in: a QDQ graph by the widths of its zero
+// points (activations are quantised by QuantizeLinear, weights are initializers
+// fed to DequantizeLinear); otherwise by which float type holds more weights.
+void classify(const onnx::GraphProto& g, ModelFileFacts& f) {
+  Census c;
+  c.walk(g);
+  if (c.quantize > 0 || c.dequantize > 0) {
+    f.form = c.act16 ? (c.weight16 ? NumericForm::kA16W16 : NumericForm::kA16W8) : NumericForm::kInt8;
+    f.form_evidence = fmt::format("{} QuantizeLinear and {} DequantizeLinear nodes; {}-bit activations, {}-bit weights", c.quantize,
+                                  c.dequantize, c.act16 ? 16 : 8, c.weight16 ? 16 : 8);
+  } else if (c.f16 > c.f32) {
+    f.form = NumericForm::kF16;
+    f.form_evidence = fmt::format("{} float16 weight elements against {} float32", c.f16, c.f32);
+  } else {
+    f.form = NumericForm::kF32;
+    f.form_evidence = fmt::format("{} float32 weight elements, {} float16", c.f32, c.f16);
+  }
+}
+
+}  // namespace
+
+Result<ModelFileFacts> inspect_model_file(const fs::path& file) {
+  std::error_code ec;
+  if (!fs::exists(file, ec)) return Error{ErrorCode::kNotFound, fmt::format("{} does not exist", file.string())};
+  if (!fs::is_regular_file(file, ec)) return Error{ErrorCode::kInvalidArgument, fmt::format("{} is not a file", file.string())};
+  ModelFileFacts f;
+  f.size_bytes = fs::file_size(file, ec);
+  onnx::ModelProto model;
+  {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) return Error{ErrorCode::kIo, fmt::format("{} cannot be read", file.string())};
+    // Protobuf accepts some garbage as a message; a model also needs an IR version and a graph with nodes.
+    if (!model.ParseFromIstream(&in) || model.ir_version() <= 0 || !model.has_graph() || model.graph().node_size() == 0) {
+      return Error{ErrorCode::kInvalidArgument, fmt::format("{} does not parse as an ONNX model", file.string())};
+    }
+  }
+  for (const auto& o : model.opset_import()) {
+    if (o.domain().empty() || o.domain() == "ai.onnx") f.opset = o.version();
+  }
+  f.nodes = model.graph().node_size();
+  classify(model.graph(), f);
+  auto hash = sha256_of_file(file);
+  if (!hash) return hash.error();
+  f.sha256 = *hash;
+  return f;
+}
+
+}  // namespace rung

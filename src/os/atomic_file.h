@@ -1,0 +1,18 @@
+// Writing a file so that no reader ever sees half of it: a temporary name in
+// the same directory, fsync, rename over the target, fsync the directory.
+#pragma once
+
+#include <filesystem>
+#include <string_view>
+
+#include "rung/result.h"
+
+namespace rung {
+
+Status write_file_atomically(const std::filesystem::path& path, std::string_view contents);
+
+// Puts a file another writer (a child process) finished under a temporary name
+// into place: fsync it, rename it over `final_path`, fsync the directory.
+Status commit_file(const std::filesystem::path& temporary, const std::filesystem::path& final_path);
+
+}  // namespace rung

@@ -1,0 +1,88 @@
+#include "os/file_hash.h"
+
+#include <fmt/format.h>
+#include <openssl/evp.h>
+#include <sys/stat.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "os/atomic_file.h"
+#include "os/read_file.h"
+
+namespace rung {
+namespace {
+
+std::string hex(const unsigned char* digest, unsigned int n) {
+  std::string out;
+  for (unsigned int i = 0; i < n; ++i) out += fmt::format("{:02x}", digest[i]);
+  return out;
+}
+
+}  // namespace
+
+bool stamp_of(const std::filesystem::path& file, FileStamp& s) {
+  struct stat st {};
+  if (::stat(file.c_str(), &st) != 0) return false;
+  s.size = static_cast<std::uint64_t>(st.st_size);
+  s.inode = st.st_ino;
+  s.mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
+  return true;
+}
+
+std::string sha256_hex(std::string_view bytes) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int n = 0;
+  EVP_Digest(bytes.data(), bytes.size(), digest, &n, EVP_sha256(), nullptr);
+  return hex(digest, n);
+}
+
+Result<std::string> sha256_of_file(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return Error{ErrorCode::kNotFound, fmt::format("{}: cannot be read", file.string())};
+  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
+  EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr);
+  std::vector<char> buf(1 << 20);
+  while (in) {
+    in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+    if (in.gcount() > 0) EVP_DigestUpdate(ctx.get(), buf.data(), static_cast<std::size_t>(in.gcount()));
+  }
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int n = 0;
+  EVP_DigestFinal_ex(ctx.get(), digest, &n);
+  return hex(digest, n);
+}
+
+FileHashCache::FileHashCache(std::filesystem::path cache_dir) : file_(cache_dir / "model-hashes.json") {
+  auto j = nlohmann::json::parse(read_text_file(file_), nullptr, /*allow_exceptions=*/false);
+  json_ = j.is_object() ? j.dump() : "{}";
+}
+
+Result<std::string> FileHashCache::hash(const std::filesystem::path& file) {
+  FileStamp st;
+  if (!stamp_of(file, st)) return Error{ErrorCode::kNotFound, fmt::format("{}: no such file", file.string())};
+  auto table = nlohmann::json::parse(json_);
+  const std::string key = std::filesystem::absolute(file).string();
+  if (auto it = table.find(key); it != table.end() && it->is_object()) {
+    const auto& e = *it;
+    if (e.value("size", std::uint64_t{0}) == st.size && e.value("inode", std::uint64_t{0}) == st.inode &&
+        e.value("mtime_ns", std::int64_t{0}) == st.mtime_ns && e.contains("sha256")) {
+      return e["sha256"].get<std::string>();
+    }
+  }
+  auto digest = sha256_of_file(file);
+  if (!digest) return digest;
+  ++hashed_;
+  table[key] = {{"size", st.size}, {"inode", st.inode}, {"mtime_ns", st.mtime_ns}, {"sha256", *digest}};
+  json_ = table.dump();
+  dirty_ = true;
+  return digest;
+}
+
+void FileHashCache::save() {
+  if (!dirty_) return;
+  if (write_file_atomically(file_, json_)) dirty_ = false;
+}
+
+}  // namespace rung

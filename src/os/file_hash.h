@@ -1,0 +1,41 @@
+// SHA-256 of bytes and of files (OpenSSL), and a cache of file hashes kept
+// beside a cache directory so an unchanged file is never read twice.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include "rung/result.h"
+
+namespace rung {
+
+std::string sha256_hex(std::string_view bytes);
+Result<std::string> sha256_of_file(const std::filesystem::path& file);
+
+// SHA-256 of files, remembered in `<cache_dir>/model-hashes.json` by path, size,
+// mtime and inode, so an unchanged file is never read again.
+class FileHashCache {
+ public:
+  explicit FileHashCache(std::filesystem::path cache_dir);
+  Result<std::string> hash(const std::filesystem::path& file);
+  void save();  // best effort: a cache directory that cannot be written only costs re-hashing
+  std::size_t files_hashed() const { return hashed_; }
+
+ private:
+  std::filesystem::path file_;
+  std::string json_;  // the parsed table, kept as JSON text to keep nlohmann out of the header
+  bool dirty_ = false;
+  std::size_t hashed_ = 0;
+};
+
+// A file's size, inode and modification time: what says "unchanged" without reading it.
+struct FileStamp {
+  std::uint64_t size = 0, inode = 0;
+  std::int64_t mtime_ns = 0;
+};
+bool stamp_of(const std::filesystem::path& file, FileStamp& stamp);
+
+}  // namespace rung

@@ -1,0 +1,157 @@
+// What every parity gate shares: reading its parameters, finding its outputs,
+// splitting a batched output into items, and formatting numbers.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "parity/gates/gate.h"
+
+namespace rung {
+
+void GateParams::fail(const std::string& message) {
+  if (problem_.empty()) problem_ = message;
+}
+
+void GateParams::require(bool ok, const std::string& message) {
+  if (!ok) fail(message);
+}
+
+double GateParams::number(const std::string& key, double fallback) {
+  read_.insert(key);
+  if (!j_.contains(key)) return fallback;
+  if (!j_[key].is_number()) {
+    fail(fmt::format("'{}' must be a number", key));
+    return fallback;
+  }
+  return j_[key].get<double>();
+}
+
+std::string GateParams::text(const std::string& key, const std::string& fallback) {
+  read_.insert(key);
+  if (!j_.contains(key)) return fallback;
+  if (!j_[key].is_string()) {
+    fail(fmt::format("'{}' must be a string", key));
+    return fallback;
+  }
+  return j_[key].get<std::string>();
+}
+
+std::vector<std::string> GateParams::texts(const std::string& key) {
+  read_.insert(key);
+  if (!j_.contains(key)) return {};
+  const auto& v = j_[key];
+  if (v.is_string()) return {v.get<std::string>()};
+  if (v.is_array() && std::all_of(v.begin(), v.end(), [](const auto& x) { return x.is_string(); })) {
+    return v.get<std::vector<std::string>>();
+  }
+  fail(fmt::format("'{}' must be a string or a list of strings", key));
+  return {};
+}
+
+std::vector<double> GateParams::numbers(const std::string& key, std::vector<double> fallback) {
+  read_.insert(key);
+  if (!j_.contains(key)) return fallback;
+  const auto& v = j_[key];
+  if (v.is_array() && std::all_of(v.begin(), v.end(), [](const auto& x) { return x.is_number(); })) {
+    return v.get<std::vector<double>>();
+  }
+  fail(fmt::format("'{}' must be a list of numbers", key));
+  return fallback;
+}
+
+bool GateParams::flag(const std::string& key, bool fallback) {
+  read_.insert(key);
+  if (!j_.contains(key)) return fallback;
+  if (!j_[key].is_boolean()) {
+    fail(fmt::format("'{}' must be true or false", key));
+    return fallback;
+  }
+  return j_[key].get<bool>();
+}
+
+Status GateParams::finish() const {
+  if (!problem_.empty()) return error(problem_);
+  for (auto it = j_.begin(); it != j_.end(); ++it) {
+    if (!read_.count(it.key())) {
+      std::vector<std::string> known(read_.begin(), read_.end());
+      return error(fmt::format("unknown key '{}' (this decoder reads: {})", it.key(), fmt::join(known, ", ")));
+    }
+  }
+  return {};
+}
+
+const TensorInfo* find_output(const ModelIo& io, const std::string& name) {
+  auto it = std::find_if(io.outputs.begin(), io.outputs.end(), [&](const TensorInfo& t) { return t.name == name; });
+  return it == io.outputs.end() ? nullptr : &*it;
+}
+
+Status require_output(const ModelIo& io, const std::string& name, const std::string& where) {
+  if (find_output(io, name) != nullptr) return {};
+  std::vector<std::string> names;
+  for (const auto& o : io.outputs) names.push_back("'" + o.name + "'");
+  return Error{ErrorCode::kInvalidArgument,
+               fmt::format("{}: names output '{}', which the model does not have (its outputs: {})", where, name, fmt::join(names, ", "))};
+}
+
+Result<ItemLayout> item_layout(const Tensor& t, std::size_t trailing, const std::string& where) {
+  if (t.shape.size() < trailing) {
+    return Error{ErrorCode::kInvalidArgument,
+                 fmt::format("{}: output '{}' has shape {}; this decoder needs at least {} axes", where, t.name, shape_string(t.shape), trailing)};
+  }
+  ItemLayout l{1, 1};
+  for (std::size_t i = 0; i < t.shape.size(); ++i) {
+    const auto d = static_cast<std::size_t>(std::max<std::int64_t>(t.shape[i], 0));
+    (i + trailing < t.shape.size() ? l.items : l.size) *= d;
+  }
+  return l;
+}
+
+std::string item_name(const std::string& input, std::size_t index, std::size_t items) {
+  return items <= 1 ? input : fmt::format("{}#{}", input, index);
+}
+
+std::vector<float> to_floats(const Tensor& t) {
+  if (t.type == ElementType::kFloat) {
+    auto v = t.view<float>();
+    return {v.begin(), v.end()};
+  }
+  auto d = t.to_doubles();
+  std::vector<float> out(d.size());
+  std::transform(d.begin(), d.end(), out.begin(), [](double x) { return static_cast<float>(x); });
+  return out;
+}
+
+std::string percent(std::size_t part, std::size_t whole) {
+  if (whole == 0) return "-";
+  const double p = 100.0 * static_cast<double>(part) / static_cast<double>(whole);
+  // Never round a shortfall up to 100%.
+  if (part < whole && p > 99.9) return fmt::format("{:.3f}%", std::floor(p * 1000) / 1000);
+  return fmt::format("{:.1f}%", std::floor(p * 10) / 10);
+}
+
+std::string rate(double fraction) { return fmt::format("{:g}%", fraction * 100); }
+
+std::string num(double v) {
+  if (std::isnan(v)) return "NaN";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  if (v == 0) return "0";
+  const double a = std::fabs(v);
+  if (a >= 1e-3 && a < 1e4) return fmt::format("{:.4g}", v);
+  return fmt::format("{:.2e}", v);
+}
+
+}  // namespace rung
+
+namespace rung {
+
+std::string changes_phrase(std::size_t lost, std::size_t gained) {
+  const std::size_t n = lost + gained;
+  if (n == 0) return "no decisions changed";
+  const std::string head = fmt::format("{} decision{} changed", n, n == 1 ? "" : "s");
+  if (lost == gained) return fmt::format("{} ({} each way)", head, lost);
+  return fmt::format("{} ({} lost, {} gained)", head, lost, gained);
+}
+
+}  // namespace rung

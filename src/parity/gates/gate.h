@@ -1,0 +1,89 @@
+// One gate of `rung parity`: fed both sides' outputs input by input, it keeps
+// what it needs (counts, a few numbers) and answers pass or fail at the end.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "rung/parity.h"
+#include "rung/result.h"
+#include "rung/tensor.h"
+#include "session/model_io.h"
+
+namespace rung {
+
+using OutputMap = std::map<std::string, const Tensor*>;
+
+class ParityGate {
+ public:
+  virtual ~ParityGate() = default;
+  virtual std::vector<std::string> outputs() const = 0;
+  // Checks the gate against the model's outputs before any input runs.
+  virtual Status check(const ModelIo& io) = 0;
+  // One input's outputs, ref and cand. An Error is a usage problem (an output
+  // the decoder cannot read); a difference between the sides never is.
+  virtual Status add(const std::string& input, const OutputMap& ref, const OutputMap& cand) = 0;
+  virtual GateOutcome finish() const = 0;
+};
+
+// A gate's JSON object, read key by key. A value of the wrong kind and a key
+// no getter asked for (a misspelt bound) are both errors, reported by finish().
+class GateParams {
+ public:
+  GateParams(nlohmann::json j, std::string where) : j_(std::move(j)), where_(std::move(where)) {}
+  const std::string& where() const { return where_; }
+  bool has(const std::string& key) const { return j_.contains(key); }
+  double number(const std::string& key, double fallback);
+  std::string text(const std::string& key, const std::string& fallback);
+  std::vector<std::string> texts(const std::string& key);  // a string or a list of strings; empty when absent
+  std::vector<double> numbers(const std::string& key, std::vector<double> fallback);
+  bool flag(const std::string& key, bool fallback);
+  // A check of a value read: records `message` when `ok` is false.
+  void require(bool ok, const std::string& message);
+  // The first problem found, else an error for a key nothing read.
+  Status finish() const;
+  Error error(const std::string& message) const { return Error{ErrorCode::kInvalidArgument, where_ + ": " + message}; }
+
+ private:
+  void fail(const std::string& message);
+  nlohmann::json j_;
+  std::string where_;
+  std::set<std::string> read_{"decoder"};
+  std::string problem_;
+};
+
+// Factories, one per decoder. `base_dir` resolves relative paths (a character list).
+// The tensor gate with no 'outputs' takes every output of the model.
+Result<std::unique_ptr<ParityGate>> make_tensor_gate(GateParams& p);
+Result<std::unique_ptr<ParityGate>> make_classification_gate(GateParams& p);
+Result<std::unique_ptr<ParityGate>> make_slots_gate(GateParams& p);
+Result<std::unique_ptr<ParityGate>> make_boxes_gate(GateParams& p);
+Result<std::unique_ptr<ParityGate>> make_embedding_gate(GateParams& p);
+Result<std::unique_ptr<ParityGate>> make_text_gate(GateParams& p, const std::filesystem::path& base_dir);
+Result<std::unique_ptr<ParityGate>> make_mask_gate(GateParams& p);
+
+// Shared by the decoders.
+Status require_output(const ModelIo& io, const std::string& name, const std::string& where);
+const TensorInfo* find_output(const ModelIo& io, const std::string& name);
+// A tensor's leading axes as items over its last `trailing` axes: {items, elements per item}.
+struct ItemLayout {
+  std::size_t items = 0;
+  std::size_t size = 0;
+};
+Result<ItemLayout> item_layout(const Tensor& t, std::size_t trailing, const std::string& where);
+std::string item_name(const std::string& input, std::size_t index, std::size_t items);  // "page.png" or "page.png#3"
+std::vector<float> to_floats(const Tensor& t);
+std::string percent(std::size_t part, std::size_t whole);  // "99.5%"
+std::string rate(double fraction);                         // a bound: 0.97 -> "97%"
+std::string num(double v);                                 // "1.2e-05", "0.9991"
+
+}  // namespace rung
+
+namespace rung {
+// "no decisions changed", "2 decisions changed (1 each way)", "3 decisions changed (2 lost, 1 gained)"
+std::string changes_phrase(std::size_t lost, std::size_t gained);
+}  // namespace rung

@@ -1,0 +1,229 @@
+// The tensor gate: Polygraphy's per-element rule (a mismatch only where the
+// absolute difference exceeds atol AND the relative one exceeds rtol; NaN
+// always mismatches), with the error distribution, NaN and Inf counts, the
+// smallest tolerances that would have passed, and a pass rate over inputs in
+// place of all-or-nothing.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "parity/gates/gate.h"
+
+namespace rung {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// Errors over every input without keeping them: log-spaced bins, 50 a decade,
+// so a median or p99 is known to within 5%: reported as the bin's geometric
+// centre, clamped to the smallest and largest error seen.
+class ErrorHistogram {
+ public:
+  void add(double v) {
+    ++count_;
+    if (v <= 0) {
+      ++zeros_;
+      return;
+    }
+    low_ = std::min(low_, v);
+    high_ = std::max(high_, v);
+    const double pos = (std::log10(v) - kMinExp) * kPerDecade;
+    const auto bin = static_cast<std::size_t>(std::clamp(std::floor(pos) + 1, 0.0, static_cast<double>(bins_.size() - 1)));
+    ++bins_[bin];
+  }
+  double quantile(double q) const {
+    if (count_ == 0) return 0;
+    const auto rank = static_cast<std::uint64_t>(std::ceil(q * static_cast<double>(count_)));
+    std::uint64_t seen = zeros_;
+    if (seen >= rank) return 0;
+    for (std::size_t b = 0; b < bins_.size(); ++b) {
+      seen += bins_[b];
+      if (seen >= rank) return std::clamp(std::pow(10.0, kMinExp + (static_cast<double>(b) - 0.5) / kPerDecade), low_, high_);
+    }
+    return high_;
+  }
+
+ private:
+  static constexpr int kPerDecade = 50, kMinExp = -12, kMaxExp = 8;
+  std::vector<std::uint64_t> bins_ = std::vector<std::uint64_t>((kMaxExp - kMinExp) * kPerDecade + 2, 0);
+  std::uint64_t count_ = 0, zeros_ = 0;
+  double low_ = kInf, high_ = 0;
+};
+
+struct OutputStats {
+  std::size_t inputs = 0, passed = 0, shape_mismatch = 0;
+  std::size_t elements = 0, mismatches = 0, nan_ref = 0, nan_cand = 0, inf_ref = 0, inf_cand = 0;
+  std::size_t finite = 0;
+  double max_abs = 0, max_rel = 0, sum_abs = 0, sum_rel = 0;
+  double need_atol = 0, need_rtol = 0;  // over every input
+  ErrorHistogram abs_hist, rel_hist;
+  std::vector<std::string> failing;     // the first few failing inputs
+};
+
+class TensorGate final : public ParityGate {
+ public:
+  TensorGate(std::vector<std::string> outputs, double atol, double rtol, double pass_rate)
+      : names_(std::move(outputs)), atol_(atol), rtol_(rtol), pass_rate_(pass_rate), stats_(names_.size()) {}
+
+  std::vector<std::string> outputs() const override { return names_; }
+
+  Status check(const ModelIo& io) override {
+    if (names_.empty()) {
+      for (const auto& o : io.outputs) names_.push_back(o.name);
+      stats_.resize(names_.size());
+    }
+    for (const auto& n : names_) {
+      if (auto s = require_output(io, n, "tensor gate"); !s) return s;
+    }
+    return {};
+  }
+
+  Status add(const std::string& input, const OutputMap& ref, const OutputMap& cand) override {
+    double input_atol = 0, input_rtol = 0;
+    bool input_ok = true;
+    for (std::size_t k = 0; k < names_.size(); ++k) {
+      const Tensor& a = *ref.at(names_[k]);
+      const Tensor& b = *cand.at(names_[k]);
+      OutputStats& s = stats_[k];
+      ++s.inputs;
+      double need_atol = 0, need_rtol = 0;
+      bool ok = compare(a, b, s, need_atol, need_rtol);
+      s.need_atol = std::max(s.need_atol, need_atol);
+      s.need_rtol = std::max(s.need_rtol, need_rtol);
+      input_atol = std::max(input_atol, need_atol);
+      input_rtol = std::max(input_rtol, need_rtol);
+      if (ok) {
+        ++s.passed;
+      } else {
+        input_ok = false;
+        if (s.failing.size() < 5) s.failing.push_back(input);
+      }
+    }
+    ++inputs_;
+    passed_ += input_ok;
+    need_atol_.push_back(input_atol);
+    need_rtol_.push_back(input_rtol);
+    return {};
+  }
+
+  GateOutcome finish() const override {
+    GateOutcome g;
+    g.decoder = "tensor";
+    g.title = names_.size() == 1 ? fmt::format("tensor · {}", names_[0]) : fmt::format("tensor · {} outputs", names_.size());
+    const auto needed = static_cast<std::size_t>(std::ceil(pass_rate_ * static_cast<double>(inputs_) - 1e-9));
+    g.passed = inputs_ > 0 && passed_ >= needed;
+    g.summary = fmt::format("{} of {} inputs within atol {} AND rtol {} on every output ({}; need {})", passed_, inputs_, num(atol_),
+                            num(rtol_), percent(passed_, inputs_), pass_rate_ >= 1 ? std::string("all") : rate(pass_rate_));
+    // The smallest single tolerance that would have passed the same pass rate.
+    auto kth = [&](std::vector<double> v) {
+      if (v.empty() || needed == 0) return 0.0;
+      std::sort(v.begin(), v.end());
+      return v[std::min(needed, v.size()) - 1];
+    };
+    const double pass_atol = kth(need_atol_), pass_rtol = kth(need_rtol_);
+    g.details.push_back(fmt::format("would pass at atol {} (rtol {}) or at rtol {} (atol {})", num(pass_atol), num(rtol_), num(pass_rtol), num(atol_)));
+    nlohmann::json outs = nlohmann::json::array();
+    for (std::size_t k = 0; k < names_.size(); ++k) {
+      const OutputStats& s = stats_[k];
+      const double mean_abs = s.finite ? s.sum_abs / static_cast<double>(s.finite) : 0;
+      const double mean_rel = s.finite ? s.sum_rel / static_cast<double>(s.finite) : 0;
+      g.details.push_back(fmt::format("'{}': {} of {} inputs pass, {} of {} elements mismatch{}", names_[k], s.passed, s.inputs,
+                                      s.mismatches, s.elements, s.shape_mismatch ? fmt::format(", {} inputs with differing shapes", s.shape_mismatch) : ""));
+      g.details.push_back(fmt::format("  abs error max {} mean {} median ≈{} p99 ≈{}", num(s.max_abs), num(mean_abs),
+                                      num(s.abs_hist.quantile(0.5)), num(s.abs_hist.quantile(0.99))));
+      g.details.push_back(fmt::format("  rel error max {} mean {} median ≈{} p99 ≈{}", num(s.max_rel), num(mean_rel),
+                                      num(s.rel_hist.quantile(0.5)), num(s.rel_hist.quantile(0.99))));
+      g.details.push_back(fmt::format("  NaN {} ref / {} cand, Inf {} ref / {} cand; every input passes at atol {} or rtol {}",
+                                      s.nan_ref, s.nan_cand, s.inf_ref, s.inf_cand, num(s.need_atol), num(s.need_rtol)));
+      if (!s.failing.empty()) g.details.push_back(fmt::format("  failing inputs: {}{}", fmt::join(s.failing, ", "), s.inputs - s.passed > s.failing.size() ? ", ..." : ""));
+      auto finite_or_null = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };
+      outs.push_back({{"output", names_[k]},
+                      {"inputs", s.inputs},
+                      {"inputs_passed", s.passed},
+                      {"shape_mismatches", s.shape_mismatch},
+                      {"elements", s.elements},
+                      {"mismatches", s.mismatches},
+                      {"nan", {{"ref", s.nan_ref}, {"cand", s.nan_cand}}},
+                      {"inf", {{"ref", s.inf_ref}, {"cand", s.inf_cand}}},
+                      {"abs", {{"max", s.max_abs}, {"mean", mean_abs}, {"median", s.abs_hist.quantile(0.5)}, {"p99", s.abs_hist.quantile(0.99)}}},
+                      {"rel", {{"max", finite_or_null(s.max_rel)}, {"mean", finite_or_null(mean_rel)}, {"median", finite_or_null(s.rel_hist.quantile(0.5))}, {"p99", finite_or_null(s.rel_hist.quantile(0.99))}}},
+                      {"min_passing_atol", finite_or_null(s.need_atol)},
+                      {"min_passing_rtol", finite_or_null(s.need_rtol)}});
+    }
+    auto finite_or_null = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };
+    nlohmann::json j = {{"atol", atol_},     {"rtol", rtol_}, {"pass_rate", pass_rate_}, {"inputs", inputs_}, {"inputs_passed", passed_},
+                        {"passing_atol", finite_or_null(pass_atol)}, {"passing_rtol", finite_or_null(pass_rtol)}, {"outputs", outs}};
+    g.stats_json = j.dump();
+    return g;
+  }
+
+ private:
+  bool compare(const Tensor& a, const Tensor& b, OutputStats& s, double& need_atol, double& need_rtol) const {
+    if (a.type != b.type || a.shape != b.shape) {
+      ++s.shape_mismatch;
+      need_atol = need_rtol = kInf;
+      return false;
+    }
+    const auto x = a.to_doubles(), y = b.to_doubles();
+    s.elements += x.size();
+    std::size_t mismatches = 0;
+    for (std::size_t i = 0; i < x.size() && i < y.size(); ++i) {
+      const double p = x[i], q = y[i];
+      s.nan_ref += std::isnan(p);
+      s.nan_cand += std::isnan(q);
+      s.inf_ref += std::isinf(p);
+      s.inf_cand += std::isinf(q);
+      if (std::isnan(p) || std::isnan(q)) {
+        ++mismatches;
+        need_atol = need_rtol = kInf;
+        continue;
+      }
+      if (p == q) {  // equal infinities too
+        s.abs_hist.add(0);
+        s.rel_hist.add(0);
+        ++s.finite;
+        continue;
+      }
+      if (std::isinf(p) || std::isinf(q)) {
+        ++mismatches;
+        need_atol = need_rtol = kInf;
+        continue;
+      }
+      const double abs = std::fabs(p - q);
+      const double rel = abs / std::max(std::fabs(p), 1e-30);
+      ++s.finite;
+      s.sum_abs += abs;
+      s.sum_rel += rel;
+      s.max_abs = std::max(s.max_abs, abs);
+      s.max_rel = std::max(s.max_rel, rel);
+      s.abs_hist.add(abs);
+      s.rel_hist.add(rel);
+      if (rel > rtol_) need_atol = std::max(need_atol, abs);
+      if (abs > atol_) need_rtol = std::max(need_rtol, rel);
+      if (abs > atol_ && rel > rtol_) ++mismatches;
+    }
+    s.mismatches += mismatches;
+    return mismatches == 0;
+  }
+
+  std::vector<std::string> names_;
+  double atol_, rtol_, pass_rate_;
+  std::vector<OutputStats> stats_;
+  std::size_t inputs_ = 0, passed_ = 0;
+  std::vector<double> need_atol_, need_rtol_;  // per input, over its outputs
+};
+
+}  // namespace
+
+Result<std::unique_ptr<ParityGate>> make_tensor_gate(GateParams& p) {
+  auto outputs = p.texts("outputs");
+  const double atol = p.number("atol", 1e-5), rtol = p.number("rtol", 1e-5), rate = p.number("pass_rate", 1.0);
+  p.require(atol >= 0 && rtol >= 0, "atol and rtol must not be negative");
+  p.require(rate > 0 && rate <= 1, "pass_rate must be in (0, 1]");
+  if (auto s = p.finish(); !s) return s.error();
+  return std::unique_ptr<ParityGate>(std::make_unique<TensorGate>(std::move(outputs), atol, rtol, rate));
+}
+
+}  // namespace rung

@@ -1,0 +1,42 @@
+// The inputs of a parity run, one item at a time: a directory of tensor files
+// (.pb, .npy) or of subdirectories of them (one per input set, as the ONNX test
+// suites store them), or of images with a declared preprocessing; or seeded
+// random input sets. Every item is checked against the model before it runs.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rung/image.h"
+#include "rung/input_spec.h"
+#include "session/model_io.h"
+
+namespace rung {
+
+struct InputItem {
+  enum class Kind { kTensors, kImage, kRandom };
+  std::string name;                          // as the report names it: the file or directory name, or "random 3"
+  Kind kind = Kind::kTensors;
+  std::vector<std::filesystem::path> files;  // tensor files, or the one image
+  std::size_t index = 0;
+};
+
+// Sorted by name. Errors: not a directory, empty, or a file that is neither a
+// tensor nor an image.
+Result<std::vector<InputItem>> list_input_items(const std::filesystem::path& dir);
+std::vector<InputItem> random_items(std::size_t count);
+
+struct InputPlan {
+  std::optional<ImagePreprocess> preprocess;
+  std::string image_input;  // "" = the only 4-axis input not given otherwise
+  InputSpec spec;           // dims for random inputs, values for inputs no file gives
+  std::uint64_t seed = 0;
+};
+
+// One tensor per model input, checked against the model (type, rank, fixed dimensions).
+Result<std::vector<Tensor>> make_item_tensors(const InputItem& item, const ModelIo& io, const InputPlan& plan);
+
+}  // namespace rung

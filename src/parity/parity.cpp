@@ -1,0 +1,277 @@
+// `rung parity`'s run: gates and inputs read first (a bad file fails before
+// any model loads), then both sides started in their worker processes, their
+// models checked against each other, and the inputs fed one at a time to both,
+// each input's outputs compared and deleted before the next.
+#include "rung/parity.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <map>
+
+#include "jobs/channel.h"
+#include "jobs/parity_protocol.h"
+#include "os/atomic_file.h"
+#include "os/worker_location.h"
+#include "parity/gate_file.h"
+#include "parity/inputs.h"
+#include "parity/side.h"
+#include "session/tensor_file.h"
+
+namespace rung {
+namespace fs = std::filesystem;
+namespace {
+
+struct Side {
+  const char* role;  // "ref" or "cand"
+  const ParitySide* spec;
+  ResolvedRuntime runtime;
+  fs::path dir;
+  std::unique_ptr<WorkerProcess> worker;
+  ModelIo io;
+  std::string described;
+};
+
+Error side_error(const Side& s, const std::string& message) {
+  return Error{ErrorCode::kRuntime, fmt::format("{} ({}): {}", s.role, s.spec->describe(), message)};
+}
+
+Status start_side(Side& s, const fs::path& worker, bool allow_writable) {
+  std::error_code ec;
+  fs::create_directories(s.dir / "out", ec);
+  ParityJob job;
+  job.runtime_library = s.runtime.library;
+  job.allow_writable_runtime = allow_writable;
+  job.model = fs::absolute(s.spec->model);
+  job.rung = s.spec->rung;
+  job.threads = s.spec->threads;
+  job.provider_options = s.spec->provider_options;
+  job.outputs_dir = s.dir / "out";
+  job.channel_fd = kParityChannelFd;
+  if (auto w = write_file_atomically(s.dir / "job.json", parity_job_to_json(job)); !w) return w.error();
+  auto started = WorkerProcess::start(worker, s.dir / "job.json", s.dir / "worker.log");
+  if (!started) return started.error();
+  s.worker = std::move(*started);
+  return {};
+}
+
+Status await_ready(Side& s, std::chrono::milliseconds deadline) {
+  auto line = s.worker->receive(deadline);
+  if (!line) return side_error(s, line.error().message);
+  try {
+    const auto j = nlohmann::json::parse(*line);
+    if (!j.at("ready").get<bool>()) {
+      const std::string stage = j.at("stage");
+      const char* what = stage == "runtime" ? "the ONNX Runtime build could not be used"
+                         : stage == "rung"  ? "the rung is not available"
+                                            : "the session could not be built";
+      return side_error(s, fmt::format("{}: {}", what, j.at("error").get<std::string>()));
+    }
+    s.io = model_io_from_json(j.at("io"));
+    std::string rung = j.at("rung");
+    s.described = fmt::format("{} · {} · ONNX Runtime {} ({}){}", s.spec->model.filename().string(), rung, j.at("version").get<std::string>(),
+                              s.runtime.library.parent_path().filename().string(),
+                              s.spec->threads > 0 ? fmt::format(" · {} thread{}", s.spec->threads, s.spec->threads == 1 ? "" : "s") : "");
+    for (const auto& [k, v] : s.spec->provider_options) s.described += fmt::format(" · {}={}", k, v);
+  } catch (const nlohmann::json::exception& e) {
+    return side_error(s, fmt::format("malformed answer from the worker: {}", e.what()));
+  }
+  return {};
+}
+
+std::string describe_info(const TensorInfo& t) { return fmt::format("{} {}", element_type_name(t.type), shape_string(t.shape)); }
+
+// Both sides must take and give the same tensors: same names, element types, ranks and fixed dimensions.
+Status compare_io(const std::vector<TensorInfo>& ref, const std::vector<TensorInfo>& cand, const char* kind) {
+  auto names = [](const std::vector<TensorInfo>& v) {
+    std::vector<std::string> n;
+    for (const auto& t : v) n.push_back("'" + t.name + "'");
+    return fmt::format("{}", fmt::join(n, ", "));
+  };
+  for (const auto& r : ref) {
+    auto it = std::find_if(cand.begin(), cand.end(), [&](const TensorInfo& c) { return c.name == r.name; });
+    if (it == cand.end()) {
+      return Error{ErrorCode::kInvalidArgument, fmt::format("the ref model has {} '{}', the cand model does not (its {}s: {})", kind, r.name, kind, names(cand))};
+    }
+    bool same = r.type == it->type && r.shape.size() == it->shape.size();
+    for (std::size_t a = 0; same && a < r.shape.size(); ++a) same = r.shape[a] < 0 || it->shape[a] < 0 || r.shape[a] == it->shape[a];
+    if (!same) {
+      return Error{ErrorCode::kInvalidArgument, fmt::format("ref and cand disagree on {} '{}': {} vs {}", kind, r.name, describe_info(r), describe_info(*it))};
+    }
+  }
+  for (const auto& c : cand) {
+    if (std::none_of(ref.begin(), ref.end(), [&](const TensorInfo& r) { return r.name == c.name; })) {
+      return Error{ErrorCode::kInvalidArgument, fmt::format("the cand model has {} '{}', the ref model does not (its {}s: {})", kind, c.name, kind, names(ref))};
+    }
+  }
+  return {};
+}
+
+Result<std::map<std::string, Tensor>> read_outputs(const fs::path& dir) {
+  std::map<std::string, Tensor> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    if (e.path().extension() != ".pb") continue;
+    auto t = read_tensor_file(e.path());
+    if (!t) return t.error();
+    std::string name = t->name;
+    out[name] = std::move(*t);
+  }
+  if (ec) return Error{ErrorCode::kIo, fmt::format("{}: {}", dir.string(), ec.message())};
+  return out;
+}
+
+Status await_done(Side& s, const InputItem& item, std::chrono::milliseconds deadline) {
+  auto line = s.worker->receive(deadline);
+  if (!line) return side_error(s, fmt::format("on input {}: {}", item.name, line.error().message));
+  try {
+    const auto j = nlohmann::json::parse(*line);
+    if (j.contains("error")) return side_error(s, fmt::format("input {} failed to run: {}", item.name, j["error"].get<std::string>()));
+  } catch (const nlohmann::json::exception& e) {
+    return side_error(s, fmt::format("malformed answer from the worker: {}", e.what()));
+  }
+  return {};
+}
+
+// Removes the work directory it made, whatever way the run ends.
+struct WorkDir {
+  fs::path path;
+  bool owned = false;
+  ~WorkDir() {
+    std::error_code ec;
+    if (owned) fs::remove_all(path, ec);
+  }
+};
+
+}  // namespace
+
+Result<ParityReport> run_parity(const ParityOptions& o) {
+  // Gates and inputs first: a mistake there costs no model load.
+  GateFile gates;
+  if (!o.gate_file.empty()) {
+    auto g = read_gate_file(o.gate_file);
+    if (!g) return g.error();
+    gates = std::move(*g);
+  } else {
+    gates.gates.push_back(default_tensor_gate());
+  }
+  if (!o.preprocess_file.empty()) {
+    auto p = read_preprocess_file(o.preprocess_file, &gates.image_input);
+    if (!p) return p.error();
+    gates.preprocess = *p;
+  }
+  const InputPlan plan{gates.preprocess, gates.image_input, gates.inputs, o.seed};
+  std::vector<InputItem> items;
+  if (o.random > 0 && !o.inputs_dir.empty()) return Error{ErrorCode::kInvalidArgument, "give either an input directory or random inputs, not both"};
+  if (o.random > 0) {
+    items = random_items(o.random);
+  } else if (o.inputs_dir.empty()) {
+    return Error{ErrorCode::kInvalidArgument, "no inputs: give an input directory or a number of random inputs"};
+  } else {
+    auto listed = list_input_items(o.inputs_dir);
+    if (!listed) return listed.error();
+    items = std::move(*listed);
+    const auto image = std::find_if(items.begin(), items.end(), [](const InputItem& i) { return i.kind == InputItem::Kind::kImage; });
+    if (image != items.end() && !plan.preprocess) {
+      return Error{ErrorCode::kInvalidArgument, fmt::format("{}: holds images ({} among them) but no preprocessing is declared: add "
+                                                            "\"preprocess\" to the gate file or pass --preprocess FILE",
+                                                            o.inputs_dir.string(), image->name)};
+    }
+  }
+  for (const ParitySide* s : {&o.ref, &o.cand}) {
+    std::error_code ec;
+    if (!fs::is_regular_file(s->model, ec)) {
+      return Error{ErrorCode::kNotFound, fmt::format("{}: the model file is not there", s->model.string())};
+    }
+  }
+
+  WorkDir work;  // declared before the sides: their workers end before it is removed
+  RuntimeResolver resolver(o.runtimes);
+  Side ref{"ref", &o.ref, {}, {}, nullptr, {}, {}}, cand{"cand", &o.cand, {}, {}, nullptr, {}, {}};
+  for (Side* s : {&ref, &cand}) {
+    auto rt = resolver.resolve(s->spec->runtime);
+    if (!rt) return Error{rt.error().code, fmt::format("{} ({}): {}", s->role, s->spec->describe(), rt.error().message)};
+    s->runtime = *rt;
+  }
+  const fs::path worker = find_worker(o.worker);
+  if (worker.empty()) {
+    return Error{ErrorCode::kNotFound, "the rung-probe-worker executable was not found (beside rung, in RUNG_PROBE_WORKER, or installed)"};
+  }
+  if (o.work_dir.empty()) {
+    std::string tmpl = (fs::temp_directory_path() / "rung-parity.XXXXXX").string();
+    if (mkdtemp(tmpl.data()) == nullptr) return Error{ErrorCode::kIo, fmt::format("cannot create a work directory like {}", tmpl)};
+    work = {tmpl, true};
+  } else {
+    work.path = o.work_dir;
+  }
+  ref.dir = work.path / "ref";
+  cand.dir = work.path / "cand";
+  for (Side* s : {&ref, &cand}) {
+    if (auto st = start_side(*s, worker, o.runtimes.allow_writable_by_others); !st) return st.error();
+  }
+  if (o.on_progress) o.on_progress("building both sessions");
+  for (Side* s : {&ref, &cand}) {
+    if (auto st = await_ready(*s, o.deadline); !st) return st.error();
+  }
+  if (auto st = compare_io(ref.io.inputs, cand.io.inputs, "input"); !st) return st.error();
+  if (auto st = compare_io(ref.io.outputs, cand.io.outputs, "output"); !st) return st.error();
+  for (auto& g : gates.gates) {
+    if (auto st = g->check(ref.io); !st) {
+      return Error{st.error().code, o.gate_file.empty() ? st.error().message : fmt::format("{}: {}", o.gate_file.string(), st.error().message)};
+    }
+  }
+
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const InputItem& item = items[i];
+    if (o.on_progress) o.on_progress(fmt::format("input {} of {}: {}", i + 1, items.size(), item.name));
+    auto tensors = make_item_tensors(item, ref.io, plan);
+    if (!tensors) return tensors.error();
+    const fs::path in_dir = work.path / "inputs" / std::to_string(i);
+    std::error_code ec;
+    fs::create_directories(in_dir, ec);
+    for (std::size_t k = 0; k < tensors->size(); ++k) {
+      if (auto st = write_tensor_file((*tensors)[k], in_dir / fmt::format("input_{}.pb", k)); !st) return st.error();
+    }
+    tensors->clear();
+    const std::string request = nlohmann::json{{"run", i}, {"inputs", in_dir.string()}}.dump();
+    for (Side* s : {&ref, &cand}) {
+      if (auto st = s->worker->send(request); !st) return side_error(*s, st.error().message);
+    }
+    for (Side* s : {&ref, &cand}) {
+      if (auto st = await_done(*s, item, o.deadline); !st) return st.error();
+    }
+    auto ref_out = read_outputs(ref.dir / "out" / std::to_string(i));
+    if (!ref_out) return ref_out.error();
+    auto cand_out = read_outputs(cand.dir / "out" / std::to_string(i));
+    if (!cand_out) return cand_out.error();
+    OutputMap rm, cm;
+    for (const auto& info : ref.io.outputs) {
+      auto a = ref_out->find(info.name);
+      auto b = cand_out->find(info.name);
+      if (a == ref_out->end() || b == cand_out->end()) {
+        return Error{ErrorCode::kRuntime, fmt::format("input {}: output '{}' is missing from the {}'s results", item.name, info.name,
+                                                      a == ref_out->end() ? "ref" : "cand")};
+      }
+      rm[info.name] = &a->second;
+      cm[info.name] = &b->second;
+    }
+    for (auto& g : gates.gates) {
+      if (auto st = g->add(item.name, rm, cm); !st) return Error{st.error().code, fmt::format("input {}: {}", item.name, st.error().message)};
+    }
+    fs::remove_all(in_dir, ec);
+    fs::remove_all(ref.dir / "out" / std::to_string(i), ec);
+    fs::remove_all(cand.dir / "out" / std::to_string(i), ec);
+  }
+  for (Side* s : {&ref, &cand}) s->worker->finish(std::chrono::seconds(10));
+
+  ParityReport report;
+  report.ref = ref.described;
+  report.cand = cand.described;
+  report.inputs = items.size();
+  for (const auto& g : gates.gates) report.gates.push_back(g->finish());
+  return report;
+}
+
+}  // namespace rung

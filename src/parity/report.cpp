@@ -1,0 +1,43 @@
+// The parity report, as text for people and as JSON for machines.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "os/atomic_file.h"
+#include "rung/parity.h"
+
+namespace rung {
+
+bool ParityReport::passed() const {
+  return !gates.empty() && std::all_of(gates.begin(), gates.end(), [](const GateOutcome& g) { return g.passed; });
+}
+
+std::string ParityReport::text() const {
+  std::string out = fmt::format("ref   {}\ncand  {}\n{} input{}\n\n", ref, cand, inputs, inputs == 1 ? "" : "s");
+  std::size_t failed = 0;
+  for (const auto& g : gates) {
+    failed += !g.passed;
+    out += fmt::format("{}  {}: {}\n", g.passed ? "PASS" : "FAIL", g.title, g.summary);
+    for (const auto& d : g.details) out += fmt::format("      {}\n", d);
+  }
+  out += failed ? fmt::format("\n{} of {} gates failed\n", failed, gates.size()) : fmt::format("\nall {} gates passed\n", gates.size());
+  return out;
+}
+
+std::string ParityReport::to_json() const {
+  nlohmann::json gs = nlohmann::json::array();
+  for (const auto& g : gates) {
+    gs.push_back({{"decoder", g.decoder},
+                  {"title", g.title},
+                  {"passed", g.passed},
+                  {"summary", g.summary},
+                  {"details", g.details},
+                  {"stats", g.stats_json.empty() ? nlohmann::json::object() : nlohmann::json::parse(g.stats_json)}});
+  }
+  return nlohmann::json{{"ref", ref}, {"cand", cand}, {"inputs", inputs}, {"passed", passed()}, {"gates", gs}}.dump(2);
+}
+
+Status ParityReport::write_json(const std::filesystem::path& path) const { return write_file_atomically(path, to_json() + "\n"); }
+
+}  // namespace rung

@@ -1,0 +1,183 @@
+#include "rung/runtime.h"
+
+#include <fmt/format.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+
+#include "onnxruntime_c_api.h"
+#include "os/dynamic_library.h"
+#include "os/elf_check.h"
+#include "rung/ladder.h"
+#include "runtime/ort_api.h"
+#include "runtime/search.h"
+
+namespace rung {
+namespace fs = std::filesystem;
+namespace {
+
+// A library, or the directory holding it, that another user can write to could be
+// swapped for anything; loading it would run their code in our process.
+Status check_not_writable_by_others(const fs::path& library) {
+  std::error_code ec;
+  fs::path real = fs::canonical(library, ec);
+  if (ec) return Error{ErrorCode::kNotFound, fmt::format("{}: {}", library.string(), ec.message())};
+  for (const fs::path& p : {real, real.parent_path(), library.parent_path()}) {
+    struct stat st {};
+    if (::stat(p.c_str(), &st) != 0) continue;
+    if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+      return Error{ErrorCode::kPermission,
+                   fmt::format("{}: refused, {} is writable by other users (mode {:o}); fix its permissions or allow it explicitly",
+                               library.string(), p.string(), st.st_mode & 07777)};
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+int compiled_api_version() { return ORT_API_VERSION; }
+
+const char* origin_name(SearchOrigin origin) {
+  switch (origin) {
+    case SearchOrigin::kExplicit: return "explicit";
+    case SearchOrigin::kEnvironment: return "RUNG_ORT_DIR";
+    case SearchOrigin::kBesideExecutable: return "beside executable";
+    case SearchOrigin::kInstalledShare: return "installed";
+  }
+  return "?";
+}
+
+bool RuntimeBuild::has_provider(std::string_view name) const {
+  return std::find(providers.begin(), providers.end(), name) != providers.end();
+}
+
+std::size_t RuntimeDiscovery::loaded_count() const {
+  return static_cast<std::size_t>(std::count_if(builds.begin(), builds.end(), [](const RuntimeBuild& b) { return b.loaded; }));
+}
+
+Result<RuntimeBuild> load_runtime_build(const fs::path& library, bool allow_writable_by_others) {
+  if (!library.is_absolute()) {
+    return Error{ErrorCode::kInvalidArgument,
+                 fmt::format("{}: refused, a runtime is loaded by absolute path only (never by bare name or from the current directory)", library.string())};
+  }
+  std::error_code ec;
+  const fs::path& absolute = library;
+  if (!fs::is_regular_file(absolute, ec)) {
+    return Error{ErrorCode::kNotFound, fmt::format("{}: no such file", library.string())};
+  }
+  if (!allow_writable_by_others) {
+    if (auto s = check_not_writable_by_others(absolute); !s) return s.error();
+  }
+  if (auto problem = elf_truncation_problem(absolute); !problem.empty()) {
+    return Error{ErrorCode::kLoadFailed, fmt::format("{}: not loadable: {}", library.string(), problem)};
+  }
+  std::string why;
+  DynamicLibrary handle = open_library(absolute, why);
+  if (!handle) return Error{ErrorCode::kLoadFailed, fmt::format("{}: not loadable: {}", library.string(), why)};
+  using GetApiBase = const OrtApiBase* (*)();
+  auto get_base = reinterpret_cast<GetApiBase>(find_symbol(handle, "OrtGetApiBase"));
+  if (get_base == nullptr) {
+    return Error{ErrorCode::kLoadFailed, fmt::format("{}: not an ONNX Runtime build (no OrtGetApiBase)", library.string())};
+  }
+  auto info = ort::query_build(get_base(), ORT_API_VERSION, kMinimumApiVersion);
+  if (!info) return Error{info.error().code, fmt::format("{}: {}", library.string(), info.error().message)};
+  keep_loaded_forever(std::move(handle));
+
+  RuntimeBuild build;
+  build.library = absolute;
+  build.loaded = true;
+  build.version = info->version;
+  build.api_version = info->api_version;
+  build.providers = info->providers;
+  build.api = info->api;
+  return build;
+}
+
+int score_build(const std::vector<std::string>& providers, const Hardware& hardware, std::string* reason) {
+  int best = 1;
+  std::string why = "CPU only: no provider in it matches this device";
+  for (const Platform* platform : recognise_platforms(hardware)) {
+    if (platform->build_fit <= best) continue;
+    for (const auto& rung_name : platform->rungs) {
+      const RungSpec* rung = find_rung(rung_name);
+      if (rung != nullptr && std::find(providers.begin(), providers.end(), rung->provider) != providers.end()) {
+        best = platform->build_fit;
+        why = fmt::format("{} for the {}", rung->display, platform->description);
+        break;
+      }
+    }
+  }
+  if (reason != nullptr) *reason = why;
+  return best;
+}
+
+std::optional<std::size_t> choose_build(const std::vector<RuntimeBuild>& builds, std::string* reason) {
+  // RUNG_ORT_DIR wins outright; otherwise the best score, ties to search order.
+  std::optional<std::size_t> chosen;
+  for (std::size_t i = 0; i < builds.size(); ++i) {
+    const auto& b = builds[i];
+    if (!b.loaded || b.score <= 0) continue;
+    if (!chosen) {
+      chosen = i;
+      continue;
+    }
+    const auto& current = builds[*chosen];
+    bool env = b.origin == SearchOrigin::kEnvironment, current_env = current.origin == SearchOrigin::kEnvironment;
+    if ((env && !current_env) || (env == current_env && b.score > current.score)) chosen = i;
+  }
+  if (chosen && reason != nullptr) {
+    const auto& c = builds[*chosen];
+    if (c.origin == SearchOrigin::kEnvironment) {
+      *reason = "RUNG_ORT_DIR wins outright";
+    } else {
+      auto ties = std::count_if(builds.begin(), builds.end(), [&](const RuntimeBuild& b) { return b.loaded && b.score == c.score; });
+      *reason = fmt::format("best fit (score {}: {}){}", c.score, c.score_reason, ties > 1 ? ", first of equals in search order" : "");
+    }
+  }
+  return chosen;
+}
+
+Result<RuntimeDiscovery> discover_runtimes(const RuntimeSearchOptions& options, const Hardware& hardware) {
+  auto search = search_runtimes(options);
+  if (!search) return search.error();
+
+  RuntimeDiscovery discovery;
+  discovery.searched = search->searched;
+  bool perfect = false;
+  for (const auto& candidate : search->candidates) {
+    RuntimeBuild build;
+    if (perfect) {
+      build.library = candidate.library;
+      build.origin = candidate.origin;
+      build.skipped_reason = "not opened: an earlier build already fits this device perfectly";
+      discovery.builds.push_back(std::move(build));
+      continue;
+    }
+    auto loaded = load_runtime_build(candidate.library, options.allow_writable_by_others);
+    if (loaded) {
+      build = std::move(*loaded);
+      build.score = score_build(build.providers, hardware, &build.score_reason);
+      perfect = options.stop_at_perfect_fit && build.score >= 4;
+    } else {
+      build.library = candidate.library;
+      build.skipped_reason = loaded.error().message;
+    }
+    build.origin = candidate.origin;
+    discovery.builds.push_back(std::move(build));
+  }
+
+  discovery.chosen = choose_build(discovery.builds, &discovery.choice_reason);
+  if (!discovery.chosen) {
+    std::string message = "no usable ONNX Runtime build found.";
+    for (const auto& dir : discovery.searched) {
+      message += fmt::format("\n  searched {} ({}{})", dir.path.string(), origin_name(dir.origin), dir.exists ? "" : ", missing");
+    }
+    for (const auto& b : discovery.builds) message += fmt::format("\n  skipped {}", b.skipped_reason);
+    message += fmt::format("\nFetch the builds rung is tested with: {}", kFetchCommand);
+    return Error{ErrorCode::kNotFound, message};
+  }
+  return discovery;
+}
+
+}  // namespace rung

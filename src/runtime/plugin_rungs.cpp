@@ -1,0 +1,48 @@
+#include "runtime/plugin_rungs.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "os/dynamic_library.h"
+
+namespace rung {
+namespace fs = std::filesystem;
+namespace {
+
+bool is_plugin_library(const fs::path& file) {
+  if (file.extension() != ".so") return false;
+  std::string why;
+  auto lib = open_library(fs::absolute(file), why);
+  bool plugin = lib && find_symbol(lib, "CreateEpFactories") != nullptr && find_symbol(lib, "ReleaseEpFactory") != nullptr;
+  if (lib) keep_loaded_forever(std::move(lib));  // never unloaded: ONNX Runtime maps it again
+  return plugin;
+}
+
+}  // namespace
+
+std::vector<RungSpec> plugin_rungs(const std::vector<fs::path>& plugin_dirs) {
+  std::vector<fs::path> dirs = plugin_dirs;
+  if (const char* env = std::getenv("RUNG_PLUGIN_DIR"); env != nullptr && *env) dirs.emplace_back(env);
+  std::vector<RungSpec> out;
+  for (const auto& dir : dirs) {
+    std::error_code ec;
+    std::vector<fs::path> files;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) files.push_back(it->path());
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files) {
+      if (!is_plugin_library(f)) continue;
+      std::string name = f.stem().string();
+      if (name.rfind("lib", 0) == 0) name = name.substr(3);
+      out.push_back(plugin_rung(name, fs::absolute(f).string()));
+    }
+  }
+  return out;
+}
+
+std::vector<RungSpec> effective_ladder(const Hardware& hardware, const RuntimeBuild& build, const std::vector<fs::path>& plugin_dirs) {
+  std::vector<RungSpec> ladder = plugin_rungs(plugin_dirs);
+  for (auto& r : ladder_for(hardware).for_build(build.providers)) ladder.push_back(std::move(r));
+  return ladder;
+}
+
+}  // namespace rung

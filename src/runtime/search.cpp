@@ -1,0 +1,155 @@
+#include "runtime/search.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+
+namespace rung {
+namespace fs = std::filesystem;
+namespace {
+
+// "onnxruntime-1.30.0" after "onnxruntime-1.9.1": digit runs compare as numbers.
+bool natural_less(const std::string& a, const std::string& b) {
+  std::size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    if (std::isdigit(static_cast<unsigned char>(a[i])) && std::isdigit(static_cast<unsigned char>(b[j]))) {
+      std::size_t i2 = i, j2 = j;
+      while (i2 < a.size() && std::isdigit(static_cast<unsigned char>(a[i2]))) ++i2;
+      while (j2 < b.size() && std::isdigit(static_cast<unsigned char>(b[j2]))) ++j2;
+      auto na = a.substr(i, i2 - i), nb = b.substr(j, j2 - j);
+      na.erase(0, std::min(na.find_first_not_of('0'), na.size()));
+      nb.erase(0, std::min(nb.find_first_not_of('0'), nb.size()));
+      if (na.size() != nb.size()) return na.size() < nb.size();
+      if (na != nb) return na < nb;
+      i = i2;
+      j = j2;
+    } else {
+      if (a[i] != b[j]) return a[i] < b[j];
+      ++i;
+      ++j;
+    }
+  }
+  return a.size() - i < b.size() - j;
+}
+
+bool is_library_name(const std::string& name) {
+  const std::string stem = "libonnxruntime.so";
+  if (name.rfind(stem, 0) != 0) return false;
+  std::string rest = name.substr(stem.size());
+  if (rest.empty()) return true;
+  if (rest[0] != '.') return false;
+  return std::all_of(rest.begin() + 1, rest.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '.'; }) &&
+         rest.size() > 1;
+}
+
+// Subdirectories newest-named first, so that among equally fitting builds the newest wins.
+std::vector<fs::path> subdirectories_newest_first(const fs::path& dir) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->is_directory(ec)) out.push_back(it->path());
+  }
+  std::sort(out.begin(), out.end(), [](const fs::path& a, const fs::path& b) {
+    return natural_less(b.filename().string(), a.filename().string());
+  });
+  return out;
+}
+
+fs::path default_executable_dir() {
+  std::error_code ec;
+  auto exe = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? fs::path() : exe.parent_path();
+}
+
+// A directory named by the caller or the environment: the library itself, or builds in subdirectories.
+std::vector<fs::path> libraries_under(const fs::path& dir) {
+  if (auto lib = library_in(dir)) return {*lib};
+  std::vector<fs::path> out;
+  for (const auto& sub : subdirectories_newest_first(dir)) {
+    if (auto lib = library_in(sub)) out.push_back(*lib);
+  }
+  return out;
+}
+
+Status check_named_directory(const fs::path& dir, const std::string& what) {
+  if (dir.empty()) return Error{ErrorCode::kInvalidArgument, fmt::format("{} is set but empty: give an absolute directory holding libonnxruntime.so", what)};
+  if (!dir.is_absolute()) {
+    return Error{ErrorCode::kInvalidArgument, fmt::format("{}={} is a relative path: give an absolute directory (rung never loads a runtime relative to the current directory)", what, dir.string())};
+  }
+  std::error_code ec;
+  if (!fs::exists(dir, ec)) return Error{ErrorCode::kInvalidArgument, fmt::format("{}={} does not exist", what, dir.string())};
+  if (!fs::is_directory(dir, ec)) return Error{ErrorCode::kInvalidArgument, fmt::format("{}={} is not a directory", what, dir.string())};
+  if (libraries_under(dir).empty()) {
+    return Error{ErrorCode::kInvalidArgument, fmt::format("{}={} holds no libonnxruntime.so (nor subdirectories that do)", what, dir.string())};
+  }
+  return {};
+}
+
+}  // namespace
+
+std::optional<fs::path> library_in(const fs::path& dir) {
+  std::vector<fs::path> found;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (is_library_name(it->path().filename().string()) && it->is_regular_file(ec)) found.push_back(it->path());
+  }
+  if (found.empty()) return std::nullopt;
+  std::sort(found.begin(), found.end(), [](const fs::path& a, const fs::path& b) {
+    return a.filename().string().size() < b.filename().string().size();
+  });
+  return found.front();
+}
+
+Result<RuntimeSearch> search_runtimes(const RuntimeSearchOptions& options) {
+  RuntimeSearch search;
+  auto add = [&](const fs::path& dir, SearchOrigin origin, const std::vector<fs::path>& libs) {
+    std::error_code ec;
+    search.searched.push_back({dir, origin, fs::is_directory(dir, ec)});
+    for (const auto& lib : libs) {
+      auto canonical = fs::weakly_canonical(lib, ec);
+      auto dup = std::find_if(search.candidates.begin(), search.candidates.end(), [&](const RuntimeCandidate& c) {
+        std::error_code e2;
+        return fs::weakly_canonical(c.library, e2) == canonical;
+      });
+      if (dup == search.candidates.end()) {
+        search.candidates.push_back({lib, origin});
+      } else if (origin == SearchOrigin::kEnvironment) {
+        dup->origin = origin;  // named by RUNG_ORT_DIR too: it wins outright
+      }
+    }
+  };
+
+  if (options.explicit_dir) {
+    if (auto s = check_named_directory(*options.explicit_dir, "the runtime directory"); !s) return s.error();
+    add(*options.explicit_dir, SearchOrigin::kExplicit, libraries_under(*options.explicit_dir));
+  }
+  if (options.read_environment) {
+    if (const char* env = std::getenv("RUNG_ORT_DIR"); env != nullptr) {
+      if (auto s = check_named_directory(env, "RUNG_ORT_DIR"); !s) return s.error();
+      add(env, SearchOrigin::kEnvironment, libraries_under(env));
+    }
+  }
+  if (options.include_default_locations) {
+    fs::path beside = options.executable_dir.value_or(default_executable_dir());
+    if (!beside.empty()) {
+      fs::path runtimes = beside / "runtimes";
+      std::vector<fs::path> libs;
+      for (const auto& sub : subdirectories_newest_first(runtimes)) {
+        if (auto lib = library_in(sub)) libs.push_back(*lib);
+      }
+      add(runtimes, SearchOrigin::kBesideExecutable, libs);
+    }
+    fs::path share = options.share_dir.value_or(fs::path(RUNG_INSTALL_DATADIR) / "runtimes");
+    std::vector<fs::path> libs;
+    for (const auto& sub : subdirectories_newest_first(share)) {
+      if (auto lib = library_in(sub)) libs.push_back(*lib);
+    }
+    add(share, SearchOrigin::kInstalledShare, libs);
+  }
+  return search;
+}
+
+}  // namespace rung

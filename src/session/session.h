@@ -1,0 +1,79 @@
+// The runtime build this process runs, and sessions on it. One build per
+// process: its OrtApi table is installed for the C++ wrappers, and one Env lives
+// as long as the process.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "onnxruntime_cxx_api.h"
+#include "rung/ladder.h"
+#include "rung/result.h"
+#include "rung/runtime.h"
+#include "rung/tensor.h"
+#include "session/model_io.h"
+#include "session/provider_options.h"
+
+namespace rung {
+
+struct SessionSettings {
+  RungSpec rung;
+  int intra_op_threads = 0;  // 0: ONNX Runtime's default
+  ProviderSettings provider;
+  std::filesystem::path optimized_model_path;  // save the optimised graph here (the CPU rung's derived form)
+  std::filesystem::path profile_prefix;        // profile every node run to <prefix>_<date>.json (bench's placement evidence)
+};
+
+class OrtProcess {
+ public:
+  // Installs `build` for this process. The first build installed stays; asking
+  // for another is an error naming both.
+  static Result<OrtProcess*> install(const RuntimeBuild& build);
+  static OrtProcess* current();
+
+  Ort::Env& env() { return env_; }
+  const RuntimeBuild& build() const { return build_; }
+
+  // Appends a plugin EP rung: registers its library once (needs API 22+), then
+  // appends every EP device the library added.
+  Status append_plugin(Ort::SessionOptions& options, const RungSpec& rung, const std::map<std::string, std::string>& o);
+  // EP names a plugin library brings (registering it if needed).
+  Result<std::vector<std::string>> plugin_ep_names(const std::filesystem::path& library);
+
+ private:
+  explicit OrtProcess(RuntimeBuild build);
+  Result<std::vector<std::string>> register_plugin_locked(const std::filesystem::path& library);
+
+  RuntimeBuild build_;
+  Ort::Env env_;
+  std::mutex mutex_;
+  std::map<std::string, std::vector<std::string>> plugins_;  // registration name (file stem) -> EP names it added
+};
+
+// Attaches the rung's provider to session options. The CPU rung attaches nothing.
+Status append_provider(Ort::SessionOptions& options, OrtProcess& process, const RungSpec& rung,
+                       const ProviderSettings& settings);
+
+Result<Ort::Session> open_session(OrtProcess& process, const std::filesystem::path& model, const SessionSettings& settings);
+ModelIo describe_session(const Ort::Session& session);
+ONNXTensorElementDataType ort_element_type(ElementType type);
+// Describes the session on every call (names and type infos are allocated each
+// time); for a loop, prepare the session once instead.
+Result<std::vector<Tensor>> run_session(Ort::Session& session, const std::vector<Tensor>& inputs);
+
+// A session with its inputs and outputs described once: a run then looks up no
+// names (describe_session costs microseconds per call; see bench/run-overhead-bench.cc).
+struct PreparedSession {
+  Ort::Session session;
+  ModelIo io;
+};
+Result<PreparedSession> prepare_session(Ort::Session session);
+// `run_config`: per-run provider settings (see run_option_map).
+Result<std::vector<Tensor>> run_session(PreparedSession& prepared, const std::vector<Tensor>& inputs,
+                                        const std::map<std::string, std::string>& run_config = {});
+
+}  // namespace rung
