@@ -19,6 +19,7 @@ struct DoctorOptions {
   std::vector<std::string> plugin_dirs;
   bool json = false;
   bool allow_writable = false;
+  bool allow_writable_plugin = false;
 };
 
 nlohmann::json hardware_json(const Hardware& hw) {
@@ -137,7 +138,9 @@ int run_doctor(const DoctorOptions& opt) {
   }
   Ladder ladder = ladder_for(hw);
   const RuntimeBuild& chosen = *discovery->chosen_build();
-  auto standing = ladder_standing(ladder, chosen, {opt.plugin_dirs.begin(), opt.plugin_dirs.end()});
+  auto standing_or = ladder_standing(ladder, chosen, {opt.plugin_dirs.begin(), opt.plugin_dirs.end()}, opt.allow_writable_plugin);
+  if (!standing_or) throw CliError(kExitUsage, standing_or.error().message);
+  const auto& standing = *standing_or;
   // Until a probe has run, the floor is what this device is known to have.
   std::string about = about_line("CPU", *discovery);
 

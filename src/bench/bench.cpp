@@ -297,7 +297,9 @@ Result<BenchReport> run_bench(const BenchOptions& o) {
     return Error{ErrorCode::kLoadFailed, discovery.error().message};
   }
   const RuntimeBuild& build = *discovery->chosen_build();
-  auto rungs = select_rungs(effective_ladder(hw, build, o.plugin_dirs), o.rungs);
+  auto ladder = effective_ladder(hw, build, o.plugin_dirs, o.runtimes.allow_writable_plugins);
+  if (!ladder) return ladder.error();
+  auto rungs = select_rungs(*ladder, o.rungs);
   if (!rungs) return rungs.error();
   fs::path worker = find_worker(o.worker);
   if (worker.empty()) {

@@ -112,7 +112,7 @@ std::vector<EngineLanding> build_engines(const EngineBuildPlan& plan,
   // One builder per engine directory at a time, across processes; the second
   // finds the first one's engines in place when it gets the lock.
   std::optional<CacheLock> lock;
-  if (auto l = CacheLock::acquire(root / "build.lock", nullptr)) lock.emplace(std::move(*l));
+  if (auto l = CacheLock::acquire(root / "build.lock", plan.deadline * static_cast<int>(plan.models.size() + 1))) lock.emplace(std::move(*l));
   if (lock) remove_stale_temporaries(root);
 
   for (const ModelRegistration* m : order) {

@@ -259,7 +259,9 @@ Result<std::shared_ptr<Engine>> Engine::start(EngineOptions options) {
   auto process = OrtProcess::install(state->runtime);
   if (!process) return process.error();
   state->process = *process;
-  state->ladder = effective_ladder(state->hardware, state->runtime, options.plugin_dirs);
+  auto ladder = effective_ladder(state->hardware, state->runtime, options.plugin_dirs, options.runtimes.allow_writable_plugins);
+  if (!ladder) return ladder.error();
+  state->ladder = std::move(*ladder);
   int cores = state->hardware.cpu.physical_cores > 0 ? state->hardware.cpu.physical_cores : 1;
   state->threads = options.inference_threads > 0 ? options.inference_threads : std::max(1, cores - 2);
   state->snapshot.chosen = state->ladder.back();

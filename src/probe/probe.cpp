@@ -191,7 +191,9 @@ Result<ProbeOutcome> run_probe(const ProbeOptions& o) {
   if (!discovery) return discovery.error();
   const RuntimeBuild& build = *discovery->chosen_build();
 
-  std::vector<RungSpec> ladder = effective_ladder(hw, build, o.plugin_dirs);
+  auto effective = effective_ladder(hw, build, o.plugin_dirs, o.runtimes.allow_writable_plugins);
+  if (!effective) return effective.error();
+  std::vector<RungSpec> ladder = std::move(*effective);
 
   // The probe models: those named, else the smallest registered model.
   std::vector<const RegisteredModel*> probe_models;
@@ -239,10 +241,13 @@ Result<ProbeOutcome> run_probe(const ProbeOptions& o) {
 
   std::optional<CacheLock> lock;
   if (can_cache) {
-    bool busy = false;
-    auto l = CacheLock::acquire(o.cache_dir / "probe.lock", &busy);
-    if (l) lock.emplace(std::move(*l));
-    if (busy) note(o, out, "another process was probing this cache directory; waited for its answer");
+    const auto wait = o.deadline * (ladder.size() * probe_models.size() + 1) + std::chrono::seconds(5);
+    auto l = CacheLock::acquire(o.cache_dir / "probe.lock", std::chrono::duration_cast<std::chrono::milliseconds>(wait), [&](pid_t holder) {
+      note(o, out, fmt::format("{} is probing this cache directory; waiting up to {:.0f} s for its answer", describe_process(holder),
+                               std::chrono::duration<double>(wait).count()));
+    });
+    if (!l) return l.error();
+    lock.emplace(std::move(*l));
   }
 
   if (!o.reprobe) {
