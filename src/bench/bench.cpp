@@ -439,7 +439,7 @@ Result<BenchReport> run_bench(const BenchOptions& o) {
 
       // Output match: every round's outputs against the CPU's first.
       // An fp16 engine is held to the fp16 tolerance: its model id already says it computes in f16.
-      row.tolerance = form == NumericForm::kF16 && facts[m].form == NumericForm::kF32 ? Tolerance::approximate() : o.tolerance;
+      row.tolerance = Tolerance::for_forms(facts[m].form, form, o.tolerance);
       row.match = i == 0 ? OutputMatch::kReference : OutputMatch::kMatch;
       for (const auto& [round, dir] : c.round_outputs) {
         if (i == 0 && round == 0) continue;
