@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "runtime_args.h"
 #include "rung/hardware.h"
 #include "rung/ladder.h"
 #include "rung/runtime.h"
@@ -15,9 +16,8 @@ namespace {
 
 struct DoctorOptions {
   std::string hardware_root = "/";
-  std::string ort_dir;
+  RuntimeArgs runtime;
   bool json = false;
-  bool allow_writable = false;
 };
 
 nlohmann::json hardware_json(const Hardware& hw) {
@@ -118,14 +118,9 @@ void print_text(const RuntimeDiscovery& d, const Hardware& hw, const Ladder& lad
 int run_doctor(const DoctorOptions& opt) {
   Hardware hw = detect_hardware(opt.hardware_root);
   RuntimeSearchOptions search;
-  if (!opt.ort_dir.empty()) search.explicit_dir = opt.ort_dir;
-  search.allow_writable_by_others = opt.allow_writable;
+  opt.runtime.apply_to(search);
   auto discovery = discover_runtimes(search, hw);
-  if (!discovery) {
-    // A bad --ort-dir or RUNG_ORT_DIR is a usage error; finding nothing usable is its own code.
-    int code = discovery.error().code == ErrorCode::kInvalidArgument ? kExitUsage : kExitNoRuntime;
-    throw CliError(code, discovery.error().message);
-  }
+  if (!discovery) throw CliError(discovery.error());
   Ladder ladder = ladder_for(hw);
   const RuntimeBuild& chosen = *discovery->chosen_build();
   auto standing = ladder_standing(ladder, chosen);
@@ -161,10 +156,9 @@ void add_doctor_command(CLI::App& app) {
   auto opt = std::make_shared<DoctorOptions>();
   auto* cmd = app.add_subcommand("doctor", "Show the runtime builds found, the hardware, and this device's ladder");
   cmd->add_flag("--json", opt->json, "Print a JSON document instead of text");
-  cmd->add_option("--ort-dir", opt->ort_dir, "Search this directory for ONNX Runtime builds first");
+  opt->runtime.add_to(*cmd);
   cmd->add_option("--hardware-root", opt->hardware_root, "Read the hardware description under this directory (for testing)")
       ->group("");
-  cmd->add_flag("--allow-writable-runtime", opt->allow_writable, "Load runtime libraries that other users can write to");
   cmd->callback([opt] {
     int code = run_doctor(*opt);
     if (code != kExitOk) throw CliError(code, "doctor failed");

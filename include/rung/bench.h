@@ -121,7 +121,7 @@ struct BenchReport {
 // Measures every model on every selected rung. An Error (kInvalidArgument or
 // kNotFound) for bad input: a missing or unparsable model, an unknown rung,
 // runs < 1, recorded inputs of the wrong shape; nothing is measured further.
-// kLoadFailed when no usable ONNX Runtime build is found.
+// kNoRuntime when no usable ONNX Runtime build is found.
 Result<BenchReport> run_bench(const BenchOptions& options);
 
 }  // namespace rung

@@ -74,8 +74,8 @@ struct ParityReport {
 
 // Runs the comparison. Errors: kInvalidArgument or kNotFound for a usage or
 // input problem (sides that do not line up, an empty directory, an image that
-// does not decode, a bad gate file); kLoadFailed when a side's ONNX Runtime
-// build is not there; kRuntime when a side could not run (its session failed,
+// does not decode, a bad gate file, a bad --ort-dir); kNoRuntime when a side's
+// ONNX Runtime build is not there; kRuntime when a side could not run (its session failed,
 // its worker crashed or timed out).
 Result<ParityReport> run_parity(const ParityOptions& options);
 

@@ -291,9 +291,8 @@ Result<BenchReport> run_bench(const BenchOptions& o) {
   Hardware hw = detect_hardware(o.hardware_root);
   auto discovery = discover_runtimes(o.runtimes, hw);
   if (!discovery) {
-    // A bad search directory is the caller's; finding no usable build is said as kLoadFailed.
-    if (discovery.error().code == ErrorCode::kInvalidArgument) return discovery.error();
-    return Error{ErrorCode::kLoadFailed, discovery.error().message};
+    // A bad search directory is the caller's (kInvalidArgument); finding no usable build is kNoRuntime.
+    return discovery.error();
   }
   const RuntimeBuild& build = *discovery->chosen_build();
   auto rungs = select_rungs(effective_ladder(hw, build, o.plugin_dirs), o.rungs);
