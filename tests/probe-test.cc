@@ -252,6 +252,8 @@ INSTANTIATE_TEST_SUITE_P(
                                      "written for another fingerprint")));
 
 TEST_F(ProbeTest, UnwritableCacheDirectoryStillDecides) {
+  // The sim rung runs on this same CPU: slowed by 5 ms per node, it cannot win at ratio 1.
+  ScopedEnv slow("RUNG_SIM_EP_COMPUTE_DELAY_US", "5000");
   std::ofstream(dir_ / "a-file") << "x";
   auto o = options();
   o.cache_dir = dir_ / "a-file" / "cache";  // cannot exist: its parent is a file
