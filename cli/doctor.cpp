@@ -17,6 +17,7 @@ namespace {
 struct DoctorOptions {
   std::string hardware_root = "/";
   RuntimeArgs runtime;
+  PluginArgs plugins;
   bool json = false;
 };
 
@@ -67,6 +68,11 @@ nlohmann::json build_json(const RuntimeBuild& b, bool chosen) {
 nlohmann::json standing_json(const RungStanding& s) {
   nlohmann::json files = nlohmann::json::array();
   for (const auto& f : s.files) files.push_back({{"name", f.name}, {"present", f.present}});
+  nlohmann::json needs = nlohmann::json::array();
+  for (const auto& n : s.needs) {
+    needs.push_back({{"name", n.name}, {"what", n.what}, {"needed_by", n.needed_by},
+                     {"path", n.path.empty() ? nlohmann::json(nullptr) : nlohmann::json(n.path)}});
+  }
   return {{"rung", s.rung.name},
           {"display", s.rung.display},
           {"provider", s.rung.provider},
@@ -75,6 +81,9 @@ nlohmann::json standing_json(const RungStanding& s) {
           {"compiles_engines", s.rung.compiles_engines},
           {"provider_in_build", s.provider_in_build},
           {"files", files},
+          {"needs", needs},
+          {"provider_onnxruntime_version", s.provider_version.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.provider_version)},
+          {"problems", s.problems},
           {"ready", s.ready},
           {"note", s.note}};
 }
@@ -123,7 +132,7 @@ int run_doctor(const DoctorOptions& opt) {
   if (!discovery) throw CliError(discovery.error());
   Ladder ladder = ladder_for(hw);
   const RuntimeBuild& chosen = *discovery->chosen_build();
-  auto standing = ladder_standing(ladder, chosen);
+  auto standing = ladder_standing(ladder, chosen, opt.plugins.paths());
   // Until a probe has run, the floor is what this device is known to have.
   std::string about = about_line("CPU", *discovery);
 
@@ -157,6 +166,7 @@ void add_doctor_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("doctor", "Show the runtime builds found, the hardware, and this device's ladder");
   cmd->add_flag("--json", opt->json, "Print a JSON document instead of text");
   opt->runtime.add_to(*cmd);
+  opt->plugins.add_to(*cmd);
   cmd->add_option("--hardware-root", opt->hardware_root, "Read the hardware description under this directory (for testing)")
       ->group("");
   cmd->callback([opt] {
