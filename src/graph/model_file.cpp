@@ -5,7 +5,6 @@
 
 #include <fstream>
 #include <map>
-#include <set>
 
 #include "os/file_hash.h"
 
