@@ -62,6 +62,10 @@ Status prepare(const JobRequest& request) {
   return write_file_atomically(request.work_dir / "job.json", request.job.dump(2));
 }
 
+std::string not_started(const fs::path& worker, const Error& error) {
+  return fmt::format("the worker {} could not be started: {}", worker.string(), error.message);
+}
+
 std::vector<std::string> worker_args(const JobRequest& request, bool with_channel) {
   std::vector<std::string> args{request.kind, (request.work_dir / "job.json").string()};
   if (with_channel) args.push_back(fmt::format("--channel={}", kChannelFd));
@@ -100,7 +104,7 @@ JobOutcome JobOutcome::failed(std::string reason) {
 JobOutcome JobRunner::run(const JobRequest& request) const {
   if (auto s = prepare(request); !s) return JobOutcome::failed(s.error().message);
   auto child = ChildProcess::spawn(worker_, worker_args(request, false), request.work_dir / "worker.log");
-  if (!child) return JobOutcome::failed(fmt::format("the worker {} could not be started: {}", worker_.string(), child.error().message));
+  if (!child) return JobOutcome::failed(not_started(worker_, child.error()));
   const ChildExit exit = child->wait(ChildProcess::Clock::now() + request.deadline, request.on_wait);
   return outcome_of(exit, request.deadline, request.work_dir);
 }
@@ -115,7 +119,7 @@ Result<std::unique_ptr<StartedJob>> JobRunner::start(const JobRequest& request) 
   close(sv[1]);
   if (!child) {
     close(sv[0]);
-    return Error{ErrorCode::kNotFound, fmt::format("the worker {} could not be started: {}", worker_.string(), child.error().message)};
+    return Error{ErrorCode::kNotFound, not_started(worker_, child.error())};
   }
   return std::unique_ptr<StartedJob>(new StartedJob(std::move(*child), sv[0], request));
 }
@@ -125,10 +129,14 @@ const JobOutcome& StartedJob::ended(ChildExit exit, std::chrono::milliseconds de
   return *outcome_;
 }
 
+const JobOutcome& StartedJob::wait_for_end() {
+  return ended(child_.wait(ChildProcess::Clock::now() + request_.deadline), request_.deadline);
+}
+
 Status StartedJob::send(const std::string& line) {
   if (!outcome_ && channel_.send(line)) return {};
   // It stopped reading: it is ending, or has ended.
-  return Error{ErrorCode::kRuntime, ended(child_.wait(ChildProcess::Clock::now() + request_.deadline), request_.deadline).describe()};
+  return Error{ErrorCode::kRuntime, wait_for_end().describe()};
 }
 
 Result<std::string> StartedJob::receive() {
@@ -136,8 +144,7 @@ Result<std::string> StartedJob::receive() {
   if (outcome_) return Error{ErrorCode::kRuntime, outcome_->describe()};
   switch (channel_.receive(line, ChildProcess::Clock::now() + request_.deadline)) {
     case LineChannel::Read::kLine: return line;
-    case LineChannel::Read::kClosed:
-      return Error{ErrorCode::kRuntime, ended(child_.wait(ChildProcess::Clock::now() + request_.deadline), request_.deadline).describe()};
+    case LineChannel::Read::kClosed: return Error{ErrorCode::kRuntime, wait_for_end().describe()};
     case LineChannel::Read::kTimedOut: break;
   }
   ChildExit exit = child_.kill();

@@ -93,6 +93,7 @@ class StartedJob {
   friend class JobRunner;
   StartedJob(ChildProcess child, int fd, JobRequest request) : child_(std::move(child)), channel_(fd), request_(std::move(request)) {}
   const JobOutcome& ended(ChildExit exit, std::chrono::milliseconds deadline);
+  const JobOutcome& wait_for_end();  // after the channel closed: waits up to the deadline for the worker to end
 
   ChildProcess child_;
   LineChannel channel_;

@@ -72,7 +72,10 @@ ChildExit ChildProcess::wait(Clock::time_point until, const std::function<void()
     int status = 0;
     const pid_t done = waitpid(pid_, &status, WNOHANG);
     if (done == pid_) return reaped(status, false);
-    if (done < 0 && errno != EINTR) return reaped(0, false);
+    if (done < 0 && errno != EINTR) {  // reaped elsewhere: how it ended is not known
+      pid_ = -1;
+      return exit_;
+    }
     const auto now = Clock::now();
     if (now >= until) {
       ::kill(pid_, SIGKILL);
