@@ -22,6 +22,7 @@
 #include "probe/attempts.h"
 #include "probe/cache.h"
 #include "probe/fingerprint.h"
+#include "runtime/dependencies.h"
 #include "runtime/plugin_rungs.h"
 #include "session/tensor_file.h"
 
@@ -286,14 +287,16 @@ Measurement measure_against(const ProbeOptions& o, const FloorRun& f, Verdict ve
 }
 
 // Every probe model on one rung; the rung's verdict is its first model's that was not taken.
-RungOutcome measure_rung(const ProbeOptions& o, const RungSpec& rung, const std::vector<FloorRun>& floors, Walker& walker,
-                         const fs::path& work) {
+// What the dependency check found names a failure to load, in doctor's words.
+RungOutcome measure_rung(const ProbeOptions& o, const RungSpec& rung, const std::vector<FloorRun>& floors, const RungDependencies& deps,
+                         Walker& walker, const fs::path& work) {
   RungOutcome ro{rung.name, rung.display, Verdict::kTaken, {}, {}};
   for (const auto& f : floors) {
     progress(o, fmt::format("{} · {}", rung.display, f.model->name));
     fs::path dir = work / sanitize(rung.name) / sanitize(f.model->name);
     auto [verdict, r] = walker.run(rung, *f.model, dir);
     Measurement meas = measure_against(o, f, verdict, r, dir);
+    if (verdict == Verdict::kFailed && !deps.problems.empty()) meas.reason = deps.words();
     if (meas.verdict != Verdict::kTaken && ro.verdict == Verdict::kTaken) {
       ro.verdict = meas.verdict;
       ro.reason = meas.reason;
@@ -322,8 +325,13 @@ void climb(const ProbeSetting& s, const std::vector<FloorRun>& floors, AttemptLe
     } else if (ledger != nullptr && ledger->refused(rung.name)) {
       ro.verdict = Verdict::kRefused;
       ro.reason = fmt::format("the process died {} launches in a row while building it", ledger->strikes(rung.name));
+    } else if (const RungDependencies deps = check_rung_dependencies(rung, *s.build); deps.certain_to_fail) {
+      // Before anything loads it (runtime/dependencies.h): a rung whose own files are
+      // absent, or from another ONNX Runtime, is not started.
+      ro.verdict = Verdict::kFailed;
+      ro.reason = deps.words();
     } else {
-      ro = measure_rung(s.o, rung, floors, walker, work);
+      ro = measure_rung(s.o, rung, floors, deps, walker, work);
       if (ro.verdict == Verdict::kTaken && !taken) {
         taken = true;
         need_fallback = rung.compiles_engines;
