@@ -167,13 +167,17 @@ SessionSettings bench_settings(const BenchJob& job) {
   return settings;
 }
 
-// Compiles the engine into `engine` in this process; says how it went.
-std::string compile_engine(const BenchJob& job, const fs::path& engine) {
+// Compiles the engine into `engine` in this process (from the compile-ready
+// rewrite kept at `rewritten` when the model needs one); says how it went.
+std::string compile_engine(const BenchJob& job, const fs::path& engine, const fs::path& rewritten) {
   CompileJob cj;
   cj.target = job.target;
   cj.output = job.engine_dir / "engine.onnx.tmp";
   cj.fp16 = job.fp16;
   cj.provider_cache_dir = job.engine_dir / "provider";
+  cj.rewritten = rewritten;
+  cj.inputs = job.inputs;
+  cj.seed = job.seed;
   std::error_code ec;
   fs::create_directories(cj.provider_cache_dir, ec);
   auto compiled = run_compile_job(cj);
@@ -201,6 +205,7 @@ Result<Built> build_session(OrtProcess& process, const BenchJob& job, BenchJobRe
     return Built{std::move(*s), model};
   }
   const fs::path engine = job.engine_dir / "engine.onnx";
+  const fs::path rewritten = job.engine_dir / "rewritten.onnx";
   std::error_code ec;
   fs::create_directories(job.engine_dir, ec);
   if (job.cold || !fs::exists(engine, ec)) {
@@ -209,9 +214,12 @@ Result<Built> build_session(OrtProcess& process, const BenchJob& job, BenchJobRe
       auto cold = timed_open(model, r.build_cold_ms);
       if (!cold) return cold.error();
     }  // the cold session goes before the engine's is built: one session's memory at a time
-    r.engine_note = compile_engine(job, engine);
+    r.engine_note = compile_engine(job, engine, rewritten);
   } else {
     r.engine_note = "engine compiled by an earlier round";
+  }
+  if (auto rewrite = read_rewrite_note(rewritten); !rewrite.empty() && fs::exists(engine, ec)) {
+    r.engine_note += fmt::format(", built from a rewritten graph ({})", rewrite);
   }
   if (fs::exists(engine, ec)) {
     auto cached = timed_open(engine, r.build_cached_ms);
