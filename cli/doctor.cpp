@@ -1,6 +1,5 @@
 // `rung doctor`: the runtime builds found, the hardware, and this platform's ladder.
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 

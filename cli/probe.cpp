@@ -2,9 +2,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <cstdlib>
 #include <filesystem>
-#include <map>
 
 #include "commands.h"
 #include "model_args.h"

@@ -12,18 +12,14 @@
 #include <string>
 #include <vector>
 
-#include "rung/input_spec.h"
+#include "rung/model.h"
 #include "rung/result.h"
 #include "rung/runtime.h"
 #include "rung/tolerance.h"
 
 namespace rung {
 
-struct BenchModel {
-  std::string name;                 // "ppocr_det_v4"
-  std::filesystem::path path;
-  InputSpec inputs;                 // how to feed it (dims, fixed values, recorded tensors)
-};
+using BenchModel = RegisteredModel;  // the same model the probe takes
 
 struct BenchOptions {
   std::vector<BenchModel> models;

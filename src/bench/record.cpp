@@ -2,9 +2,7 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "os/atomic_file.h"
 #include "os/read_file.h"

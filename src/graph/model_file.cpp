@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <map>
-#include <set>
 
 #include "graph/onnx_file.h"
 #include "os/file_hash.h"
