@@ -389,6 +389,7 @@ Result<BenchReport> run_bench(const BenchOptions& o) {
     mr.name = model.name;
     mr.path = fs::absolute(model.path);
     mr.sha256 = facts[m].sha256;
+    mr.stable_sha256 = facts[m].stable_sha256;
     mr.size_bytes = facts[m].size_bytes;
     mr.form = numeric_form_name(facts[m].form);
     mr.form_evidence = facts[m].form_evidence;
