@@ -10,7 +10,8 @@ PACKAGES=(g++ cmake make pkg-config ca-certificates
           nlohmann-json3-dev libcli11-dev libfmt-dev libssl-dev libsqlite3-dev
           libonnx-dev libprotobuf-dev protobuf-compiler
           libgtest-dev libgmock-dev libbenchmark-dev
-          chromium python3-jsonschema libpng-dev libstb-dev python3-skimage)
+          chromium python3-jsonschema libpng-dev libstb-dev python3-skimage
+          libpq-dev postgresql)
 
 missing=()
 for p in "${PACKAGES[@]}"; do
