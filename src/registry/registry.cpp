@@ -376,7 +376,8 @@ Result<AddOutcome> Registry::add(Release release, const std::vector<EvidenceFile
 Result<std::vector<Release>> Registry::list() { return releases_where(*impl_->db, "", {}, false); }
 
 Result<std::vector<Release>> Registry::find(const std::string& what) {
-  if (!what.empty() && std::all_of(what.begin(), what.end(), [](unsigned char c) { return std::isdigit(c); })) {
+  // An id is a number short enough to be one; anything else is a model's name.
+  if (!what.empty() && what.size() <= 18 && std::all_of(what.begin(), what.end(), [](unsigned char c) { return std::isdigit(c); })) {
     return releases_where(*impl_->db, "WHERE id = ?", {std::int64_t{std::stoll(what)}}, true);
   }
   const auto at = what.rfind('@');
