@@ -34,5 +34,6 @@ void add_probe_command(CLI::App& app);
 void add_prepare_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
 void add_parity_command(CLI::App& app);
+void add_registry_command(CLI::App& app);
 
 }  // namespace rung::cli

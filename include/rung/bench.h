@@ -88,6 +88,7 @@ struct BenchModelReport {
   std::string name;
   std::filesystem::path path;
   std::string sha256;
+  std::string stable_sha256;        // the same without doc strings: what the registry matches evidence on
   std::uintmax_t size_bytes = 0;
   std::string form;                 // the file's own numeric form
   std::string form_evidence;

@@ -60,9 +60,22 @@ struct GateOutcome {
   std::string stats_json;            // the numbers, as a JSON object
 };
 
+// Where one side ran, in the JSON report: what the release registry matches
+// a report against a release on.
+struct ParitySideRun {
+  std::string model_file;
+  std::string model_sha256;
+  std::string model_stable_sha256;  // without doc strings
+  std::string rung;                 // "cpu", a ladder rung, or a plugin library's rung name ("rung_sim_ep")
+  std::string runtime_version;      // "1.30.0"
+  std::string device;               // the hardware identity
+};
+
 struct ParityReport {
   std::string ref;   // described, with the build that ran it
   std::string cand;
+  ParitySideRun ref_run;
+  ParitySideRun cand_run;
   std::size_t inputs = 0;
   std::vector<GateOutcome> gates;
 

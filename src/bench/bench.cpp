@@ -485,6 +485,7 @@ BenchModelReport model_report(const BenchOptions& o, std::size_t m, const ModelF
   mr.name = model.name;
   mr.path = fs::absolute(model.path);
   mr.sha256 = facts.sha256;
+  mr.stable_sha256 = facts.stable_sha256;
   mr.size_bytes = facts.size_bytes;
   mr.form = numeric_form_name(facts.form);
   mr.form_evidence = facts.form_evidence;

@@ -309,6 +309,8 @@ Result<ParityReport> run_parity(const ParityOptions& o) {
   ParityReport report;
   report.ref = ref.described;
   report.cand = cand.described;
+  report.ref_run = describe_side_run(o.ref, ref.runtime.version);
+  report.cand_run = describe_side_run(o.cand, cand.runtime.version);
   report.inputs = items->size();
   for (const auto& g : gates->gates) report.gates.push_back(g->finish());
   return report;

@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "graph/model_file.h"
 #include "rung/hardware.h"
 #include "rung/parity.h"
+#include "runtime/plugin_rungs.h"
 
 namespace rung {
 
@@ -50,6 +52,20 @@ std::string ParitySide::describe() const {
   if (threads > 0) s += fmt::format(", {} thread{}", threads, threads == 1 ? "" : "s");
   for (const auto& [k, v] : provider_options) s += fmt::format(", {}={}", k, v);
   return s;
+}
+
+ParitySideRun describe_side_run(const ParitySide& side, const std::string& runtime_version) {
+  ParitySideRun run;
+  run.model_file = side.model.filename().string();
+  if (auto facts = inspect_model_file(side.model)) {
+    run.model_sha256 = facts->sha256;
+    run.model_stable_sha256 = facts->stable_sha256;
+  }
+  const bool library = side.rung.find('/') != std::string::npos || side.rung.ends_with(".so");
+  run.rung = library ? plugin_rung_name(side.rung) : side.rung;
+  run.runtime_version = runtime_version;
+  run.device = detect_hardware("/").identity();
+  return run;
 }
 
 Result<const RuntimeDiscovery*> RuntimeResolver::discovery() {
