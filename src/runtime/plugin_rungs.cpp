@@ -42,6 +42,11 @@ Status check_trusted(const std::string& what, const fs::path& path, bool allow_w
 
 }  // namespace
 
+std::string plugin_rung_name(const fs::path& library) {
+  std::string name = library.stem().string();
+  return name.rfind("lib", 0) == 0 ? name.substr(3) : name;
+}
+
 Status check_plugin_library(const fs::path& library, bool allow_writable) {
   return check_trusted(fmt::format("plugin library {}", library.string()), library, allow_writable);
 }
@@ -60,9 +65,7 @@ Result<std::vector<RungSpec>> plugin_rungs(const std::vector<fs::path>& plugin_d
     for (const auto& f : files) {
       if (!is_plugin_library(f)) continue;
       if (auto s = check_plugin_library(f, allow_writable); !s) return s.error();
-      std::string name = f.stem().string();
-      if (name.rfind("lib", 0) == 0) name = name.substr(3);
-      out.push_back(plugin_rung(name, f.string()));
+      out.push_back(plugin_rung(plugin_rung_name(f), f.string()));
     }
   }
   return out;

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
 #include <vector>
 
 #include "rung/hardware.h"
@@ -20,6 +21,9 @@ Result<std::vector<RungSpec>> plugin_rungs(const std::vector<std::filesystem::pa
 
 // One plugin library named by path (parity's rung=/path/x.so), under the same policy.
 Status check_plugin_library(const std::filesystem::path& library, bool allow_writable);
+
+// A plugin library's rung name: its file name without "lib" and ".so" ("rung_sim_ep").
+std::string plugin_rung_name(const std::filesystem::path& library);
 
 // The full ladder a process walks: plugin rungs above the platform's own rungs
 // that this build carries, the CPU last.
