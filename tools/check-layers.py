@@ -23,6 +23,7 @@ RANKS = {
 # Which folder implements each public header; result.h is the vocabulary every layer speaks.
 PUBLIC = {
     "result": None,
+    "termination": "os",
     "tensor": "core", "tolerance": "core", "hardware": "core", "ladder": "core", "model": "core",
     "geometry": "core", "input_spec": "core",
     "runtime": "runtime", "standing": "runtime",

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <mutex>
 #include <thread>
@@ -88,10 +89,23 @@ void track_child(pid_t pid) {
   tracked().children.push_back(pid);
 }
 
-void untrack_child(pid_t pid) {
+pid_t reap_child(pid_t pid, int* status, int options) {
+  if ((options & WNOHANG) == 0) {
+    // Wait outside the lock until it has ended, then reap under it.
+    siginfo_t info{};
+    while (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOWAIT) != 0 && errno == EINTR) {
+    }
+  }
   std::lock_guard<std::mutex> lock(tracked().mutex);
-  auto& v = tracked().children;
-  v.erase(std::remove(v.begin(), v.end(), pid), v.end());
+  pid_t done = 0;
+  do {
+    done = ::waitpid(pid, status, options | WNOHANG);
+  } while (done < 0 && errno == EINTR);
+  if (done == pid || done < 0) {
+    auto& v = tracked().children;
+    v.erase(std::remove(v.begin(), v.end(), pid), v.end());
+  }
+  return done;
 }
 
 void track_work_dir(const fs::path& dir) {

@@ -14,16 +14,18 @@
 
 #include <filesystem>
 
-namespace rung {
+#include "rung/termination.h"
 
-void end_cleanly_on_termination_signals();
+namespace rung {
 
 // The signals that cleanup answers: SIGTERM, SIGINT, SIGHUP.
 sigset_t termination_signals();
 
 // What the cleanup acts on. ChildProcess and WorkDir register themselves.
 void track_child(pid_t pid);
-void untrack_child(pid_t pid);
+// waitpid for a tracked child; one reaped is no longer tracked, in the same
+// step, so the cleanup never signals a process id that was handed on.
+pid_t reap_child(pid_t pid, int* status, int options);
 void track_work_dir(const std::filesystem::path& dir);
 void untrack_work_dir(const std::filesystem::path& dir);
 
