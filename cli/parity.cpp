@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "commands.h"
+#include "numeric_args.h"
 #include "runtime_args.h"
 #include "rung/parity.h"
 
@@ -37,7 +38,6 @@ void run_parity_command(const ParityCliOptions& c) {
   o.work_dir = c.work_dir;
   c.runtime.apply_to(o.runtimes);
   c.plugins.apply_to(o.runtimes);
-  if (c.deadline_s <= 0) throw CliError(kExitUsage, "--deadline must be positive");
   o.deadline = std::chrono::milliseconds(static_cast<long long>(c.deadline_s * 1000));
   const bool terminal = ::isatty(STDERR_FILENO) != 0;
   if (terminal) o.on_progress = [](const std::string& line) { fmt::print(stderr, "\r\033[Kparity: {}", line); };
@@ -63,12 +63,14 @@ void add_parity_command(CLI::App& app) {
   cmd->add_option("--ref", c->ref, "The reference side (SPEC)")->required();
   cmd->add_option("--cand", c->cand, "The candidate side (SPEC)")->required();
   cmd->add_option("--inputs", c->inputs, "A directory of tensors (.pb, .npy, or a subdirectory of them per input set) or of images");
-  cmd->add_option("--random", c->random, "Use N seeded random input sets instead of --inputs");
+  cmd->add_option("--random", c->random, "Use N seeded random input sets instead of --inputs")->check(whole_within(1, 1'000'000));
   cmd->add_option("--seed", c->seed, "Seed for random inputs")->capture_default_str();
   cmd->add_option("--gate", c->gate, "Gate file (JSON: decoders, operating points, bounds, outputs; preprocessing). Default: the tensor gate");
   cmd->add_option("--preprocess", c->preprocess, "Image preprocessing (JSON) when the gate file declares none");
   cmd->add_option("--json", c->json, "Also write the report as JSON to this file");
-  cmd->add_option("--deadline", c->deadline_s, "Seconds a side may take to build its session or run one input")->capture_default_str();
+  cmd->add_option("--deadline", c->deadline_s, "Seconds a side may take to build its session or run one input")
+      ->check(finite_within(kMinDeadlineSeconds, kMaxDeadlineSeconds, "seconds"))
+      ->capture_default_str();
   c->runtime.add_to(*cmd);
   c->plugins.add_allow_to(*cmd);
   cmd->add_option("--work-dir", c->work_dir, "Keep the exchanged tensors here (default: a temporary directory, removed)")->group("");

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "commands.h"
+#include "numeric_args.h"
 #include "model_args.h"
 #include "runtime_args.h"
 #include "rung/probe.h"
@@ -65,8 +66,6 @@ int run_probe_command(const ProbeCliOptions& c) {
   c.plugins.apply_to(o.runtimes);
   o.plugin_dirs = c.plugins.paths();
   if (!c.use_rung.empty()) o.forced_rung = c.use_rung;
-  if (c.runs < 1) throw CliError(kExitUsage, fmt::format("--runs must be at least 1, not {}", c.runs));
-  if (c.deadline_s <= 0) throw CliError(kExitUsage, "--deadline must be positive");
 
   for (auto& m : c.models.resolve()) o.models.push_back({m.name, m.f32, m.inputs});
   o.probe_models = c.probe_models;
@@ -104,10 +103,10 @@ void add_probe_command(CLI::App& app) {
   cmd->add_flag("--json", c->json, "Print the outcome as JSON");
   cmd->add_flag("--force", c->reprobe, "Probe again even when the cache is valid");
   cmd->add_flag("--in-process", c->in_process, "Build sessions in this process (the attempt-file rule guards against crashes)");
-  cmd->add_option("--deadline", c->deadline_s, "Seconds each rung may take per model before it is killed")->capture_default_str();
-  cmd->add_option("--runs", c->runs, "Timed runs per rung after one untimed run")->capture_default_str();
-  cmd->add_option("--threads", c->threads, "Intra-op threads per session (0: ONNX Runtime's default)")->capture_default_str();
-  cmd->add_option("--accept-ratio", c->accept_ratio, "Take a rung whose median is below the floor's times this")->capture_default_str();
+  cmd->add_option("--deadline", c->deadline_s, "Seconds each rung may take per model before it is killed")->check(finite_within(kMinDeadlineSeconds, kMaxDeadlineSeconds, "seconds"))->capture_default_str();
+  cmd->add_option("--runs", c->runs, "Timed runs per rung after one untimed run")->check(whole_within(1, 1'000'000))->capture_default_str();
+  cmd->add_option("--threads", c->threads, "Intra-op threads per session (0: ONNX Runtime's default)")->check(thread_count())->capture_default_str();
+  cmd->add_option("--accept-ratio", c->accept_ratio, "Take a rung whose median is below the floor's times this")->check(finite_within(0.01, 100, "times the floor's median"))->capture_default_str();
   cmd->add_option("--use-rung", c->use_rung, "Force a rung at or below the chosen one (also RUNG_FORCE_RUNG)");
   cmd->add_option("--cache-dir", c->cache_dir, "Where the decision is cached (default: RUNG_CACHE_DIR or ~/.cache/rung/probe)");
   c->runtime.add_to(*cmd);

@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "core/forms.h"
+#include "core/thread_limit.h"
 #include "core/sample_stats.h"
 #include "graph/model_file.h"
 #include "jobs/benchmark.h"
@@ -220,10 +221,11 @@ Result<std::vector<RungSpec>> select_rungs(const std::vector<RungSpec>& ladder, 
 Status check_options(const BenchOptions& o) {
   if (o.models.empty()) return Error{ErrorCode::kInvalidArgument, "no model to bench"};
   if (o.duration_s <= 0 && o.runs < 1) return Error{ErrorCode::kInvalidArgument, fmt::format("--runs must be at least 1, not {}", o.runs)};
-  if (o.duration_s < 0) return Error{ErrorCode::kInvalidArgument, "--duration must be positive"};
+  if (!(std::isfinite(o.duration_s) && o.duration_s >= 0)) return Error{ErrorCode::kInvalidArgument, "--duration must be a finite number of seconds"};
+  if (o.deadline.count() <= 0) return Error{ErrorCode::kInvalidArgument, "--deadline must be positive"};
   if (o.warmup < 0) return Error{ErrorCode::kInvalidArgument, fmt::format("--warmup must be 0 or more, not {}", o.warmup)};
   if (o.rounds < 1) return Error{ErrorCode::kInvalidArgument, fmt::format("--rounds must be at least 1, not {}", o.rounds)};
-  if (o.threads < 0) return Error{ErrorCode::kInvalidArgument, fmt::format("--threads must be 0 or more, not {}", o.threads)};
+  if (auto st = check_thread_count(o.threads, "--threads"); !st) return st;
   if (!o.input_dir.empty()) {
     std::error_code ec;
     if (!fs::is_directory(o.input_dir, ec)) {

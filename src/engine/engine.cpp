@@ -14,6 +14,7 @@
 #include <mutex>
 #include <thread>
 
+#include "core/thread_limit.h"
 #include "engine/builder.h"
 #include "engine/placement.h"
 #include "os/worker_location.h"
@@ -262,6 +263,7 @@ Result<std::shared_ptr<Engine>> Engine::start(EngineOptions options) {
   if (!ladder) return ladder.error();
   state->ladder = std::move(*ladder);
   int cores = state->hardware.cpu.physical_cores > 0 ? state->hardware.cpu.physical_cores : 1;
+  if (auto st = check_thread_count(options.inference_threads, "inference threads"); !st) return st.error();
   state->threads = options.inference_threads > 0 ? options.inference_threads : std::max(1, cores - 2);
   state->snapshot.chosen = state->ladder.back();
   state->snapshot.below = {state->ladder.back()};

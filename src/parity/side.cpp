@@ -36,6 +36,10 @@ Result<ParitySide> ParitySide::parse(const std::string& spec) {
       } catch (const std::exception&) {
         return Error{ErrorCode::kInvalidArgument, fmt::format("'{}': threads must be a whole number, not '{}'", spec, value)};
       }
+      if (const int cpus = usable_cpus(); side.threads > cpus) {
+        return Error{ErrorCode::kInvalidArgument, fmt::format("'{}': threads={} is more than the {} logical CPU{} this machine gives rung "
+                                                              "(0, the default, to {})", spec, side.threads, cpus, cpus == 1 ? "" : "s", cpus)};
+      }
     } else if (key.starts_with("option.") && key.size() > 7) {
       side.provider_options[key.substr(7)] = value;
     } else {

@@ -9,11 +9,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <condition_variable>
 #include <cstdlib>
 #include <mutex>
 #include <thread>
 
+#include "core/thread_limit.h"
 #include "jobs/measure.h"
 #include "jobs/runner.h"
 #include "os/file_hash.h"
@@ -165,6 +167,11 @@ Status apply_override(const ProbeOptions& o, const std::vector<RungSpec>& ladder
 Status check_options(const ProbeOptions& o) {
   if (o.cache_dir.empty()) return Error{ErrorCode::kInvalidArgument, "the probe needs a cache directory"};
   if (o.runs < 1) return Error{ErrorCode::kInvalidArgument, fmt::format("runs must be at least 1, not {}", o.runs)};
+  if (o.deadline.count() <= 0) return Error{ErrorCode::kInvalidArgument, "the deadline must be positive"};
+  if (!(std::isfinite(o.acceptance_ratio) && o.acceptance_ratio > 0)) {
+    return Error{ErrorCode::kInvalidArgument, fmt::format("the acceptance ratio must be a finite positive number, not {}", o.acceptance_ratio)};
+  }
+  if (auto st = check_thread_count(o.threads, "threads"); !st) return st;
   if (o.models.empty()) return Error{ErrorCode::kInvalidArgument, "no models are registered"};
   return {};
 }
