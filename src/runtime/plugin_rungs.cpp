@@ -22,10 +22,11 @@ bool is_plugin_library(const fs::path& file) {
 }
 
 // "plugin directory X", "RUNG_PLUGIN_DIR=X", "plugin library X" refused for a reason, with the way to allow it.
+// A refusal is the caller's input to fix: a usage error, like a missing directory.
 Error refused(const std::string& what, const Error& why) {
   const bool allowable = why.code == ErrorCode::kPermission;
-  return Error{why.code, fmt::format("{}: refused, {}{}", what, why.message,
-                                     allowable ? "; fix that, or allow it with --allow-writable-plugin" : "")};
+  return Error{allowable ? ErrorCode::kInvalidArgument : why.code,
+               fmt::format("{}: refused, {}{}", what, why.message, allowable ? "; fix that, or allow it with --allow-writable-plugin" : "")};
 }
 
 Status check_trusted(const std::string& what, const fs::path& path, bool allow_writable) {
