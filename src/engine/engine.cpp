@@ -17,6 +17,7 @@
 #include "core/thread_limit.h"
 #include "engine/builder.h"
 #include "engine/placement.h"
+#include "os/regular_file.h"
 #include "os/worker_location.h"
 #include "rung/probe.h"
 #include "runtime/clean_error.h"
@@ -249,6 +250,7 @@ Result<std::shared_ptr<Engine>> Engine::start(EngineOptions options) {
   if (options.models.empty()) return Error{ErrorCode::kInvalidArgument, "the engine needs at least one registered model"};
   for (const auto& m : options.models) {
     if (m.name.empty()) return Error{ErrorCode::kInvalidArgument, "a registered model has no name"};
+    if (auto st = check_model_file_kind(m.name, m.f32); !st) return st.error();
   }
   auto state = std::make_shared<State>();
   state->hardware = detect_hardware(options.hardware_root);

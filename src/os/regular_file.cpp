@@ -42,6 +42,12 @@ Status check_regular_file(const std::filesystem::path& path) {
   return {};
 }
 
+Status check_model_file_kind(const std::string& name, const std::filesystem::path& path) {
+  auto st = check_regular_file(path);
+  if (st || st.error().code == ErrorCode::kNotFound) return {};
+  return Error{st.error().code, fmt::format("model {}: {}", name, st.error().message)};
+}
+
 Result<int> open_regular_file(const std::filesystem::path& path) {
   // O_NONBLOCK: opening a FIFO with no writer would otherwise wait for one.
   int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);

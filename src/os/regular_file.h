@@ -21,6 +21,11 @@ std::string file_kind(mode_t mode);
 // character device, not a regular file").
 Status check_regular_file(const std::filesystem::path& path);
 
+// For a model registered by name: ok when it is a regular file or missing (a
+// missing model is reported where it is used); else "model NAME: /dev/zero is a
+// character device, not a regular file".
+Status check_model_file_kind(const std::string& name, const std::filesystem::path& path);
+
 // Opens a regular file for reading (close-on-exec), refusing anything else
 // without blocking on it: O_NONBLOCK while opening, then fstat.
 Result<int> open_regular_file(const std::filesystem::path& path);

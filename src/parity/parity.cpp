@@ -13,6 +13,7 @@
 
 #include "jobs/parity_protocol.h"
 #include "jobs/runner.h"
+#include "os/regular_file.h"
 #include "os/work_dir.h"
 #include "os/worker_location.h"
 #include "parity/gate_file.h"
@@ -177,9 +178,9 @@ Result<std::vector<InputItem>> list_items(const ParityOptions& o, const InputPla
 
 Status check_models(const ParityOptions& o) {
   for (const ParitySide* s : {&o.ref, &o.cand}) {
-    std::error_code ec;
-    if (!fs::is_regular_file(s->model, ec)) {
-      return Error{ErrorCode::kNotFound, fmt::format("{}: the model file is not there", s->model.string())};
+    if (auto st = check_regular_file(s->model); !st) {
+      return Error{st.error().code, st.error().code == ErrorCode::kNotFound ? fmt::format("{}: the model file is not there", s->model.string())
+                                                                           : st.error().message};
     }
   }
   return {};

@@ -20,6 +20,7 @@
 #include "jobs/runner.h"
 #include "os/file_hash.h"
 #include "os/file_lock.h"
+#include "os/regular_file.h"
 #include "os/work_dir.h"
 #include "os/worker_location.h"
 #include "probe/attempts.h"
@@ -173,6 +174,9 @@ Status check_options(const ProbeOptions& o) {
   }
   if (auto st = check_thread_count(o.threads, "threads"); !st) return st;
   if (o.models.empty()) return Error{ErrorCode::kInvalidArgument, "no models are registered"};
+  for (const auto& m : o.models) {
+    if (auto st = check_model_file_kind(m.name, m.path); !st) return st;
+  }
   return {};
 }
 
