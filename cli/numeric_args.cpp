@@ -6,7 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "rung/hardware.h"
+#include "rung/cpus.h"
 
 namespace rung::cli {
 

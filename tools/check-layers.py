@@ -25,7 +25,7 @@ PUBLIC = {
     "result": None,
     "termination": "os",
     "tensor": "core", "tolerance": "core", "hardware": "core", "ladder": "core", "model": "core",
-    "geometry": "core", "input_spec": "core",
+    "geometry": "core", "input_spec": "core", "cpus": "core",
     "runtime": "runtime", "standing": "runtime",
     "decode": "decode", "image": "image",
     "probe": "probe", "engine": "engine",

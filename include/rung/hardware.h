@@ -66,8 +66,4 @@ struct Hardware {
 // Missing files are simply absent facts; this never fails.
 Hardware detect_hardware(const std::filesystem::path& root = "/");
 
-// The logical CPUs this process may run on (its affinity mask), at least 1:
-// the most threads a session is given (more only queue behind each other).
-int usable_cpus();
-
 }  // namespace rung

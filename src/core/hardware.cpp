@@ -3,7 +3,6 @@
 #include "rung/hardware.h"
 
 #include <fmt/format.h>
-#include <sched.h>
 
 #include <algorithm>
 #include <charconv>
@@ -352,13 +351,6 @@ Hardware detect_hardware(const std::filesystem::path& root) {
     // Only allocation failure or a path the platform cannot represent gets here; keep what was read.
   }
   return hw;
-}
-
-int usable_cpus() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (::sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
-  return 1;
 }
 
 }  // namespace rung

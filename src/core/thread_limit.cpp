@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "rung/hardware.h"
+#include "rung/cpus.h"
 
 namespace rung {
 

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include "graph/model_file.h"
+#include "rung/cpus.h"
 #include "rung/hardware.h"
 #include "rung/parity.h"
 #include "runtime/plugin_rungs.h"
