@@ -101,7 +101,7 @@ void add_prepare_command(CLI::App& app) {
   cmd->add_flag("--json", c->json, "Print the outcome as JSON");
   cmd->add_flag("--in-process", c->in_process, "Probe and build engines in this process instead of child processes");
   cmd->add_option("--threads", c->threads, "Inference threads (default: physical cores minus two, at least one)")->check(thread_count());
-  cmd->add_option("--accept-ratio", c->accept_ratio, "Take a rung whose median is below the floor's times this")->check(finite_within(0.01, 100, "times the floor's median"))->capture_default_str();
+  cmd->add_option("--accept-ratio", c->accept_ratio, "Take a rung whose median is below the floor's times this")->check(finite_within(0.01, 10000, "times the floor's median"))->capture_default_str();
   cmd->add_option("--use-rung", c->use_rung, "Force a rung at or below the chosen one (also RUNG_FORCE_RUNG)");
   cmd->add_option("--cache-dir", c->cache_dir, "Where the decision and the engines are cached (default: RUNG_CACHE_DIR or ~/.cache/rung/probe)");
   c->runtime.add_to(*cmd);

@@ -106,7 +106,7 @@ void add_probe_command(CLI::App& app) {
   cmd->add_option("--deadline", c->deadline_s, "Seconds each rung may take per model before it is killed")->check(finite_within(kMinDeadlineSeconds, kMaxDeadlineSeconds, "seconds"))->capture_default_str();
   cmd->add_option("--runs", c->runs, "Timed runs per rung after one untimed run")->check(whole_within(1, 1'000'000))->capture_default_str();
   cmd->add_option("--threads", c->threads, "Intra-op threads per session (0: ONNX Runtime's default)")->check(thread_count())->capture_default_str();
-  cmd->add_option("--accept-ratio", c->accept_ratio, "Take a rung whose median is below the floor's times this")->check(finite_within(0.01, 100, "times the floor's median"))->capture_default_str();
+  cmd->add_option("--accept-ratio", c->accept_ratio, "Take a rung whose median is below the floor's times this")->check(finite_within(0.01, 10000, "times the floor's median"))->capture_default_str();
   cmd->add_option("--use-rung", c->use_rung, "Force a rung at or below the chosen one (also RUNG_FORCE_RUNG)");
   cmd->add_option("--cache-dir", c->cache_dir, "Where the decision is cached (default: RUNG_CACHE_DIR or ~/.cache/rung/probe)");
   c->runtime.add_to(*cmd);
