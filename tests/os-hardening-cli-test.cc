@@ -266,7 +266,8 @@ TEST_F(OsHardeningCliTest, OnnxRuntimeTelemetryWritesNothingUnderTmpOrHome) {
   fs::create_directories(dir_ / "home");
   const std::string command = "echo $$ >" + quoted(dir_ / "pid") + "; exec env -u ORT_DISABLE_TELEMETRY HOME=" + quoted(dir_ / "home") +
                               " " + quoted(test::cli_path()) + " " + probe_args("--in-process --accept-ratio 1000");
-  auto r = test::run_command("env -u RUNG_ORT_DIR -u RUNG_PLUGIN_DIR sh -c " + quoted(command));
+  std::ofstream(dir_ / "run.sh") << command << "\n";
+  auto r = test::run_command("env -u RUNG_ORT_DIR -u RUNG_PLUGIN_DIR sh " + quoted(dir_ / "run.sh"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string pid = test::read_file(dir_ / "pid").substr(0, test::read_file(dir_ / "pid").find('\n'));
   EXPECT_FALSE(fs::exists("/tmp/mat-debug-" + pid + ".log"));
