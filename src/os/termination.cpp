@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cstdlib>
 #include <cerrno>
 #include <chrono>
 #include <mutex>
@@ -37,7 +39,12 @@ void wait_until_dead(pid_t pid) {
   }
 }
 
+// Set while the cleanup runs: a thread that reaches exit() meanwhile (its
+// worker just died) waits for the signal instead of ending with a status.
+std::atomic<bool> ending{false};
+
 [[noreturn]] void clean_up_and_end(int signal) {
+  ending = true;
   Tracked& t = tracked();
   {
     std::lock_guard<std::mutex> lock(t.mutex);
@@ -74,6 +81,9 @@ void end_cleanly_on_termination_signals() {
   static std::once_flag once;
   std::call_once(once, [] {
     const sigset_t set = termination_signals();
+    std::atexit([] {
+      while (ending) ::pause();
+    });
     ::pthread_sigmask(SIG_BLOCK, &set, nullptr);  // every thread started from here on inherits the mask
     std::thread([set] {
       int signal = 0;
