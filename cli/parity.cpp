@@ -13,12 +13,28 @@ namespace rung::cli {
 namespace {
 
 struct ParityCliOptions {
-  std::string ref, cand, inputs, gate, preprocess, json, work_dir;
+  std::string ref, cand, inputs, gate, preprocess, json, work_dir, input_spec;
+  bool show = false;
   RuntimeArgs runtime;
   std::size_t random = 0;
   std::uint64_t seed = 0;
   double deadline_s = 300;
 };
+
+// FILE, or NAME=FILE where NAME is the reference model's (its file name without .onnx), as other commands take it.
+InputSpec read_input_spec(const std::string& arg, const std::filesystem::path& model) {
+  std::string file = arg;
+  if (const auto eq = arg.find('='); eq != std::string::npos) {
+    const std::string name = arg.substr(0, eq);
+    if (name != model.stem().string()) {
+      throw CliError(kExitUsage, fmt::format("--input-spec {}: '{}' is not the model's name ({})", arg, name, model.stem().string()));
+    }
+    file = arg.substr(eq + 1);
+  }
+  auto spec = InputSpec::from_json_file(file);
+  if (!spec) throw CliError(kExitUsage, fmt::format("--input-spec {}: {}", arg, spec.error().message));
+  return *spec;
+}
 
 void run_parity_command(const ParityCliOptions& c) {
   ParityOptions o;
@@ -34,6 +50,8 @@ void run_parity_command(const ParityCliOptions& c) {
   o.gate_file = c.gate;
   o.preprocess_file = c.preprocess;
   o.work_dir = c.work_dir;
+  o.show = c.show;
+  if (!c.input_spec.empty()) o.input_spec = read_input_spec(c.input_spec, o.ref.model);
   c.runtime.apply_to(o.runtimes);
   if (c.deadline_s <= 0) throw CliError(kExitUsage, "--deadline must be positive");
   o.deadline = std::chrono::milliseconds(static_cast<long long>(c.deadline_s * 1000));
@@ -66,6 +84,8 @@ void add_parity_command(CLI::App& app) {
   cmd->add_option("--gate", c->gate, "Gate file (JSON: decoders, operating points, bounds, outputs; preprocessing). Default: the tensor gate");
   cmd->add_option("--preprocess", c->preprocess, "Image preprocessing (JSON) when the gate file declares none");
   cmd->add_option("--json", c->json, "Also write the report as JSON to this file");
+  cmd->add_option("--input-spec", c->input_spec, "FILE or NAME=FILE: dims and values for the model's inputs (JSON, as probe and bench take)");
+  cmd->add_flag("--show", c->show, "Print both sides' decoded decisions for every input (text lines, boxes)");
   cmd->add_option("--deadline", c->deadline_s, "Seconds a side may take to build its session or run one input")->capture_default_str();
   c->runtime.add_to(*cmd);
   cmd->add_option("--work-dir", c->work_dir, "Keep the exchanged tensors here (default: a temporary directory, removed)")->group("");

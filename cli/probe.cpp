@@ -28,23 +28,37 @@ struct ProbeCliOptions {
   int runs = 3;
   int threads = 0;
   double accept_ratio = 1.0;
+  double min_gain = 0.05;
+  double time_budget_s = 2;
+  double min_placed = 0.10;
 };
 
 std::string ms(double v) { return v > 0 ? fmt::format("{:.2f}", v) : "-"; }
 
+std::string ratio_cell(const Measurement& m) {
+  if (m.ratio() <= 0) return "-";
+  if (m.pairs == 0) return fmt::format("{:.2f}x", m.ratio());
+  return fmt::format("{:.2f}x [{:.2f}-{:.2f}]", m.ratio(), m.ratio_low, m.ratio_high);
+}
+
+// Nodes the rung's own provider ran, of all the profile names, and their share of run time.
+std::string placed_cell(const Measurement& m) {
+  if (!m.placement_known) return "-";
+  return fmt::format("{}/{} {:.0f}%", m.placed_nodes, m.total_nodes, m.placed_time_share * 100);
+}
+
+constexpr const char* kRowFormat = "  {:<20} {:<32} {:>9} {:>10} {:>20} {:>13}  {}\n";
+
 void print_row(const std::string& rung, const Measurement& m, const std::string& verdict, const std::string& reason) {
-  std::string ratio = m.ratio() > 0 ? fmt::format("{:.2f}x", m.ratio()) : "-";
-  fmt::print("  {:<20} {:<32} {:>9} {:>10} {:>7}  {}{}\n", rung, m.model, ms(m.build_ms), ms(m.median_ms), ratio, verdict,
-             reason.empty() ? "" : ": " + reason);
+  fmt::print(kRowFormat, rung, m.model, ms(m.build_ms), ms(m.median_ms), ratio_cell(m), placed_cell(m), verdict + (reason.empty() ? "" : ": " + reason));
 }
 
 void print_table(const ProbeOutcome& out) {
-  fmt::print("  {:<20} {:<32} {:>9} {:>10} {:>7}  {}\n", "rung", "model", "build ms", "median ms", "ratio", "verdict");
+  fmt::print(kRowFormat, "rung", "model", "build ms", "median ms", "ratio [interval]", "placed", "verdict");
   for (const auto& m : out.floor.models) print_row(out.floor.display + " (floor)", m, m.verdict == Verdict::kTaken ? "floor" : verdict_name(m.verdict), m.reason);
   for (const auto& r : out.rungs) {
     if (r.models.empty()) {
-      fmt::print("  {:<20} {:<32} {:>9} {:>10} {:>7}  {}{}\n", r.display, "-", "-", "-", "-", verdict_name(r.verdict),
-                 r.reason.empty() ? "" : ": " + r.reason);
+      fmt::print(kRowFormat, r.display, "-", "-", "-", "-", "-", verdict_name(r.verdict) + (r.reason.empty() ? std::string() : ": " + r.reason));
       continue;
     }
     for (const auto& m : r.models) print_row(r.display, m, verdict_name(m.verdict), m.reason);
@@ -58,6 +72,9 @@ int run_probe_command(const ProbeCliOptions& c) {
   o.runs = c.runs;
   o.threads = c.threads;
   o.acceptance_ratio = c.accept_ratio;
+  o.min_gain = c.min_gain;
+  o.time_budget_s = c.time_budget_s;
+  o.min_placed_share = c.min_placed;
   o.reprobe = c.reprobe;
   o.isolate = !c.in_process;
   o.deadline = std::chrono::milliseconds(static_cast<long long>(c.deadline_s * 1000));
@@ -66,6 +83,10 @@ int run_probe_command(const ProbeCliOptions& c) {
   if (!c.use_rung.empty()) o.forced_rung = c.use_rung;
   if (c.runs < 1) throw CliError(kExitUsage, fmt::format("--runs must be at least 1, not {}", c.runs));
   if (c.deadline_s <= 0) throw CliError(kExitUsage, "--deadline must be positive");
+  if (!(c.accept_ratio > 0)) throw CliError(kExitUsage, fmt::format("--accept-ratio must be positive, not {}", c.accept_ratio));
+  if (!(c.min_gain >= 0 && c.min_gain < 1)) throw CliError(kExitUsage, fmt::format("--min-gain must lie in [0, 1), not {}", c.min_gain));
+  if (!(c.time_budget_s >= 0)) throw CliError(kExitUsage, fmt::format("--time-budget must not be negative, not {}", c.time_budget_s));
+  if (!(c.min_placed >= 0 && c.min_placed <= 1)) throw CliError(kExitUsage, fmt::format("--min-placed must lie in [0, 1], not {}", c.min_placed));
 
   for (auto& m : c.models.resolve()) o.models.push_back({m.name, m.f32, m.inputs});
   o.probe_models = c.probe_models;
@@ -106,7 +127,14 @@ void add_probe_command(CLI::App& app) {
   cmd->add_option("--deadline", c->deadline_s, "Seconds each rung may take per model before it is killed")->capture_default_str();
   cmd->add_option("--runs", c->runs, "Timed runs per rung after one untimed run")->capture_default_str();
   cmd->add_option("--threads", c->threads, "Intra-op threads per session (0: ONNX Runtime's default)")->capture_default_str();
-  cmd->add_option("--accept-ratio", c->accept_ratio, "Take a rung whose median is below the floor's times this")->capture_default_str();
+  cmd->add_option("--accept-ratio", c->accept_ratio, "Take a rung whose time is surely below the floor's times this (less --min-gain)")
+      ->capture_default_str();
+  cmd->add_option("--min-gain", c->min_gain, "What moving to a rung must gain: the interval of its ratio must lie under the acceptance ratio less this share")
+      ->capture_default_str();
+  cmd->add_option("--time-budget", c->time_budget_s, "Seconds of further paired runs per rung and model while the clock cannot decide")
+      ->capture_default_str();
+  cmd->add_option("--min-placed", c->min_placed, "Share of the nodes a rung's provider must run to be placed (from ONNX Runtime's profile)")
+      ->capture_default_str();
   cmd->add_option("--use-rung", c->use_rung, "Force a rung at or below the chosen one (also RUNG_FORCE_RUNG)");
   cmd->add_option("--cache-dir", c->cache_dir, "Where the decision is cached (default: RUNG_CACHE_DIR or ~/.cache/rung/probe)");
   c->runtime.add_to(*cmd);

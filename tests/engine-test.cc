@@ -266,6 +266,16 @@ TEST_F(EngineTest, AnEngineThatFailsToLoadIsServedByTheRungBelow) {
   EXPECT_EQ((*s)->rung(), "cpu");
   EXPECT_THAT(engine->about_line(), HasSubstr("small on rung_sim_ep failed to load"));
   EXPECT_TRUE((*s)->run({input_for(32)}));
+  // The progress line names it as the final table does: staying on the rung that serves it.
+  EXPECT_EQ(engine->progress().line(), "small stays on CPU");
+}
+
+TEST_F(EngineTest, TheReasonSaysTheAcceptanceRatioAdmittedASlowerRung) {
+  ScopedEnv delay("RUNG_SIM_EP_COMPUTE_DELAY_US", "200");  // surely slower than the CPU, well within 1000x
+  auto engine = start(options());
+  engine->wait_until_settled();
+  ASSERT_EQ(engine->chosen_rung(), kSim);
+  EXPECT_EQ(engine->chosen_reason(), "within 1000.0x the floor's time (acceptance ratio) and faithful to it");
 }
 
 TEST_F(EngineTest, TheCpuRungCachesItsOptimisedGraph) {

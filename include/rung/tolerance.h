@@ -1,8 +1,9 @@
 // Whether two tensors compute the same thing. One element rule, Tolerance::compare,
 // serves every comparison (the probe's faithfulness, bench's output match, parity's
 // tensor gate): an element mismatches only where BOTH the absolute difference
-// exceeds atol AND the relative difference exceeds rtol; a NaN on either side, or
-// an infinity the other side does not equal, always mismatches.
+// exceeds atol AND the relative difference exceeds rtol. NaN on both sides is the
+// same result; a NaN against a number, or an infinity the other side does not
+// equal, always mismatches.
 #pragma once
 
 #include <string>
@@ -63,7 +64,7 @@ struct TensorComparison {
   bool types_match = true;
   std::size_t elements = 0;
   std::size_t mismatches = 0;
-  std::size_t nan_mismatches = 0;  // mismatches with a NaN on one side (or both)
+  std::size_t nan_mismatches = 0;  // mismatches with a NaN on one side only
   double max_abs = 0.0;
   double max_rel = 0.0;
   bool faithful() const { return shapes_match && types_match && mismatches == 0; }

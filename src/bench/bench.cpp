@@ -84,7 +84,7 @@ struct Cell {
   double peak_rss_kb = 0;
   std::string provider_version;
   std::vector<std::string> evidence;
-  std::vector<std::pair<std::string, int>> nodes;
+  NodePlacement placement;
   bool have_first = false;
 };
 
@@ -328,7 +328,7 @@ void add_run(Cell& cell, const BenchJobResult& r, int round, const fs::path& out
     cell.build_cold_ms = r.build_cold_ms;
     cell.provider_version = r.provider_version;
     cell.evidence = r.evidence;
-    cell.nodes = r.nodes_by_provider;
+    cell.placement = r.placement;
   }
   if (r.build_cached_ms) cell.cached_builds.push_back(*r.build_cached_ms);
   cell.runs.insert(cell.runs.end(), r.run_ms.begin(), r.run_ms.end());
@@ -425,10 +425,12 @@ void fill_figures(const Cell& c, const Cell& floor, BenchRow& row) {
 void warn_about(const Cell& c, bool is_floor, const std::string& model, BenchRow& row, std::vector<std::string>& warnings) {
   const RungSpec& rung = *c.rung;
   // Which provider ran the nodes: a rung that ran none is the CPU with extra steps.
-  if (!is_floor && !c.nodes.empty()) {
-    int accelerated = 0;
-    for (const auto& [p, count] : c.nodes) accelerated += p == "CPUExecutionProvider" ? 0 : count;
-    if (accelerated == 0) {
+  if (c.placement.known) {
+    row.placement = BenchRow::Placement{c.placement.accelerated_nodes(), c.placement.total_nodes(), c.placement.accelerated_time_share(),
+                                        c.placement.describe()};
+  }
+  if (!is_floor && c.placement.known && c.placement.total_nodes() > 0) {
+    if (c.placement.accelerated_nodes() == 0) {
       row.evidence.push_back("every node ran on CPUExecutionProvider: this row measures the CPU");
       warnings.push_back(fmt::format("{} on {}: the provider ran no node; its figures are the CPU's", rung.display, model));
     }

@@ -187,6 +187,18 @@ struct Engine::State {
     notify_progress();
   }
 
+  // A model whose engine failed to load is named in the progress line, as the
+  // final table names it: staying on the rung that opened it.
+  void note_stays_on(const std::string& model, const std::string& rung_display) {
+    {
+      std::lock_guard lock(mutex);
+      const std::string line = fmt::format("{} stays on {}", model, rung_display);
+      if (std::find(progress.failures.begin(), progress.failures.end(), line) != progress.failures.end()) return;
+      progress.failures.push_back(line);
+    }
+    notify_progress();
+  }
+
   void build_engines_for(const RungSpec& rung, bool counted) {
     EngineBuildPlan plan;
     plan.build = runtime;
@@ -295,7 +307,13 @@ std::string Engine::chosen_reason() const {
   const auto& o = *state_->outcome;
   if (!o.forced_by.empty()) return "forced by " + o.forced_by;
   for (const auto& r : o.rungs) {
-    if (r.rung == o.chosen) return "faster than the floor and faithful to it";
+    if (r.rung != o.chosen) continue;
+    // Surely faster only when every model's interval lies under the floor's time;
+    // otherwise the acceptance ratio admitted it.
+    bool surely_faster = true;
+    for (const auto& m : r.models) surely_faster = surely_faster && m.ratio() > 0 && (m.pairs > 0 ? m.ratio_high : m.ratio()) < 1.0;
+    if (surely_faster) return "faster than the floor and faithful to it";
+    return fmt::format("within {:.1f}x the floor's time (acceptance ratio) and faithful to it", state_->options.acceptance_ratio);
   }
   return "no rung above the floor was both faster and faithful";
 }
@@ -353,6 +371,7 @@ class JobImpl final : public Job {
         failures += (failures.empty() ? "" : "; ") + why;
         continue;
       }
+      if (!failures.empty()) state_->note_stays_on(name, p.rung.display);
       std::string reason = failures.empty() ? p.reason : p.reason + "; " + failures;
       auto s = std::make_unique<SessionImpl>(name, model_id(name, p.form), p.rung, reason, *opened);
       Session* raw = s.get();

@@ -7,13 +7,12 @@
 
 #include <algorithm>
 #include <chrono>
-#include <map>
 
 #include "jobs/compile.h"
 #include "jobs/target_session.h"
-#include "os/read_file.h"
 #include "runtime/clean_error.h"
 #include "session/inputs.h"
+#include "session/placement.h"
 #include "session/tensor_file.h"
 
 namespace rung {
@@ -86,30 +85,6 @@ std::string provider_version_of(OrtProcess& process, const RungSpec& rung) {
   } catch (const Ort::Exception&) {
   }
   return {};
-}
-
-// The providers that ran nodes, from ONNX Runtime's own profile of one run.
-std::vector<std::pair<std::string, int>> nodes_by_provider(const fs::path& profile) {
-  std::map<std::string, std::vector<std::string>> nodes;
-  auto j = nlohmann::json::parse(read_text_file(profile), nullptr, false);
-  if (j.is_object() && j.contains("traceEvents")) j = j["traceEvents"];
-  if (!j.is_array()) return {};
-  const std::string suffix = "_kernel_time";
-  for (const auto& e : j) {
-    if (!e.is_object() || e.value("cat", "") != "Node") continue;
-    std::string name = e.value("name", "");
-    if (name.size() <= suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) continue;
-    if (!e.contains("args") || !e["args"].is_object()) continue;
-    std::string provider = e["args"].value("provider", "");
-    if (provider.empty()) continue;
-    auto& list = nodes[provider];
-    name.resize(name.size() - suffix.size());
-    if (std::find(list.begin(), list.end(), name) == list.end()) list.push_back(name);
-  }
-  std::vector<std::pair<std::string, int>> out;
-  for (const auto& [p, list] : nodes) out.emplace_back(p, static_cast<int>(list.size()));
-  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
-  return out;
 }
 
 // The same inputs through OrtApi::Run and nothing else: values created once,
@@ -235,32 +210,14 @@ Result<Built> build_session(OrtProcess& process, const BenchJob& job, BenchJobRe
 
 void profile_one_run(OrtProcess& process, const BenchJob& job, const fs::path& file, const std::vector<Tensor>& inputs,
                      BenchJobResult& r) {
-  SessionSettings settings = bench_settings(job);
-  fs::path dir = job.outputs_dir.parent_path() / "profile";
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  settings.profile_prefix = dir / "run";
-  auto session = open_session(process, file, settings);
-  if (!session) {
-    r.evidence.push_back("no placement profile: " + clean_error(session.error().message));
+  auto placement = profile_placement(process, file, bench_settings(job), inputs, job.outputs_dir.parent_path() / "profile");
+  if (!placement) {
+    r.evidence.push_back(placement.error().message);
     return;
   }
-  auto ran = run_session(*session, inputs);
-  try {
-    Ort::AllocatorWithDefaultOptions alloc;
-    fs::path written = session->EndProfilingAllocated(alloc).get();
-    if (!ran) {
-      r.evidence.push_back("no placement profile: the profiled run failed: " + clean_error(ran.error().message));
-      return;
-    }
-    r.nodes_by_provider = nodes_by_provider(written);
-    std::vector<std::string> parts;
-    for (const auto& [p, n] : r.nodes_by_provider) parts.push_back(fmt::format("{} ran {} node{}", p, n, n == 1 ? "" : "s"));
-    r.evidence.push_back(parts.empty() ? "ONNX Runtime's profile of one run names no node"
-                                       : fmt::format("ONNX Runtime's profile of one run: {}", fmt::join(parts, ", ")));
-  } catch (const Ort::Exception& e) {
-    r.evidence.push_back(std::string("no placement profile: ") + e.what());
-  }
+  r.placement = *placement;
+  r.evidence.push_back(placement->providers.empty() ? "ONNX Runtime's profile of one run names no node"
+                                                    : "ONNX Runtime's profile of one run: " + placement->describe_all());
 }
 
 // The inputs the job asks for, checked against the model; said in r.inputs_described.

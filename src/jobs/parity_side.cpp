@@ -6,6 +6,7 @@
 
 #include "jobs/parity_protocol.h"
 #include "jobs/target_session.h"
+#include "session/placement.h"
 #include "session/tensor_file.h"
 
 namespace rung {
@@ -32,6 +33,9 @@ Result<RungSpec> resolve_rung(OrtProcess& process, const RungSpec& named) {
 struct OpenSide {
   Ort::Session session{nullptr};
   ModelIo io;
+  OrtProcess* process = nullptr;
+  SessionSettings settings;  // for the profiled session that says where the nodes ran
+  std::filesystem::path model;
 };
 
 // Builds the side's session and says so to the parent (ready, or why not).
@@ -48,7 +52,7 @@ Result<OpenSide> open_side(const ParityJob& job, LineChannel& channel) {
   resolved.rung = *rung;
   auto session = open_session(**process, job.target.model, session_settings(resolved));
   if (!session) return refuse("build", session.error().message);
-  OpenSide side{std::move(*session), {}};
+  OpenSide side{std::move(*session), {}, *process, session_settings(resolved), job.target.model};
   side.io = describe_session(side.session);
   const RuntimeBuild& build = (*process)->build();
   if (!channel.send(nlohmann::json{{"ready", true}, {"version", build.version}, {"api", build.api_version}, {"rung", rung->display},
@@ -59,14 +63,30 @@ Result<OpenSide> open_side(const ParityJob& job, LineChannel& channel) {
   return side;
 }
 
-// Runs one input: reads its tensors from `dir`, writes the outputs under OUTPUTS_DIR/INDEX.
-Result<double> run_input(OpenSide& side, const std::filesystem::path& dir, const std::filesystem::path& out_dir) {
+Result<std::vector<Tensor>> read_inputs(const OpenSide& side, const std::filesystem::path& dir) {
   std::vector<Tensor> inputs;
   for (std::size_t k = 0; k < side.io.inputs.size(); ++k) {
     auto t = read_tensor_file(dir / fmt::format("input_{}.pb", k));
     if (!t) return t.error();
     inputs.push_back(std::move(*t));
   }
+  return inputs;
+}
+
+// Where the nodes ran: one profiled run of the inputs in `dir`.
+nlohmann::json placement_answer(OpenSide& side, const std::filesystem::path& dir, const std::filesystem::path& profile_dir) {
+  auto inputs = read_inputs(side, dir);
+  if (!inputs) return {{"placement", nullptr}, {"error", inputs.error().message}};
+  auto placement = profile_placement(*side.process, side.model, side.settings, *inputs, profile_dir);
+  if (!placement) return {{"placement", nullptr}, {"error", placement.error().message}};
+  return {{"placement", *placement}};
+}
+
+// Runs one input: reads its tensors from `dir`, writes the outputs under OUTPUTS_DIR/INDEX.
+Result<double> run_input(OpenSide& side, const std::filesystem::path& dir, const std::filesystem::path& out_dir) {
+  auto read = read_inputs(side, dir);
+  if (!read) return read.error();
+  std::vector<Tensor> inputs = std::move(*read);
   const auto t0 = std::chrono::steady_clock::now();
   auto outputs = run_session(side.session, inputs);
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -87,6 +107,11 @@ nlohmann::json parity_job_entry(const nlohmann::json& j, LineChannel* channel) {
     std::filesystem::path dir;
     try {
       const auto request = nlohmann::json::parse(line);
+      if (request.contains("placement")) {
+        const std::filesystem::path inputs_dir = request.at("placement").get<std::string>();
+        if (!channel->send(placement_answer(*side, inputs_dir, job.outputs_dir / "profile").dump())) return failed("the parent closed the channel");
+        continue;
+      }
       index = request.at("run");
       dir = request.at("inputs").get<std::string>();
     } catch (const nlohmann::json::exception& e) {

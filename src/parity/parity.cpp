@@ -17,6 +17,7 @@
 #include "parity/gate_file.h"
 #include "parity/inputs.h"
 #include "parity/side.h"
+#include "session/placement.h"
 #include "session/tensor_file.h"
 
 namespace rung {
@@ -31,6 +32,7 @@ struct Side {
   std::unique_ptr<StartedJob> worker;
   ModelIo io;
   std::string described;
+  std::string placement;  // "RungSimAccelerator ran 212 of 418 nodes, 61% of run time", or why it is unknown
 };
 
 Error side_error(const Side& s, const std::string& message) {
@@ -136,6 +138,26 @@ Status await_done(Side& s, const InputItem& item) {
     if (j.contains("error")) return side_error(s, fmt::format("input {} failed to run: {}", item.name, j["error"].get<std::string>()));
   } catch (const nlohmann::json::exception& e) {
     return side_error(s, fmt::format("malformed answer from the worker: {}", e.what()));
+  }
+  return {};
+}
+
+// Each side's placement: one profiled run of the first input's tensors, in its worker.
+Status ask_placement(Side& ref, Side& cand, const fs::path& in_dir) {
+  const std::string request = nlohmann::json{{"placement", in_dir.string()}}.dump();
+  for (Side* s : {&ref, &cand}) {
+    if (auto st = s->worker->send(request); !st) return side_error(*s, st.error().message);
+  }
+  for (Side* s : {&ref, &cand}) {
+    auto line = s->worker->receive();
+    if (!line) return side_error(*s, line.error().message);
+    try {
+      const auto j = nlohmann::json::parse(*line);
+      s->placement = j.at("placement").is_null() ? j.value("error", std::string("placement unknown"))
+                                                 : j.at("placement").get<NodePlacement>().describe();
+    } catch (const nlohmann::json::exception& e) {
+      return side_error(*s, fmt::format("malformed answer from the worker: {}", e.what()));
+    }
   }
   return {};
 }
@@ -255,6 +277,9 @@ Status compare_item(const InputItem& item, std::size_t i, const InputPlan& plan,
   for (Side* s : {&ref, &cand}) {
     if (auto st = await_done(*s, item); !st) return st.error();
   }
+  if (i == 0) {
+    if (auto st = ask_placement(ref, cand, in_dir); !st) return st.error();
+  }
   auto ref_out = read_outputs(ref.dir / "out" / std::to_string(i));
   if (!ref_out) return ref_out.error();
   auto cand_out = read_outputs(cand.dir / "out" / std::to_string(i));
@@ -285,13 +310,17 @@ Result<ParityReport> run_parity(const ParityOptions& o) {
   // Gates and inputs first: a mistake there costs no model load.
   auto gates = read_gates(o);
   if (!gates) return gates.error();
+  if (o.input_spec) {
+    for (const auto& [k, v] : o.input_spec->dims) gates->inputs.dims[k] = v;
+    for (const auto& [k, v] : o.input_spec->values) gates->inputs.values[k] = v;
+  }
   const InputPlan plan{gates->preprocess, gates->image_input, gates->inputs, o.seed};
   auto items = list_items(o, plan);
   if (!items) return items.error();
   if (auto st = check_models(o); !st) return st.error();
 
   WorkDir work;  // declared before the sides: their workers end before it is removed
-  Side ref{"ref", &o.ref, {}, {}, nullptr, {}, {}}, cand{"cand", &o.cand, {}, {}, nullptr, {}, {}};
+  Side ref{"ref", &o.ref, {}, {}, nullptr, {}, {}, {}}, cand{"cand", &o.cand, {}, {}, nullptr, {}, {}, {}};
   if (auto st = resolve_runtimes(o, ref, cand); !st) return st.error();
   const fs::path worker = find_worker(o.worker);
   if (worker.empty()) {
@@ -299,6 +328,7 @@ Result<ParityReport> run_parity(const ParityOptions& o) {
   }
   if (auto st = open_work_dir(o, work); !st) return st.error();
   if (auto st = start_sides(o, *gates, JobRunner(worker), work.path, ref, cand); !st) return st.error();
+  for (auto& g : gates->gates) g->show = o.show;
   for (std::size_t i = 0; i < items->size(); ++i) {
     const InputItem& item = (*items)[i];
     if (o.on_progress) o.on_progress(fmt::format("input {} of {}: {}", i + 1, items->size(), item.name));
@@ -311,6 +341,8 @@ Result<ParityReport> run_parity(const ParityOptions& o) {
   report.cand = cand.described;
   report.ref_run = describe_side_run(o.ref, ref.runtime.version);
   report.cand_run = describe_side_run(o.cand, cand.runtime.version);
+  report.ref_run.placement = ref.placement;
+  report.cand_run.placement = cand.placement;
   report.inputs = items->size();
   for (const auto& g : gates->gates) report.gates.push_back(g->finish());
   return report;

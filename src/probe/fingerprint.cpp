@@ -37,7 +37,8 @@ Result<std::string> make_fingerprint(const FingerprintInputs& in, FileHashCache&
       {"ladder", ladder},
       {"settings",
        {{"runs", o.runs}, {"acceptance_ratio", o.acceptance_ratio}, {"atol", o.tolerance.atol}, {"rtol", o.tolerance.rtol},
-        {"threads", o.threads}, {"seed", o.seed}}}};
+        {"threads", o.threads}, {"seed", o.seed}, {"min_gain", o.min_gain}, {"confidence", o.confidence},
+        {"time_budget_s", o.time_budget_s}, {"max_pairs", o.max_pairs}, {"min_placed_share", o.min_placed_share}}}};
   return fp.dump();
 }
 
