@@ -48,7 +48,6 @@ std::vector<Case> cases(const fs::path& work) {
   const fs::path elementwise = rung::test::write_elementwise_model(work / "elementwise.onnx", {1, 16, 64});
   return {
       {"ppocr_cls (sample)", {"ppocr_cls", models / "ppocr" / "ch_ppocr_mobile_v2.0_cls_infer.onnx", {}}, 1.0, {}},
-      {"ppocr_rec_v4 (sample)", {"ppocr_rec_v4", models / "ppocr" / "ch_PP-OCRv4_rec_infer.onnx", {}}, 1.0, {}},
       {"silero_vad (sample)", {"silero_vad", models / "silero-vad" / "silero_vad.onnx", vad}, 1.0, {}},
       {"tie: MatMul+Relu", {"matmul_relu", tie_model, {}}, 1.0, {{"RUNG_SIM_EP_COMPUTE_DELAY_US", "1"}}},
       {"tie, ratio 3.0", {"matmul_relu", tie_model, {}}, 3.0, {}},

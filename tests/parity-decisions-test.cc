@@ -53,7 +53,8 @@ TEST_F(ParityDecisionsTest, ANanModelPassesAgainstItselfAndCountsItsNans) {
   const auto& nan = j["gates"][0]["stats"]["outputs"][0]["nan"];
   EXPECT_GT(nan["ref"].get<int>(), 0);
   EXPECT_EQ(nan["ref"], nan["cand"]);
-  EXPECT_THAT(r.out, ContainsRegex("NaN ([1-9][0-9]*) ref / \\1 cand"));
+  const int n = nan["ref"].get<int>();
+  EXPECT_THAT(r.out, HasSubstr(fmt::format("NaN {} ref / {} cand", n, n)));
   EXPECT_THAT(r.out, HasSubstr("would pass at atol 0 "));
 }
 
@@ -78,7 +79,7 @@ TEST_F(ParityDecisionsTest, NanAgainstANumberFailsAndNoToleranceClaimsToPassIt) 
 }
 
 TEST_F(ParityDecisionsTest, TheInputSpecSetsTheDimensionsAsOtherCommandsTakeIt) {
-  const fs::path m = sqrt_model("sqrt", true);
+  const fs::path m = sqrt_model("sqrt_abs", true);
   const fs::path spec = write("spec.json", R"({"dims": {"x:1": 5}})");
   auto r = test::parity("--ref " + test::side(m) + " --cand " + test::side(m) + " --random 2 --input-spec sqrt_abs=" + spec.string());
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
