@@ -111,12 +111,17 @@ TEST(ToleranceTest, EqualInfinitiesMatchAndAnyOtherInfinityMismatchesAtAnyTolera
   EXPECT_FALSE(d.measured());
 }
 
-TEST(ToleranceTest, NanMismatchesAnythingItselfIncludedAtAnyTolerance) {
+TEST(ToleranceTest, NanMismatchesEveryNumberAtAnyToleranceAndAgreesWithNan) {
   const Tolerance loose{1e300, 1e300};
   EXPECT_TRUE(mismatch(loose, kNaN, 1.0));
   EXPECT_TRUE(mismatch(loose, 1.0, kNaN));
-  EXPECT_TRUE(mismatch(loose, kNaN, kNaN));
   EXPECT_TRUE(mismatch(loose, kNaN, kInf));
+  // NaN where the reference has NaN is the same result, even at the exact tolerance.
+  EXPECT_FALSE(mismatch(Tolerance::exact(), kNaN, kNaN));
+  const auto both = Tolerance::exact().compare(kNaN, kNaN);
+  EXPECT_TRUE(both.nan);
+  EXPECT_FALSE(both.measured());  // no size to average
+  EXPECT_EQ(Tolerance::exact().atol_to_pass(both), 0.0);
   const auto d = loose.compare(0.0, kNaN);
   EXPECT_TRUE(d.nan);
   EXPECT_FALSE(d.infinite);
