@@ -29,7 +29,7 @@ PUBLIC = {
     "decode": "decode", "image": "image",
     "probe": "probe", "engine": "engine",
     "bench": "bench", "bench_html": "bench", "bench_record": "bench",
-    "parity": "parity",
+    "parity": "parity", "pipeline": "pipeline",
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
