@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "os/atomic_file.h"
 #include "os/read_file.h"
@@ -63,6 +64,13 @@ double peak_rss_mib() {
   return 0;
 }
 
+// The machine's 1-minute load average: the figures mean little when other work shares the cores.
+double load_average() {
+  double one = 0;
+  std::ifstream("/proc/loadavg") >> one;
+  return one;
+}
+
 struct Accuracy {
   rung::TextScore all, upright, turned;
 };
@@ -70,6 +78,7 @@ struct Accuracy {
 struct RungRun {
   rung::PipelineReport sequential, pipelined;
   double rss_few = 0, rss_all = 0;  // MiB, pipelined over 20 pages and over all
+  double load_before = 0, load_after = 0;
   Accuracy accuracy;
   rung::TextScore scan;
   std::size_t scan_lines = 0;
@@ -96,6 +105,7 @@ rung::Result<RungRun> measure(rung::Engine& engine, const rung::CharacterList& c
   for (const auto& p : pages) images.push_back(p.image);
   const std::vector<fs::path> few(images.begin(), images.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(20, images.size())));
   RungRun out;
+  out.load_before = load_average();
   // Warm: sessions opened, first-run allocations made, before anything is timed.
   if (auto w = read(**job, chars, {images.front(), kScan}, false); !w) return w.error();
   auto seq = read(**job, chars, images, true);
@@ -114,6 +124,7 @@ rung::Result<RungRun> measure(rung::Engine& engine, const rung::CharacterList& c
   if (!pipe) return pipe.error();
   out.rss_all = peak_rss_mib();
   out.pipelined = *pipe;
+  out.load_after = load_average();
   auto truth = rung::read_truth_lines(RUNG_BENCH_SCAN_TRUTH);
   if (!truth) return truth.error();
   auto scan = read(**job, chars, {kScan}, false, [&](const rung::OcrPage& page) {
@@ -133,6 +144,7 @@ void print(const std::string& name, const RungRun& r) {
   fmt::print("speed-up {:.2f}x (goal >= 1.6) · bottleneck {} busy {:.1f}% (goal >= 90%) · peak RSS {:.0f} MiB over 20 pages, {:.0f} MiB over {} ({:+.1f}%, goal within 10%)\n",
              speedup, r.pipelined.bottleneck, 100 * r.pipelined.bottleneck_utilisation, r.rss_few, r.rss_all, r.pipelined.pages,
              100 * (r.rss_all / r.rss_few - 1));
+  fmt::print("load average {:.1f} before, {:.1f} after (this machine has {} cores)\n", r.load_before, r.load_after, std::thread::hardware_concurrency());
   const auto line = [](const char* what, const rung::TextScore& s) {
     fmt::print("  {:<22} {:>5} lines  recall {:6.2f}%  CER {:5.2f}%\n", what, s.truth_lines, 100 * s.recall(), 100 * s.cer());
   };
@@ -147,6 +159,7 @@ nlohmann::json to_json(const RungRun& r) {
           {"pipelined", nlohmann::json::parse(r.pipelined.json())},
           {"speedup", r.sequential.wall_s / r.pipelined.wall_s},
           {"peak_rss_mib", {{"pages_20", r.rss_few}, {"pages_all", r.rss_all}}},
+          {"load_average", {{"before", r.load_before}, {"after", r.load_after}}},
           {"accuracy", {{"all", score_json(r.accuracy.all)}, {"upright", score_json(r.accuracy.upright)},
                         {"turned", score_json(r.accuracy.turned)}, {"page_png", score_json(r.scan)}}}};
 }
