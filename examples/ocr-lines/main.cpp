@@ -224,6 +224,9 @@ int main(int argc, char** argv) {
   app.add_option("--unclip-ratio", s.pipeline.boxes.unclip_ratio, "How far a text box grows around its region (PP-OCR's unclip ratio)")
       ->check(CLI::PositiveNumber);
   app.add_option("--decode-threads", s.pipeline.decode_threads, "Threads decoding images")->check(CLI::PositiveNumber);
+  app.add_option("--recognise-batch", s.pipeline.recognise_batch,
+                 "Crops per recogniser run, similar widths together (0: one on the CPU rung, 6 on an accelerator)")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--recognise-threads", s.pipeline.recognise_threads, "Threads running the recogniser (0: the cores other stages leave)")
       ->check(CLI::NonNegativeNumber);
   CLI11_PARSE(app, argc, argv);
