@@ -7,9 +7,24 @@
 
 namespace rung {
 
+Tolerance Tolerance::for_type(ElementType type) const {
+  Tolerance floor;
+  switch (type) {
+    case ElementType::kFloat16: floor = float16(); break;
+    case ElementType::kBFloat16: floor = bfloat16(); break;
+    case ElementType::kFloat8E4M3FN: case ElementType::kFloat8E4M3FNUZ: case ElementType::kFloat8E5M2:
+    case ElementType::kFloat8E5M2FNUZ: floor = float8(); break;
+    default: return *this;
+  }
+  return {std::max(atol, floor.atol), std::max(rtol, floor.rtol), nan_equal};
+}
+
 std::string TensorComparison::describe() const {
-  if (!types_match) return fmt::format("output '{}': element types differ", name);
-  if (!shapes_match) return fmt::format("output '{}': shapes differ", name);
+  if (!types_match) return fmt::format("output '{}': element types differ: {}", name, difference);
+  if (!shapes_match) return fmt::format("output '{}': shapes differ: {}", name, difference);
+  if (!first_string_difference.empty()) {
+    return fmt::format("output '{}': {} of {} strings differ (first {})", name, mismatches, elements, first_string_difference);
+  }
   return fmt::format("output '{}': {} of {} elements differ{} (max abs {:.3g}, max rel {:.3g})", name, mismatches, elements,
                      nan_mismatches ? fmt::format(", {} with NaN", nan_mismatches) : "", max_abs, max_rel);
 }
@@ -19,10 +34,24 @@ TensorComparison compare_tensors(const Tensor& reference, const Tensor& candidat
   c.name = reference.name;
   c.types_match = reference.type == candidate.type;
   c.shapes_match = reference.shape == candidate.shape;
-  if (!c.types_match || !c.shapes_match) return c;
+  if (!c.types_match || !c.shapes_match) {
+    c.difference = fmt::format("{} {} against {} {}", element_type_name(reference.type), shape_string(reference.shape),
+                               element_type_name(candidate.type), shape_string(candidate.shape));
+    return c;
+  }
+  if (reference.type == ElementType::kString) {  // strings compare exactly
+    c.elements = reference.strings.size();
+    for (std::size_t i = 0; i < c.elements && i < candidate.strings.size(); ++i) {
+      if (reference.strings[i] == candidate.strings[i]) continue;
+      if (c.mismatches++ == 0) c.first_string_difference = fmt::format("at {}: '{}' vs '{}'", i, reference.strings[i], candidate.strings[i]);
+    }
+    return c;
+  }
+  const Tolerance bounds = tolerance.for_type(reference.type);
   auto a = reference.to_doubles(), b = candidate.to_doubles();
   c.elements = a.size();
   for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) {
+    if (bounds.nan_equal && std::isnan(a[i]) && std::isnan(b[i])) continue;
     if (std::isnan(a[i]) || std::isnan(b[i])) {
       ++c.mismatches;
       ++c.nan_mismatches;
@@ -33,7 +62,7 @@ TensorComparison compare_tensors(const Tensor& reference, const Tensor& candidat
     double rel = abs / std::max(std::fabs(a[i]), 1e-30);
     c.max_abs = std::max(c.max_abs, abs);
     c.max_rel = std::max(c.max_rel, rel);
-    if (abs > tolerance.atol && rel > tolerance.rtol) ++c.mismatches;
+    if (abs > bounds.atol && rel > bounds.rtol) ++c.mismatches;
   }
   return c;
 }
@@ -61,6 +90,67 @@ OutputsComparison compare_outputs(const std::vector<Tensor>& reference, const st
       out.outputs.push_back(compare_tensors(r, *it, tolerance));
     }
   }
+  return out;
+}
+
+namespace {
+
+const char* kind_name(const Value& v) {
+  switch (v.kind) {
+    case Value::Kind::kTensor: return "a tensor";
+    case Value::Kind::kSequence: return "a sequence";
+    case Value::Kind::kOptional: return v.items.empty() ? "None" : "an optional value";
+  }
+  return "?";
+}
+
+void compare_into(const Value& a, const Value& b, const std::string& name, const Tolerance& tolerance, ValueComparison& out) {
+  if (!out.structure.empty()) return;
+  if (a.kind != b.kind) {
+    out.structure = fmt::format("output '{}': {} against {}", name, kind_name(a), kind_name(b));
+    return;
+  }
+  switch (a.kind) {
+    case Value::Kind::kTensor: {
+      Tensor reference = a.tensor;
+      reference.name = name;
+      out.tensors.push_back(compare_tensors(reference, b.tensor, tolerance));
+      return;
+    }
+    case Value::Kind::kSequence:
+      if (a.items.size() != b.items.size()) {
+        out.structure = fmt::format("output '{}': a sequence of {} against one of {}", name, a.items.size(), b.items.size());
+        return;
+      }
+      for (std::size_t i = 0; i < a.items.size(); ++i) compare_into(a.items[i], b.items[i], fmt::format("{}[{}]", name, i), tolerance, out);
+      return;
+    case Value::Kind::kOptional:
+      if (a.items.size() != b.items.size()) {
+        out.structure = fmt::format("output '{}': {} against {}", name, kind_name(a), kind_name(b));
+        return;
+      }
+      if (!a.items.empty()) compare_into(a.items.front(), b.items.front(), name, tolerance, out);
+      return;
+  }
+}
+
+}  // namespace
+
+bool ValueComparison::faithful() const {
+  return structure.empty() && std::all_of(tensors.begin(), tensors.end(), [](const auto& t) { return t.faithful(); });
+}
+
+std::string ValueComparison::first_problem() const {
+  if (!structure.empty()) return structure;
+  for (const auto& t : tensors) {
+    if (!t.faithful()) return t.describe();
+  }
+  return {};
+}
+
+ValueComparison compare_values(const Value& reference, const Value& candidate, const Tolerance& tolerance) {
+  ValueComparison out;
+  compare_into(reference, candidate, reference.name, tolerance, out);
   return out;
 }
 

@@ -5,16 +5,22 @@
 namespace rung {
 namespace {
 
+// Types travel by name ("float32", "string"), never by enum number.
 nlohmann::json info_json(const TensorInfo& t) {
-  return {{"name", t.name}, {"type", static_cast<int>(t.type)}, {"shape", t.shape}, {"symbolic", t.symbolic_dims}};
+  nlohmann::json wrappers = nlohmann::json::array();
+  for (auto w : t.wrappers) wrappers.push_back(w == Value::Kind::kSequence ? "sequence" : "optional");
+  return {{"name", t.name}, {"type", element_type_name(t.type)}, {"shape", t.shape}, {"symbolic", t.symbolic_dims},
+          {"wrappers", wrappers}, {"other", t.other}};
 }
 
 TensorInfo info_of(const nlohmann::json& j) {
   TensorInfo t;
   t.name = j.at("name");
-  t.type = static_cast<ElementType>(j.at("type").get<int>());
+  t.type = element_type_from_name(j.at("type").get<std::string>()).value_or(ElementType::kUnsupported);
   t.shape = j.at("shape").get<std::vector<std::int64_t>>();
   t.symbolic_dims = j.at("symbolic").get<std::vector<std::string>>();
+  for (const auto& w : j.at("wrappers")) t.wrappers.push_back(w.get<std::string>() == "sequence" ? Value::Kind::kSequence : Value::Kind::kOptional);
+  t.other = j.at("other");
   return t;
 }
 
