@@ -5,8 +5,6 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "commands.h"
 #include "model_args.h"
@@ -36,28 +34,8 @@ struct BenchCliOptions {
   double deadline_s = 900;
   bool compare_bare = false;
   bool allow_writable = false;
+  bool software_gpu = false;
 };
-
-// The command line as typed, for the record's provenance.
-std::string command_line() {
-  std::ifstream in("/proc/self/cmdline", std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  std::string raw = s.str(), out;
-  std::size_t start = 0;
-  for (std::size_t i = 0; i <= raw.size(); ++i) {
-    if (i < raw.size() && raw[i] != '\0') continue;
-    if (i > start) {
-      std::string arg = raw.substr(start, i - start);
-      if (start == 0) arg = fs::path(arg).filename().string();
-      bool plain = arg.find_first_of(" \t'\"$`\\*?;&|<>()") == std::string::npos;
-      if (!out.empty()) out += ' ';
-      out += plain ? arg : "'" + arg + "'";
-    }
-    start = i + 1;
-  }
-  return out.empty() ? "rung bench" : out;
-}
 
 std::string ms(double v) { return v >= 100 ? fmt::format("{:.1f}", v) : v >= 1 ? fmt::format("{:.2f}", v) : fmt::format("{:.3f}", v); }
 std::string ms(const std::optional<double>& v) { return v ? ms(*v) : "-"; }
@@ -116,6 +94,7 @@ int run_bench_command(const BenchCliOptions& c) {
   if (c.models.empty()) throw CliError(kExitUsage, "give at least one MODEL (PATH or NAME=PATH)");
   if (c.duration_s <= 0 && c.runs < 1) throw CliError(kExitUsage, fmt::format("--runs must be at least 1, not {}", c.runs));
   if (c.deadline_s <= 0) throw CliError(kExitUsage, "--deadline must be positive");
+  lend_software_gpu_if_asked_or_throw(c.software_gpu);
   BenchOptions o;
   o.warmup = c.warmup;
   o.runs = c.runs;
@@ -212,6 +191,7 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--ort-dir", c->ort_dir, "Search this directory for ONNX Runtime builds first");
   cmd->add_option("--plugin-dir", c->plugin_dirs, "Each plugin EP library here becomes a rung (also RUNG_PLUGIN_DIR)");
   cmd->add_flag("--allow-writable-runtime", c->allow_writable, "Load runtime libraries that other users can write to");
+  add_software_gpu_flag(*cmd, c->software_gpu);
   cmd->add_option("--hardware-root", c->hardware_root, "Read the hardware description under this directory (for testing)")->group("");
   cmd->callback([c] {
     int code = run_bench_command(*c);

@@ -9,7 +9,7 @@
 #include <cstring>
 #include <thread>
 
-extern char** environ;
+#include "os/child_environment.h"
 
 namespace rung {
 
@@ -34,7 +34,8 @@ ChildOutcome run_child(const std::filesystem::path& program, const std::vector<s
   posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
   const auto start = std::chrono::steady_clock::now();
   pid_t pid = 0;
-  int rc = posix_spawn(&pid, program.c_str(), &actions, nullptr, argv.data(), environ);
+  ChildEnvironment env;
+  int rc = posix_spawn(&pid, program.c_str(), &actions, nullptr, argv.data(), env.data());
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) {
     out.start_error = std::strerror(rc);

@@ -26,6 +26,7 @@
 #include "probe/cache.h"
 #include "probe/fingerprint.h"
 #include "runtime/plugin_rungs.h"
+#include "runtime/software_gpu.h"
 #include "session/tensor_file.h"
 
 namespace rung {
@@ -88,7 +89,8 @@ class Walker {
       return {Verdict::kFailed, r};
     }
     if (child.timed_out) {
-      r.error = fmt::format("no answer within {:.0f} s; killed", std::chrono::duration<double>(o_.deadline).count());
+      r.error = fmt::format("no answer within the {:.0f} s deadline; killed (a first run that compiles shaders can take longer: "
+                            "raise --deadline)", std::chrono::duration<double>(o_.deadline).count());
       r.build_ms = child.elapsed_ms;  // the time it was given, up to the kill
       return {Verdict::kTimedOut, r};
     }
@@ -189,6 +191,8 @@ Result<ProbeOutcome> run_probe(const ProbeOptions& o) {
   auto discovery = discover_runtimes(o.runtimes, hw);
   if (!discovery) return discovery.error();
   const RuntimeBuild& build = *discovery->chosen_build();
+  // RUNG_SOFTWARE_GPU=1 lends the software adapter to the workers; without it, the probe goes on without.
+  const Status lent = lend_software_gpu_if_asked(false);
 
   std::vector<RungSpec> ladder = effective_ladder(hw, build, o.plugin_dirs);
 
@@ -222,6 +226,7 @@ Result<ProbeOutcome> run_probe(const ProbeOptions& o) {
   out.runtime_library = build.library;
   out.builds_found = discovery->builds.size();
   out.cache_file = o.cache_dir / "probe.json";
+  if (!lent) note(o, out, "RUNG_SOFTWARE_GPU asks for the software GPU adapter, but: " + lent.error().message);
 
   std::error_code ec;
   fs::create_directories(o.cache_dir, ec);

@@ -4,6 +4,8 @@
 
 #include <filesystem>
 
+#include "runtime/software_gpu.h"
+
 namespace rung {
 
 std::vector<RungStanding> ladder_standing(const Ladder& ladder, const RuntimeBuild& build) {
@@ -12,6 +14,7 @@ std::vector<RungStanding> ladder_standing(const Ladder& ladder, const RuntimeBui
   for (const auto& rung : ladder.for_build(build.providers)) {
     RungStanding s;
     s.rung = rung;
+    s.rung.display = adapter_display(rung);
     s.provider_in_build = rung.append == AppendMethod::kPluginDevice || build.has_provider(rung.provider);
     std::string missing;
     for (const auto& name : rung.provider_libraries) {
@@ -32,7 +35,7 @@ std::vector<RungStanding> ladder_standing(const Ladder& ladder, const RuntimeBui
       s.note = fmt::format("{} not found", missing);
     } else {
       s.ready = true;
-      s.note = "ready to probe";
+      s.note = s.rung.display != rung.display ? "ready to probe on a software adapter (far slower than the CPU)" : "ready to probe";
     }
     out.push_back(std::move(s));
   }
