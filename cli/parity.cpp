@@ -12,6 +12,7 @@ namespace rung::cli {
 namespace {
 
 struct ParityCliOptions {
+  bool software_gpu = false;
   std::string ref, cand, inputs, gate, preprocess, json, ort_dir, work_dir;
   std::size_t random = 0;
   std::uint64_t seed = 0;
@@ -29,6 +30,7 @@ int exit_code_for(ErrorCode code) {
 }
 
 void run_parity_command(const ParityCliOptions& c) {
+  lend_software_gpu_if_asked_or_throw(c.software_gpu);
   ParityOptions o;
   auto ref = ParitySide::parse(c.ref);
   if (!ref) throw CliError(kExitUsage, fmt::format("--ref {}", ref.error().message));
@@ -78,6 +80,7 @@ void add_parity_command(CLI::App& app) {
   cmd->add_option("--ort-dir", c->ort_dir, "Search this directory for ONNX Runtime builds first");
   cmd->add_option("--deadline", c->deadline_s, "Seconds a side may take to build its session or run one input")->capture_default_str();
   cmd->add_flag("--allow-writable-runtime", c->allow_writable_runtime, "Load ONNX Runtime libraries that other users can write to");
+  add_software_gpu_flag(*cmd, c->software_gpu);
   cmd->add_option("--work-dir", c->work_dir, "Keep the exchanged tensors here (default: a temporary directory, removed)")->group("");
   cmd->callback([c] { run_parity_command(*c); });
 }

@@ -18,8 +18,7 @@
 #include <vector>
 
 #include "jobs/parity_protocol.h"
-
-extern char** environ;
+#include "os/child_environment.h"
 
 namespace rung {
 namespace {
@@ -38,7 +37,7 @@ std::string log_tail(const std::filesystem::path& log, std::size_t lines) {
 }  // namespace
 
 Result<std::unique_ptr<WorkerProcess>> WorkerProcess::start(const std::filesystem::path& worker, const std::filesystem::path& job,
-                                                            const std::filesystem::path& log) {
+                                                            const std::filesystem::path& log, const std::string& command) {
   int sv[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
     return Error{ErrorCode::kIo, fmt::format("socketpair failed: {}", std::strerror(errno))};
@@ -55,12 +54,13 @@ Result<std::unique_ptr<WorkerProcess>> WorkerProcess::start(const std::filesyste
   posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
   posix_spawn_file_actions_adddup2(&actions, sv[1], kParityChannelFd);
-  std::vector<std::string> args{worker.string(), "parity", job.string()};
+  std::vector<std::string> args{worker.string(), command, job.string()};
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   pid_t pid = 0;
-  const int rc = posix_spawn(&pid, worker.c_str(), &actions, nullptr, argv.data(), environ);
+  ChildEnvironment env;
+  const int rc = posix_spawn(&pid, worker.c_str(), &actions, nullptr, argv.data(), env.data());
   posix_spawn_file_actions_destroy(&actions);
   close(sv[1]);
   if (rc != 0) {
@@ -131,6 +131,22 @@ void WorkerProcess::finish(std::chrono::milliseconds deadline) {
   }
 }
 
+bool WorkerProcess::exited(std::string* how) {
+  if (reaped_) return true;
+  int status = 0;
+  if (waitpid(pid_, &status, WNOHANG) != pid_) return false;
+  reaped_ = true;
+  if (how != nullptr) {
+    if (WIFSIGNALED(status)) {
+      const char* abbrev = sigabbrev_np(WTERMSIG(status));
+      *how = abbrev != nullptr ? fmt::format("was killed by SIG{}", abbrev) : fmt::format("was killed by signal {}", WTERMSIG(status));
+    } else {
+      *how = fmt::format("exited with status {}", WEXITSTATUS(status));
+    }
+  }
+  return true;
+}
+
 std::string WorkerProcess::ended(const std::string& what) {
   int status = 0;
   std::string how = "is still running";
@@ -145,6 +161,33 @@ std::string WorkerProcess::ended(const std::string& what) {
   }
   const std::string tail = log_tail(log_, 5);
   return fmt::format("the worker {} ({}){}", what, how, tail.empty() ? "" : fmt::format("; the last lines of {}:{}", log_.string(), tail));
+}
+
+bool ChannelToParent::send(const std::string& line) {
+  const std::string data = line + "\n";
+  std::size_t sent = 0;
+  while (sent < data.size()) {
+    const ssize_t n = ::send(fd_, data.data() + sent, data.size() - sent, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    sent += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+bool ChannelToParent::receive(std::string& line) {
+  for (;;) {
+    if (auto nl = buffer_.find('\n'); nl != std::string::npos) {
+      line = buffer_.substr(0, nl);
+      buffer_.erase(0, nl + 1);
+      return true;
+    }
+    char chunk[4096];
+    const ssize_t n = read(fd_, chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    buffer_.append(chunk, static_cast<std::size_t>(n));
+  }
 }
 
 }  // namespace rung

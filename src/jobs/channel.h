@@ -1,4 +1,5 @@
-// A parity worker process and the socket to it (see parity_protocol.h). A
+// A long-lived worker process and the socket to it, one JSON object a line
+// (parity sides: parity_protocol.h; conformance runs: conform_protocol.h). A
 // worker that crashes or misses its deadline is reported with its exit status
 // or signal and the last lines of its log, never propagated.
 #pragma once
@@ -8,6 +9,7 @@
 #include <chrono>
 #include <filesystem>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "rung/result.h"
@@ -16,14 +18,17 @@ namespace rung {
 
 class WorkerProcess {
  public:
-  // Starts `worker parity JOB` with the socket on kParityChannelFd; stdout and stderr go to `log`.
+  // Starts `worker COMMAND JOB` (COMMAND: "parity", "conform") with the socket on
+  // kParityChannelFd; stdout and stderr go to `log`.
   static Result<std::unique_ptr<WorkerProcess>> start(const std::filesystem::path& worker, const std::filesystem::path& job,
-                                                      const std::filesystem::path& log);
+                                                      const std::filesystem::path& log, const std::string& command = "parity");
   ~WorkerProcess();
   WorkerProcess(const WorkerProcess&) = delete;
   WorkerProcess& operator=(const WorkerProcess&) = delete;
 
   Status send(const std::string& line);
+  // Whether the worker has exited (reaping it if so), and how: "was killed by SIGSEGV".
+  bool exited(std::string* how = nullptr);
   // The next line from the worker, waiting at most `deadline`.
   Result<std::string> receive(std::chrono::milliseconds deadline);
   // Closes the socket and waits (up to `deadline`) for the worker to exit.
@@ -37,6 +42,20 @@ class WorkerProcess {
   std::filesystem::path log_;
   std::string buffer_;
   bool reaped_ = false;
+};
+
+// The worker's end of the socket.
+class ChannelToParent {
+ public:
+  explicit ChannelToParent(int fd) : fd_(fd) {}
+  bool send(const std::string& line);  // false when the parent has gone
+  bool send(const nlohmann::json& j) { return send(j.dump()); }
+  // The next line; false when the parent closed the socket.
+  bool receive(std::string& line);
+
+ private:
+  int fd_;
+  std::string buffer_;
 };
 
 }  // namespace rung

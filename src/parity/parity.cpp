@@ -16,8 +16,10 @@
 #include "os/atomic_file.h"
 #include "os/worker_location.h"
 #include "parity/gate_file.h"
+#include "parity/gates/value.h"
 #include "parity/inputs.h"
-#include "parity/side.h"
+#include "runtime/resolver.h"
+#include "runtime/software_gpu.h"
 #include "session/tensor_file.h"
 
 namespace rung {
@@ -71,6 +73,7 @@ Status await_ready(Side& s, std::chrono::milliseconds deadline) {
     }
     s.io = model_io_from_json(j.at("io"));
     std::string rung = j.at("rung");
+    if (const RungSpec* spec = find_rung(s.spec->rung)) rung = adapter_display(*spec);  // "WebGPU on lavapipe (software)"
     s.described = fmt::format("{} · {} · ONNX Runtime {} ({}){}", s.spec->model.filename().string(), rung, j.at("version").get<std::string>(),
                               s.runtime.library.parent_path().filename().string(),
                               s.spec->threads > 0 ? fmt::format(" · {} thread{}", s.spec->threads, s.spec->threads == 1 ? "" : "s") : "");
@@ -109,17 +112,20 @@ Status compare_io(const std::vector<TensorInfo>& ref, const std::vector<TensorIn
   return {};
 }
 
-Result<std::map<std::string, Tensor>> read_outputs(const fs::path& dir) {
-  std::map<std::string, Tensor> out;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir, ec)) {
-    if (e.path().extension() != ".pb") continue;
-    auto t = read_tensor_file(e.path());
-    if (!t) return t.error();
-    std::string name = t->name;
-    out[name] = std::move(*t);
+// One input set's outputs: output_K.pb for the model's K-th output, read as the
+// model declares it (a sequence's file is a SequenceProto).
+Result<std::map<std::string, Value>> read_outputs(const fs::path& dir, const ModelIo& io) {
+  std::map<std::string, Value> out;
+  for (std::size_t k = 0; k < io.outputs.size(); ++k) {
+    const fs::path file = dir / fmt::format("output_{}.pb", k);
+    std::error_code ec;
+    if (!fs::exists(file, ec)) continue;  // said as a missing output by the caller
+    auto v = read_value_file(file, io.outputs[k].kind());
+    if (!v) return v.error();
+    v->name = io.outputs[k].name;
+    adopt_bfloat16(*v, io.outputs[k].type);
+    out[v->name] = std::move(*v);
   }
-  if (ec) return Error{ErrorCode::kIo, fmt::format("{}: {}", dir.string(), ec.message())};
   return out;
 }
 
@@ -180,9 +186,13 @@ Result<ParityReport> run_parity(const ParityOptions& o) {
                                                             o.inputs_dir.string(), image->name)};
     }
   }
+  if (o.ref.stored() && o.cand.stored()) return Error{ErrorCode::kInvalidArgument, "both sides are stored outputs: one side must run a model"};
   for (const ParitySide* s : {&o.ref, &o.cand}) {
     std::error_code ec;
-    if (!fs::is_regular_file(s->model, ec)) {
+    if (s->stored() && !fs::is_directory(s->expected, ec)) {
+      return Error{ErrorCode::kNotFound, fmt::format("{}: the directory of stored outputs is not there", s->expected.string())};
+    }
+    if (!s->stored() && !fs::is_regular_file(s->model, ec)) {
       return Error{ErrorCode::kNotFound, fmt::format("{}: the model file is not there", s->model.string())};
     }
   }
@@ -191,6 +201,7 @@ Result<ParityReport> run_parity(const ParityOptions& o) {
   RuntimeResolver resolver(o.runtimes);
   Side ref{"ref", &o.ref, {}, {}, nullptr, {}, {}}, cand{"cand", &o.cand, {}, {}, nullptr, {}, {}};
   for (Side* s : {&ref, &cand}) {
+    if (s->spec->stored()) continue;
     auto rt = resolver.resolve(s->spec->runtime);
     if (!rt) return Error{rt.error().code, fmt::format("{} ({}): {}", s->role, s->spec->describe(), rt.error().message)};
     s->runtime = *rt;
@@ -209,14 +220,24 @@ Result<ParityReport> run_parity(const ParityOptions& o) {
   ref.dir = work.path / "ref";
   cand.dir = work.path / "cand";
   for (Side* s : {&ref, &cand}) {
+    if (s->spec->stored()) continue;
     if (auto st = start_side(*s, worker, o.runtimes.allow_writable_by_others); !st) return st.error();
   }
-  if (o.on_progress) o.on_progress("building both sessions");
+  if (o.on_progress) o.on_progress(ref.spec->stored() || cand.spec->stored() ? "building the session" : "building both sessions");
   for (Side* s : {&ref, &cand}) {
+    if (s->spec->stored()) continue;
     if (auto st = await_ready(*s, o.deadline); !st) return st.error();
+  }
+  // Stored outputs take the model's description from the side that runs it.
+  for (Side* s : {&ref, &cand}) {
+    if (!s->spec->stored()) continue;
+    s->io = (s == &ref ? cand : ref).io;
+    s->described = s->spec->describe();
   }
   if (auto st = compare_io(ref.io.inputs, cand.io.inputs, "input"); !st) return st.error();
   if (auto st = compare_io(ref.io.outputs, cand.io.outputs, "output"); !st) return st.error();
+  const ModelIo& model_io = ref.io;
+  ValueGate value_gate(model_io, ValueGate::default_tolerance());
   for (auto& g : gates.gates) {
     if (auto st = g->check(ref.io); !st) {
       return Error{st.error().code, o.gate_file.empty() ? st.error().message : fmt::format("{}: {}", o.gate_file.string(), st.error().message)};
@@ -226,51 +247,72 @@ Result<ParityReport> run_parity(const ParityOptions& o) {
   for (std::size_t i = 0; i < items.size(); ++i) {
     const InputItem& item = items[i];
     if (o.on_progress) o.on_progress(fmt::format("input {} of {}: {}", i + 1, items.size(), item.name));
-    auto tensors = make_item_tensors(item, ref.io, plan);
-    if (!tensors) return tensors.error();
+    auto values = make_item_values(item, model_io, plan);
+    if (!values) return values.error();
     const fs::path in_dir = work.path / "inputs" / std::to_string(i);
     std::error_code ec;
     fs::create_directories(in_dir, ec);
-    for (std::size_t k = 0; k < tensors->size(); ++k) {
-      if (auto st = write_tensor_file((*tensors)[k], in_dir / fmt::format("input_{}.pb", k)); !st) return st.error();
+    for (std::size_t k = 0; k < values->size(); ++k) {
+      if (auto st = write_value_file((*values)[k], in_dir / fmt::format("input_{}.pb", k)); !st) return st.error();
     }
-    tensors->clear();
+    values->clear();
     const std::string request = nlohmann::json{{"run", i}, {"inputs", in_dir.string()}}.dump();
     for (Side* s : {&ref, &cand}) {
+      if (!s->worker) continue;
       if (auto st = s->worker->send(request); !st) return side_error(*s, st.error().message);
     }
     for (Side* s : {&ref, &cand}) {
+      if (!s->worker) continue;
       if (auto st = await_done(*s, item, o.deadline); !st) return st.error();
     }
-    auto ref_out = read_outputs(ref.dir / "out" / std::to_string(i));
+    auto outputs_of = [&](const Side& s) {
+      if (!s.spec->stored()) return read_outputs(s.dir / "out" / std::to_string(i), model_io);
+      const fs::path stored = s.spec->expected / item.name;
+      if (!fs::is_directory(stored, ec)) {
+        return Result<std::map<std::string, Value>>(Error{ErrorCode::kInvalidArgument, fmt::format(
+            "{}: holds no {}/ with the outputs of input {} (expected:DIR holds a folder per input set, as an ONNX test folder does)",
+            s.spec->expected.string(), item.name, item.name)});
+      }
+      return read_outputs(stored, model_io);
+    };
+    auto ref_out = outputs_of(ref);
     if (!ref_out) return ref_out.error();
-    auto cand_out = read_outputs(cand.dir / "out" / std::to_string(i));
+    auto cand_out = outputs_of(cand);
     if (!cand_out) return cand_out.error();
     OutputMap rm, cm;
-    for (const auto& info : ref.io.outputs) {
+    for (const auto& info : model_io.outputs) {
       auto a = ref_out->find(info.name);
       auto b = cand_out->find(info.name);
       if (a == ref_out->end() || b == cand_out->end()) {
         return Error{ErrorCode::kRuntime, fmt::format("input {}: output '{}' is missing from the {}'s results", item.name, info.name,
                                                       a == ref_out->end() ? "ref" : "cand")};
       }
-      rm[info.name] = &a->second;
-      cm[info.name] = &b->second;
+      if (!info.is_tensor()) continue;  // the value gate's
+      if (a->second.kind != Value::Kind::kTensor || b->second.kind != Value::Kind::kTensor) {
+        return Error{ErrorCode::kRuntime, fmt::format("input {}: output '{}' is not a tensor on the {}", item.name, info.name,
+                                                      a->second.kind != Value::Kind::kTensor ? "ref" : "cand")};
+      }
+      rm[info.name] = &a->second.tensor;
+      cm[info.name] = &b->second.tensor;
     }
     for (auto& g : gates.gates) {
       if (auto st = g->add(item.name, rm, cm); !st) return Error{st.error().code, fmt::format("input {}: {}", item.name, st.error().message)};
     }
+    if (!value_gate.empty()) value_gate.add(item.name, *ref_out, *cand_out);
     fs::remove_all(in_dir, ec);
     fs::remove_all(ref.dir / "out" / std::to_string(i), ec);
     fs::remove_all(cand.dir / "out" / std::to_string(i), ec);
   }
-  for (Side* s : {&ref, &cand}) s->worker->finish(std::chrono::seconds(10));
+  for (Side* s : {&ref, &cand}) {
+    if (s->worker) s->worker->finish(std::chrono::seconds(10));
+  }
 
   ParityReport report;
   report.ref = ref.described;
   report.cand = cand.described;
   report.inputs = items.size();
   for (const auto& g : gates.gates) report.gates.push_back(g->finish());
+  if (!value_gate.empty()) report.gates.push_back(value_gate.finish());
   return report;
 }
 

@@ -1,15 +1,17 @@
-#include "parity/side.h"
+// A parity side as the command line names it: MODEL[,rung=R][,ort=V][,threads=N][,option.K=V].
+#include "rung/parity.h"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
-
-#include "rung/hardware.h"
-#include "rung/parity.h"
 
 namespace rung {
 
 Result<ParitySide> ParitySide::parse(const std::string& spec) {
   ParitySide side;
+  if (spec.starts_with("expected:")) {
+    side.expected = spec.substr(9);
+    if (side.expected.empty()) return Error{ErrorCode::kInvalidArgument, fmt::format("'{}': expected: needs the directory of stored outputs", spec)};
+    return side;
+  }
   std::vector<std::string> parts;
   std::size_t start = 0;
   for (std::size_t comma; (comma = spec.find(',', start)) != std::string::npos; start = comma + 1) parts.push_back(spec.substr(start, comma - start));
@@ -45,53 +47,12 @@ Result<ParitySide> ParitySide::parse(const std::string& spec) {
 }
 
 std::string ParitySide::describe() const {
+  if (stored()) return fmt::format("the outputs stored in {}", expected.string());
   std::string s = fmt::format("{} on {}", model.filename().string(), rung.find('/') != std::string::npos ? std::filesystem::path(rung).filename().string() : rung);
   s += runtime.empty() ? ", the chosen ONNX Runtime build" : fmt::format(", ONNX Runtime {}", runtime);
   if (threads > 0) s += fmt::format(", {} thread{}", threads, threads == 1 ? "" : "s");
   for (const auto& [k, v] : provider_options) s += fmt::format(", {}={}", k, v);
   return s;
-}
-
-Result<const RuntimeDiscovery*> RuntimeResolver::discovery() {
-  if (!discovered_) discovered_ = discover_runtimes(search_, detect_hardware("/"));
-  if (!discovered_->ok()) return discovered_->error();
-  return &discovered_->value();
-}
-
-Result<ResolvedRuntime> RuntimeResolver::resolve(const std::string& wanted) {
-  std::error_code ec;
-  if (!wanted.empty() && std::filesystem::exists(wanted, ec)) {
-    if (std::filesystem::is_regular_file(wanted, ec)) {
-      auto b = load_runtime_build(wanted, search_.allow_writable_by_others);
-      if (!b) return Error{ErrorCode::kLoadFailed, b.error().message};
-      return ResolvedRuntime{b->library, b->version};
-    }
-    RuntimeSearchOptions only = search_;
-    only.explicit_dir = wanted;
-    only.include_default_locations = false;
-    only.read_environment = false;
-    auto d = discover_runtimes(only, detect_hardware("/"));
-    if (!d) return Error{ErrorCode::kLoadFailed, d.error().message};
-    for (const auto& b : d->builds) {
-      if (b.loaded) return ResolvedRuntime{b.library, b.version};
-    }
-    return Error{ErrorCode::kLoadFailed, fmt::format("{}: holds no usable ONNX Runtime build", wanted)};
-  }
-  auto d = discovery();
-  if (!d) return Error{ErrorCode::kLoadFailed, d.error().message};
-  if (wanted.empty()) {
-    const RuntimeBuild* b = (*d)->chosen_build();
-    if (b == nullptr) return Error{ErrorCode::kLoadFailed, "no usable ONNX Runtime build was found"};
-    return ResolvedRuntime{b->library, b->version};
-  }
-  std::vector<std::string> versions;
-  for (const auto& b : (*d)->builds) {
-    if (!b.loaded) continue;
-    if (b.version == wanted || b.version.starts_with(wanted + ".")) return ResolvedRuntime{b.library, b.version};
-    versions.push_back(b.version);
-  }
-  return Error{ErrorCode::kLoadFailed, fmt::format("no ONNX Runtime {} among the builds found ({}); name a directory or library instead",
-                                                   wanted, versions.empty() ? "none" : fmt::format("{}", fmt::join(versions, ", ")))};
 }
 
 }  // namespace rung

@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "parity/gates/gate.h"
+#include "rung/tolerance.h"
 
 namespace rung {
 namespace {
@@ -70,8 +71,10 @@ class TensorGate final : public ParityGate {
   std::vector<std::string> outputs() const override { return names_; }
 
   Status check(const ModelIo& io) override {
-    if (names_.empty()) {
-      for (const auto& o : io.outputs) names_.push_back(o.name);
+    if (names_.empty()) {  // every tensor output; sequences and optional values are compared apart
+      for (const auto& o : io.outputs) {
+        if (o.is_tensor()) names_.push_back(o.name);
+      }
       stats_.resize(names_.size());
     }
     for (const auto& n : names_) {
@@ -166,6 +169,16 @@ class TensorGate final : public ParityGate {
       need_atol = need_rtol = kInf;
       return false;
     }
+    if (a.type == ElementType::kString) {  // strings compare exactly: no tolerance makes two differ less
+      std::size_t differ = 0;
+      for (std::size_t i = 0; i < a.strings.size() && i < b.strings.size(); ++i) differ += a.strings[i] != b.strings[i];
+      s.elements += a.strings.size();
+      s.mismatches += differ;
+      if (differ > 0) need_atol = need_rtol = kInf;
+      return differ == 0;
+    }
+    // A narrow float type is held to its own precision at least (Tolerance::float16(), bfloat16()).
+    const Tolerance bounds = Tolerance{atol_, rtol_}.for_type(a.type);
     const auto x = a.to_doubles(), y = b.to_doubles();
     s.elements += x.size();
     std::size_t mismatches = 0;
@@ -200,9 +213,9 @@ class TensorGate final : public ParityGate {
       s.max_rel = std::max(s.max_rel, rel);
       s.abs_hist.add(abs);
       s.rel_hist.add(rel);
-      if (rel > rtol_) need_atol = std::max(need_atol, abs);
-      if (abs > atol_) need_rtol = std::max(need_rtol, rel);
-      if (abs > atol_ && rel > rtol_) ++mismatches;
+      if (rel > bounds.rtol) need_atol = std::max(need_atol, abs);
+      if (abs > bounds.atol) need_rtol = std::max(need_rtol, rel);
+      if (abs > bounds.atol && rel > bounds.rtol) ++mismatches;
     }
     s.mismatches += mismatches;
     return mismatches == 0;

@@ -1,5 +1,5 @@
-// Which ONNX Runtime build a parity side names: the one rung would choose, a
-// version among the builds found, or a directory or library path.
+// Which ONNX Runtime build a caller names (a parity side, a conform column): the
+// one rung would choose, a version among the builds found, or a directory or library path.
 #pragma once
 
 #include <filesystem>
