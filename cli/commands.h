@@ -22,10 +22,20 @@ struct CliError : std::runtime_error {
   int exit_code;
 };
 
+// The command line as typed ("rung bench m.onnx --runs 5"), for a record's provenance.
+std::string command_line();
+
+// --software-gpu: lend Mesa's lavapipe (software Vulkan) to the command's child
+// processes, so that the WebGPU rung runs there (RUNG_SOFTWARE_GPU=1 does the same).
+void add_software_gpu_flag(CLI::App& cmd, bool& flag);
+// Lends it when the flag or the environment asks; a usage error when it is not there.
+void lend_software_gpu_if_asked_or_throw(bool flag);
+
 void add_doctor_command(CLI::App& app);
 void add_probe_command(CLI::App& app);
 void add_prepare_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
 void add_parity_command(CLI::App& app);
+void add_conform_command(CLI::App& app);
 
 }  // namespace rung::cli
