@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -316,8 +317,15 @@ int main(int argc, char** argv) {
   }
   auto get = reinterpret_cast<const OrtApiBase* (*)()>(dlsym(lib, "OrtGetApiBase"));
   const OrtApiBase* base = get();
+  // ONNX Runtime 1.N serves API versions up to N: ask for no more (a build complains about the rest).
+  const std::string version = base->GetVersionString();
+  const int newest = std::min(ORT_API_VERSION, std::atoi(version.c_str() + version.find('.') + 1));
   const OrtApi* api = nullptr;
-  for (int v = ORT_API_VERSION; v >= 17 && api == nullptr; --v) api = base->GetApi(static_cast<std::uint32_t>(v));
+  for (int v = newest; v >= 17 && api == nullptr; --v) api = base->GetApi(static_cast<std::uint32_t>(v));
+  if (api == nullptr) {
+    std::cerr << argv[1] << ": ONNX Runtime " << version << " serves no API version rung's headers know\n";
+    return 3;
+  }
   Ort::InitApi(api);
   Ort::Env env(ORT_LOGGING_LEVEL_FATAL, "bare");
 

@@ -1,4 +1,5 @@
-// The command line as typed, for a record's provenance (bench's, conform's).
+// What commands share: the command line as typed (a record's provenance) and
+// the exit code a library error maps to.
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -25,6 +26,15 @@ std::string command_line() {
     start = i + 1;
   }
   return out.empty() ? "rung" : out;
+}
+
+int exit_code_for(ErrorCode code) {
+  switch (code) {
+    case ErrorCode::kInvalidArgument:
+    case ErrorCode::kNotFound: return kExitUsage;
+    case ErrorCode::kLoadFailed: return kExitNoRuntime;
+    default: return kExitFailed;
+  }
 }
 
 }  // namespace rung::cli

@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "rung/result.h"
+
 namespace rung::cli {
 
 enum ExitCode : int {
@@ -21,6 +23,10 @@ struct CliError : std::runtime_error {
   CliError(int code, const std::string& message) : std::runtime_error(message), exit_code(code) {}
   int exit_code;
 };
+
+// A library error's exit code: a usage or input problem is 2, a missing ONNX
+// Runtime build 3, anything else (a side or rung that could not run) 1.
+int exit_code_for(rung::ErrorCode code);
 
 // The command line as typed ("rung bench m.onnx --runs 5"), for a record's provenance.
 std::string command_line();

@@ -23,15 +23,6 @@ struct ConformCliOptions {
   bool allow_writable_runtime = false;
 };
 
-int exit_code_for(ErrorCode code) {
-  switch (code) {
-    case ErrorCode::kInvalidArgument:
-    case ErrorCode::kNotFound: return kExitUsage;
-    case ErrorCode::kLoadFailed: return kExitNoRuntime;
-    default: return kExitFailed;
-  }
-}
-
 int run_conform_command(const ConformCliOptions& c) {
   if (c.deadline_s <= 0) throw CliError(kExitUsage, "--deadline must be positive");
   if (c.threads < 0) throw CliError(kExitUsage, "--threads must be 0 (ONNX Runtime's default) or more");

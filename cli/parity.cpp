@@ -20,15 +20,6 @@ struct ParityCliOptions {
   bool allow_writable_runtime = false;
 };
 
-int exit_code_for(ErrorCode code) {
-  switch (code) {
-    case ErrorCode::kInvalidArgument:
-    case ErrorCode::kNotFound: return kExitUsage;
-    case ErrorCode::kLoadFailed: return kExitNoRuntime;
-    default: return kExitFailed;
-  }
-}
-
 void run_parity_command(const ParityCliOptions& c) {
   lend_software_gpu_if_asked_or_throw(c.software_gpu);
   ParityOptions o;

@@ -3,7 +3,6 @@
 // the whole suite, test by test; a worker that crashes or misses the deadline
 // costs that test, and a new worker takes the rest.
 #include <fmt/format.h>
-#include <stdlib.h>
 
 #include <regex>
 
@@ -11,6 +10,7 @@
 #include "jobs/channel.h"
 #include "jobs/conform_worker.h"
 #include "os/atomic_file.h"
+#include "os/work_dir.h"
 #include "os/worker_location.h"
 #include "rung/conform.h"
 #include "rung/hardware.h"
@@ -23,16 +23,6 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* kDebianTestData = "/usr/share/libonnx-testdata/data";
-
-// Removes the work directory it made, whatever way the run ends.
-struct WorkDir {
-  fs::path path;
-  bool owned = false;
-  ~WorkDir() {
-    std::error_code ec;
-    if (owned) fs::remove_all(path, ec);
-  }
-};
 
 std::string sanitized(std::string s) {
   for (char& c : s) {
@@ -230,14 +220,8 @@ Result<ConformReport> run_conform(const ConformOptions& o) {
     return Error{ErrorCode::kNotFound, "the rung-probe-worker executable was not found (beside rung, in RUNG_PROBE_WORKER, or installed)"};
   }
   WorkDir work;
-  if (o.work_dir.empty()) {
-    std::string tmpl = (fs::temp_directory_path() / "rung-conform.XXXXXX").string();
-    if (mkdtemp(tmpl.data()) == nullptr) return Error{ErrorCode::kIo, fmt::format("cannot create a work directory like {}", tmpl)};
-    work = {tmpl, true};
-  } else {
-    work.path = o.work_dir;
-  }
-  for (auto& column : report.columns) run_column(o, worker, work.path / sanitized(column.id), report.tests, column);
+  if (auto st = work.open(o.work_dir, "rung-conform"); !st) return st.error();
+  for (auto& column : report.columns) run_column(o, worker, work.path() / sanitized(column.id), report.tests, column);
   return report;
 }
 

@@ -4,6 +4,7 @@
 // or signal and the last lines of its log, never propagated.
 #pragma once
 
+#include <fmt/format.h>
 #include <sys/types.h>
 
 #include <chrono>
@@ -12,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "os/read_file.h"
 #include "rung/result.h"
 
 namespace rung {
@@ -57,5 +59,24 @@ class ChannelToParent {
   int fd_;
   std::string buffer_;
 };
+
+// A socket worker's main (`rung-probe-worker COMMAND JOB.json`): the job file
+// read and parsed, then served over the socket descriptor the job names.
+// Exits 2 on a wrong command line or a malformed job.
+template <class Job>
+int socket_worker_main(int argc, char** argv, const char* usage, Result<Job> (*parse)(const std::string&),
+                       int (*serve)(const Job&, ChannelToParent&)) {
+  if (argc != 2) {
+    fmt::print(stderr, "usage: {}\n", usage);
+    return 2;
+  }
+  auto job = parse(read_text_file(argv[1]));
+  if (!job) {
+    fmt::print(stderr, "{}: {}\n", argv[1], job.error().message);
+    return 2;
+  }
+  ChannelToParent channel(job->channel_fd);
+  return serve(*job, channel);
+}
 
 }  // namespace rung

@@ -4,7 +4,6 @@
 
 #include "jobs/channel.h"
 #include "jobs/worker_rung.h"
-#include "os/read_file.h"
 #include "runtime/clean_error.h"
 
 namespace rung {
@@ -115,17 +114,9 @@ ConformCaseResult conform_result_from_json(const nlohmann::json& j) {
 }
 
 int conform_worker_main(int argc, char** argv) {
-  if (argc != 2) {
-    fmt::print(stderr, "usage: rung-probe-worker conform JOB.json (started by `rung conform`, which holds the other end of its socket)\n");
-    return 2;
-  }
-  auto job = conform_job_from_json(read_text_file(argv[1]));
-  if (!job) {
-    fmt::print(stderr, "{}: {}\n", argv[1], job.error().message);
-    return 2;
-  }
-  ChannelToParent channel(job->channel_fd);
-  return serve(*job, channel);
+  return socket_worker_main<ConformJob>(
+      argc, argv, "rung-probe-worker conform JOB.json (started by `rung conform`, which holds the other end of its socket)",
+      conform_job_from_json, serve);
 }
 
 }  // namespace rung

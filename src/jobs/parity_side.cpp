@@ -3,8 +3,6 @@
 #include <fmt/format.h>
 
 #include <chrono>
-#include <fstream>
-#include <sstream>
 
 #include "jobs/channel.h"
 #include "jobs/parity_protocol.h"
@@ -89,20 +87,9 @@ int serve(const ParityJob& job, ChannelToParent& channel) {
 }  // namespace
 
 int parity_worker_main(int argc, char** argv) {
-  if (argc != 2) {
-    fmt::print(stderr, "usage: rung-probe-worker parity JOB.json (started by `rung parity`, which holds the other end of its socket)\n");
-    return 2;
-  }
-  std::ifstream in(argv[1]);
-  std::stringstream text;
-  text << in.rdbuf();
-  auto job = parity_job_from_json(text.str());
-  if (!job) {
-    fmt::print(stderr, "{}: {}\n", argv[1], job.error().message);
-    return 2;
-  }
-  ChannelToParent channel(job->channel_fd);
-  return serve(*job, channel);
+  return socket_worker_main<ParityJob>(
+      argc, argv, "rung-probe-worker parity JOB.json (started by `rung parity`, which holds the other end of its socket)",
+      parity_job_from_json, serve);
 }
 
 }  // namespace rung

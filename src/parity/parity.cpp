@@ -6,7 +6,6 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <stdlib.h>
 
 #include <algorithm>
 #include <map>
@@ -14,6 +13,7 @@
 #include "jobs/channel.h"
 #include "jobs/parity_protocol.h"
 #include "os/atomic_file.h"
+#include "os/work_dir.h"
 #include "os/worker_location.h"
 #include "parity/gate_file.h"
 #include "parity/gates/value.h"
@@ -141,16 +141,6 @@ Status await_done(Side& s, const InputItem& item, std::chrono::milliseconds dead
   return {};
 }
 
-// Removes the work directory it made, whatever way the run ends.
-struct WorkDir {
-  fs::path path;
-  bool owned = false;
-  ~WorkDir() {
-    std::error_code ec;
-    if (owned) fs::remove_all(path, ec);
-  }
-};
-
 }  // namespace
 
 Result<ParityReport> run_parity(const ParityOptions& o) {
@@ -210,15 +200,9 @@ Result<ParityReport> run_parity(const ParityOptions& o) {
   if (worker.empty()) {
     return Error{ErrorCode::kNotFound, "the rung-probe-worker executable was not found (beside rung, in RUNG_PROBE_WORKER, or installed)"};
   }
-  if (o.work_dir.empty()) {
-    std::string tmpl = (fs::temp_directory_path() / "rung-parity.XXXXXX").string();
-    if (mkdtemp(tmpl.data()) == nullptr) return Error{ErrorCode::kIo, fmt::format("cannot create a work directory like {}", tmpl)};
-    work = {tmpl, true};
-  } else {
-    work.path = o.work_dir;
-  }
-  ref.dir = work.path / "ref";
-  cand.dir = work.path / "cand";
+  if (auto st = work.open(o.work_dir, "rung-parity"); !st) return st.error();
+  ref.dir = work.path() / "ref";
+  cand.dir = work.path() / "cand";
   for (Side* s : {&ref, &cand}) {
     if (s->spec->stored()) continue;
     if (auto st = start_side(*s, worker, o.runtimes.allow_writable_by_others); !st) return st.error();
@@ -249,7 +233,7 @@ Result<ParityReport> run_parity(const ParityOptions& o) {
     if (o.on_progress) o.on_progress(fmt::format("input {} of {}: {}", i + 1, items.size(), item.name));
     auto values = make_item_values(item, model_io, plan);
     if (!values) return values.error();
-    const fs::path in_dir = work.path / "inputs" / std::to_string(i);
+    const fs::path in_dir = work.path() / "inputs" / std::to_string(i);
     std::error_code ec;
     fs::create_directories(in_dir, ec);
     for (std::size_t k = 0; k < values->size(); ++k) {

@@ -212,14 +212,18 @@ const Ort::MemoryInfo& cpu_memory() {
   return mem;
 }
 
+Result<std::optional<Ort::Value>> tensor_feed(const Tensor& t, const std::string& name) {
+  if (t.type == ElementType::kUnsupported) {
+    return Error{ErrorCode::kUnsupported, fmt::format("input '{}' has an element type rung cannot feed", name)};
+  }
+  return std::optional<Ort::Value>(tensor_value(t));
+}
+
 // The value to feed; nullopt for an optional that is None (left out of the feeds).
 Result<std::optional<Ort::Value>> input_value(const Value& v) {
   switch (v.kind) {
     case Value::Kind::kTensor:
-      if (v.tensor.type == ElementType::kUnsupported) {
-        return Error{ErrorCode::kUnsupported, fmt::format("input '{}' has an element type rung cannot feed", v.name)};
-      }
-      return std::optional<Ort::Value>(tensor_value(v.tensor));
+      return tensor_feed(v.tensor, v.name);
     case Value::Kind::kSequence: {
       std::vector<Ort::Value> items;
       for (const auto& item : v.items) {
@@ -288,9 +292,31 @@ Result<Value> output_value(const Ort::ConstValue& value, const TensorInfo& info,
   return Error{ErrorCode::kUnsupported, fmt::format("output '{}' is {}, which rung does not hold", name, info.describe())};
 }
 
+// What a run is given: a value per input fed, and the names they go to.
+struct Feeds {
+  std::vector<Ort::Value> values;
+  std::vector<const char*> names;
+};
+
+// Each input's value as `make` builds it (nullopt: left out of the feeds).
+template <class Input, class Make>
+Result<Feeds> collect_feeds(const std::vector<Input>& inputs, Make make) {
+  Feeds f;
+  f.values.reserve(inputs.size());
+  f.names.reserve(inputs.size());
+  for (const auto& in : inputs) {
+    Result<std::optional<Ort::Value>> v = make(in);
+    if (!v) return v.error();
+    if (!*v) continue;
+    f.values.push_back(std::move(**v));
+    f.names.push_back(in.name.c_str());
+  }
+  return f;
+}
+
 // Runs the feeds and asks for every output, in the model's order. Throws Ort::Exception.
-std::vector<Ort::Value> run_feeds(Ort::Session& session, const ModelIo& io, const std::vector<const char*>& in_names,
-                                  const std::vector<Ort::Value>& values, const std::map<std::string, std::string>& run_config) {
+std::vector<Ort::Value> run_feeds(Ort::Session& session, const ModelIo& io, const Feeds& feeds,
+                                  const std::map<std::string, std::string>& run_config) {
   std::vector<const char*> out_names;
   out_names.reserve(io.outputs.size());
   for (const auto& o : io.outputs) out_names.push_back(o.name.c_str());
@@ -300,24 +326,15 @@ std::vector<Ort::Value> run_feeds(Ort::Session& session, const ModelIo& io, cons
     run_options = Ort::RunOptions();
     for (const auto& [k, v] : run_config) run_options.AddConfigEntry(k.c_str(), v.c_str());
   }
-  return session.Run(run_options, in_names.data(), values.data(), values.size(), out_names.data(), out_names.size());
+  return session.Run(run_options, feeds.names.data(), feeds.values.data(), feeds.values.size(), out_names.data(), out_names.size());
 }
 
 Result<std::vector<Value>> run_values(Ort::Session& session, const ModelIo& io, const std::vector<Value>& inputs,
                                       const std::map<std::string, std::string>& run_config) {
   try {
-    std::vector<Ort::Value> values;
-    std::vector<const char*> in_names;
-    values.reserve(inputs.size());
-    in_names.reserve(inputs.size());
-    for (const auto& v : inputs) {
-      auto value = input_value(v);
-      if (!value) return value.error();
-      if (!*value) continue;  // None
-      values.push_back(std::move(**value));
-      in_names.push_back(v.name.c_str());
-    }
-    auto results = run_feeds(session, io, in_names, values, run_config);
+    auto feeds = collect_feeds(inputs, input_value);  // an optional None is left out
+    if (!feeds) return feeds.error();
+    auto results = run_feeds(session, io, *feeds, run_config);
     std::vector<Value> out;
     out.reserve(results.size());
     for (std::size_t i = 0; i < results.size(); ++i) {
@@ -335,18 +352,9 @@ Result<std::vector<Value>> run_values(Ort::Session& session, const ModelIo& io, 
 Result<std::vector<Tensor>> run_described(Ort::Session& session, const ModelIo& io, const std::vector<Tensor>& inputs,
                                           const std::map<std::string, std::string>& run_config) {
   try {
-    std::vector<Ort::Value> values;
-    std::vector<const char*> in_names;
-    values.reserve(inputs.size());
-    in_names.reserve(inputs.size());
-    for (const auto& t : inputs) {
-      if (t.type == ElementType::kUnsupported) {
-        return Error{ErrorCode::kUnsupported, fmt::format("input '{}' has an element type rung cannot feed", t.name)};
-      }
-      values.push_back(tensor_value(t));
-      in_names.push_back(t.name.c_str());
-    }
-    auto results = run_feeds(session, io, in_names, values, run_config);
+    auto feeds = collect_feeds(inputs, [](const Tensor& t) { return tensor_feed(t, t.name); });
+    if (!feeds) return feeds.error();
+    auto results = run_feeds(session, io, *feeds, run_config);
     std::vector<Tensor> out;
     out.reserve(results.size());
     for (std::size_t i = 0; i < results.size(); ++i) {
