@@ -18,6 +18,7 @@ namespace {
 struct DoctorOptions {
   std::string hardware_root = "/";
   std::string ort_dir;
+  std::vector<std::string> plugin_dirs;
   bool json = false;
   bool allow_writable = false;
   bool software_gpu = false;
@@ -94,6 +95,11 @@ nlohmann::json build_json(const RuntimeBuild& b, bool chosen) {
 nlohmann::json standing_json(const RungStanding& s) {
   nlohmann::json files = nlohmann::json::array();
   for (const auto& f : s.files) files.push_back({{"name", f.name}, {"present", f.present}});
+  nlohmann::json needs = nlohmann::json::array();
+  for (const auto& n : s.needs) {
+    needs.push_back({{"name", n.name}, {"what", n.what}, {"needed_by", n.needed_by},
+                     {"path", n.path.empty() ? nlohmann::json(nullptr) : nlohmann::json(n.path)}});
+  }
   return {{"rung", s.rung.name},
           {"display", s.rung.display},
           {"provider", s.rung.provider},
@@ -102,6 +108,9 @@ nlohmann::json standing_json(const RungStanding& s) {
           {"compiles_engines", s.rung.compiles_engines},
           {"provider_in_build", s.provider_in_build},
           {"files", files},
+          {"needs", needs},
+          {"provider_onnxruntime_version", s.provider_version.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.provider_version)},
+          {"problems", s.problems},
           {"ready", s.ready},
           {"note", s.note}};
 }
@@ -158,7 +167,7 @@ int run_doctor(const DoctorOptions& opt) {
   }
   Ladder ladder = ladder_for(hw);
   const RuntimeBuild& chosen = *discovery->chosen_build();
-  auto standing = ladder_standing(ladder, chosen);
+  auto standing = ladder_standing(ladder, chosen, {opt.plugin_dirs.begin(), opt.plugin_dirs.end()});
   // Until a probe has run, the floor is what this device is known to have.
   std::string about = about_line("CPU", *discovery);
 
@@ -197,6 +206,7 @@ void add_doctor_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("doctor", "Show the runtime builds found, the hardware, and this device's ladder");
   cmd->add_flag("--json", opt->json, "Print a JSON document instead of text");
   cmd->add_option("--ort-dir", opt->ort_dir, "Search this directory for ONNX Runtime builds first");
+  cmd->add_option("--plugin-dir", opt->plugin_dirs, "Each plugin EP library here becomes a rung (also RUNG_PLUGIN_DIR)");
   cmd->add_option("--hardware-root", opt->hardware_root, "Read the hardware description under this directory (for testing)")
       ->group("");
   cmd->add_flag("--allow-writable-runtime", opt->allow_writable, "Load runtime libraries that other users can write to");

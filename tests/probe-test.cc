@@ -131,11 +131,11 @@ TEST_F(ProbeTest, RealWebGpuAndCudaFailHereWithTheirReasons) {
   EXPECT_EQ(out.rungs[1].rung, "cuda");
   EXPECT_EQ(out.rungs[2].rung, "webgpu");
   for (const auto& r : out.rungs) EXPECT_EQ(r.verdict, Verdict::kFailed) << r.rung;
-  EXPECT_EQ(out.rungs[1].reason, "libonnxruntime_providers_shared.so not found");
+  EXPECT_EQ(out.rungs[1].reason, "ONNX Runtime's CUDA provider (libonnxruntime_providers_cuda.so) is not beside libonnxruntime.so.1");
   EXPECT_THAT(out.rungs[2].reason, HasSubstr("WebGPU adapter"));
   EXPECT_EQ(out.about_line(),
-            "CPU · ONNX Runtime 1.30.0 · TensorRT failed: libonnxruntime_providers_shared.so not found · CUDA failed: "
-            "libonnxruntime_providers_shared.so not found · WebGPU failed: " + out.rungs[2].reason);
+            "CPU · ONNX Runtime 1.30.0 · TensorRT failed: ONNX Runtime's TensorRT provider (libonnxruntime_providers_tensorrt.so) is not beside libonnxruntime.so.1 · CUDA failed: "
+            "ONNX Runtime's CUDA provider (libonnxruntime_providers_cuda.so) is not beside libonnxruntime.so.1 · WebGPU failed: " + out.rungs[2].reason);
 }
 
 TEST_F(ProbeTest, AbortingProviderIsCrashedAndTheHostLives) {

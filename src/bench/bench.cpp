@@ -25,6 +25,7 @@
 #include "os/child_process.h"
 #include "os/read_file.h"
 #include "os/worker_location.h"
+#include "runtime/clean_error.h"
 #include "runtime/plugin_rungs.h"
 #include "session/tensor_file.h"
 
@@ -71,7 +72,7 @@ std::string host_name() {
 std::string failure_class_of(const std::string& stage, const std::string& error) {
   if (stage == "build") {
     // A provider whose library is absent never got to try.
-    if (error.find(".so not found") != std::string::npos) return "provider_unavailable";
+    if (reason_is_missing_library(error)) return "provider_unavailable";
     return "build_failed";
   }
   if (stage == "inputs") return "inputs_rejected";

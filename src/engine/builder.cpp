@@ -83,7 +83,7 @@ EngineSlot engine_slot(const EngineBuildPlan& plan, const ModelRegistration& mod
   FileHashCache hashes(plan.cache_dir);
   fs::path dir = plan.cache_dir / "engines" / engine_fingerprint(plan, hashes) / precision_dir(plan.rung, model.role);
   std::string stem = fmt::format("{}-{}", model.name, model_sha256.substr(0, 12));
-  return {dir / (stem + extension(plan.rung)), dir / (stem + ".failed.json")};
+  return {dir / (stem + extension(plan.rung)), dir / (stem + ".failed.json"), dir / (stem + ".rewritten.onnx")};
 }
 
 std::vector<EngineLanding> build_engines(const EngineBuildPlan& plan,
@@ -124,7 +124,7 @@ std::vector<EngineLanding> build_engines(const EngineBuildPlan& plan,
     }
     EngineSlot slot = engine_slot(plan, *m, *sha);
     if (fs::is_regular_file(slot.file, ec)) {
-      land({m->name, slot.file, {}});
+      land({m->name, slot.file, {}, read_rewrite_note(slot.rewritten)});
       continue;
     }
     if (fs::is_regular_file(slot.failure_record, ec)) {
@@ -145,6 +145,11 @@ std::vector<EngineLanding> build_engines(const EngineBuildPlan& plan,
     job.fp16 = builds_fp16(plan.rung, m->role);
     job.provider_cache_dir = slot.file.parent_path() / "provider";
     job.tensorrt_workspace_bytes = plan.tensorrt_workspace_bytes;
+    if (plan.rung.append != AppendMethod::kNone) {
+      job.rewritten = slot.rewritten;
+      job.inputs = m->inputs;
+      job.seed = plan.input_seed;
+    }
     CompileResult r = plan.worker.empty() ? run_compile_job(job)
                                           : compile_in_child(plan, job, root / fmt::format("work-{}", ::getpid()) / m->name);
     if (r.ok) {
@@ -154,7 +159,7 @@ std::vector<EngineLanding> build_engines(const EngineBuildPlan& plan,
       }
     }
     if (r.ok) {
-      land({m->name, slot.file, {}});
+      land({m->name, slot.file, {}, read_rewrite_note(slot.rewritten)});
     } else {
       fs::remove(tmp, ec);
       nlohmann::json record = {{"model", m->name}, {"sha256", *sha}, {"rung", plan.rung.name}, {"reason", r.error}};

@@ -1,12 +1,11 @@
 #include "graph/model_file.h"
 
 #include <fmt/format.h>
-#include <onnx/onnx_pb.h>
 
-#include <fstream>
 #include <map>
 #include <set>
 
+#include "graph/onnx_file.h"
 #include "os/file_hash.h"
 
 namespace rung {
@@ -74,26 +73,13 @@ void classify(const onnx::GraphProto& g, ModelFileFacts& f) {
   }
 }
 
-Status read_model(const fs::path& file, onnx::ModelProto& model) {
-  std::error_code ec;
-  if (!fs::exists(file, ec)) return Error{ErrorCode::kNotFound, fmt::format("{} does not exist", file.string())};
-  if (!fs::is_regular_file(file, ec)) return Error{ErrorCode::kInvalidArgument, fmt::format("{} is not a file", file.string())};
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return Error{ErrorCode::kIo, fmt::format("{} cannot be read", file.string())};
-  // Protobuf accepts some garbage as a message; a model also needs an IR version and a graph with nodes.
-  if (!model.ParseFromIstream(&in) || model.ir_version() <= 0 || !model.has_graph() || model.graph().node_size() == 0) {
-    return Error{ErrorCode::kInvalidArgument, fmt::format("{} does not parse as an ONNX model", file.string())};
-  }
-  return {};
-}
-
 }  // namespace
 
 Result<std::vector<std::string>> graph_op_types(const fs::path& file) {
-  onnx::ModelProto model;
-  if (auto s = read_model(file, model); !s) return s.error();
+  auto model = read_onnx_model(file);
+  if (!model) return model.error();
   std::vector<std::string> ops;
-  for (const auto& n : model.graph().node()) {
+  for (const auto& n : model->graph().node()) {
     const bool standard = n.domain().empty() || n.domain() == "ai.onnx";
     ops.push_back(standard ? n.op_type() : n.domain() + "." + n.op_type());
   }
@@ -101,16 +87,16 @@ Result<std::vector<std::string>> graph_op_types(const fs::path& file) {
 }
 
 Result<ModelFileFacts> inspect_model_file(const fs::path& file) {
-  onnx::ModelProto model;
-  if (auto s = read_model(file, model); !s) return s.error();
+  auto model = read_onnx_model(file);
+  if (!model) return model.error();
   ModelFileFacts f;
   std::error_code ec;
   f.size_bytes = fs::file_size(file, ec);
-  for (const auto& o : model.opset_import()) {
+  for (const auto& o : model->opset_import()) {
     if (o.domain().empty() || o.domain() == "ai.onnx") f.opset = o.version();
   }
-  f.nodes = model.graph().node_size();
-  classify(model.graph(), f);
+  f.nodes = model->graph().node_size();
+  classify(model->graph(), f);
   auto hash = sha256_of_file(file);
   if (!hash) return hash.error();
   f.sha256 = *hash;

@@ -166,6 +166,7 @@ Result<Built> build_session(OrtProcess& process, const BenchJob& job, BenchJobRe
     return Built{std::move(*s), job.model};
   }
   const fs::path engine = job.engine_dir / "engine.onnx";
+  const fs::path rewritten = job.engine_dir / "rewritten.onnx";
   std::error_code ec;
   fs::create_directories(job.engine_dir, ec);
   if (job.cold || !fs::exists(engine, ec)) {
@@ -182,6 +183,9 @@ Result<Built> build_session(OrtProcess& process, const BenchJob& job, BenchJobRe
     cj.rung = job.rung;
     cj.fp16 = job.fp16;
     cj.provider_cache_dir = job.engine_dir / "provider";
+    cj.rewritten = rewritten;
+    cj.inputs = job.inputs;
+    cj.seed = job.seed;
     fs::create_directories(cj.provider_cache_dir, ec);
     auto compiled = run_compile_job(cj);
     if (compiled.ok) {
@@ -193,6 +197,9 @@ Result<Built> build_session(OrtProcess& process, const BenchJob& job, BenchJobRe
     }
   } else {
     r.engine_note = "engine compiled by an earlier round";
+  }
+  if (auto rewrite = read_rewrite_note(rewritten); !rewrite.empty() && fs::exists(engine, ec)) {
+    r.engine_note += fmt::format(", built from a rewritten graph ({})", rewrite);
   }
   if (fs::exists(engine, ec)) {
     auto cached = timed_open(engine, r.build_cached_ms);

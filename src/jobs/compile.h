@@ -4,10 +4,12 @@
 // aborts in its compiler takes down the child and not the application.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <string>
 
+#include "rung/input_spec.h"
 #include "rung/ladder.h"
 
 namespace rung {
@@ -21,6 +23,13 @@ struct CompileJob {
   bool fp16 = false;
   std::filesystem::path provider_cache_dir;  // for providers that keep their own caches beside ours
   std::size_t tensorrt_workspace_bytes = std::size_t{512} << 20;
+  // A model with control flow goes through the compile-ready rewrite first
+  // (graph/compile_ready.h), kept at `rewritten` with its note beside it, and
+  // is compiled from there only once CPU sessions of both compute exactly the
+  // same outputs on these inputs. An empty `rewritten` compiles the model as it is.
+  std::filesystem::path rewritten;
+  InputSpec inputs;
+  std::uint64_t seed = 0;
 };
 
 struct CompileResult {
@@ -28,6 +37,9 @@ struct CompileResult {
   std::string error;
   double ms = 0;
 };
+
+// What the rewrite kept at `rewritten` changed, when the engine was compiled from it ("" otherwise).
+std::string read_rewrite_note(const std::filesystem::path& rewritten);
 
 CompileResult run_compile_job(const CompileJob& job);
 

@@ -25,6 +25,7 @@
 #include "probe/attempts.h"
 #include "probe/cache.h"
 #include "probe/fingerprint.h"
+#include "runtime/dependencies.h"
 #include "runtime/plugin_rungs.h"
 #include "runtime/software_gpu.h"
 #include "session/tensor_file.h"
@@ -329,12 +330,23 @@ Result<ProbeOutcome> run_probe(const ProbeOptions& o) {
       out.rungs.push_back(std::move(ro));
       continue;
     }
+    // Before anything loads it (runtime/dependencies.h): a rung whose own files are
+    // absent, or from another ONNX Runtime, is not started; what else the check
+    // finds names the failure, in doctor's words, if loading then fails.
+    const RungDependencies deps = check_rung_dependencies(rung, build);
+    if (deps.certain_to_fail) {
+      ro.verdict = Verdict::kFailed;
+      ro.reason = deps.words();
+      out.rungs.push_back(std::move(ro));
+      continue;
+    }
     ro.verdict = Verdict::kTaken;
     for (const auto& f : floors) {
       progress(o, fmt::format("{} · {}", rung.display, f.model->name));
       fs::path dir = work / sanitize(rung.name) / sanitize(f.model->name);
       auto [verdict, r] = walker.run(rung, *f.model, dir);
       Measurement meas{f.model->name, verdict, r.error, r.build_ms, r.first_run_ms, r.median_ms, f.median_ms, 0, 0};
+      if (verdict == Verdict::kFailed && !deps.problems.empty()) meas.reason = deps.words();
       if (verdict == Verdict::kTaken) {
         auto cmp = compare_outputs(read_outputs(f.outputs), read_outputs(dir / "outputs"), o.tolerance);
         for (const auto& t : cmp.outputs) {

@@ -3,20 +3,18 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "os/dynamic_library.h"
+#include "os/elf_dynamic.h"
 #include "runtime/software_gpu.h"
 
 namespace rung {
 namespace fs = std::filesystem;
 namespace {
 
+// Read from the file, not by loading it: a plugin whose own dependencies are
+// missing is still a rung (one that fails, saying which), and no plugin code runs
+// in this process before the probe isolates it.
 bool is_plugin_library(const fs::path& file) {
-  if (file.extension() != ".so") return false;
-  std::string why;
-  auto lib = open_library(fs::absolute(file), why);
-  bool plugin = lib && find_symbol(lib, "CreateEpFactories") != nullptr && find_symbol(lib, "ReleaseEpFactory") != nullptr;
-  if (lib) keep_loaded_forever(std::move(lib));  // never unloaded: ONNX Runtime maps it again
-  return plugin;
+  return file.extension() == ".so" && elf_exports_symbol(file, "CreateEpFactories") && elf_exports_symbol(file, "ReleaseEpFactory");
 }
 
 }  // namespace
