@@ -125,6 +125,27 @@ TEST_F(BenchCliTest, ASecondRunAppendsToTheRecord) {
   EXPECT_EQ(j["measurements"].size(), 2u);
 }
 
+TEST_F(BenchCliTest, EveryTensorTypeIsGeneratedRunAndCompared) {
+  using test::ElemType;
+  test::ModelBuilder m(18);
+  m.input("s", {2, 3}, ElemType::String).node("Identity", {"s"}, {"s_out"}).output("s_out", {2, 3}, ElemType::String);
+  m.input("u", {4}, ElemType::Uint64).node("Add", {"u", "u"}, {"u2"}).output("u2", {4}, ElemType::Uint64);
+  m.input("w", {4}, ElemType::Uint32).node("Identity", {"w"}, {"w_out"}).output("w_out", {4}, ElemType::Uint32);
+  m.input("h", {4}, ElemType::Uint16).node("Identity", {"h"}, {"h_out"}).output("h_out", {4}, ElemType::Uint16);
+  m.input("f", {4}).node("Cast", {"f"}, {"bf"}).attribute("to", 16).output("bf", {4}, ElemType::BFloat16);
+  m.save(dir_ / "types.onnx");
+  for (const char* input : {"random", "zeros"}) {
+    auto r = test::run_command(bench((dir_ / "types.onnx").string() + " --runs 2 --rung rung_sim_ep --input " + input));
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    EXPECT_THAT(r.out, HasSubstr("s string [2, 3]"));
+    EXPECT_THAT(r.out, HasSubstr("u uint64 [4]"));
+    EXPECT_THAT(r.out, HasSubstr("h uint16 [4]"));
+    // The simulated accelerator claims none of these nodes: it computes what the CPU does, and says so.
+    EXPECT_THAT(r.out, HasSubstr("match"));
+    EXPECT_THAT(r.out, Not(HasSubstr("element type")));
+  }
+}
+
 TEST_F(BenchCliTest, ProgressIsShownOnATerminal) {
   // script(1) gives the command a terminal; RUNG_SIM_EP_COMPUTE_DELAY_US keeps the loop long enough to be seen.
   const std::string cmd = bench((dir_ / "tiny.onnx").string() + " --runs 40 --rung rung_sim_ep", "RUNG_SIM_EP_COMPUTE_DELAY_US=10000");

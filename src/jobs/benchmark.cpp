@@ -78,9 +78,12 @@ Status check_shapes(const ModelIo& io, const std::vector<Tensor>& inputs) {
   return {};
 }
 
+// Zeros, and empty strings for a string input.
 void zero_generated(std::vector<Tensor>& inputs, const InputSpec& spec) {
   for (auto& t : inputs) {
-    if (spec.values.count(t.name) == 0) std::fill(t.bytes.begin(), t.bytes.end(), std::byte{0});
+    if (spec.values.count(t.name) != 0) continue;
+    std::fill(t.bytes.begin(), t.bytes.end(), std::byte{0});
+    for (auto& s : t.strings) s.clear();
   }
 }
 
