@@ -1,5 +1,4 @@
-// What commands share: the command line as typed (a record's provenance) and
-// the exit code a library error maps to.
+// The command line as typed: a record's provenance (bench, conform).
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -26,15 +25,6 @@ std::string command_line() {
     start = i + 1;
   }
   return out.empty() ? "rung" : out;
-}
-
-int exit_code_for(ErrorCode code) {
-  switch (code) {
-    case ErrorCode::kInvalidArgument:
-    case ErrorCode::kNotFound: return kExitUsage;
-    case ErrorCode::kLoadFailed: return kExitNoRuntime;
-    default: return kExitFailed;
-  }
 }
 
 }  // namespace rung::cli

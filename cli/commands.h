@@ -18,24 +18,19 @@ enum ExitCode : int {
   kExitNoRuntime = 3,  // no usable ONNX Runtime build
 };
 
+// The one mapping from a library error to an exit code, for every command.
+int exit_code_for(ErrorCode code);
+
 // Thrown by a command to end with a message and an exit code.
 struct CliError : std::runtime_error {
   CliError(int code, const std::string& message) : std::runtime_error(message), exit_code(code) {}
+  // A library error, ended with its class's exit code.
+  explicit CliError(const Error& error) : CliError(exit_code_for(error.code), error.message) {}
   int exit_code;
 };
 
-// A library error's exit code: a usage or input problem is 2, a missing ONNX
-// Runtime build 3, anything else (a side or rung that could not run) 1.
-int exit_code_for(rung::ErrorCode code);
-
 // The command line as typed ("rung bench m.onnx --runs 5"), for a record's provenance.
 std::string command_line();
-
-// --software-gpu: lend Mesa's lavapipe (software Vulkan) to the command's child
-// processes, so that the WebGPU rung runs there (RUNG_SOFTWARE_GPU=1 does the same).
-void add_software_gpu_flag(CLI::App& cmd, bool& flag);
-// Lends it when the flag or the environment asks; a usage error when it is not there.
-void lend_software_gpu_if_asked_or_throw(bool flag);
 
 void add_doctor_command(CLI::App& app);
 void add_probe_command(CLI::App& app);
@@ -43,5 +38,6 @@ void add_prepare_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
 void add_parity_command(CLI::App& app);
 void add_conform_command(CLI::App& app);
+void add_registry_command(CLI::App& app);
 
 }  // namespace rung::cli

@@ -6,28 +6,30 @@
 #include <memory>
 
 #include "commands.h"
+#include "runtime_args.h"
 #include "rung/conform.h"
 
 namespace rung::cli {
 namespace {
 
 struct ConformCliOptions {
-  std::vector<std::string> suites, rungs, plugin_dirs;
-  std::string filter, json, html, ort_dir, work_dir, hardware_root = "/";
+  std::vector<std::string> suites, rungs;
+  std::string filter, json, html, work_dir, hardware_root = "/";
+  RuntimeArgs runtime;
+  PluginArgs plugins;
+  SoftwareGpuArgs software_gpu;
   double atol = Tolerance::onnx_backend().atol;
   double rtol = Tolerance::onnx_backend().rtol;
   int threads = 1;
   double deadline_s = 120;
   bool details = false;
-  bool software_gpu = false;
-  bool allow_writable_runtime = false;
 };
 
 int run_conform_command(const ConformCliOptions& c) {
   if (c.deadline_s <= 0) throw CliError(kExitUsage, "--deadline must be positive");
   if (c.threads < 0) throw CliError(kExitUsage, "--threads must be 0 (ONNX Runtime's default) or more");
   if (c.atol < 0 || c.rtol < 0) throw CliError(kExitUsage, "--atol and --rtol must not be negative");
-  lend_software_gpu_if_asked_or_throw(c.software_gpu);
+  c.software_gpu.apply();
   ConformOptions o;
   for (const auto& s : c.suites) o.suites.emplace_back(s);
   for (const auto& spec : c.rungs) {
@@ -43,21 +45,20 @@ int run_conform_command(const ConformCliOptions& c) {
   o.deadline = std::chrono::milliseconds(static_cast<long long>(c.deadline_s * 1000));
   o.hardware_root = c.hardware_root;
   o.work_dir = c.work_dir;
-  if (!c.ort_dir.empty()) o.runtimes.explicit_dir = c.ort_dir;
-  o.runtimes.allow_writable_by_others = c.allow_writable_runtime;
-  for (const auto& d : c.plugin_dirs) o.plugin_dirs.emplace_back(d);
+  c.runtime.apply_to(o.runtimes);
+  o.plugin_dirs = c.plugins.paths();
   const bool terminal = ::isatty(STDERR_FILENO) != 0;
   if (terminal) o.on_progress = [](const std::string& line) { fmt::print(stderr, "\r\033[Kconform: {}", line); };
   auto report = run_conform(o);
   if (terminal) fmt::print(stderr, "\r\033[K");
-  if (!report) throw CliError(exit_code_for(report.error().code), report.error().message);
+  if (!report) throw CliError(report.error());
   fmt::print("{}", report->table());
   if (c.details) fmt::print("\n{}", report->details());
   if (!c.json.empty()) {
-    if (auto s = report->write_json(c.json, command_line()); !s) throw CliError(kExitFailed, s.error().message);
+    if (auto s = report->write_json(c.json, command_line()); !s) throw CliError(s.error());
   }
   if (!c.html.empty()) {
-    if (auto s = report->write_html(c.html); !s) throw CliError(kExitFailed, s.error().message);
+    if (auto s = report->write_html(c.html); !s) throw CliError(s.error());
   }
   // rung's own gaps fail the run: every test must at least be judged.
   int unfed = 0;
@@ -87,10 +88,9 @@ void add_conform_command(CLI::App& app) {
   cmd->add_option("--rtol", c->rtol, "Relative tolerance")->capture_default_str();
   cmd->add_option("--threads", c->threads, "Intra-op threads per session (0: ONNX Runtime's default)")->capture_default_str();
   cmd->add_option("--deadline", c->deadline_s, "Seconds a test may take before its worker is killed")->capture_default_str();
-  cmd->add_option("--ort-dir", c->ort_dir, "Search this directory for ONNX Runtime builds first");
-  cmd->add_option("--plugin-dir", c->plugin_dirs, "Each plugin EP library here becomes a rung of the default ladder (also RUNG_PLUGIN_DIR)");
-  cmd->add_flag("--allow-writable-runtime", c->allow_writable_runtime, "Load ONNX Runtime libraries that other users can write to");
-  add_software_gpu_flag(*cmd, c->software_gpu);
+  c->runtime.add_to(*cmd);
+  c->plugins.add_to(*cmd);
+  c->software_gpu.add_to(*cmd);
   cmd->add_option("--work-dir", c->work_dir, "Keep the workers' logs here (default: a temporary directory, removed)")->group("");
   cmd->add_option("--hardware-root", c->hardware_root, "Read the hardware description under this directory (for testing)")->group("");
   cmd->callback([c] {

@@ -162,10 +162,10 @@ class CompileReadyTest : public ::testing::Test {
     const fs::path out = dir_ / (model.stem().string() + (rewrite ? "-rewritten" : "-plain"));
     fs::create_directories(out / "provider");
     CompileJob job;
-    job.runtime_library = build_.library;
-    job.model = model;
+    job.target.runtime_library = build_.library;
+    job.target.model = model;
+    job.target.rung = sim_;
     job.output = out / "engine.onnx";
-    job.rung = sim_;
     job.provider_cache_dir = out / "provider";
     if (rewrite) job.rewritten = out / "rewritten.onnx";
     job.inputs = inputs;

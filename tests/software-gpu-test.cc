@@ -70,6 +70,13 @@ TEST_F(SoftwareGpuTest, NotFoundSaysWhereItLookedAndHowToFetchIt) {
   EXPECT_THAT(gpu.error().message, HasSubstr("tools/fetch-deps.sh fetches it"));
 }
 
+// A shell line in a child process started as rung starts every child; its exit code.
+int run_shell(const std::string& line) {
+  auto child = ChildProcess::spawn("/bin/sh", {"-c", line}, "/dev/null");
+  if (!child) return -1;
+  return child->wait(ChildProcess::Clock::now() + std::chrono::seconds(10)).exit_code;
+}
+
 TEST_F(SoftwareGpuTest, LendingReachesChildrenAndNeverTheHost) {
   const fs::path driver = dir_ / "lib" / "libvulkan_lvp.so";
   fs::create_directories(driver.parent_path());
@@ -81,14 +88,11 @@ TEST_F(SoftwareGpuTest, LendingReachesChildrenAndNeverTheHost) {
   lend_software_gpu(*gpu);
   EXPECT_EQ(std::getenv("VK_DRIVER_FILES"), nullptr) << "the host's own environment is untouched";
   const fs::path seen = dir_ / "seen";
-  auto child = run_child("/bin/sh", {"-c", "echo \"$VK_DRIVER_FILES|$VK_ICD_FILENAMES|$LD_LIBRARY_PATH\" > '" + seen.string() + "'"},
-                         dir_ / "log", std::chrono::seconds(10));
-  ASSERT_EQ(child.exit_code, 0);
+  ASSERT_EQ(run_shell("echo \"$VK_DRIVER_FILES|$VK_ICD_FILENAMES|$LD_LIBRARY_PATH\" > '" + seen.string() + "'"), 0);
   const std::string manifest = (dir_ / "adapter" / "lvp_icd.json").string();
   EXPECT_THAT(test::read_file(seen), HasSubstr(manifest + "|" + manifest + "|" + (dir_ / "adapter").string()));
   stop_lending_software_gpu();
-  auto after = run_child("/bin/sh", {"-c", "echo \"[$VK_DRIVER_FILES]\" > '" + seen.string() + "'"}, dir_ / "log", std::chrono::seconds(10));
-  ASSERT_EQ(after.exit_code, 0);
+  ASSERT_EQ(run_shell("echo \"[$VK_DRIVER_FILES]\" > '" + seen.string() + "'"), 0);
   EXPECT_EQ(test::read_file(seen), "[]\n");
 }
 

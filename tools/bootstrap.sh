@@ -12,6 +12,7 @@ PACKAGES=(g++ cmake make pkg-config ca-certificates
           libgtest-dev libgmock-dev libbenchmark-dev
           chromium python3-jsonschema libpng-dev libstb-dev python3-skimage
           imagemagick fonts-dejavu-core fonts-liberation2 fonts-freefont-ttf
+          libpq-dev postgresql
           libonnx-testdata
           # The stock Vulkan loader, and what the software GPU adapter (Mesa 25's lavapipe,
           # fetched by tools/fetch-deps.sh into the deps cache, never installed) links against.

@@ -102,8 +102,8 @@ struct ConformReport {
 };
 
 // Errors: kInvalidArgument or kNotFound for a usage problem (no such suite, a
-// bad filter, a rung spec that does not parse, no test left); kLoadFailed when
-// a column's ONNX Runtime build is not there. A rung that cannot start is a
+// bad filter, a rung spec that does not parse, no test left, a bad --ort-dir);
+// kNoRuntime when a column's ONNX Runtime build is not there. A rung that cannot start is a
 // column with `unavailable` set, not an error.
 Result<ConformReport> run_conform(const ConformOptions& options);
 

@@ -7,9 +7,8 @@
 #include <regex>
 
 #include "conform/suite.h"
-#include "jobs/channel.h"
 #include "jobs/conform_worker.h"
-#include "os/atomic_file.h"
+#include "jobs/runner.h"
 #include "os/work_dir.h"
 #include "os/worker_location.h"
 #include "rung/conform.h"
@@ -31,23 +30,23 @@ std::string sanitized(std::string s) {
   return s;
 }
 
-// One column's worker: started, ready, and started again after a test kills it.
+// One column's worker: a "conform" job, started, ready, and started again after a test kills it.
 class ColumnWorker {
  public:
-  ColumnWorker(const ConformOptions& o, const fs::path& worker, fs::path dir, ConformJob job)
-      : o_(o), worker_(worker), dir_(std::move(dir)), job_(std::move(job)) {}
+  ColumnWorker(const ConformOptions& o, const JobRunner& runner, fs::path dir, ConformJob job)
+      : o_(o), runner_(runner), dir_(std::move(dir)), job_(std::move(job)) {}
 
   // The worker's first answer: the rung's display and provider, or why it cannot start.
   Result<nlohmann::json> start() {
     ++starts_;
+    job_.profile_dir = dir_ / "profiles";
     std::error_code ec;
-    fs::create_directories(dir_ / "profiles", ec);
-    job_.work_dir = dir_ / "profiles";
-    if (auto w = write_file_atomically(dir_ / "job.json", conform_job_to_json(job_)); !w) return w.error();
-    auto started = WorkerProcess::start(worker_, dir_ / "job.json", dir_ / fmt::format("worker-{}.log", starts_), "conform");
+    fs::create_directories(job_.profile_dir, ec);
+    // A directory per start: the log of a worker a test killed stays to be read.
+    auto started = runner_.start({"conform", job_, o_.deadline, dir_ / fmt::format("worker-{}", starts_), {}});
     if (!started) return started.error();
-    process_ = std::move(*started);
-    auto line = process_->receive(o_.deadline);
+    worker_ = std::move(*started);
+    auto line = worker_->receive();
     if (!line) return Error{ErrorCode::kRuntime, line.error().message};
     try {
       auto j = nlohmann::json::parse(*line);
@@ -60,43 +59,41 @@ class ColumnWorker {
 
   // One test; a crash or a missed deadline is the test's outcome, and the worker is replaced.
   ConformResult run(std::size_t index, const ConformTest& test) {
-    ConformResult r;
-    if (!process_) {
+    if (!worker_) {
       if (auto s = start(); !s) return {"crashed", "the worker could not be started again: " + s.error().message, 0, 0, 0, 0, {}};
     }
     const auto t0 = std::chrono::steady_clock::now();
-    if (auto s = process_->send(nlohmann::json{{"test", index}, {"dir", test.dir.string()}}.dump()); !s) {
-      process_.reset();
+    if (auto s = worker_->send(nlohmann::json{{"test", index}, {"dir", test.dir.string()}}.dump()); !s) {
+      worker_.reset();
       return {"crashed", s.error().message, 0, 0, 0, 0, {}};
     }
-    auto line = process_->receive(o_.deadline);
+    auto line = worker_->receive();
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (!line) {
-      const bool late = ms >= static_cast<double>(o_.deadline.count());
-      process_.reset();
+      const bool late = worker_->outcome() && worker_->outcome()->status == JobOutcome::Status::kTimedOut;
+      worker_.reset();
       return {late ? "timed out" : "crashed", line.error().message, 0, 0, 0, ms, {}};
     }
     try {
-      const auto j = nlohmann::json::parse(*line);
-      const ConformCaseResult c = conform_result_from_json(j.at("result"));
+      const auto c = nlohmann::json::parse(*line).at("result").get<ConformCaseResult>();
       return {conform_outcome_name(c.outcome), c.reason, c.max_abs, c.max_rel, c.data_sets, c.ms, c.nodes_by_provider};
     } catch (const nlohmann::json::exception& e) {
-      process_.reset();
+      worker_.reset();
       return {"crashed", fmt::format("malformed answer from the worker: {}", e.what()), 0, 0, 0, ms, {}};
     }
   }
 
   void finish() {
-    if (process_) process_->finish(std::chrono::seconds(10));
-    process_.reset();
+    if (worker_) worker_->finish(std::chrono::seconds(10));
+    worker_.reset();
   }
 
  private:
   const ConformOptions& o_;
-  fs::path worker_;
+  const JobRunner& runner_;
   fs::path dir_;
   ConformJob job_;
-  std::unique_ptr<WorkerProcess> process_;
+  std::unique_ptr<StartedJob> worker_;
   int starts_ = 0;
 };
 
@@ -105,7 +102,7 @@ Result<std::vector<ConformRung>> columns_asked(const ConformOptions& o) {
   if (!o.rungs.empty()) return o.rungs;
   Hardware hw = detect_hardware(o.hardware_root);
   auto discovery = discover_runtimes(o.runtimes, hw);
-  if (!discovery) return Error{ErrorCode::kLoadFailed, discovery.error().message};
+  if (!discovery) return discovery.error();
   std::vector<ConformRung> out;
   for (const auto& r : effective_ladder(hw, *discovery->chosen_build(), o.plugin_dirs)) {
     ConformRung c;
@@ -115,16 +112,16 @@ Result<std::vector<ConformRung>> columns_asked(const ConformOptions& o) {
   return out;
 }
 
-void run_column(const ConformOptions& o, const fs::path& worker, const fs::path& dir, const std::vector<ConformTest>& tests,
+void run_column(const ConformOptions& o, const JobRunner& runner, const fs::path& dir, const std::vector<ConformTest>& tests,
                 ConformColumn& column) {
   ConformJob job;
-  job.runtime_library = column.runtime_library;
-  job.allow_writable_runtime = o.runtimes.allow_writable_by_others;
-  job.rung = column.rung;
-  job.threads = o.threads;
-  job.provider_options = column.provider_options;
+  job.target.runtime_library = column.runtime_library;
+  job.target.allow_writable_runtime = o.runtimes.allow_writable_by_others;
+  job.target.rung = named_rung(column.rung);
+  job.target.threads = o.threads;
+  job.target.provider_options = column.provider_options;
   job.tolerance = o.tolerance;
-  ColumnWorker w(o, worker, dir, job);
+  ColumnWorker w(o, runner, dir, job);
   auto ready = w.start();
   column.results.assign(tests.size(), ConformResult{});
   if (!ready) {
@@ -184,24 +181,21 @@ Result<ConformReport> run_conform(const ConformOptions& o) {
   RuntimeResolver resolver(o.runtimes);
   for (auto c : *asked) {
     // A plugin library is named by path: absolute for the worker, and there before any worker starts.
-    if (c.rung.find('/') != std::string::npos || c.rung.ends_with(".so")) {
+    const bool plugin = !named_rung(c.rung).plugin_library.empty();
+    if (plugin) {
       std::error_code ec;
       if (!fs::is_regular_file(c.rung, ec)) return Error{ErrorCode::kNotFound, fmt::format("rung {}: the plugin library is not there", c.rung)};
       c.rung = fs::absolute(c.rung).lexically_normal().string();
     }
     auto rt = resolver.resolve(c.runtime);
-    if (!rt) return Error{ErrorCode::kLoadFailed, fmt::format("rung {}: {}", c.rung, rt.error().message)};
+    if (!rt) return Error{rt.error().code, fmt::format("rung {}: {}", c.rung, rt.error().message)};
     ConformColumn column;
     column.rung = c.rung;
     column.display = c.rung;
     column.provider_options = c.provider_options;
     column.runtime_version = rt->version;
     column.runtime_library = rt->library;
-    std::string name = c.rung;
-    if (c.rung.find('/') != std::string::npos) {
-      name = fs::path(c.rung).stem().string();
-      if (name.starts_with("lib")) name = name.substr(3);
-    }
+    const std::string name = plugin ? plugin_rung_name(c.rung) : c.rung;
     column.id = fmt::format("{}@{}", name, rt->version);
     for (const auto& [k, v] : c.provider_options) column.id += fmt::format(",{}={}", k, v);
     column.label = fmt::format("{} · ONNX Runtime {}", name, rt->version);
@@ -221,7 +215,8 @@ Result<ConformReport> run_conform(const ConformOptions& o) {
   }
   WorkDir work;
   if (auto st = work.open(o.work_dir, "rung-conform"); !st) return st.error();
-  for (auto& column : report.columns) run_column(o, worker, work.path() / sanitized(column.id), report.tests, column);
+  const JobRunner runner(worker);
+  for (auto& column : report.columns) run_column(o, runner, work.path() / sanitized(column.id), report.tests, column);
   return report;
 }
 

@@ -7,7 +7,6 @@
 #include <fmt/format.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "core/forms.h"
+
 namespace rung {
 namespace {
 

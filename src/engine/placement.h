@@ -8,7 +8,6 @@
 #include <string>
 #include <vector>
 
-#include "core/forms.h"
 #include "rung/ladder.h"
 #include "rung/model.h"
 

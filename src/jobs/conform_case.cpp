@@ -9,7 +9,7 @@
 
 #include "jobs/profile_placement.h"
 #include "runtime/clean_error.h"
-#include "session/session.h"
+#include "jobs/target_session.h"
 #include "session/tensor_file.h"
 
 namespace rung {
@@ -119,7 +119,7 @@ ConformOutcome conform_outcome_from_name(const std::string& name) {
   return ConformOutcome::kSkipped;
 }
 
-ConformCaseResult run_conform_case(OrtProcess& process, const ConformCaseSettings& settings, const fs::path& test_dir) {
+ConformCaseResult run_conform_case(OrtProcess& process, const ConformJob& job, const fs::path& test_dir) {
   ConformCaseResult r;
   const auto t0 = std::chrono::steady_clock::now();
   auto finish = [&](ConformOutcome outcome, std::string reason) {
@@ -131,11 +131,8 @@ ConformCaseResult run_conform_case(OrtProcess& process, const ConformCaseSetting
   const auto sets = numbered(test_dir, "test_data_set_", "");
   if (sets.empty()) return finish(ConformOutcome::kSkipped, "no test_data_set_N folder");
 
-  SessionSettings s;
-  s.rung = settings.rung;
-  s.intra_op_threads = settings.threads;
-  s.provider.extra = settings.provider_options;
-  s.profile_prefix = settings.profile_dir / "run";
+  SessionSettings s = session_settings(job.target);
+  s.profile_prefix = job.profile_dir / "run";
   auto session = open_session(process, test_dir / "model.onnx", s);
   if (!session) return finish(ConformOutcome::kRuntimeRefused, clean_error(session.error().message));
   auto prepared = prepare_session(std::move(*session));
@@ -157,7 +154,7 @@ ConformCaseResult run_conform_case(OrtProcess& process, const ConformCaseSetting
                     ort ? clean_error(outputs.error().message) : outputs.error().message);
     }
     ++r.data_sets;
-    auto cmp = compare_set(set, prepared->io, *outputs, settings.tolerance);
+    auto cmp = compare_set(set, prepared->io, *outputs, job.tolerance);
     if (!cmp) {
       end_profile(prepared->session);
       return finish(ConformOutcome::kCannotFeed, cmp.error().message);
@@ -171,12 +168,12 @@ ConformCaseResult run_conform_case(OrtProcess& process, const ConformCaseSetting
   r.nodes_by_provider = end_profile(prepared->session);
 
   const std::string placement = placement_text(r.nodes_by_provider);
-  if (settings.rung.name != "cpu") {
+  if (job.target.rung.name != "cpu") {
     const bool ran = std::any_of(r.nodes_by_provider.begin(), r.nodes_by_provider.end(),
-                                 [&](const auto& p) { return p.first == settings.rung.provider && p.second > 0; });
+                                 [&](const auto& p) { return p.first == job.target.rung.provider && p.second > 0; });
     // Its figures are the CPU's: whether they match says nothing of the provider.
     if (!ran) {
-      return finish(ConformOutcome::kNotPlaced, fmt::format("{} ran none: {}{}", settings.rung.provider, placement,
+      return finish(ConformOutcome::kNotPlaced, fmt::format("{} ran none: {}{}", job.target.rung.provider, placement,
                                                             mismatch.empty() ? "" : "; the outputs also differ: " + mismatch));
     }
   }

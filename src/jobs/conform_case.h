@@ -7,12 +7,11 @@
 #pragma once
 
 #include <filesystem>
-#include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "rung/ladder.h"
+#include "jobs/target.h"
 #include "rung/tolerance.h"
 
 namespace rung {
@@ -40,15 +39,15 @@ struct ConformCaseResult {
   std::vector<std::pair<std::string, int>> nodes_by_provider;  // from ONNX Runtime's profile
 };
 
-struct ConformCaseSettings {
-  RungSpec rung;
-  int threads = 1;
-  std::map<std::string, std::string> provider_options;
+// What a conform job runs each test with. The target's model is unused: each
+// test brings its own.
+struct ConformJob {
+  JobTarget target;
   Tolerance tolerance = Tolerance::onnx_backend();
-  std::filesystem::path profile_dir;  // the profiler's files go here, and are removed after reading
+  std::filesystem::path profile_dir;  // ONNX Runtime's profiles, read and removed test by test
 };
 
-// Never throws.
-ConformCaseResult run_conform_case(OrtProcess& process, const ConformCaseSettings& settings, const std::filesystem::path& test_dir);
+// `job`'s rung is completed on the loaded build (jobs/worker_rung.h). Never throws.
+ConformCaseResult run_conform_case(OrtProcess& process, const ConformJob& job, const std::filesystem::path& test_dir);
 
 }  // namespace rung

@@ -3,6 +3,12 @@
 
 #include <fmt/format.h>
 
+#include "graph/model_file.h"
+#include "jobs/target.h"
+#include "parity/side.h"
+#include "rung/hardware.h"
+#include "runtime/plugin_rungs.h"
+
 namespace rung {
 
 Result<ParitySide> ParitySide::parse(const std::string& spec) {
@@ -53,6 +59,25 @@ std::string ParitySide::describe() const {
   if (threads > 0) s += fmt::format(", {} thread{}", threads, threads == 1 ? "" : "s");
   for (const auto& [k, v] : provider_options) s += fmt::format(", {}={}", k, v);
   return s;
+}
+
+ParitySideRun describe_side_run(const ParitySide& side, const std::string& runtime_version) {
+  ParitySideRun run;
+  if (side.stored()) {  // nothing ran: the outputs were stored elsewhere
+    run.model_file = side.expected.filename().string();
+    run.rung = "expected";
+    return run;
+  }
+  run.model_file = side.model.filename().string();
+  if (auto facts = inspect_model_file(side.model)) {
+    run.model_sha256 = facts->sha256;
+    run.model_stable_sha256 = facts->stable_sha256;
+  }
+  const RungSpec named = named_rung(side.rung);
+  run.rung = named.plugin_library.empty() ? named.name : plugin_rung_name(named.plugin_library);
+  run.runtime_version = runtime_version;
+  run.device = detect_hardware("/").identity();
+  return run;
 }
 
 }  // namespace rung

@@ -18,7 +18,7 @@ Result<ResolvedRuntime> RuntimeResolver::resolve(const std::string& wanted) {
   if (!wanted.empty() && std::filesystem::exists(wanted, ec)) {
     if (std::filesystem::is_regular_file(wanted, ec)) {
       auto b = load_runtime_build(wanted, search_.allow_writable_by_others);
-      if (!b) return Error{ErrorCode::kLoadFailed, b.error().message};
+      if (!b) return Error{ErrorCode::kNoRuntime, b.error().message};
       return ResolvedRuntime{b->library, b->version};
     }
     RuntimeSearchOptions only = search_;
@@ -26,17 +26,17 @@ Result<ResolvedRuntime> RuntimeResolver::resolve(const std::string& wanted) {
     only.include_default_locations = false;
     only.read_environment = false;
     auto d = discover_runtimes(only, detect_hardware("/"));
-    if (!d) return Error{ErrorCode::kLoadFailed, d.error().message};
+    if (!d) return Error{ErrorCode::kNoRuntime, d.error().message};
     for (const auto& b : d->builds) {
       if (b.loaded) return ResolvedRuntime{b.library, b.version};
     }
-    return Error{ErrorCode::kLoadFailed, fmt::format("{}: holds no usable ONNX Runtime build", wanted)};
+    return Error{ErrorCode::kNoRuntime, fmt::format("{}: holds no usable ONNX Runtime build", wanted)};
   }
   auto d = discovery();
-  if (!d) return Error{ErrorCode::kLoadFailed, d.error().message};
+  if (!d) return d.error();  // a bad --ort-dir is the caller's; finding no build is kNoRuntime
   if (wanted.empty()) {
     const RuntimeBuild* b = (*d)->chosen_build();
-    if (b == nullptr) return Error{ErrorCode::kLoadFailed, "no usable ONNX Runtime build was found"};
+    if (b == nullptr) return Error{ErrorCode::kNoRuntime, "no usable ONNX Runtime build was found"};
     return ResolvedRuntime{b->library, b->version};
   }
   std::vector<std::string> versions;
@@ -45,7 +45,7 @@ Result<ResolvedRuntime> RuntimeResolver::resolve(const std::string& wanted) {
     if (b.version == wanted || b.version.starts_with(wanted + ".")) return ResolvedRuntime{b.library, b.version};
     versions.push_back(b.version);
   }
-  return Error{ErrorCode::kLoadFailed, fmt::format("no ONNX Runtime {} among the builds found ({}); name a directory or library instead",
+  return Error{ErrorCode::kNoRuntime, fmt::format("no ONNX Runtime {} among the builds found ({}); name a directory or library instead",
                                                    wanted, versions.empty() ? "none" : fmt::format("{}", fmt::join(versions, ", ")))};
 }
 

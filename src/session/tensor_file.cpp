@@ -289,4 +289,26 @@ Result<std::vector<Tensor>> read_tensor_directory(const std::filesystem::path& d
   return out;
 }
 
+namespace {
+
+template <class T>
+Status write_numbered(const std::vector<T>& items, const std::filesystem::path& dir, Status (*write)(const T&, const std::filesystem::path&)) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (auto s = write(items[i], dir / fmt::format("output_{}.pb", i)); !s) return s;
+  }
+  return {};
+}
+
+}  // namespace
+
+Status write_output_directory(const std::vector<Tensor>& tensors, const std::filesystem::path& dir) {
+  return write_numbered(tensors, dir, write_tensor_file);
+}
+
+Status write_output_directory(const std::vector<Value>& values, const std::filesystem::path& dir) {
+  return write_numbered(values, dir, write_value_file);
+}
+
 }  // namespace rung

@@ -26,5 +26,8 @@ void adopt_bfloat16(Value& value, ElementType declared);
 
 // Every *.pb in a directory, in name order (input_0.pb, input_1.pb, ...).
 Result<std::vector<Tensor>> read_tensor_directory(const std::filesystem::path& dir);
+// Writes `tensors` (or values) into `dir` (created if missing) as output_0.pb, output_1.pb, ...
+Status write_output_directory(const std::vector<Tensor>& tensors, const std::filesystem::path& dir);
+Status write_output_directory(const std::vector<Value>& values, const std::filesystem::path& dir);
 
 }  // namespace rung

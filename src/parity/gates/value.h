@@ -16,8 +16,6 @@ namespace rung {
 class ValueGate {
  public:
   ValueGate(const ModelIo& io, Tolerance tolerance);
-  // The tensor gate's default bounds (Polygraphy's: atol 1e-5, rtol 1e-5).
-  static Tolerance default_tolerance() { return {1e-5, 1e-5}; }
   bool empty() const { return names_.empty(); }
   const std::vector<std::string>& outputs() const { return names_; }
   void add(const std::string& input, const std::map<std::string, Value>& ref, const std::map<std::string, Value>& cand);
