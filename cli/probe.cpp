@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "commands.h"
@@ -17,6 +18,7 @@ struct ProbeCliOptions {
   ModelArgs models;
   RuntimeArgs runtime;
   PluginArgs plugins;
+  SoftwareGpuArgs software_gpu;
   std::vector<std::string> probe_models;
   std::string cache_dir;
   std::string hardware_root = "/";
@@ -24,7 +26,7 @@ struct ProbeCliOptions {
   bool json = false;
   bool reprobe = false;
   bool in_process = false;
-  double deadline_s = 60;
+  double deadline_s = 180;
   int runs = 3;
   int threads = 0;
   double accept_ratio = 1.0;
@@ -47,25 +49,32 @@ std::string placed_cell(const Measurement& m) {
   return fmt::format("{}/{} {:.0f}%", m.placed_nodes, m.total_nodes, m.placed_time_share * 100);
 }
 
-constexpr const char* kRowFormat = "  {:<20} {:<32} {:>9} {:>10} {:>20} {:>13}  {}\n";
+void print_cells(std::size_t width, const std::string& rung, const std::string& model, const std::string& build, const std::string& median,
+                 const std::string& ratio, const std::string& placed, const std::string& verdict) {
+  fmt::print("  {:<{}} {:<32} {:>9} {:>10} {:>20} {:>13}  {}\n", rung, width, model, build, median, ratio, placed, verdict);
+}
 
-void print_row(const std::string& rung, const Measurement& m, const std::string& verdict, const std::string& reason) {
-  fmt::print(kRowFormat, rung, m.model, ms(m.build_ms), ms(m.median_ms), ratio_cell(m), placed_cell(m), verdict + (reason.empty() ? "" : ": " + reason));
+void print_row(std::size_t width, const std::string& rung, const Measurement& m, const std::string& verdict, const std::string& reason) {
+  print_cells(width, rung, m.model, ms(m.build_ms), ms(m.median_ms), ratio_cell(m), placed_cell(m), verdict + (reason.empty() ? "" : ": " + reason));
 }
 
 void print_table(const ProbeOutcome& out) {
-  fmt::print(kRowFormat, "rung", "model", "build ms", "median ms", "ratio [interval]", "placed", "verdict");
-  for (const auto& m : out.floor.models) print_row(out.floor.display + " (floor)", m, m.verdict == Verdict::kTaken ? "floor" : verdict_name(m.verdict), m.reason);
+  // As wide as the longest rung's name ("WebGPU on lavapipe (software)"), 20 at least.
+  std::size_t width = std::max<std::size_t>(20, out.floor.display.size() + 8);
+  for (const auto& r : out.rungs) width = std::max(width, r.display.size());
+  print_cells(width, "rung", "model", "build ms", "median ms", "ratio [interval]", "placed", "verdict");
+  for (const auto& m : out.floor.models) print_row(width, out.floor.display + " (floor)", m, m.verdict == Verdict::kTaken ? "floor" : verdict_name(m.verdict), m.reason);
   for (const auto& r : out.rungs) {
     if (r.models.empty()) {
-      fmt::print(kRowFormat, r.display, "-", "-", "-", "-", "-", verdict_name(r.verdict) + (r.reason.empty() ? std::string() : ": " + r.reason));
+      print_cells(width, r.display, "-", "-", "-", "-", "-", verdict_name(r.verdict) + (r.reason.empty() ? std::string() : ": " + r.reason));
       continue;
     }
-    for (const auto& m : r.models) print_row(r.display, m, verdict_name(m.verdict), m.reason);
+    for (const auto& m : r.models) print_row(width, r.display, m, verdict_name(m.verdict), m.reason);
   }
 }
 
 int run_probe_command(const ProbeCliOptions& c) {
+  c.software_gpu.apply();
   ProbeOptions o;
   o.cache_dir = c.cache_dir.empty() ? default_cache_dir() : fs::path(c.cache_dir);
   o.hardware_root = c.hardware_root;
@@ -139,6 +148,7 @@ void add_probe_command(CLI::App& app) {
   cmd->add_option("--cache-dir", c->cache_dir, "Where the decision is cached (default: RUNG_CACHE_DIR or ~/.cache/rung/probe)");
   c->runtime.add_to(*cmd);
   c->plugins.add_to(*cmd);
+  c->software_gpu.add_to(*cmd);
   cmd->add_option("--hardware-root", c->hardware_root, "Read the hardware description under this directory (for testing)")->group("");
   cmd->callback([c] {
     int code = run_probe_command(*c);

@@ -78,7 +78,7 @@ struct ProbeOptions {
   // Runtime's profile names; below it the rung is `not placed`, never taken.
   double min_placed_share = 0.10;
   Tolerance tolerance = Tolerance::close();
-  std::chrono::milliseconds deadline{60'000};   // per rung and model, isolated mode
+  std::chrono::milliseconds deadline{180'000};  // per rung and model, isolated mode: a first run may compile shaders for tens of seconds
   bool isolate = true;                          // child processes; false = in process, with the attempt file
   std::filesystem::path worker;                 // default: RUNG_PROBE_WORKER, beside the executable, libexec
   std::optional<std::string> forced_rung;       // else RUNG_FORCE_RUNG

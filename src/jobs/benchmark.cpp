@@ -9,6 +9,7 @@
 #include <chrono>
 
 #include "jobs/compile.h"
+#include "jobs/profile_placement.h"
 #include "jobs/target_session.h"
 #include "runtime/clean_error.h"
 #include "session/inputs.h"
@@ -67,9 +68,12 @@ Status check_shapes(const ModelIo& io, const std::vector<Tensor>& inputs) {
   return {};
 }
 
+// Zeros, and empty strings for a string input.
 void zero_generated(std::vector<Tensor>& inputs, const InputSpec& spec) {
   for (auto& t : inputs) {
-    if (spec.values.count(t.name) == 0) std::fill(t.bytes.begin(), t.bytes.end(), std::byte{0});
+    if (spec.values.count(t.name) != 0) continue;
+    std::fill(t.bytes.begin(), t.bytes.end(), std::byte{0});
+    for (auto& s : t.strings) s.clear();
   }
 }
 
@@ -93,10 +97,9 @@ std::string provider_version_of(OrtProcess& process, const RungSpec& rung) {
 class BareLoop {
  public:
   BareLoop(PreparedSession& prepared, const std::vector<Tensor>& inputs)
-      : session_(prepared.session), mem_(Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeDefault)) {
+      : session_(prepared.session) {
     for (const auto& t : inputs) {
-      values_.push_back(Ort::Value::CreateTensor(mem_, const_cast<std::byte*>(t.bytes.data()), t.bytes.size(), t.shape.data(),
-                                                 t.shape.size(), ort_element_type(t.type)));
+      values_.push_back(tensor_value(t));
       raw_inputs_.push_back(values_.back());
       in_names_.push_back(t.name.c_str());
     }
@@ -124,7 +127,6 @@ class BareLoop {
 
  private:
   OrtSession* session_;
-  Ort::MemoryInfo mem_;
   std::vector<Ort::Value> values_;
   std::vector<const OrtValue*> raw_inputs_;
   std::vector<const char*> in_names_, out_names_;
