@@ -32,6 +32,10 @@ class ModelBuilder {
   // A node of the default domain; its name defaults to "<op_type>_<index>".
   ModelBuilder& node(const std::string& op_type, const std::vector<std::string>& inputs,
                      const std::vector<std::string>& outputs, const std::string& name = "");
+  // Attributes of the node added last.
+  ModelBuilder& attribute(const std::string& name, int64_t value);
+  ModelBuilder& attribute(const std::string& name, const std::vector<int64_t>& values);
+  ModelBuilder& attribute(const std::string& name, float value);
 
   std::string serialize() const;
   // Writes the model to `path` and returns it.

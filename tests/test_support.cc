@@ -43,4 +43,24 @@ CommandResult run_command(const std::string& command) {
   return r;
 }
 
+std::string schema_errors(const std::filesystem::path& schema, const std::filesystem::path& document) {
+  // Debian's interpreter, where python3-jsonschema installs (a pyenv or venv python may lack it).
+  constexpr const char* kPython = "/usr/bin/python3";
+  auto have = run_command(std::string(kPython) + " -c 'import jsonschema'");
+  if (have.exit_code != 0) return "python3-jsonschema is missing (" + have.err + "): install it with tools/bootstrap.sh";
+  const std::string script =
+      "import json, sys, jsonschema\n"
+      "schema = json.load(open(sys.argv[1]))\n"
+      "jsonschema.Draft202012Validator.check_schema(schema)\n"
+      "errors = list(jsonschema.Draft202012Validator(schema).iter_errors(json.load(open(sys.argv[2]))))\n"
+      "for e in errors: print(e.message, 'at', list(e.absolute_path))\n"
+      "sys.exit(1 if errors else 0)\n";
+  const auto dir = make_temp_dir("rung-schema");
+  std::ofstream(dir / "validate.py") << script;
+  auto r = run_command(std::string(kPython) + " '" + (dir / "validate.py").string() + "' '" + schema.string() + "' '" + document.string() + "'");
+  std::filesystem::remove_all(dir);
+  if (r.exit_code == 0) return {};
+  return r.out + r.err;
+}
+
 }  // namespace rung::test

@@ -37,6 +37,12 @@ struct CommandResult {
 };
 CommandResult run_command(const std::string& command);
 
+// Validates a JSON document against a JSON Schema (draft 2020-12) with Debian's
+// python3-jsonschema: empty when valid, else the validator's messages.
+std::string schema_errors(const std::filesystem::path& schema, const std::filesystem::path& document);
+// The repository's schemas/ directory.
+inline std::filesystem::path schemas_dir() { return fixtures_dir() / ".." / ".." / "schemas"; }
+
 // An environment variable set (or unset, with nullptr) for one scope.
 class ScopedEnv {
  public:

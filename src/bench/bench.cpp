@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
-#include <ctime>
 #include <fstream>
 #include <map>
 #include <mutex>
@@ -24,6 +23,7 @@
 #include "os/atomic_file.h"
 #include "os/child_process.h"
 #include "os/read_file.h"
+#include "os/temp_dir.h"
 #include "os/worker_location.h"
 #include "runtime/plugin_rungs.h"
 #include "session/tensor_file.h"
@@ -44,15 +44,6 @@ std::string sanitize(const std::string& s) {
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') c = '_';
   }
   return out;
-}
-
-std::string utc_now() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
 }
 
 std::string os_line() {
@@ -313,16 +304,9 @@ Result<BenchReport> run_bench(const BenchOptions& o) {
   report.runtime_library = build.library;
   report.api_version = build.api_version;
 
-  std::string tmpl = (fs::temp_directory_path() / "rung-bench.XXXXXX").string();
-  if (::mkdtemp(tmpl.data()) == nullptr) return Error{ErrorCode::kIo, fmt::format("cannot create a work directory under {}", fs::temp_directory_path().string())};
-  const fs::path work = tmpl;
-  struct RemoveWork {
-    fs::path p;
-    ~RemoveWork() {
-      std::error_code ec;
-      fs::remove_all(p, ec);
-    }
-  } remove_work{work};
+  auto work_dir = TempDir::create("rung-bench");
+  if (!work_dir) return work_dir.error();
+  const fs::path work = work_dir->path();
   Runner runner(o, build, worker, work);
 
   const std::size_t n = rungs->size();

@@ -207,43 +207,55 @@ ModelIo describe_session(const Ort::Session& session) {
 
 namespace {
 
+// Runs the session; the outputs stay ONNX Runtime's values, in `io.outputs` order.
+std::vector<Ort::Value> run_values(Ort::Session& session, const ModelIo& io, const std::vector<Tensor>& inputs,
+                                   const std::map<std::string, std::string>& run_config) {
+  static const Ort::MemoryInfo mem = Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeDefault);
+  std::vector<Ort::Value> values;
+  std::vector<const char*> in_names;
+  values.reserve(inputs.size());
+  in_names.reserve(inputs.size());
+  for (const auto& t : inputs) {
+    values.push_back(Ort::Value::CreateTensor(mem, const_cast<std::byte*>(t.bytes.data()), t.bytes.size(), t.shape.data(),
+                                              t.shape.size(), to_ort(t.type)));
+    in_names.push_back(t.name.c_str());
+  }
+  std::vector<const char*> out_names;
+  out_names.reserve(io.outputs.size());
+  for (const auto& o : io.outputs) out_names.push_back(o.name.c_str());
+  // Run options only when asked for: the common run builds none.
+  Ort::RunOptions run_options{nullptr};
+  if (!run_config.empty()) {
+    run_options = Ort::RunOptions();
+    for (const auto& [k, v] : run_config) run_options.AddConfigEntry(k.c_str(), v.c_str());
+  }
+  return session.Run(run_options, in_names.data(), values.data(), values.size(), out_names.data(), out_names.size());
+}
+
+// Each output as ONNX Runtime left it: views valid while `results` lives.
+Result<std::vector<TensorView>> views_of(const ModelIo& io, const std::vector<Ort::Value>& results) {
+  std::vector<TensorView> views;
+  views.reserve(results.size());
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    if (!results[i].IsTensor()) return Error{ErrorCode::kUnsupported, fmt::format("output '{}' is not a tensor", io.outputs[i].name)};
+    auto info = results[i].GetTensorTypeAndShapeInfo();
+    TensorView v{io.outputs[i].name, from_ort(info.GetElementType()), info.GetShape(), {}};
+    const auto* data = static_cast<const std::byte*>(results[i].GetTensorRawData());
+    v.bytes = {data, info.GetElementCount() * element_size(v.type)};
+    views.push_back(std::move(v));
+  }
+  return views;
+}
+
 Result<std::vector<Tensor>> run_described(Ort::Session& session, const ModelIo& io, const std::vector<Tensor>& inputs,
                                           const std::map<std::string, std::string>& run_config) {
   try {
-    static const Ort::MemoryInfo mem = Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeDefault);
-    std::vector<Ort::Value> values;
-    std::vector<const char*> in_names;
-    values.reserve(inputs.size());
-    in_names.reserve(inputs.size());
-    for (const auto& t : inputs) {
-      values.push_back(Ort::Value::CreateTensor(mem, const_cast<std::byte*>(t.bytes.data()), t.bytes.size(), t.shape.data(),
-                                                t.shape.size(), to_ort(t.type)));
-      in_names.push_back(t.name.c_str());
-    }
-    std::vector<const char*> out_names;
-    out_names.reserve(io.outputs.size());
-    for (const auto& o : io.outputs) out_names.push_back(o.name.c_str());
-    // Run options only when asked for: the common run builds none.
-    Ort::RunOptions run_options{nullptr};
-    if (!run_config.empty()) {
-      run_options = Ort::RunOptions();
-      for (const auto& [k, v] : run_config) run_options.AddConfigEntry(k.c_str(), v.c_str());
-    }
-    auto results = session.Run(run_options, in_names.data(), values.data(), values.size(), out_names.data(),
-                               out_names.size());
+    auto results = run_values(session, io, inputs, run_config);
+    auto views = views_of(io, results);
+    if (!views) return views.error();
     std::vector<Tensor> out;
-    out.reserve(results.size());
-    for (std::size_t i = 0; i < results.size(); ++i) {
-      Tensor t;
-      t.name = io.outputs[i].name;
-      if (!results[i].IsTensor()) return Error{ErrorCode::kUnsupported, fmt::format("output '{}' is not a tensor", t.name)};
-      auto info = results[i].GetTensorTypeAndShapeInfo();
-      t.type = from_ort(info.GetElementType());
-      t.shape = info.GetShape();
-      const auto* data = static_cast<const std::byte*>(results[i].GetTensorRawData());
-      t.bytes.assign(data, data + t.element_count() * element_size(t.type));
-      out.push_back(std::move(t));
-    }
+    out.reserve(views->size());
+    for (const auto& v : *views) out.push_back(Tensor{std::string(v.name), v.type, v.shape, std::vector<std::byte>(v.bytes.begin(), v.bytes.end())});
     return out;
   } catch (const Ort::Exception& e) {
     return Error{ErrorCode::kRuntime, e.what()};
@@ -275,6 +287,18 @@ Result<PreparedSession> prepare_session(Ort::Session session) {
 Result<std::vector<Tensor>> run_session(PreparedSession& prepared, const std::vector<Tensor>& inputs,
                                         const std::map<std::string, std::string>& run_config) {
   return run_described(prepared.session, prepared.io, inputs, run_config);
+}
+
+Status run_session_visiting(PreparedSession& prepared, const std::vector<Tensor>& inputs,
+                            const std::function<Status(const std::vector<TensorView>&)>& visit) {
+  try {
+    auto results = run_values(prepared.session, prepared.io, inputs, {});
+    auto views = views_of(prepared.io, results);
+    if (!views) return views.error();
+    return visit(*views);
+  } catch (const Ort::Exception& e) {
+    return Error{ErrorCode::kRuntime, e.what()};
+  }
 }
 
 }  // namespace rung

@@ -4,10 +4,13 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "onnxruntime_cxx_api.h"
@@ -75,5 +78,18 @@ Result<PreparedSession> prepare_session(Ort::Session session);
 // `run_config`: per-run provider settings (see run_option_map).
 Result<std::vector<Tensor>> run_session(PreparedSession& prepared, const std::vector<Tensor>& inputs,
                                         const std::map<std::string, std::string>& run_config = {});
+
+// An output where ONNX Runtime left it: valid only inside the visit.
+struct TensorView {
+  std::string_view name;
+  ElementType type = ElementType::kFloat;
+  std::vector<std::int64_t> shape;
+  std::span<const std::byte> bytes;
+};
+// Runs and hands the outputs to `visit` without copying them (calibration
+// reads every activation of a model once: a copy would double its memory).
+// Returns what the visit returns.
+Status run_session_visiting(PreparedSession& prepared, const std::vector<Tensor>& inputs,
+                            const std::function<Status(const std::vector<TensorView>&)>& visit);
 
 }  // namespace rung
