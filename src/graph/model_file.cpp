@@ -76,21 +76,25 @@ void classify(const onnx::GraphProto& g, ModelFileFacts& f) {
 
 }  // namespace
 
-Result<ModelFileFacts> inspect_model_file(const fs::path& file) {
+Status read_onnx_model(const fs::path& file, onnx::ModelProto& model) {
   std::error_code ec;
   if (!fs::exists(file, ec)) return Error{ErrorCode::kNotFound, fmt::format("{} does not exist", file.string())};
   if (!fs::is_regular_file(file, ec)) return Error{ErrorCode::kInvalidArgument, fmt::format("{} is not a file", file.string())};
-  ModelFileFacts f;
-  f.size_bytes = fs::file_size(file, ec);
-  onnx::ModelProto model;
-  {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) return Error{ErrorCode::kIo, fmt::format("{} cannot be read", file.string())};
-    // Protobuf accepts some garbage as a message; a model also needs an IR version and a graph with nodes.
-    if (!model.ParseFromIstream(&in) || model.ir_version() <= 0 || !model.has_graph() || model.graph().node_size() == 0) {
-      return Error{ErrorCode::kInvalidArgument, fmt::format("{} does not parse as an ONNX model", file.string())};
-    }
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return Error{ErrorCode::kIo, fmt::format("{} cannot be read", file.string())};
+  // Protobuf accepts some garbage as a message; a model also needs an IR version and a graph with nodes.
+  if (!model.ParseFromIstream(&in) || model.ir_version() <= 0 || !model.has_graph() || model.graph().node_size() == 0) {
+    return Error{ErrorCode::kInvalidArgument, fmt::format("{} does not parse as an ONNX model", file.string())};
   }
+  return {};
+}
+
+Result<ModelFileFacts> inspect_model_file(const fs::path& file) {
+  onnx::ModelProto model;
+  if (auto s = read_onnx_model(file, model); !s) return s.error();
+  ModelFileFacts f;
+  std::error_code ec;
+  f.size_bytes = fs::file_size(file, ec);
   for (const auto& o : model.opset_import()) {
     if (o.domain().empty() || o.domain() == "ai.onnx") f.opset = o.version();
   }

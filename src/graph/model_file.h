@@ -9,6 +9,10 @@
 #include "rung/model.h"
 #include "rung/result.h"
 
+namespace onnx {
+class ModelProto;
+}
+
 namespace rung {
 
 struct ModelFileFacts {
@@ -19,6 +23,9 @@ struct ModelFileFacts {
   std::int64_t opset = 0;      // of the default domain
   int nodes = 0;
 };
+
+// Parses an ONNX model file: kNotFound when missing, kInvalidArgument when it is not an ONNX model.
+Status read_onnx_model(const std::filesystem::path& file, onnx::ModelProto& model);
 
 // kNotFound when the file is missing, kInvalidArgument when it is not an ONNX model.
 Result<ModelFileFacts> inspect_model_file(const std::filesystem::path& file);
