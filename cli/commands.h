@@ -27,5 +27,7 @@ void add_probe_command(CLI::App& app);
 void add_prepare_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
 void add_parity_command(CLI::App& app);
+void add_quantise_command(CLI::App& app, int argc, char** argv);  // argv: recorded in the report
+void add_upgrade_command(CLI::App& app);
 
 }  // namespace rung::cli
