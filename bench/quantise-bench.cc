@@ -20,7 +20,8 @@
 #include <string>
 
 #include "graph/model_file.h"
-#include "graph/opset_upgrade.h"
+#include "graph/onnx_file.h"
+#include "quantise/opset_upgrade.h"
 #include "os/temp_dir.h"
 #include "parity/gate_file.h"
 #include "parity/inputs.h"
@@ -79,7 +80,9 @@ struct Prepared {
 
 Result<Prepared> prepare() {
   Prepared p;
-  if (auto s = read_onnx_model(detector(), p.model); !s) return s.error();
+  auto read = read_onnx_model(detector());
+  if (!read) return read.error();
+  p.model = std::move(*read);
   name_unnamed_nodes(*p.model.mutable_graph());
   if (auto u = upgrade_opset(p.model, 17); !u) return u.error();
   auto plan = plan_qdq(p.model, {});

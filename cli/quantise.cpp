@@ -6,19 +6,11 @@
 #include <memory>
 
 #include "commands.h"
+#include "runtime_args.h"
 #include "rung/quantise.h"
 
 namespace rung::cli {
 namespace {
-
-int exit_code_for(ErrorCode code) {
-  switch (code) {
-    case ErrorCode::kInvalidArgument:
-    case ErrorCode::kNotFound: return kExitUsage;
-    case ErrorCode::kLoadFailed: return kExitNoRuntime;
-    default: return kExitFailed;
-  }
-}
 
 // On a terminal: one line redrawn in place, a bar when the stage counts items.
 void show_progress(const std::string& stage, std::size_t done, std::size_t total, const std::string& item) {
@@ -32,23 +24,21 @@ void show_progress(const std::string& stage, std::size_t done, std::size_t total
 }
 
 struct SharedFlags {
-  std::string ort, ort_dir, work_dir;
+  std::string ort, work_dir;
+  RuntimeArgs runtime;
   double deadline_s = 600;
   int threads = 0;
-  bool allow_writable_runtime = false;
 
   void add_to(CLI::App* cmd) {
     cmd->add_option("--ort", ort, "ONNX Runtime build to run on: a version found (1.30.0) or a directory or library; default: the chosen build");
-    cmd->add_option("--ort-dir", ort_dir, "Search this directory for ONNX Runtime builds first");
     cmd->add_option("--deadline", deadline_s, "Seconds a scoring side may take to build its session or run one input")->capture_default_str();
-    cmd->add_flag("--allow-writable-runtime", allow_writable_runtime, "Load ONNX Runtime libraries that other users can write to");
+    runtime.add_to(*cmd);
     cmd->add_option("--work-dir", work_dir, "Keep the intermediate files here (default: a temporary directory, removed)")->group("");
   }
   ReleaseToolSettings settings() const {
     ReleaseToolSettings s;
     s.runtime = ort;
-    if (!ort_dir.empty()) s.runtimes.explicit_dir = ort_dir;
-    s.runtimes.allow_writable_by_others = allow_writable_runtime;
+    runtime.apply_to(s.runtimes);
     if (deadline_s <= 0) throw CliError(kExitUsage, "--deadline must be positive");
     s.deadline = std::chrono::milliseconds(static_cast<long long>(deadline_s * 1000));
     s.work_dir = work_dir;
@@ -79,7 +69,7 @@ void run_quantise_command(QuantiseCli& c, const std::string& command_line) {
   c.o.settings = c.shared.settings();
   auto outcome = run_quantise(c.o);
   clear_progress(c.o.settings);
-  if (!outcome) throw CliError(exit_code_for(outcome.error().code), outcome.error().message);
+  if (!outcome) throw CliError(outcome.error());
   fmt::print("{}", outcome->text);
   if (!outcome->report_file.empty()) fmt::print("report    {}\n", outcome->report_file.string());
   if (!outcome->passed) {
@@ -103,7 +93,7 @@ void run_upgrade_command(UpgradeCli& c) {
   c.o.settings = c.shared.settings();
   auto outcome = run_upgrade(c.o);
   clear_progress(c.o.settings);
-  if (!outcome) throw CliError(exit_code_for(outcome.error().code), outcome.error().message);
+  if (!outcome) throw CliError(outcome.error());
   fmt::print("{}", outcome->text);
   if (!outcome->proven) throw CliError(kExitFailed, fmt::format("upgrade: output '{}' differs; nothing written", outcome->failing_output));
 }

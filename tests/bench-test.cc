@@ -148,7 +148,8 @@ TEST_F(BenchTest, FailedRungsAreRowsWithTheirClassAndReason) {
   const auto* cuda = find(m, "cuda");
   ASSERT_NE(cuda, nullptr);
   EXPECT_EQ(cuda->failure_class, "provider_unavailable");
-  EXPECT_EQ(cuda->failure_reason, "libonnxruntime_providers_shared.so not found");
+  // The worker tried: ONNX Runtime loads the bridge first, and it is the first file absent.
+  EXPECT_EQ(cuda->failure_reason, "ONNX Runtime's provider bridge (libonnxruntime_providers_shared.so) not found");
   const auto* trt = find(m, "tensorrt");
   ASSERT_NE(trt, nullptr);
   EXPECT_EQ(trt->model_id, "elementwise_f16");  // TensorRT would have built an fp16 engine

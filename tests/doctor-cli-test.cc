@@ -47,7 +47,7 @@ TEST(DoctorCliTest, JsonDescribesBuildsHardwareAndLadder) {
   EXPECT_EQ(j["ladder"][0]["rung"], "tensorrt");
   EXPECT_EQ(j["ladder"][0]["provider_in_build"], true);
   EXPECT_EQ(j["ladder"][0]["ready"], false);
-  EXPECT_EQ(j["ladder"][0]["note"], "libonnxruntime_providers_tensorrt.so not found");
+  EXPECT_EQ(j["ladder"][0]["note"], "ONNX Runtime's TensorRT provider (libonnxruntime_providers_tensorrt.so) is not beside libonnxruntime.so.1");
   EXPECT_EQ(j["ladder"][2]["rung"], "cpu");
   EXPECT_EQ(j["ladder"][2]["ready"], true);
 }

@@ -168,8 +168,8 @@ TEST(StandingTest, RealBuildReportsWhichProviderLibrariesAreMissing) {
   ASSERT_EQ(standing.size(), 3u);
   EXPECT_TRUE(standing[0].provider_in_build);
   EXPECT_FALSE(standing[0].ready);
-  EXPECT_EQ(standing[0].note, "libonnxruntime_providers_tensorrt.so not found");
-  EXPECT_EQ(standing[1].note, "libonnxruntime_providers_cuda.so not found");
+  EXPECT_EQ(standing[0].note, "ONNX Runtime's TensorRT provider (libonnxruntime_providers_tensorrt.so) is not beside libonnxruntime.so.1");
+  EXPECT_EQ(standing[1].note, "ONNX Runtime's CUDA provider (libonnxruntime_providers_cuda.so) is not beside libonnxruntime.so.1");
   EXPECT_TRUE(standing[2].ready);
   auto amd = ladder_standing(ladder_for(fixture("amd-rocm-desktop")), *b);
   EXPECT_FALSE(amd[0].provider_in_build);

@@ -43,7 +43,7 @@ TEST_F(ProbeCliTest, PrintsOneRowPerRungThenReadsTheCacheOnTheSecondRun) {
   auto first = test::run_command(probe("", "--accept-ratio 1000"));
   ASSERT_EQ(first.exit_code, 0) << first.err;
   // The sim rung compiles engines: the rungs below it were tried for a fallback and failed here.
-  EXPECT_THAT(first.out, StartsWith("rung_sim_ep · ONNX Runtime 1.30.0 · CUDA failed: libonnxruntime_providers_shared.so not found"));
+  EXPECT_THAT(first.out, StartsWith("rung_sim_ep · ONNX Runtime 1.30.0 · CUDA failed: ONNX Runtime's CUDA provider (libonnxruntime_providers_cuda.so) is not beside libonnxruntime.so.1"));
   EXPECT_THAT(first.out, HasSubstr("CPU (floor)"));
   EXPECT_THAT(first.out, HasSubstr("rung_sim_ep"));
   EXPECT_THAT(first.out, HasSubstr("taken"));
@@ -65,8 +65,8 @@ TEST_F(ProbeCliTest, HonestTableOnThisMachineWithoutPlugins) {
                              test::runtime_dir("1.30.0").string() + " --hardware-root " +
                              (test::fixtures_dir() / "hardware" / "cpu-vm").string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_THAT(r.out, StartsWith("CPU · ONNX Runtime 1.30.0 · TensorRT failed: libonnxruntime_providers_shared.so not found · "
-                                "CUDA failed: libonnxruntime_providers_shared.so not found · WebGPU failed: "));
+  EXPECT_THAT(r.out, StartsWith("CPU · ONNX Runtime 1.30.0 · TensorRT failed: ONNX Runtime's TensorRT provider (libonnxruntime_providers_tensorrt.so) is not beside libonnxruntime.so.1 · "
+                                "CUDA failed: ONNX Runtime's CUDA provider (libonnxruntime_providers_cuda.so) is not beside libonnxruntime.so.1 · WebGPU failed: "));
 }
 
 TEST_F(ProbeCliTest, InProcessLaunchesThatDieTwiceRefuseTheRung) {

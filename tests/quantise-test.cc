@@ -11,9 +11,10 @@
 #include <cmath>
 #include <random>
 
-#include "graph/batch_norm_fold.h"
+#include "quantise/batch_norm_fold.h"
 #include "graph/model_file.h"
-#include "graph/opset_upgrade.h"
+#include "graph/onnx_file.h"
+#include "quantise/opset_upgrade.h"
 #include "model_builder.h"
 #include "parity_test_support.h"
 #include "quantise/calibration.h"
@@ -181,9 +182,9 @@ void write_rows_inputs(const fs::path& dir, const std::string& prefix, int count
 }
 
 onnx::ModelProto load(const fs::path& p) {
-  onnx::ModelProto m;
-  EXPECT_TRUE(read_onnx_model(p, m).ok()) << p;
-  return m;
+  auto m = read_onnx_model(p);
+  EXPECT_TRUE(m.ok()) << p;
+  return m ? *m : onnx::ModelProto{};
 }
 
 const onnx::TensorProto* initializer(const onnx::ModelProto& m, const std::string& name) {
@@ -472,6 +473,8 @@ TEST_F(QuantiseCliTest, AFormThatPassesIsWrittenNamedByItsGraphWithAReportTheSch
   EXPECT_EQ(j["decision"], "written");
   EXPECT_EQ(j["output"]["model_id"], "classifier_i8");
   EXPECT_EQ(j["output"]["sha256"], facts->sha256);
+  EXPECT_EQ(j["output"]["stable_sha256"], facts->stable_sha256);
+  EXPECT_EQ(j["source"]["stable_sha256"], inspect_model_file(dir_ / "classifier.onnx")->stable_sha256);
   EXPECT_EQ(j["source"]["sha256"], inspect_model_file(dir_ / "classifier.onnx")->sha256);
   EXPECT_EQ(j["calibration"]["file_sha256"].size(), 12u);
   EXPECT_TRUE(std::is_sorted(j["holdout"]["file_sha256"].begin(), j["holdout"]["file_sha256"].end()));

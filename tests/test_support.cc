@@ -30,6 +30,19 @@ std::filesystem::path make_plugin_dir(const std::filesystem::path& dir) {
   return dir / "plugins";
 }
 
+std::filesystem::path make_fake_gpu_runtime(const std::filesystem::path& dir, const std::string& provider_version,
+                                            const std::vector<std::string>& providers) {
+  namespace fs = std::filesystem;
+  fs::create_directories(dir);
+  fs::create_symlink(runtime_dir("1.30.0") / "libonnxruntime.so.1", dir / "libonnxruntime.so.1");
+  fs::copy_file(runtime_dir("1.29") / "libonnxruntime_providers_shared.so", dir / "libonnxruntime_providers_shared.so");
+  for (const auto& p : providers) {
+    fs::copy_file(fake_libraries_dir() / ("ort-" + provider_version) / p, dir / p);
+  }
+  fs::copy(fake_libraries_dir() / "vendor", dir / "vendor", fs::copy_options::recursive);
+  return dir / "libonnxruntime.so.1";
+}
+
 CommandResult run_command(const std::string& command) {
   auto dir = make_temp_dir("rung-cmd");
   auto out = dir / "out", err = dir / "err";

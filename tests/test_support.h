@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace rung::test {
 
@@ -13,6 +14,7 @@ inline std::filesystem::path fixtures_dir() { return RUNG_TEST_FIXTURES; }
 inline std::filesystem::path binary_dir() { return RUNG_TEST_BINARY_DIR; }
 inline std::filesystem::path cli_path() { return RUNG_TEST_CLI; }
 inline std::filesystem::path sim_ep_path() { return RUNG_TEST_SIM_EP; }
+inline std::filesystem::path fake_libraries_dir() { return RUNG_TEST_FAKE_LIBRARIES; }
 inline std::filesystem::path worker_path() { return binary_dir() / "rung-probe-worker"; }
 
 inline std::filesystem::path runtime_dir(const std::string& version) {
@@ -28,6 +30,14 @@ std::string read_file(const std::filesystem::path& path);
 
 // Makes `dir`/plugins holding a copy of the simulated accelerator plugin, and returns it.
 std::filesystem::path make_plugin_dir(const std::filesystem::path& dir);
+
+// Makes `dir` a runtime directory as a GPU package would: the real 1.30.0 core (a
+// symlink), the real provider bridge, the named fake provider files built "from"
+// ONNX Runtime `provider_version` (tests/fake-libraries), and vendor/ holding a copy
+// of every fake vendor library, which the providers find through RUNPATH $ORIGIN/vendor.
+// Returns the core library's path.
+std::filesystem::path make_fake_gpu_runtime(const std::filesystem::path& dir, const std::string& provider_version,
+                                            const std::vector<std::string>& providers);
 
 // Runs a command with /bin/sh, capturing stdout and stderr separately.
 struct CommandResult {

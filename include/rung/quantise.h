@@ -55,7 +55,7 @@ struct UpgradeOutcome {
 };
 
 // Errors: usage or input problems (kInvalidArgument, kNotFound), no runtime
-// (kLoadFailed), a graph the converter refuses (kUnsupported), a side that
+// (kNoRuntime), a graph the converter refuses (kUnsupported), a side that
 // could not run (kRuntime). A conversion that computes something else is an
 // outcome, not an error: proven false, nothing written.
 Result<UpgradeOutcome> run_upgrade(const UpgradeOptions& options);
@@ -94,7 +94,7 @@ struct QuantiseOutcome {
 
 // Errors: usage or input problems (kInvalidArgument, kNotFound: a bad gate file,
 // an empty or overlapping holdout, a --keep-float that names nothing), no
-// runtime (kLoadFailed), a graph that cannot be upgraded (kUnsupported), a side
+// runtime (kNoRuntime), a graph that cannot be upgraded (kUnsupported), a side
 // that could not run (kRuntime). A gate that fails is an outcome.
 Result<QuantiseOutcome> run_quantise(const QuantiseOptions& options);
 

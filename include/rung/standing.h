@@ -1,7 +1,10 @@
 // How each rung of a ladder stands in a given runtime build, before any probe:
-// is the provider in the build, and are the files it loads beside it?
+// is the provider in the build, are the files it loads beside it, would the
+// dynamic loader find every library they need, and are they from the same ONNX
+// Runtime as the core? Nothing is loaded to answer.
 #pragma once
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -15,15 +18,30 @@ struct ProviderFile {
   bool present = false;
 };
 
+// A library a rung's files need, and where the dynamic loader would find it.
+struct NeededLibrary {
+  std::string name;       // "libcuda.so.1"
+  std::string what;       // "the NVIDIA driver", "CUDA 13's cuBLAS"; the name when rung does not know it
+  std::string needed_by;  // "libonnxruntime_providers_cuda.so"
+  std::string path;       // empty when the loader would not find it
+};
+
 struct RungStanding {
   RungSpec rung;
   bool provider_in_build = false;
-  std::vector<ProviderFile> files;   // rung.provider_libraries, looked up beside the build
-  bool ready = false;                // provider present and every file present
-  std::string note;                  // "ready to probe", "not in ONNX Runtime 1.29.0", "libonnxruntime_providers_cuda.so not found"
+  std::vector<ProviderFile> files;   // rung.provider_libraries beside the build, or the plugin library
+  std::vector<NeededLibrary> needs;  // what those files pull in, in the loader's order
+  std::string provider_version;      // the ONNX Runtime version the provider file was built from, when it says
+  std::vector<std::string> problems; // "the NVIDIA driver (libcuda.so.1) is not installed", ...
+  bool ready = false;                // provider in the build, its files present, no problem found
+  // "ready to probe", "not in ONNX Runtime 1.29.0", or the problems joined by "; ":
+  // the same words the probe gives when the rung fails for that reason.
+  std::string note;
 };
 
-std::vector<RungStanding> ladder_standing(const Ladder& ladder, const RuntimeBuild& build);
+// Plugin EP libraries in `plugin_dirs` (and RUNG_PLUGIN_DIR) stand above the ladder's rungs, as the probe walks them.
+std::vector<RungStanding> ladder_standing(const Ladder& ladder, const RuntimeBuild& build,
+                                          const std::vector<std::filesystem::path>& plugin_dirs = {});
 
 // One line for an about screen: "CPU · ONNX Runtime 1.30.0 · 3 builds found".
 std::string about_line(const std::string& rung_display, const RuntimeDiscovery& discovery);

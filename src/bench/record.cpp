@@ -2,9 +2,7 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "os/atomic_file.h"
 #include "os/read_file.h"
@@ -122,6 +120,7 @@ std::string bench_record_json(const BenchReport& report, const BenchModelReport&
              {{"name", m.name},
               {"file", m.path.filename().string()},
               {"sha256", m.sha256},
+              {"stable_sha256", m.stable_sha256},
               {"size_bytes", m.size_bytes},
               {"form", m.form},
               {"form_evidence", m.form_evidence},

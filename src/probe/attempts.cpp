@@ -1,10 +1,6 @@
 #include "probe/attempts.h"
 
-#include <fmt/format.h>
-
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "os/atomic_file.h"
 #include "os/read_file.h"

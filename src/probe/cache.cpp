@@ -1,14 +1,6 @@
 #include "probe/cache.h"
 
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <sys/file.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include "os/atomic_file.h"
 #include "os/read_file.h"

@@ -9,10 +9,11 @@
 
 #include <optional>
 
-#include "graph/batch_norm_fold.h"
+#include "quantise/batch_norm_fold.h"
 #include "graph/model_file.h"
+#include "graph/onnx_file.h"
 #include "graph/model_write.h"
-#include "graph/opset_upgrade.h"
+#include "quantise/opset_upgrade.h"
 #include "os/atomic_file.h"
 #include "os/file_hash.h"
 #include "os/temp_dir.h"
@@ -65,7 +66,7 @@ std::string default_name(const fs::path& model) { return model.stem().string(); 
 // The reference's runtime, installed in this process for calibration.
 Result<OrtProcess*> install_runtime(const ResolvedRuntime& rt, const RuntimeSearchOptions& search) {
   auto build = load_runtime_build(rt.library, search.allow_writable_by_others);
-  if (!build) return Error{ErrorCode::kLoadFailed, build.error().message};
+  if (!build) return Error{ErrorCode::kNoRuntime, build.error().message};
   return OrtProcess::install(*build);
 }
 
@@ -102,8 +103,9 @@ Result<UpgradeOutcome> run_upgrade(const UpgradeOptions& o) {
   if (o.inputs_dir.empty() == (o.random == 0)) {
     return Error{ErrorCode::kInvalidArgument, "the proof needs inputs: give an input directory or a number of random inputs (one of them)"};
   }
-  onnx::ModelProto model;
-  if (auto s = read_onnx_model(o.model, model); !s) return s.error();
+  auto read = read_onnx_model(o.model);
+  if (!read) return read.error();
+  onnx::ModelProto& model = *read;
   UpgradeOutcome out;
   out.from = default_opset(model);
   out.to = o.opset;
@@ -176,6 +178,7 @@ Result<QuantiseOutcome> run_quantise(const QuantiseOptions& o) {
   }
   ev.source = o.model;
   ev.source_sha256 = facts->sha256;
+  ev.source_stable_sha256 = facts->stable_sha256;
   ev.source_opset = facts->opset;
   ev.source_nodes = static_cast<std::size_t>(facts->nodes);
   const fs::path out = o.out.empty() ? fs::path(model_id(ev.name, *form) + ".onnx") : o.out;
@@ -208,8 +211,9 @@ Result<QuantiseOutcome> run_quantise(const QuantiseOptions& o) {
 
   // The graph: constants lifted, shapes known, opset 13 or above, normalisations folded into
   // their convolutions; proven the same as the original when anything changed.
-  onnx::ModelProto prepared;
-  if (auto s = read_onnx_model(o.model, prepared); !s) return s.error();
+  auto read = read_onnx_model(o.model);
+  if (!read) return read.error();
+  onnx::ModelProto& prepared = *read;
   name_unnamed_nodes(*prepared.mutable_graph());
   const std::int64_t target = facts->opset < kQdqOpset ? o.opset : facts->opset;
   if (target < kQdqOpset) return Error{ErrorCode::kInvalidArgument, fmt::format("--opset {}: QDQ with per-channel weights needs opset {} or above", target, kQdqOpset)};
@@ -277,6 +281,7 @@ Result<QuantiseOutcome> run_quantise(const QuantiseOptions& o) {
     return Error{ErrorCode::kRuntime, fmt::format("the rewritten graph reads as {} ({}), not the {} asked for", numeric_form_name(written_facts->form),
                                                   written_facts->form_evidence, form_recipe_name(*form))};
   }
+  ev.output_stable_sha256 = written_facts->stable_sha256;
   ev.model_id = model_id(ev.name, written_facts->form);
   ev.form_evidence = written_facts->form_evidence;
   prepared.Clear();

@@ -89,8 +89,7 @@ std::string QuantiseEvidence::to_json() const {
       {"source",
        {{"file", source.string()},
         {"sha256", source_sha256},
-        // The stable hash (doc strings ignored) comes from graph/ once it lands there.
-        {"stable_sha256", nullptr},
+        {"stable_sha256", source_stable_sha256},
         {"opset", source_opset},
         {"nodes", source_nodes}}},
       {"preparation", preparation},
@@ -133,6 +132,7 @@ std::string QuantiseEvidence::to_json() const {
        {{"written", !output.empty()},
         {"file", output.empty() ? nlohmann::json(nullptr) : nlohmann::json(output.string())},
         {"sha256", output_sha256.empty() ? nlohmann::json(nullptr) : nlohmann::json(output_sha256)},
+        {"stable_sha256", output_stable_sha256.empty() ? nlohmann::json(nullptr) : nlohmann::json(output_stable_sha256)},
         {"size_bytes", output_bytes},
         {"model_id", model_id},
         {"form_evidence", form_evidence}}}};

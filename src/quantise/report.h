@@ -30,6 +30,7 @@ struct QuantiseEvidence {
   // The source.
   std::filesystem::path source;
   std::string source_sha256;
+  std::string source_stable_sha256;  // doc strings ignored (graph/stable_hash.h)
   std::int64_t source_opset = 0;
   std::size_t source_nodes = 0;
   // The preparation: an opset upgrade when the source was below 13, and
@@ -63,6 +64,7 @@ struct QuantiseEvidence {
   std::vector<std::string> failed;
   std::filesystem::path output;  // when written
   std::string output_sha256;     // of the candidate scored (the bytes written when written)
+  std::string output_stable_sha256;
   std::uint64_t output_bytes = 0;
   std::string model_id;
   std::string form_evidence;

@@ -3,22 +3,25 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "os/dynamic_library.h"
+#include "os/elf_dynamic.h"
 
 namespace rung {
 namespace fs = std::filesystem;
 namespace {
 
+// Read from the file, not by loading it: a plugin whose own dependencies are
+// missing is still a rung (one that fails, saying which), and no plugin code runs
+// in this process before the probe isolates it.
 bool is_plugin_library(const fs::path& file) {
-  if (file.extension() != ".so") return false;
-  std::string why;
-  auto lib = open_library(fs::absolute(file), why);
-  bool plugin = lib && find_symbol(lib, "CreateEpFactories") != nullptr && find_symbol(lib, "ReleaseEpFactory") != nullptr;
-  if (lib) keep_loaded_forever(std::move(lib));  // never unloaded: ONNX Runtime maps it again
-  return plugin;
+  return file.extension() == ".so" && elf_exports_symbol(file, "CreateEpFactories") && elf_exports_symbol(file, "ReleaseEpFactory");
 }
 
 }  // namespace
+
+std::string plugin_rung_name(const fs::path& library) {
+  std::string name = library.stem().string();
+  return name.rfind("lib", 0) == 0 ? name.substr(3) : name;
+}
 
 std::vector<RungSpec> plugin_rungs(const std::vector<fs::path>& plugin_dirs) {
   std::vector<fs::path> dirs = plugin_dirs;
@@ -31,9 +34,7 @@ std::vector<RungSpec> plugin_rungs(const std::vector<fs::path>& plugin_dirs) {
     std::sort(files.begin(), files.end());
     for (const auto& f : files) {
       if (!is_plugin_library(f)) continue;
-      std::string name = f.stem().string();
-      if (name.rfind("lib", 0) == 0) name = name.substr(3);
-      out.push_back(plugin_rung(name, fs::absolute(f).string()));
+      out.push_back(plugin_rung(plugin_rung_name(f), fs::absolute(f).string()));
     }
   }
   return out;

@@ -4,36 +4,41 @@
 
 #include <filesystem>
 
+#include "core/libraries.h"
+#include "runtime/dependencies.h"
+#include "runtime/plugin_rungs.h"
+
 namespace rung {
 
-std::vector<RungStanding> ladder_standing(const Ladder& ladder, const RuntimeBuild& build) {
+std::vector<RungStanding> ladder_standing(const Ladder& ladder, const RuntimeBuild& build,
+                                          const std::vector<std::filesystem::path>& plugin_dirs) {
   std::vector<RungStanding> out;
+  const LoaderPaths paths = LoaderPaths::of_this_process();
   const auto dir = build.library.parent_path();
-  for (const auto& rung : ladder.for_build(build.providers)) {
+  std::vector<RungSpec> rungs = plugin_rungs(plugin_dirs);
+  for (auto& r : ladder.for_build(build.providers)) rungs.push_back(std::move(r));
+  for (const auto& rung : rungs) {
     RungStanding s;
     s.rung = rung;
     s.provider_in_build = rung.append == AppendMethod::kPluginDevice || build.has_provider(rung.provider);
-    std::string missing;
-    for (const auto& name : rung.provider_libraries) {
-      std::error_code ec;
-      bool present = std::filesystem::exists(dir / name, ec);
-      s.files.push_back({name, present});
-      if (!present && missing.empty()) missing = name;
-    }
-    if (rung.append == AppendMethod::kPluginDevice) {
-      std::error_code ec;
-      bool present = std::filesystem::exists(rung.plugin_library, ec);
-      s.files.push_back({rung.plugin_library, present});
-      if (!present && missing.empty()) missing = rung.plugin_library;
-    }
     if (!s.provider_in_build) {
       s.note = fmt::format("not in ONNX Runtime {}", build.version);
-    } else if (!missing.empty()) {
-      s.note = fmt::format("{} not found", missing);
-    } else {
-      s.ready = true;
-      s.note = "ready to probe";
+      out.push_back(std::move(s));
+      continue;
     }
+    RungDependencies deps = check_rung_dependencies(rung, build, paths);
+    for (const auto& name : deps.files) {
+      std::error_code ec;
+      const std::filesystem::path file = std::filesystem::path(name).is_absolute() ? std::filesystem::path(name) : dir / name;
+      s.files.push_back({name, std::filesystem::exists(file, ec)});
+    }
+    for (const auto& lib : deps.libraries) {
+      s.needs.push_back({lib.name, identify_library(lib.name).what, lib.needed_by, lib.path.string()});
+    }
+    s.provider_version = deps.provider_version;
+    s.problems = deps.problems;
+    s.ready = s.problems.empty();
+    s.note = s.ready ? "ready to probe" : deps.words();
     out.push_back(std::move(s));
   }
   return out;

@@ -1,4 +1,4 @@
-#include "graph/batch_norm_fold.h"
+#include "quantise/batch_norm_fold.h"
 
 #include <onnx/onnx_pb.h>
 

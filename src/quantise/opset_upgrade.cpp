@@ -1,4 +1,4 @@
-#include "graph/opset_upgrade.h"
+#include "quantise/opset_upgrade.h"
 
 #include <fmt/format.h>
 #include <onnx/defs/schema.h>
