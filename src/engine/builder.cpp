@@ -4,14 +4,12 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
-#include "engine/placement.h"
+#include "core/forms.h"
 #include "jobs/compile.h"
+#include "jobs/runner.h"
 #include "os/atomic_file.h"
-#include "os/child_process.h"
 #include "os/file_hash.h"
 #include "os/file_lock.h"
 #include "os/read_file.h"
@@ -35,37 +33,20 @@ std::string engine_fingerprint(const EngineBuildPlan& plan, FileHashCache& hashe
   return sha256_hex(j.dump()).substr(0, 16);
 }
 
-std::string precision_dir(const RungSpec& rung, Role role) {
+// One directory per arithmetic: a quantised form's engines never share one with f32 or fp16.
+std::string precision_dir(const RungSpec& rung, const ModelRegistration& model) {
   if (rung.append == AppendMethod::kNone) return "cpu-ort";
-  return builds_fp16(rung, role) ? "fp16" : "f32";
+  if (const DerivedForm* q = quantised_form_for(rung, model)) return numeric_form_name(q->form);
+  return builds_fp16(rung, model.role) ? "fp16" : "f32";
 }
 
 const char* extension(const RungSpec& rung) { return rung.append == AppendMethod::kNone ? ".ort" : ".onnx"; }
 
 CompileResult compile_in_child(const EngineBuildPlan& plan, const CompileJob& job, const fs::path& work) {
+  const JobOutcome outcome = JobRunner(plan.worker).run({"compile", job, plan.deadline, work, {}});
   std::error_code ec;
-  fs::create_directories(work, ec);
-  if (auto s = write_file_atomically(work / "job.json", compile_job_to_json(job)); !s) return {false, s.error().message, 0};
-  auto child = run_child(plan.worker, {"compile", (work / "job.json").string()}, work / "worker.log", plan.deadline);
-  CompileResult r;
-  r.ms = child.elapsed_ms;
-  if (!child.started) {
-    r.error = fmt::format("could not start {}: {}", plan.worker.string(), child.start_error);
-  } else if (child.timed_out) {
-    r.error = fmt::format("timed out after {:.0f} s", std::chrono::duration<double>(plan.deadline).count());
-  } else if (child.signal != 0) {
-    r.error = "crashed: " + child.signal_name();
-  } else {
-    auto j = nlohmann::json::parse(read_text_file(work / "result.json"), nullptr, false);
-    if (j.is_discarded() || !j.is_object()) {
-      r.error = fmt::format("the compile worker exited with code {} and no result", child.exit_code);
-    } else {
-      r.ok = j.value("ok", false);
-      r.error = j.value("error", "");
-    }
-  }
   fs::remove_all(work, ec);
-  return r;
+  return {outcome.ok(), outcome.ok() ? std::string() : outcome.describe(), outcome.elapsed_ms};
 }
 
 void remove_stale_temporaries(const fs::path& root) {
@@ -79,12 +60,56 @@ void remove_stale_temporaries(const fs::path& root) {
 
 }  // namespace
 
+std::filesystem::path engine_source(const RungSpec& rung, const ModelRegistration& model) {
+  const DerivedForm* q = quantised_form_for(rung, model);
+  return q != nullptr ? q->path : model.f32;
+}
+
 EngineSlot engine_slot(const EngineBuildPlan& plan, const ModelRegistration& model, const std::string& model_sha256) {
   FileHashCache hashes(plan.cache_dir);
-  fs::path dir = plan.cache_dir / "engines" / engine_fingerprint(plan, hashes) / precision_dir(plan.rung, model.role);
+  fs::path dir = plan.cache_dir / "engines" / engine_fingerprint(plan, hashes) / precision_dir(plan.rung, model);
   std::string stem = fmt::format("{}-{}", model.name, model_sha256.substr(0, 12));
-  return {dir / (stem + extension(plan.rung)), dir / (stem + ".failed.json")};
+  return {dir / (stem + extension(plan.rung)), dir / (stem + ".failed.json"), dir / (stem + ".rewritten.onnx")};
 }
+
+namespace {
+
+// Compiles one model's engine under a temporary name, then renames it into its
+// slot; a failure is recorded beside the slot so it is not retried for this file.
+EngineLanding build_engine(const EngineBuildPlan& plan, const ModelRegistration& m, const EngineSlot& slot, const std::string& sha,
+                           const fs::path& root) {
+  std::error_code ec;
+  fs::create_directories(slot.file.parent_path(), ec);
+  fs::path tmp = slot.file.parent_path() / fmt::format("{}.tmp.{}{}", slot.file.stem().string(), ::getpid(), slot.file.extension().string());
+  CompileJob job;
+  job.target.runtime_library = plan.build.library;
+  job.target.allow_writable_runtime = plan.allow_writable_runtime;
+  job.target.model = engine_source(plan.rung, m);
+  job.target.rung = plan.rung;
+  job.output = tmp;
+  job.fp16 = builds_fp16(plan.rung, m.role);  // never for a quantised form: only kF32ToF16Engine rungs build fp16
+  job.provider_cache_dir = slot.file.parent_path() / "provider";
+  job.tensorrt_workspace_bytes = plan.tensorrt_workspace_bytes;
+  if (plan.rung.append != AppendMethod::kNone) {
+    job.rewritten = slot.rewritten;
+    job.inputs = m.inputs;
+    job.seed = plan.input_seed;
+  }
+  CompileResult r = plan.worker.empty() ? run_compile_job(job) : compile_in_child(plan, job, root / fmt::format("work-{}", ::getpid()) / m.name);
+  if (r.ok) {
+    if (auto s = commit_file(tmp, slot.file); !s) {
+      r.ok = false;
+      r.error = s.error().message;
+    }
+  }
+  if (r.ok) return {m.name, slot.file, {}, read_rewrite_note(slot.rewritten)};
+  fs::remove(tmp, ec);
+  nlohmann::json record = {{"model", m.name}, {"sha256", sha}, {"rung", plan.rung.name}, {"reason", r.error}};
+  (void)write_file_atomically(slot.failure_record, record.dump(2));
+  return {m.name, {}, r.error};
+}
+
+}  // namespace
 
 std::vector<EngineLanding> build_engines(const EngineBuildPlan& plan,
                                          const std::function<void(const EngineLanding&, std::size_t)>& on_landing,
@@ -99,9 +124,9 @@ std::vector<EngineLanding> build_engines(const EngineBuildPlan& plan,
   // Smallest first: the model that runs per item is usually the small one.
   std::vector<const ModelRegistration*> order;
   for (const auto& m : plan.models) order.push_back(&m);
-  std::stable_sort(order.begin(), order.end(), [](const ModelRegistration* a, const ModelRegistration* b) {
+  std::stable_sort(order.begin(), order.end(), [&plan](const ModelRegistration* a, const ModelRegistration* b) {
     std::error_code e1, e2;
-    return fs::file_size(a->f32, e1) < fs::file_size(b->f32, e2);
+    return fs::file_size(engine_source(plan.rung, *a), e1) < fs::file_size(engine_source(plan.rung, *b), e2);
   });
 
   auto land = [&](EngineLanding l) {
@@ -117,14 +142,14 @@ std::vector<EngineLanding> build_engines(const EngineBuildPlan& plan,
 
   for (const ModelRegistration* m : order) {
     if (stop) break;
-    auto sha = hashes.hash(m->f32);
+    auto sha = hashes.hash(engine_source(plan.rung, *m));
     if (!sha) {
       land({m->name, {}, sha.error().message});
       continue;
     }
     EngineSlot slot = engine_slot(plan, *m, *sha);
     if (fs::is_regular_file(slot.file, ec)) {
-      land({m->name, slot.file, {}});
+      land({m->name, slot.file, {}, read_rewrite_note(slot.rewritten)});
       continue;
     }
     if (fs::is_regular_file(slot.failure_record, ec)) {
@@ -133,34 +158,7 @@ std::vector<EngineLanding> build_engines(const EngineBuildPlan& plan,
       continue;
     }
     if (on_start) on_start(m->name);
-    fs::create_directories(slot.file.parent_path(), ec);
-    fs::path tmp = slot.file.parent_path() /
-                   fmt::format("{}.tmp.{}{}", slot.file.stem().string(), ::getpid(), slot.file.extension().string());
-    CompileJob job;
-    job.runtime_library = plan.build.library;
-    job.allow_writable_runtime = plan.allow_writable_runtime;
-    job.model = m->f32;
-    job.output = tmp;
-    job.rung = plan.rung;
-    job.fp16 = builds_fp16(plan.rung, m->role);
-    job.provider_cache_dir = slot.file.parent_path() / "provider";
-    job.tensorrt_workspace_bytes = plan.tensorrt_workspace_bytes;
-    CompileResult r = plan.worker.empty() ? run_compile_job(job)
-                                          : compile_in_child(plan, job, root / fmt::format("work-{}", ::getpid()) / m->name);
-    if (r.ok) {
-      if (auto s = commit_file(tmp, slot.file); !s) {
-        r.ok = false;
-        r.error = s.error().message;
-      }
-    }
-    if (r.ok) {
-      land({m->name, slot.file, {}});
-    } else {
-      fs::remove(tmp, ec);
-      nlohmann::json record = {{"model", m->name}, {"sha256", *sha}, {"rung", plan.rung.name}, {"reason", r.error}};
-      (void)write_file_atomically(slot.failure_record, record.dump(2));
-      land({m->name, {}, r.error});
-    }
+    land(build_engine(plan, *m, slot, *sha, root));
   }
   hashes.save();
   return out;

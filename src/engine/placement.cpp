@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "core/forms.h"
+
 namespace rung {
 namespace {
 
@@ -32,10 +34,7 @@ std::vector<Placement> placements(const ModelRegistration& m, const PlacementSna
     return out;
   }
   if (rung.form == ModelForm::kQuantized) {
-    const DerivedForm* q = nullptr;
-    for (const auto& d : m.derived) {
-      if (d.form != NumericForm::kF16 && d.form != NumericForm::kF32) q = &d;
-    }
+    const DerivedForm* q = quantised_form_for(rung, m);
     if (q == nullptr) {
       demoted = fmt::format("no quantised form for {}", rung.display);
     } else if (!rung.compiles_engines || s.engines.count(m.name)) {
@@ -47,10 +46,13 @@ std::vector<Placement> placements(const ModelRegistration& m, const PlacementSna
   } else if (rung.compiles_engines) {
     if (auto it = s.engines.find(m.name); it != s.engines.end()) {
       bool fp16 = builds_fp16(rung, m.role);
-      out.push_back({rung, fp16 ? NumericForm::kF16 : NumericForm::kF32, it->second, false,
-                     m.role == Role::kEmbedder && rung.form == ModelForm::kF32ToF16Engine
-                         ? "the chosen rung's engine, built f32 for an embedder"
-                         : "the chosen rung's engine"});
+      std::string reason = m.role == Role::kEmbedder && rung.form == ModelForm::kF32ToF16Engine
+                               ? "the chosen rung's engine, built f32 for an embedder"
+                               : "the chosen rung's engine";
+      if (auto rw = s.engine_rewrites.find(m.name); rw != s.engine_rewrites.end()) {
+        reason += fmt::format(", built from a rewritten graph ({})", rw->second);
+      }
+      out.push_back({rung, fp16 ? NumericForm::kF16 : NumericForm::kF32, it->second, false, reason});
     } else {
       demoted = s.engine_failures.count(m.name) ? "engine failed: " + s.engine_failures.at(m.name) : "engine not built yet";
     }
