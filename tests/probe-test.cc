@@ -131,11 +131,11 @@ TEST_F(ProbeTest, RealWebGpuAndCudaFailHereWithTheirReasons) {
   EXPECT_EQ(out.rungs[1].rung, "cuda");
   EXPECT_EQ(out.rungs[2].rung, "webgpu");
   for (const auto& r : out.rungs) EXPECT_EQ(r.verdict, Verdict::kFailed) << r.rung;
-  EXPECT_EQ(out.rungs[1].reason, "libonnxruntime_providers_shared.so not found");
+  EXPECT_EQ(out.rungs[1].reason, "ONNX Runtime's CUDA provider (libonnxruntime_providers_cuda.so) is not beside libonnxruntime.so.1");
   EXPECT_THAT(out.rungs[2].reason, HasSubstr("WebGPU adapter"));
   EXPECT_EQ(out.about_line(),
-            "CPU · ONNX Runtime 1.30.0 · TensorRT failed: libonnxruntime_providers_shared.so not found · CUDA failed: "
-            "libonnxruntime_providers_shared.so not found · WebGPU failed: " + out.rungs[2].reason);
+            "CPU · ONNX Runtime 1.30.0 · TensorRT failed: ONNX Runtime's TensorRT provider (libonnxruntime_providers_tensorrt.so) is not beside libonnxruntime.so.1 · CUDA failed: "
+            "ONNX Runtime's CUDA provider (libonnxruntime_providers_cuda.so) is not beside libonnxruntime.so.1 · WebGPU failed: " + out.rungs[2].reason);
 }
 
 TEST_F(ProbeTest, AbortingProviderIsCrashedAndTheHostLives) {
@@ -144,7 +144,7 @@ TEST_F(ProbeTest, AbortingProviderIsCrashedAndTheHostLives) {
   const auto* sim = find(out, kSimRung);
   ASSERT_NE(sim, nullptr);
   EXPECT_EQ(sim->verdict, Verdict::kCrashed);
-  EXPECT_EQ(sim->reason, "SIGABRT");
+  EXPECT_EQ(sim->reason, "the worker was killed by SIGABRT");
   EXPECT_EQ(out.chosen, "cpu");  // and this test process is still here to say so
 }
 
@@ -205,6 +205,24 @@ TEST_F(ProbeTest, ChangingAModelByteReprobes) {
   EXPECT_TRUE(probe(o).from_cache);
 }
 
+TEST_F(ProbeTest, AddingOrChangingADerivedFormReprobes) {
+  // A quantised form is what a quantising rung runs: it is fingerprinted like the f32 file.
+  auto o = options();
+  EXPECT_FALSE(probe(o).from_cache);
+  fs::copy_file(model_, dir_ / "elementwise_a16w8.onnx");
+  o.models[0].derived = {{NumericForm::kA16W8, dir_ / "elementwise_a16w8.onnx"}};
+  EXPECT_FALSE(probe(o).from_cache);
+  EXPECT_TRUE(probe(o).from_cache);
+  auto j = nlohmann::json::parse(test::read_file(dir_ / "cache" / "probe.json"));
+  EXPECT_EQ(j["fingerprint"]["models"][0]["derived"][0]["form"], "a16w8");
+  {
+    auto bytes = test::read_file(dir_ / "elementwise_a16w8.onnx");
+    bytes[bytes.size() / 2] = static_cast<char>(bytes[bytes.size() / 2] ^ 1);
+    std::ofstream(dir_ / "elementwise_a16w8.onnx", std::ios::binary | std::ios::trunc) << bytes;
+  }
+  EXPECT_FALSE(probe(o).from_cache);
+}
+
 TEST_F(ProbeTest, ChangingTheRuntimeBuildReprobes) {
   probe(options());
   auto o = options();
@@ -252,6 +270,8 @@ INSTANTIATE_TEST_SUITE_P(
                                      "written for another fingerprint")));
 
 TEST_F(ProbeTest, UnwritableCacheDirectoryStillDecides) {
+  // The sim rung runs on this same CPU: slowed by 5 ms per node, it cannot win at ratio 1.
+  ScopedEnv slow("RUNG_SIM_EP_COMPUTE_DELAY_US", "5000");
   std::ofstream(dir_ / "a-file") << "x";
   auto o = options();
   o.cache_dir = dir_ / "a-file" / "cache";  // cannot exist: its parent is a file
