@@ -14,6 +14,8 @@ Writes, for SET in calibration and holdout:
   OUT/SET/rec/              upright crops of text lines, cut by their truth boxes
   OUT/SET/cls/              the same crops upright (_0) and turned 180 degrees (_180)
   OUT/SET/lines.json        which crop is which line, with its text
+  OUT/gates/                specs/quantise's gate files, beside the character
+                            list (--charset) the recogniser's gate names
 Each folder holds images only, so it is an input directory as it stands.
 Everything is deterministic: the same command writes the same bytes. A set
 already made with the same settings is left alone.
@@ -95,6 +97,16 @@ def make_set(out, name, pages, per_page, charset):
     print(f"make-quantise-sets: {root}: {len(list(det.iterdir()))} pages, {len(lines)} line crops, {2 * len(lines)} classifier crops")
 
 
+def copy_gates(out, charset):
+    """The gate files with the character list they name beside them (a path relative to the gate file)."""
+    gates = out / "gates"
+    gates.mkdir(parents=True, exist_ok=True)
+    for f in sorted((HERE.parent / "specs" / "quantise").glob("*.gate.json")):
+        shutil.copyfile(f, gates / f.name)
+    if charset:
+        shutil.copyfile(charset, gates / charset.name)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", required=True, type=pathlib.Path)
@@ -105,6 +117,7 @@ def main():
     a = ap.parse_args()
     for name in a.sets.split(","):
         make_set(a.out, name, a.pages, a.lines_per_page, a.charset)
+    copy_gates(a.out, a.charset)
 
 
 if __name__ == "__main__":
