@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   rung::cli::add_parity_command(app);
   rung::cli::add_quantise_command(app, argc, argv);
   rung::cli::add_upgrade_command(app);
+  rung::cli::add_conform_command(app);
   rung::cli::add_registry_command(app);
   try {
     app.parse(argc, argv);

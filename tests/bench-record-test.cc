@@ -19,10 +19,8 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-fs::path schema_file() { return test::schemas_dir() / "bench-record.schema.json"; }
-
 // Empty when `record` is valid; else the validator's messages.
-std::string schema_errors(const fs::path& record) { return test::schema_errors(schema_file(), record); }
+std::string schema_errors(const fs::path& record) { return test::schema_errors(test::schema_path("bench-record.schema.json"), record); }
 
 BenchReport hand_made_report() {
   BenchReport rep;

@@ -468,7 +468,7 @@ TEST_F(QuantiseCliTest, AFormThatPassesIsWrittenNamedByItsGraphWithAReportTheSch
   EXPECT_EQ(facts->form, NumericForm::kInt8);
   const fs::path report = dir_ / "out-int8" / "classifier_i8.report.json";
   ASSERT_TRUE(fs::exists(report));
-  EXPECT_EQ(test::schema_errors(test::schemas_dir() / "quantise-report.schema.json", report), "");
+  EXPECT_EQ(test::schema_errors(test::schema_path("quantise-report.schema.json"), report), "");
   const auto j = nlohmann::json::parse(test::read_text(report));
   EXPECT_EQ(j["decision"], "written");
   EXPECT_EQ(j["output"]["model_id"], "classifier_i8");
@@ -504,7 +504,7 @@ TEST_F(QuantiseCliTest, AFormMadeTooCoarseIsRefusedAndNothingIsWritten) {
   EXPECT_FALSE(fs::exists(out));
   EXPECT_TRUE(fs::is_empty(out.parent_path()));  // no temporary left either
   // The report asked for says why.
-  EXPECT_EQ(test::schema_errors(test::schemas_dir() / "quantise-report.schema.json", dir_ / "coarse.json"), "");
+  EXPECT_EQ(test::schema_errors(test::schema_path("quantise-report.schema.json"), dir_ / "coarse.json"), "");
   const auto j = nlohmann::json::parse(test::read_text(dir_ / "coarse.json"));
   EXPECT_EQ(j["decision"], "refused");
   EXPECT_EQ(j["output"]["written"], false);
