@@ -50,6 +50,10 @@ class ModelBuilder {
                      const std::vector<std::pair<std::string, const ModelBuilder*>>& subgraphs, const std::string& name = "");
   // A Constant node producing a float tensor.
   ModelBuilder& constant(const std::string& output, const std::vector<int64_t>& shape, const std::vector<float>& values);
+  // Attributes of the node added last.
+  ModelBuilder& attribute(const std::string& name, int64_t value);
+  ModelBuilder& attribute(const std::string& name, const std::vector<int64_t>& values);
+  ModelBuilder& attribute(const std::string& name, float value);
 
   std::string serialize() const;
   // Writes the model to `path` and returns it.

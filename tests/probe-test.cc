@@ -208,6 +208,24 @@ TEST_F(ProbeTest, ChangingAModelByteReprobes) {
   EXPECT_TRUE(probe(o).from_cache);
 }
 
+TEST_F(ProbeTest, AddingOrChangingADerivedFormReprobes) {
+  // A quantised form is what a quantising rung runs: it is fingerprinted like the f32 file.
+  auto o = options();
+  EXPECT_FALSE(probe(o).from_cache);
+  fs::copy_file(model_, dir_ / "elementwise_a16w8.onnx");
+  o.models[0].derived = {{NumericForm::kA16W8, dir_ / "elementwise_a16w8.onnx"}};
+  EXPECT_FALSE(probe(o).from_cache);
+  EXPECT_TRUE(probe(o).from_cache);
+  auto j = nlohmann::json::parse(test::read_file(dir_ / "cache" / "probe.json"));
+  EXPECT_EQ(j["fingerprint"]["models"][0]["derived"][0]["form"], "a16w8");
+  {
+    auto bytes = test::read_file(dir_ / "elementwise_a16w8.onnx");
+    bytes[bytes.size() / 2] = static_cast<char>(bytes[bytes.size() / 2] ^ 1);
+    std::ofstream(dir_ / "elementwise_a16w8.onnx", std::ios::binary | std::ios::trunc) << bytes;
+  }
+  EXPECT_FALSE(probe(o).from_cache);
+}
+
 TEST_F(ProbeTest, ChangingTheRuntimeBuildReprobes) {
   probe(options());
   auto o = options();

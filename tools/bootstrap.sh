@@ -35,6 +35,10 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 tools/fetch-deps.sh
+# rung quantise's calibration and holdout sets: real prose rendered by ImageMagick,
+# seeded, made here and never committed (skipped when already made).
+DEPS="${RUNG_DEPS_DIR:-$HOME/.cache/rung}"
+tools/make-quantise-sets.py --out "$DEPS/data/ocr" --charset "$DEPS/models/ppocr/ppocr_keys_v1.txt"
 
 jobs="$(nproc 2>/dev/null || echo 2)"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null

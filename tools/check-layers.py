@@ -30,6 +30,7 @@ PUBLIC = {
     "probe": "probe", "engine": "engine",
     "bench": "bench", "bench_html": "bench", "bench_record": "bench",
     "parity": "parity", "conform": "conform", "pipeline": "pipeline",
+    "quantise": "quantise",
     "registry": "registry",
 }
 

@@ -30,6 +30,7 @@ struct RegisteredModel {
   std::string name;                  // "ppocr_det_v4"
   std::filesystem::path path;        // the canonical f32 file
   InputSpec inputs;                  // how to feed it without the application (dims, fixed values, recorded tensors)
+  std::vector<DerivedForm> derived = {};  // its quantised forms: fingerprinted like the f32 file
 };
 
 struct ModelRegistration {

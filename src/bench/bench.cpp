@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <ctime>
 #include <map>
 #include <sstream>
 #include <utility>
@@ -20,6 +19,7 @@
 #include "jobs/benchmark.h"
 #include "jobs/runner.h"
 #include "os/read_file.h"
+#include "os/temp_dir.h"
 #include "os/worker_location.h"
 #include "runtime/clean_error.h"
 #include "runtime/plugin_rungs.h"
@@ -35,15 +35,6 @@ std::string sanitize(const std::string& s) {
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') c = '_';
   }
   return out;
-}
-
-std::string utc_now() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
 }
 
 std::string os_line() {
@@ -285,29 +276,6 @@ void describe_machine(const BenchSetting& s, BenchReport& report) {
   report.api_version = s.build->api_version;
 }
 
-// A fresh temporary directory, removed with its contents when this goes.
-class WorkDir {
- public:
-  static Result<WorkDir> create() {
-    std::string tmpl = (fs::temp_directory_path() / "rung-bench.XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) {
-      return Error{ErrorCode::kIo, fmt::format("cannot create a work directory under {}", fs::temp_directory_path().string())};
-    }
-    return WorkDir(tmpl);
-  }
-  WorkDir(WorkDir&& other) noexcept : path_(std::exchange(other.path_, {})) {}
-  WorkDir& operator=(WorkDir&&) = delete;
-  ~WorkDir() {
-    std::error_code ec;
-    if (!path_.empty()) fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  explicit WorkDir(fs::path p) : path_(std::move(p)) {}
-  fs::path path_;
-};
-
 // Round r starts r places further along, so no rung always runs first (or last).
 // Round 0 runs every model's CPU first: a model the floor cannot run is bad
 // input, and is said before minutes go into the other rungs.
@@ -525,7 +493,7 @@ Result<BenchReport> run_bench(const BenchOptions& o) {
   if (!setting) return setting.error();
   describe_machine(*setting, report);
 
-  auto work = WorkDir::create();
+  auto work = TempDir::create("rung-bench");
   if (!work) return work.error();
   Runner runner(o, *setting->build, setting->worker, work->path());
   auto measured = measure(o, *facts, setting->rungs, runner);

@@ -133,7 +133,7 @@ struct Engine::State {
   ProbeOptions probe_options() const {
     ProbeOptions o;
     o.cache_dir = options.cache_dir;
-    for (const auto& m : options.models) o.models.push_back({m.name, m.f32, m.inputs});
+    for (const auto& m : options.models) o.models.push_back({m.name, m.f32, m.inputs, m.derived});
     o.runtimes = options.runtimes;
     o.hardware_root = options.hardware_root;
     o.runs = options.probe_runs;

@@ -34,10 +34,7 @@ std::vector<Placement> placements(const ModelRegistration& m, const PlacementSna
     return out;
   }
   if (rung.form == ModelForm::kQuantized) {
-    const DerivedForm* q = nullptr;
-    for (const auto& d : m.derived) {
-      if (d.form != NumericForm::kF16 && d.form != NumericForm::kF32) q = &d;
-    }
+    const DerivedForm* q = quantised_form_for(rung, m);
     if (q == nullptr) {
       demoted = fmt::format("no quantised form for {}", rung.display);
     } else if (!rung.compiles_engines || s.engines.count(m.name)) {

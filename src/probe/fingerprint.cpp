@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "rung/model.h"
+
 namespace rung {
 
 Result<std::string> make_fingerprint(const FingerprintInputs& in, FileHashCache& hashes) {
@@ -9,7 +11,13 @@ Result<std::string> make_fingerprint(const FingerprintInputs& in, FileHashCache&
   for (const auto& m : in.options->models) {
     // A missing model is a fact of the fingerprint, not an error: when it appears, the probe runs again.
     auto digest = hashes.hash(m.path);
-    models.push_back({{"name", m.name}, {"sha256", digest ? *digest : std::string("missing")}, {"inputs", m.inputs.canonical()}});
+    nlohmann::json model = {{"name", m.name}, {"sha256", digest ? *digest : std::string("missing")}, {"inputs", m.inputs.canonical()}};
+    // A derived form is what a quantising rung runs: a new one (or a changed one) decides again.
+    for (const auto& d : m.derived) {
+      auto form_digest = hashes.hash(d.path);
+      model["derived"].push_back({{"form", numeric_form_name(d.form)}, {"sha256", form_digest ? *form_digest : std::string("missing")}});
+    }
+    models.push_back(std::move(model));
   }
   nlohmann::json ladder = nlohmann::json::array();
   for (const auto& r : *in.ladder) {
