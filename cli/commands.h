@@ -35,5 +35,6 @@ void add_prepare_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
 void add_parity_command(CLI::App& app);
 void add_registry_command(CLI::App& app);
+void add_variants_command(CLI::App& app);
 
 }  // namespace rung::cli

@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   rung::cli::add_bench_command(app);
   rung::cli::add_parity_command(app);
   rung::cli::add_registry_command(app);
+  rung::cli::add_variants_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -31,6 +31,7 @@ PUBLIC = {
     "bench": "bench", "bench_html": "bench", "bench_record": "bench",
     "parity": "parity",
     "registry": "registry",
+    "variants": "variants",
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
