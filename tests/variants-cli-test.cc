@@ -59,32 +59,34 @@ TEST_F(VariantsCliTest, TheBundledManifestAndDeploymentFollowTheirSchemas) {
 }
 
 // Every fixture tree with every build: the simulated accelerator is no platform's own rung, so without
-// the plugin the order reaches the CPU's variant; with it, the pin keeps the CPU and says why.
+// the plugin the order reaches the CPU's variant too; with it, only the pin keeps the CPU, and says why.
 TEST_F(VariantsCliTest, TheBundledGroupsResolveAsDeclaredOnEveryFixtureTreeAndBuild) {
   const fs::path plugins = test::make_plugin_dir(dir_);
   for (const char* fixture : {"cpu-vm", "nvidia-desktop", "intel-laptop-nvidia", "amd-rocm-desktop", "qualcomm-tablet"}) {
     for (const char* build : {"1.30.0", "1.29", "1.28.2"}) {
       for (bool with_plugin : {false, true}) {
         const std::string where = std::string(fixture) + " with " + build + (with_plugin ? " and the plugin" : "");
-        auto r = test::run_command(rung("variants resolve --json --hardware-root " + (test::fixtures_dir() / "hardware" / fixture).string() +
-                                        " --ort-dir " + test::runtime_dir(build).string() +
-                                        (with_plugin ? " --plugin-dir " + plugins.string() : "")));
+        // RUNG_ORT_DIR's build wins outright (--ort-dir is only searched first).
+        auto r = test::run_command("RUNG_ORT_DIR=" + test::runtime_dir(build).string() + " '" + test::cli_path().string() +
+                                   "' variants resolve --json --hardware-root " + (test::fixtures_dir() / "hardware" / fixture).string() +
+                                   (with_plugin ? " --plugin-dir " + plugins.string() : ""));
         ASSERT_EQ(r.exit_code, 0) << where << r.err;
         auto j = json::parse(r.out);
+        EXPECT_EQ(j["runtime"]["version"].get<std::string>().rfind(build, 0), 0u) << where;
         ASSERT_EQ(j["groups"].size(), kBundled.size()) << where;
         for (std::size_t i = 0; i < kBundled.size(); ++i) {
           const auto& g = j["groups"][i];
           EXPECT_EQ(g["group"], kBundled[i]) << where;
           EXPECT_EQ(g["variant"], "cpu_f32") << where;
           EXPECT_EQ(g["model_id"], kBundled[i]) << where;
+          EXPECT_EQ(g["pinned_for"], "any") << where;
+          EXPECT_THAT(g["reason"].get<std::string>(), HasSubstr("cpu_f32: pinned for any platform: rung_sim_ep ")) << where;
           if (with_plugin) {
-            EXPECT_EQ(g["pinned_for"], "any") << where;
             EXPECT_EQ(g["by_order"], "rung_sim_ep_f32") << where;
-            EXPECT_THAT(g["reason"].get<std::string>(), HasSubstr("cpu_f32: pinned for any platform: rung_sim_ep ")) << where;
+            EXPECT_THAT(g["reason"].get<std::string>(), HasSubstr("(the declared order would take rung_sim_ep_f32)")) << where;
           } else {
-            EXPECT_TRUE(g["pinned_for"].is_null()) << where;
-            EXPECT_THAT(g["reason"].get<std::string>(),
-                        HasSubstr("passed over rung_sim_ep_f32 (rung_sim_ep: not on this device and build)")) << where;
+            EXPECT_EQ(g["by_order"], "cpu_f32") << where;
+            EXPECT_EQ(g["passed_over"], json::array({"rung_sim_ep_f32 (rung_sim_ep: not on this device and build)"})) << where;
           }
         }
       }
@@ -97,7 +99,8 @@ TEST_F(VariantsCliTest, TheTableSaysWhichVariantAndWhy) {
                                   " --ort-dir " + test::runtime_dir("1.30.0").string()));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("ONNX Runtime 1.30.0 · platforms nvidia · rungs tensorrt, cuda, cpu · offered by the deployment cpu"));
-  EXPECT_THAT(r.out, HasSubstr("  silero_vad               cpu_f32            cpu          silero_vad                   cpu_f32: first declared"));
+  EXPECT_THAT(r.out, HasSubstr("  silero_vad               cpu_f32            cpu          silero_vad                   cpu_f32: pinned for any platform: "
+                               "rung_sim_ep p50 0.484 ms against the CPU's 0.281 ms"));
 }
 
 TEST_F(VariantsCliTest, EachFindingIsNamedAndTheAnswerIsNo) {
