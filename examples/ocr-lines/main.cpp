@@ -49,8 +49,8 @@ struct Line {
 };
 
 int run(const fs::path& images, const fs::path& models, rung::EngineOptions options, bool wait) {
-  options.models = {{"ppocr_det_v4", rung::Role::kDetector, models / "ch_PP-OCRv4_det_infer.onnx", {}, {}},
-                    {"ppocr_rec_v4", rung::Role::kGeneric, models / "ch_PP-OCRv4_rec_infer.onnx", {}, {}}};
+  options.models = {{"ppocr_det_v4", rung::Role::kDetector, models / "ch_PP-OCRv4_det_infer.onnx", {}, {}, {}},
+                    {"ppocr_rec_v4", rung::Role::kGeneric, models / "ch_PP-OCRv4_rec_infer.onnx", {}, {}, {}}};
   auto chars = rung::CharacterList::from_file(models / "ppocr_keys_v1.txt");
   if (!chars) {
     fmt::print(stderr, "ocr-lines: {}\n", chars.error().message);
