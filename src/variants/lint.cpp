@@ -6,7 +6,6 @@
 #include <cctype>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <optional>
 #include <set>
 
 #include "graph/model_file.h"
