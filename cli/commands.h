@@ -41,5 +41,6 @@ void add_quantise_command(CLI::App& app, int argc, char** argv);  // argv: recor
 void add_upgrade_command(CLI::App& app);
 void add_conform_command(CLI::App& app);
 void add_registry_command(CLI::App& app);
+void add_variants_command(CLI::App& app);
 
 }  // namespace rung::cli

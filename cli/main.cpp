@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   rung::cli::add_upgrade_command(app);
   rung::cli::add_conform_command(app);
   rung::cli::add_registry_command(app);
+  rung::cli::add_variants_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

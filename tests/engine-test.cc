@@ -70,9 +70,9 @@ class EngineTest : public ::testing::Test {
     EngineOptions o;
     o.cache_dir = dir_ / "cache";
     // Registered largest first: the builder must still go smallest first.
-    o.models = {{"large", Role::kGeneric, dir_ / "large.onnx", {}, {}},
-                {"medium", Role::kEmbedder, dir_ / "medium.onnx", {}, {}},
-                {"small", Role::kDetector, dir_ / "small.onnx", {}, {}}};
+    o.models = {{"large", Role::kGeneric, dir_ / "large.onnx", {}, {}, {}},
+                {"medium", Role::kEmbedder, dir_ / "medium.onnx", {}, {}, {}},
+                {"small", Role::kDetector, dir_ / "small.onnx", {}, {}, {}}};
     o.runtimes.explicit_dir = test::runtime_dir("1.30.0");
     o.runtimes.include_default_locations = false;
     o.runtimes.read_environment = false;
@@ -179,7 +179,7 @@ TEST_F(EngineTest, ACompileFailureDemotesOnlyThatModelAndSaysSo) {
   ScopedEnv reject("RUNG_SIM_EP_REJECT_NODES", "poison");
   write_model(dir_ / "poisoned.onnx", 64, "poison_add");
   auto o = options();
-  o.models.push_back({"poisoned", Role::kGeneric, dir_ / "poisoned.onnx", {}, {}});
+  o.models.push_back({"poisoned", Role::kGeneric, dir_ / "poisoned.onnx", {}, {}, {}});
   auto engine = start(o);
   engine->wait_until_settled();
   EXPECT_EQ(engine->chosen_rung(), kSim);  // the probe model (the smallest) compiles
@@ -200,8 +200,8 @@ TEST_F(EngineTest, AFailedBuildIsNotRetriedUntilTheModelFileChanges) {
   ScopedEnv reject("RUNG_SIM_EP_REJECT_NODES", "poison");
   write_model(dir_ / "poisoned.onnx", 64, "poison_add");
   auto o = options();
-  o.models = {{"small", Role::kDetector, dir_ / "small.onnx", {}, {}},
-              {"poisoned", Role::kGeneric, dir_ / "poisoned.onnx", {}, {}}};
+  o.models = {{"small", Role::kDetector, dir_ / "small.onnx", {}, {}, {}},
+              {"poisoned", Role::kGeneric, dir_ / "poisoned.onnx", {}, {}, {}}};
   start(o)->wait_until_settled();
   auto failures = files_under(dir_ / "cache" / "engines", ".json");
   ASSERT_EQ(failures.size(), 1u);

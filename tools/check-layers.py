@@ -32,6 +32,7 @@ PUBLIC = {
     "parity": "parity", "conform": "conform", "pipeline": "pipeline",
     "quantise": "quantise",
     "registry": "registry",
+    "variants": "variants",
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

@@ -97,6 +97,7 @@ struct Engine::State {
   OrtProcess* process = nullptr;
   std::vector<RungSpec> ladder;  // plugins, the platform's rungs this build carries, the CPU
   int threads = 1;
+  std::map<std::string, ModelChoice> choices;  // by choose_models
 
   mutable std::mutex mutex;
   mutable std::condition_variable settled_cv;
@@ -120,6 +121,17 @@ struct Engine::State {
   }
 
   const RungSpec& cpu() const { return ladder.back(); }
+
+  // The models whose files are for this rung; the CPU serves every one.
+  std::vector<ModelRegistration> models_for(const RungSpec& rung) const {
+    std::vector<ModelRegistration> out;
+    for (const auto& m : options.models) {
+      bool serves = m.rungs.empty() || rung.append == AppendMethod::kNone ||
+                    std::find(m.rungs.begin(), m.rungs.end(), rung.name) != m.rungs.end();
+      if (serves) out.push_back(m);
+    }
+    return out;
+  }
 
   void notify_progress() {
     EngineProgress p;
@@ -169,7 +181,7 @@ struct Engine::State {
         probe_error = probed.error().message;
       }
       probe_done = true;
-      progress.total = chosen.compiles_engines || chosen.append == AppendMethod::kNone ? options.models.size() : 0;
+      progress.total = chosen.compiles_engines || chosen.append == AppendMethod::kNone ? models_for(chosen).size() : 0;
     }
     settled_cv.notify_all();
     notify_progress();
@@ -205,7 +217,7 @@ struct Engine::State {
     plan.allow_writable_runtime = options.runtimes.allow_writable_by_others;
     plan.hardware = hardware;
     plan.rung = rung;
-    plan.models = options.models;
+    plan.models = models_for(rung);
     plan.cache_dir = options.cache_dir;
     plan.worker = options.isolate ? find_worker(options.worker) : fs::path();
     plan.deadline = options.build_deadline;
@@ -271,6 +283,11 @@ Result<std::shared_ptr<Engine>> Engine::start(EngineOptions options) {
   if (!process) return process.error();
   state->process = *process;
   state->ladder = effective_ladder(state->hardware, state->runtime, options.plugin_dirs);
+  if (options.choose_models) {
+    auto chosen = options.choose_models(start_facts(state->hardware, state->runtime, options.plugin_dirs), options.models);
+    if (!chosen) return chosen.error();
+    state->choices = std::move(*chosen);
+  }
   int cores = state->hardware.cpu.physical_cores > 0 ? state->hardware.cpu.physical_cores : 1;
   state->threads = options.inference_threads > 0 ? options.inference_threads : std::max(1, cores - 2);
   state->snapshot.chosen = state->ladder.back();
@@ -331,6 +348,21 @@ EngineProgress Engine::progress() const {
 int Engine::inference_threads() const { return state_->threads; }
 
 const RuntimeBuild& Engine::runtime() const { return state_->runtime; }
+
+const std::map<std::string, ModelChoice>& Engine::model_choices() const { return state_->choices; }
+
+StartFacts start_facts(const Hardware& hardware, const RuntimeBuild& build, const std::vector<fs::path>& plugin_dirs) {
+  StartFacts facts;
+  facts.runtime_version = build.version;
+  for (const Platform* p : recognise_platforms(hardware)) facts.platforms.push_back(p->id);
+  // A platform rung counts only when this build carries its provider: the probe would only fail it.
+  for (const auto& r : effective_ladder(hardware, build, plugin_dirs)) {
+    if (r.append == AppendMethod::kPluginDevice || r.append == AppendMethod::kNone || build.has_provider(r.provider)) {
+      facts.rungs.push_back(r.name);
+    }
+  }
+  return facts;
+}
 
 void Engine::wait_until_settled() const {
   std::unique_lock lock(state_->mutex);
