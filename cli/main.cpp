@@ -15,7 +15,11 @@ int main(int argc, char** argv) {
   rung::cli::add_prepare_command(app);
   rung::cli::add_bench_command(app);
   rung::cli::add_parity_command(app);
+  rung::cli::add_quantise_command(app, argc, argv);
+  rung::cli::add_upgrade_command(app);
+  rung::cli::add_conform_command(app);
   rung::cli::add_registry_command(app);
+  rung::cli::add_variants_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

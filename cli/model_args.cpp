@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "commands.h"
+#include "rung/variants.h"
 
 namespace rung::cli {
 namespace {
@@ -65,9 +66,7 @@ std::vector<ModelRegistration> bundled_models() {
 }
 
 Role parse_role(const std::string& s) {
-  for (auto r : {Role::kDetector, Role::kEmbedder, Role::kSegmenter, Role::kGeneric}) {
-    if (s == role_name(r)) return r;
-  }
+  if (auto role = variants::parse_role(s)) return *role;
   throw CliError(kExitUsage, fmt::format("unknown role '{}' (detector, embedder, segmenter, generic)", s));
 }
 
@@ -105,6 +104,11 @@ std::vector<ModelRegistration> ModelArgs::resolve() const {
     }
     out.push_back(std::move(r));
   }
+  apply_roles_and_specs(out);
+  return out;
+}
+
+void ModelArgs::apply_roles_and_specs(std::vector<ModelRegistration>& out) const {
   auto find = [&](const std::string& arg, const std::string& name) -> ModelRegistration& {
     auto it = std::find_if(out.begin(), out.end(), [&](const ModelRegistration& r) { return r.name == name; });
     if (name.empty() || it == out.end()) throw CliError(kExitUsage, fmt::format("{}: expected NAME=VALUE naming a registered model", arg));
@@ -130,7 +134,6 @@ std::vector<ModelRegistration> ModelArgs::resolve() const {
     if (!spec) throw CliError(kExitUsage, fmt::format("--input-spec {}: {}", name, spec.error().message));
     m.inputs = *spec;
   }
-  return out;
 }
 
 }  // namespace rung::cli

@@ -450,9 +450,9 @@ TEST_F(CompileReadyTest, TheEngineSaysItsEngineCameFromARewrittenGraphAndKeepsTh
 
   EngineOptions o;
   o.cache_dir = dir_ / "cache";
-  o.models = {{"probe", Role::kGeneric, dir_ / "probe.onnx", {}, {}},
-              {"branches", Role::kGeneric, dir_ / "branches.onnx", {}, {}},
-              {"nan", Role::kGeneric, dir_ / "nan.onnx", {}, {}}};
+  o.models = {{"probe", Role::kGeneric, dir_ / "probe.onnx", {}, {}, {}},
+              {"branches", Role::kGeneric, dir_ / "branches.onnx", {}, {}, {}},
+              {"nan", Role::kGeneric, dir_ / "nan.onnx", {}, {}, {}}};
   o.runtimes.explicit_dir = build_.library.parent_path();
   o.runtimes.include_default_locations = false;
   o.runtimes.read_environment = false;

@@ -103,6 +103,46 @@ TEST(TextBoxes, ARotatedLineGivesARotatedBox) {
   EXPECT_NEAR(std::atan2(q[1].y - q[0].y, q[1].x - q[0].x), a, 0.05);
 }
 
+TEST(TextBoxes, AHoleIsABorderOfItsOwnAsInPpOcrContours) {
+  // A 20 x 20 region with a 3 x 3 hole below the threshold: OpenCV's RETR_LIST
+  // gives the hole's border too, and its 4 x 4 rectangle scores 0.67 (16 pixels
+  // at 0.9, 9 at 0.25), so PP-OCR keeps a box for it; a larger hole scores too low.
+  const std::size_t h = 40, w = 40;
+  auto ring = [&](std::size_t hole) {
+    std::vector<float> map(h * w, 0.0f);
+    for (std::size_t y = 10; y < 30; ++y) {
+      for (std::size_t x = 10; x < 30; ++x) map[y * w + x] = 0.9f;
+    }
+    for (std::size_t y = 19; y < 19 + hole; ++y) {
+      for (std::size_t x = 19; x < 19 + hole; ++x) map[y * w + x] = 0.25f;
+    }
+    return map;
+  };
+  const auto two = extract_text_boxes(ring(3), h, w);
+  ASSERT_EQ(two.size(), 2u);
+  EXPECT_NEAR(quad_width(two[0].quad), 19 + 2 * 361 * 1.5 / 76, 1.5);  // the outer border first, in raster order
+  EXPECT_NEAR(quad_width(two[1].quad), 4 + 2 * 16 * 1.5 / 16, 1.5);
+  EXPECT_NEAR(two[1].score, (16 * 0.9 + 9 * 0.25) / 25, 1e-6);
+  EXPECT_EQ(extract_text_boxes(ring(6), h, w).size(), 1u);
+}
+
+TEST(TextBoxes, BoxesScaleToTheSourceImageBeforeRounding) {
+  const std::size_t h = 32, w = 64;
+  std::vector<float> map(h * w, 0.0f);
+  for (std::size_t y = 10; y < 20; ++y) {
+    for (std::size_t x = 10; x < 50; ++x) map[y * w + x] = 0.9f;
+  }
+  TextBoxOptions o;
+  o.output_width = 160;   // the map is 0.4 of the source across
+  o.output_height = 48;   // and 2/3 of it down
+  const auto boxes = extract_text_boxes(map, h, w, o);
+  ASSERT_EQ(boxes.size(), 1u);
+  const double d = 39 * 9 * 1.5 / 96;  // the rectangle through pixel centres grows by this in map pixels
+  EXPECT_EQ(boxes[0].quad[0].x, std::round((10 - d) * 2.5));
+  EXPECT_EQ(boxes[0].quad[0].y, std::round((10 - d) * 1.5));
+  EXPECT_EQ(boxes[0].quad[2].x, std::round((49 + d) * 2.5));
+}
+
 TEST(Matching, OneToOneByDecreasingIou) {
   const std::vector<Quad> ref{axis_aligned_quad(0, 0, 10, 10), axis_aligned_quad(20, 0, 30, 10), axis_aligned_quad(50, 50, 60, 60)};
   const std::vector<Quad> cand{axis_aligned_quad(21, 0, 31, 10), axis_aligned_quad(1, 0, 11, 10), axis_aligned_quad(0, 1, 10, 11),
@@ -314,6 +354,205 @@ TEST(GateRules, BoxesGateFlagsALossConcentratedInOneBand) {
   ASSERT_TRUE(again->add("img", {{"boxes", &a}}, {{"boxes", &spread}}).ok());
   out = again->finish();
   EXPECT_TRUE(out.passed) << out.summary;
+}
+
+
+// Each gate's decision at its boundary, on constructed numbers: one case per
+// rule where the right arithmetic and a plausible wrong one give different verdicts.
+ModelIo one_output(const std::string& name, std::vector<std::int64_t> shape) {
+  ModelIo io;
+  io.outputs.push_back({name, ElementType::kFloat, shape, std::vector<std::string>(shape.size())});
+  return io;
+}
+
+GateOutcome feed(const std::string& json, const ModelIo& io, const Tensor& ref, const Tensor& cand) {
+  auto gate = gate_from(json, io);
+  const Status s = gate->add("in", {{ref.name, &ref}}, {{cand.name, &cand}});
+  EXPECT_TRUE(s.ok()) << s.error().message;
+  return gate->finish();
+}
+
+// Ten 10 px boxes, 20 px apart, from the left.
+std::vector<float> row_of_boxes(int count, int first = 0) {
+  std::vector<float> v;
+  for (int i = first; i < first + count; ++i) v.insert(v.end(), {i * 20.0f, 0, i * 20.0f + 10, 10});
+  return v;
+}
+
+TEST(GateRules, BoxesRecallIsOverTheReferencesBoxesAndPrecisionOverTheCandidates) {
+  const ModelIo io = one_output("boxes", {1, -1, 4});
+  const Tensor ten = test::float_tensor("boxes", {1, 10, 4}, row_of_boxes(10));
+  // Eight of ten found, nothing gained: recall 0.8 (over the candidate's eight it would read 1.0).
+  const Tensor eight = test::float_tensor("boxes", {1, 8, 4}, row_of_boxes(8));
+  const GateOutcome lost = feed(R"({"gates": [{"decoder": "boxes", "boxes": "boxes", "min_recall": 0.9, "min_precision": 0}]})", io, ten, eight);
+  EXPECT_FALSE(lost.passed) << lost.summary;
+  EXPECT_THAT(lost.summary, HasSubstr("recall 80.0%"));
+  // All ten found and two gained: precision 10/12 (over the reference's ten it would read 1.0).
+  auto twelve_boxes = row_of_boxes(10);
+  const auto extra = row_of_boxes(2, 20);
+  twelve_boxes.insert(twelve_boxes.end(), extra.begin(), extra.end());
+  const Tensor twelve = test::float_tensor("boxes", {1, 12, 4}, twelve_boxes);
+  const GateOutcome gained = feed(R"({"gates": [{"decoder": "boxes", "boxes": "boxes", "min_recall": 0, "min_precision": 0.9}]})", io, ten, twelve);
+  EXPECT_FALSE(gained.passed) << gained.summary;
+  EXPECT_THAT(gained.summary, HasSubstr("precision 83.3%"));
+  // The same two gained within the bounds pass: the precision bound is what failed it.
+  EXPECT_TRUE(feed(R"({"gates": [{"decoder": "boxes", "boxes": "boxes", "min_recall": 0, "min_precision": 0.8}]})", io, ten, twelve).passed);
+}
+
+TEST(GateRules, ABoxOnABandEdgeBelongsToTheBandAboveIt) {
+  const ModelIo io = one_output("boxes", {1, -1, 4});
+  const Tensor box = test::float_tensor("boxes", {1, 1, 4}, {0, 0, 20, 20});  // short side exactly 20
+  const GateOutcome out = feed(R"({"gates": [{"decoder": "boxes", "boxes": "boxes", "bands": [0, 20]}]})", io, box, box);
+  EXPECT_THAT(out.details, ::testing::Contains(HasSubstr("band [20, inf) px: 1 vs 1 boxes")));
+  EXPECT_THAT(out.details, ::testing::Contains(HasSubstr("band [0, 20) px: 0 vs 0 boxes")));
+}
+
+TEST(GateRules, ALossShareAboveTheBoxShareButUnderTwiceItIsNotConcentrated) {
+  // Ten small boxes (half the boxes) and ten large; four small and one large lost: 80% of the
+  // losses in a band holding 50% of the boxes. Over half the losses, but not over twice its share.
+  const ModelIo io = one_output("boxes", {1, -1, 4});
+  std::vector<float> ref, cand;
+  for (int i = 0; i < 20; ++i) {
+    const float size = i < 10 ? 10.0f : 40.0f, x = static_cast<float>(i) * 50.0f;
+    ref.insert(ref.end(), {x, 0, x + size, size});
+    if (i >= 4 && i != 10) cand.insert(cand.end(), {x, 0, x + size, size});
+  }
+  const Tensor a = test::float_tensor("boxes", {1, 20, 4}, ref), b = test::float_tensor("boxes", {1, 15, 4}, cand);
+  const GateOutcome out = feed(R"({"gates": [{"decoder": "boxes", "boxes": "boxes", "bands": [0, 20],
+      "min_recall": 0.5, "min_precision": 0.5}]})", io, a, b);
+  EXPECT_TRUE(out.passed) << out.summary;
+  EXPECT_THAT(out.details, ::testing::Not(::testing::Contains(HasSubstr("concentrated"))));
+}
+
+TEST(Matching, APairExactlyAtTheIouBoundMatches) {
+  const Quad a = axis_aligned_quad(0, 0, 2, 1), b = axis_aligned_quad(0, 0, 1, 1);
+  const double iou = quad_iou(a, b);
+  EXPECT_NEAR(iou, 0.5, 1e-12);
+  const BoxMatch m = match_by_iou({a}, {b}, iou);  // the bound is the pair's own IoU
+  EXPECT_EQ(m.matched.size(), 1u);
+  EXPECT_TRUE(m.ref_only.empty());
+}
+
+TEST(GateRules, TopKAgreementIsASetNotAnOrder) {
+  const ModelIo io = one_output("y", {1, 4});
+  const Tensor a = test::float_tensor("y", {1, 4}, {0.5f, 0.3f, 0.2f, 0.0f});
+  const Tensor b = test::float_tensor("y", {1, 4}, {0.5f, 0.2f, 0.3f, 0.0f});  // second and third swap places
+  const GateOutcome out = feed(R"({"gates": [{"decoder": "classification", "output": "y", "activation": "none", "top_k": 3}]})", io, a, b);
+  EXPECT_TRUE(out.passed) << out.summary;
+}
+
+TEST(GateRules, AClassExactlyAtTheThresholdIsAboveItOnBothSides) {
+  const ModelIo io = one_output("y", {1, 2});
+  const Tensor a = test::float_tensor("y", {1, 2}, {0.5f, 0.25f});
+  const GateOutcome out = feed(R"({"gates": [{"decoder": "classification", "output": "y", "activation": "none", "top_k": 1,
+      "threshold": 0.5}]})", io, a, a);
+  EXPECT_TRUE(out.passed) << out.summary;
+  EXPECT_THAT(out.summary, HasSubstr("at threshold 0.5: 1 vs 1 above"));
+}
+
+TEST(GateRules, AClassThatRisesAboveTheThresholdIsAFlipToo) {
+  const ModelIo io = one_output("y", {1, 2});
+  const Tensor a = test::float_tensor("y", {1, 2}, {0.4f, 0.25f}), b = test::float_tensor("y", {1, 2}, {0.6f, 0.25f});
+  const GateOutcome out = feed(R"({"gates": [{"decoder": "classification", "output": "y", "activation": "none", "top_k": 1,
+      "threshold": 0.5}]})", io, a, b);
+  EXPECT_FALSE(out.passed) << out.summary;
+  EXPECT_THAT(out.summary, HasSubstr("1 decision changed (0 lost, 1 gained)"));
+}
+
+TEST(GateRules, ASoftmaxSlotsNoObjectClassIsNeverADetection) {
+  // One slot whose no-object class (the last) takes almost all the mass.
+  const ModelIo io = one_output("logits", {1, 1, 3});
+  const Tensor a = test::float_tensor("logits", {1, 1, 3}, {0.0f, 0.0f, 8.0f});
+  const GateOutcome out = feed(R"({"gates": [{"decoder": "slots", "output": "logits", "activation": "softmax", "threshold": 0.5}]})", io, a, a);
+  EXPECT_TRUE(out.passed) << out.summary;
+  EXPECT_THAT(out.summary, HasSubstr("0 vs 0 detections in 1 slots"));
+}
+
+TEST(Scores, CosineIgnoresEachSidesLength) {
+  EXPECT_NEAR(cosine_similarity(std::vector<double>{3, 0}, std::vector<double>{1, 0}), 1.0, 1e-12);
+  EXPECT_NEAR(cosine_similarity(std::vector<double>{1, 0}, std::vector<double>{3, 0}), 1.0, 1e-12);
+  EXPECT_NEAR(cosine_similarity(std::vector<double>{1, 1}, std::vector<double>{2, 0}), std::sqrt(0.5), 1e-12);
+}
+
+TEST(GateRules, AnEmbeddingWithNanFailsAndOneExactlyAtTheBoundPasses) {
+  const ModelIo io = one_output("e", {1, 2});
+  const Tensor a = test::float_tensor("e", {1, 2}, {1.0f, 0.0f});
+  const Tensor nan = test::float_tensor("e", {1, 2}, {NAN, 0.0f});
+  const std::string json = R"({"gates": [{"decoder": "embedding", "output": "e", "cosine": 1, "min_fraction": 1}]})";
+  EXPECT_FALSE(feed(json, io, a, nan).passed);
+  const GateOutcome same = feed(json, io, a, a);  // cosine exactly 1, the bound
+  EXPECT_TRUE(same.passed) << same.summary;
+}
+
+TEST(GateRules, AMaskExactlyAtItsIouBoundPasses) {
+  const ModelIo io = one_output("m", {1, 2, 2});
+  const Tensor a = test::float_tensor("m", {1, 2, 2}, {1, 1, 0, 0}), b = test::float_tensor("m", {1, 2, 2}, {1, 0, 0, 0});  // IoU 0.5
+  EXPECT_TRUE(feed(R"({"gates": [{"decoder": "mask", "output": "m", "min_iou": 0.5}]})", io, a, b).passed);
+  EXPECT_FALSE(feed(R"({"gates": [{"decoder": "mask", "output": "m", "min_iou": 0.51}]})", io, a, b).passed);
+}
+
+TEST(GateRules, TheTensorGateRoundsTheInputsNeededUp) {
+  // 9 of 10 inputs pass; a pass rate of 0.95 needs 9.5 of them, so 10.
+  const ModelIo io = one_output("y", {1, 1});
+  auto gate = gate_from(R"({"gates": [{"decoder": "tensor", "atol": 0, "rtol": 0, "pass_rate": 0.95}]})", io);
+  const Tensor a = test::float_tensor("y", {1, 1}, {1.0f}), b = test::float_tensor("y", {1, 1}, {2.0f});
+  for (int i = 0; i < 10; ++i) ASSERT_TRUE(gate->add("in" + std::to_string(i), {{"y", &a}}, {{"y", i == 0 ? &b : &a}}).ok());
+  const GateOutcome out = gate->finish();
+  EXPECT_FALSE(out.passed) << out.summary;
+}
+
+// Recogniser scores [1, lines, steps, classes] whose winners spell each line; the chosen class scores `confidence`.
+Tensor spelled(const std::vector<std::vector<std::size_t>>& lines, std::size_t classes, float confidence = 0.9f) {
+  const std::size_t steps = lines.front().size();
+  std::vector<float> v(lines.size() * steps * classes, 0.0f);
+  for (std::size_t l = 0; l < lines.size(); ++l) {
+    for (std::size_t t = 0; t < steps; ++t) v[(l * steps + t) * classes + lines[l][t]] = confidence;
+  }
+  return test::float_tensor("y", {static_cast<std::int64_t>(lines.size()), static_cast<std::int64_t>(steps), static_cast<std::int64_t>(classes)}, v);
+}
+
+class TextGateRules : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = test::make_temp_dir("rung-text-gate");
+    test::write_text(dir_ / "keys.txt", "a\n\xc3\xa9\n");  // blank, a, é, space
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string gate(const std::string& bounds) const {
+    return R"({"gates": [{"decoder": "text", "output": "y", "characters": ")" + (dir_ / "keys.txt").string() + "\"" + bounds + "}]}";
+  }
+  fs::path dir_;
+};
+
+TEST_F(TextGateRules, TheCharacterErrorRateCountsCharactersNotBytes) {
+  // "éé" against "é": one edit in two characters (four bytes) is 50%, over a 30% bound.
+  const ModelIo io = one_output("y", {1, 3, 4});
+  const GateOutcome out = feed(gate(R"(, "min_exact": 0, "max_cer": 0.3)"), io, spelled({{2, 0, 2}}, 4), spelled({{2, 0, 0}}, 4));
+  EXPECT_FALSE(out.passed) << out.summary;
+  EXPECT_THAT(out.summary, HasSubstr("CER 50.000% (1 edits in 2 characters"));
+}
+
+TEST_F(TextGateRules, OneLineOfTwoChangedFailsAnExactBoundOfAll) {
+  const ModelIo io = one_output("y", {2, 2, 4});
+  const GateOutcome out = feed(gate(R"(, "min_exact": 1, "max_cer": 1)"), io, spelled({{1, 0}, {2, 0}}, 4), spelled({{1, 0}, {1, 0}}, 4));
+  EXPECT_FALSE(out.passed) << out.summary;
+}
+
+TEST_F(TextGateRules, ALineExactlyAtTheDropScoreIsKept) {
+  // The reference's line scores exactly the drop score, the candidate's more: both kept, nothing changed.
+  const ModelIo io = one_output("y", {1, 2, 4});
+  const GateOutcome out = feed(gate(R"(, "drop_score": 0.5)"), io, spelled({{1, 0}}, 4, 0.5f), spelled({{1, 0}}, 4, 0.75f));
+  EXPECT_TRUE(out.passed) << out.summary;
+  EXPECT_THAT(out.summary, HasSubstr("1 vs 1 lines kept"));
+}
+
+TEST(Ctc, ABlankSeparatesTwoRunsOfOneSymbolAndTheScoreIsOverKeptSymbols) {
+  const auto chars = CharacterList::from_symbols({"a"}, false);  // blank, a
+  // a blank a blank blank: "aa", each a at 0.9, the blanks' scores no part of the line's.
+  const std::vector<float> scores{0.0f, 0.9f, 0.6f, 0.1f, 0.0f, 0.9f, 0.6f, 0.1f, 0.6f, 0.1f};
+  const TextLine line = ctc_greedy_decode(scores, 5, chars);
+  EXPECT_EQ(line.text, "aa");
+  EXPECT_NEAR(line.score, 0.9, 1e-6);
 }
 
 }  // namespace

@@ -12,7 +12,12 @@ PACKAGES=(g++ cmake make pkg-config ca-certificates
           libgtest-dev libgmock-dev libbenchmark-dev
           chromium python3-jsonschema libpng-dev libstb-dev python3-skimage
           imagemagick fonts-dejavu-core fonts-liberation2 fonts-freefont-ttf
-          libpq-dev postgresql)
+          libpq-dev postgresql
+          libonnx-testdata
+          # The stock Vulkan loader, and what the software GPU adapter (Mesa 25's lavapipe,
+          # fetched by tools/fetch-deps.sh into the deps cache, never installed) links against.
+          libvulkan1 libllvm15 libelf1 libexpat1 libwayland-client0 libx11-xcb1 libxcb1 libxcb-dri3-0
+          libxcb-present0 libxcb-randr0 libxcb-shm0 libxcb-sync1 libxcb-xfixes0 libxshmfence1 libzstd1 zlib1g)
 
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -30,6 +35,10 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 tools/fetch-deps.sh
+# rung quantise's calibration and holdout sets: real prose rendered by ImageMagick,
+# seeded, made here and never committed (skipped when already made).
+DEPS="${RUNG_DEPS_DIR:-$HOME/.cache/rung}"
+tools/make-quantise-sets.py --out "$DEPS/data/ocr" --charset "$DEPS/models/ppocr/ppocr_keys_v1.txt"
 
 jobs="$(nproc 2>/dev/null || echo 2)"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null

@@ -26,12 +26,14 @@ PUBLIC = {
     "termination": "os",
     "tensor": "core", "tolerance": "core", "hardware": "core", "ladder": "core", "model": "core",
     "geometry": "core", "input_spec": "core", "cpus": "core",
-    "runtime": "runtime", "standing": "runtime",
+    "runtime": "runtime", "standing": "runtime", "software_gpu": "runtime",
     "decode": "decode", "image": "image",
     "probe": "probe", "engine": "engine",
     "bench": "bench", "bench_html": "bench", "bench_record": "bench",
-    "parity": "parity",
+    "parity": "parity", "conform": "conform", "pipeline": "pipeline",
+    "quantise": "quantise",
     "registry": "registry",
+    "variants": "variants",
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,16 +19,20 @@
 
 namespace rung {
 
-// A model and where it runs.
+// A model and where it runs; or outputs stored on disk ("expected:DIR").
 struct ParitySide {
   std::filesystem::path model;
+  // "expected:DIR": no model runs; each input set's outputs are DIR/<input set>/output_K.pb
+  // (an ONNX test folder's test_data_set_N/output_K.pb).
+  std::filesystem::path expected;
   std::string runtime;      // "": the build rung chooses; a version ("1.28.2", "1.29"); or a directory or library path
   std::string rung = "cpu"; // "cpu", a ladder rung ("cuda", "webgpu"), or a plugin EP library (a path ending in .so)
   int threads = 0;          // intra-op threads; 0: ONNX Runtime's default
   std::map<std::string, std::string> provider_options;  // given to the provider verbatim
 
-  // "MODEL[,rung=R][,ort=VERSION|DIR][,threads=N][,option.KEY=VALUE...]"
+  // "MODEL[,rung=R][,ort=VERSION|DIR][,threads=N][,option.KEY=VALUE...]" or "expected:DIR"
   static Result<ParitySide> parse(const std::string& spec);
+  bool stored() const { return !expected.empty(); }
   std::string describe() const;  // "det.onnx on cpu, ONNX Runtime 1.28.2, 1 thread"
 };
 
@@ -35,7 +40,8 @@ struct ParityOptions {
   ParitySide ref;
   ParitySide cand;
   // Inputs: a directory of tensors (.pb or .npy files, or one subdirectory of them
-  // per input set, as the ONNX test suites store them) or of images; or, when
+  // per input set, as the ONNX test suites store them; an ONNX test folder, with
+  // model.onnx beside its test_data_set_N/, is one) or of images; or, when
   // `random` > 0, that many seeded random input sets.
   std::filesystem::path inputs_dir;
   std::size_t random = 0;
@@ -49,6 +55,9 @@ struct ParityOptions {
   std::filesystem::path work_dir;         // default: a fresh directory under the temp dir, removed afterwards
   std::chrono::milliseconds deadline{300'000};  // per worker step (session build, one input)
   std::function<void(const std::string&)> on_progress;
+  bool show = false;  // every input's decoded decisions on both sides, in the report
+  // --input-spec: dims and values for the model's inputs, over the gate file's "inputs".
+  std::optional<InputSpec> input_spec;
 };
 
 struct GateOutcome {
@@ -57,7 +66,14 @@ struct GateOutcome {
   bool passed = false;
   std::string summary;               // always counts beside changes
   std::vector<std::string> details;  // per band, per output, which items differ
+  std::vector<std::string> shown;    // --show: every input's decoded decisions on both sides
   std::string stats_json;            // the numbers, as a JSON object
+  // A decision gate (boxes, text, classification with a threshold, slots, mask)
+  // counts the inputs where the reference decided nothing: it learned nothing
+  // there, and a gate that learned nothing on every input fails as vacuous.
+  bool decision = false;
+  std::size_t judged = 0;            // inputs (items of a batch) it judged
+  std::size_t vacuous = 0;           // of those, where the reference decided nothing
 };
 
 // Where one side ran, in the JSON report: what the release registry matches
@@ -69,6 +85,7 @@ struct ParitySideRun {
   std::string rung;                 // "cpu", a ladder rung, or a plugin library's rung name ("rung_sim_ep")
   std::string runtime_version;      // "1.30.0"
   std::string device;               // the hardware identity
+  std::string placement;            // from one profiled run: "RungSimAccelerator ran 212 of 418 nodes, 61% of run time"
 };
 
 struct ParityReport {

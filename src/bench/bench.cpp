@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <ctime>
 #include <map>
 #include <sstream>
 #include <utility>
@@ -21,6 +20,7 @@
 #include "jobs/benchmark.h"
 #include "jobs/runner.h"
 #include "os/read_file.h"
+#include "os/utc_now.h"
 #include "os/work_dir.h"
 #include "os/worker_location.h"
 #include "runtime/clean_error.h"
@@ -37,15 +37,6 @@ std::string sanitize(const std::string& s) {
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') c = '_';
   }
   return out;
-}
-
-std::string utc_now() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
 }
 
 std::string os_line() {
@@ -86,7 +77,7 @@ struct Cell {
   double peak_rss_kb = 0;
   std::string provider_version;
   std::vector<std::string> evidence;
-  std::vector<std::pair<std::string, int>> nodes;
+  NodePlacement placement;
   bool have_first = false;
 };
 
@@ -310,7 +301,7 @@ void add_run(Cell& cell, const BenchJobResult& r, int round, const fs::path& out
     cell.build_cold_ms = r.build_cold_ms;
     cell.provider_version = r.provider_version;
     cell.evidence = r.evidence;
-    cell.nodes = r.nodes_by_provider;
+    cell.placement = r.placement;
   }
   if (r.build_cached_ms) cell.cached_builds.push_back(*r.build_cached_ms);
   cell.runs.insert(cell.runs.end(), r.run_ms.begin(), r.run_ms.end());
@@ -407,10 +398,12 @@ void fill_figures(const Cell& c, const Cell& floor, BenchRow& row) {
 void warn_about(const Cell& c, bool is_floor, const std::string& model, BenchRow& row, std::vector<std::string>& warnings) {
   const RungSpec& rung = *c.rung;
   // Which provider ran the nodes: a rung that ran none is the CPU with extra steps.
-  if (!is_floor && !c.nodes.empty()) {
-    int accelerated = 0;
-    for (const auto& [p, count] : c.nodes) accelerated += p == "CPUExecutionProvider" ? 0 : count;
-    if (accelerated == 0) {
+  if (c.placement.known) {
+    row.placement = BenchRow::Placement{c.placement.accelerated_nodes(), c.placement.total_nodes(), c.placement.accelerated_time_share(),
+                                        c.placement.describe()};
+  }
+  if (!is_floor && c.placement.known && c.placement.total_nodes() > 0) {
+    if (c.placement.accelerated_nodes() == 0) {
       row.evidence.push_back("every node ran on CPUExecutionProvider: this row measures the CPU");
       warnings.push_back(fmt::format("{} on {}: the provider ran no node; its figures are the CPU's", rung.display, model));
     }

@@ -35,9 +35,11 @@ std::string engine_fingerprint(const EngineBuildPlan& plan, FileHashCache& hashe
   return sha256_hex(j.dump()).substr(0, 16);
 }
 
-std::string precision_dir(const RungSpec& rung, Role role) {
+// One directory per arithmetic: a quantised form's engines never share one with f32 or fp16.
+std::string precision_dir(const RungSpec& rung, const ModelRegistration& model) {
   if (rung.append == AppendMethod::kNone) return "cpu-ort";
-  return builds_fp16(rung, role) ? "fp16" : "f32";
+  if (const DerivedForm* q = quantised_form_for(rung, model)) return numeric_form_name(q->form);
+  return builds_fp16(rung, model.role) ? "fp16" : "f32";
 }
 
 const char* extension(const RungSpec& rung) { return rung.append == AppendMethod::kNone ? ".ort" : ".onnx"; }
@@ -74,9 +76,14 @@ void remove_stale_temporaries(const fs::path& root) {
 
 }  // namespace
 
+std::filesystem::path engine_source(const RungSpec& rung, const ModelRegistration& model) {
+  const DerivedForm* q = quantised_form_for(rung, model);
+  return q != nullptr ? q->path : model.f32;
+}
+
 EngineSlot engine_slot(const EngineBuildPlan& plan, const ModelRegistration& model, const std::string& model_sha256) {
   FileHashCache hashes(plan.cache_dir);
-  fs::path dir = plan.cache_dir / "engines" / engine_fingerprint(plan, hashes) / precision_dir(plan.rung, model.role);
+  fs::path dir = plan.cache_dir / "engines" / engine_fingerprint(plan, hashes) / precision_dir(plan.rung, model);
   std::string stem = fmt::format("{}-{}", model.name, model_sha256.substr(0, 12));
   return {dir / (stem + extension(plan.rung)), dir / (stem + ".failed.json"), dir / (stem + ".rewritten.onnx")};
 }
@@ -93,10 +100,10 @@ EngineLanding build_engine(const EngineBuildPlan& plan, const ModelRegistration&
   CompileJob job;
   job.target.runtime_library = plan.build.library;
   job.target.allow_writable_runtime = plan.allow_writable_runtime;
-  job.target.model = m.f32;
+  job.target.model = engine_source(plan.rung, m);
   job.target.rung = plan.rung;
   job.output = tmp;
-  job.fp16 = builds_fp16(plan.rung, m.role);
+  job.fp16 = builds_fp16(plan.rung, m.role);  // never for a quantised form: only kF32ToF16Engine rungs build fp16
   job.provider_cache_dir = slot.file.parent_path() / "provider";
   job.tensorrt_workspace_bytes = plan.tensorrt_workspace_bytes;
   if (plan.rung.append != AppendMethod::kNone) {
@@ -133,9 +140,9 @@ std::vector<EngineLanding> build_engines(const EngineBuildPlan& plan,
   // Smallest first: the model that runs per item is usually the small one.
   std::vector<const ModelRegistration*> order;
   for (const auto& m : plan.models) order.push_back(&m);
-  std::stable_sort(order.begin(), order.end(), [](const ModelRegistration* a, const ModelRegistration* b) {
+  std::stable_sort(order.begin(), order.end(), [&plan](const ModelRegistration* a, const ModelRegistration* b) {
     std::error_code e1, e2;
-    return fs::file_size(a->f32, e1) < fs::file_size(b->f32, e2);
+    return fs::file_size(engine_source(plan.rung, *a), e1) < fs::file_size(engine_source(plan.rung, *b), e2);
   });
 
   auto land = [&](EngineLanding l) {
@@ -151,7 +158,7 @@ std::vector<EngineLanding> build_engines(const EngineBuildPlan& plan,
 
   for (const ModelRegistration* m : order) {
     if (stop) break;
-    auto sha = hashes.hash(m->f32);
+    auto sha = hashes.hash(engine_source(plan.rung, *m));
     if (!sha) {
       land({m->name, {}, sha.error().message});
       continue;

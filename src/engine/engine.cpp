@@ -89,6 +89,19 @@ class SessionImpl final : public Session {
   std::shared_ptr<PreparedSession> opened_;
 };
 
+StartFacts facts_of_ladder(const Hardware& hardware, const RuntimeBuild& build, const std::vector<RungSpec>& ladder) {
+  StartFacts facts;
+  facts.runtime_version = build.version;
+  for (const Platform* p : recognise_platforms(hardware)) facts.platforms.push_back(p->id);
+  // A platform rung counts only when this build carries its provider: the probe would only fail it.
+  for (const auto& r : ladder) {
+    if (r.append == AppendMethod::kPluginDevice || r.append == AppendMethod::kNone || build.has_provider(r.provider)) {
+      facts.rungs.push_back(r.name);
+    }
+  }
+  return facts;
+}
+
 }  // namespace
 
 struct Engine::State {
@@ -99,6 +112,7 @@ struct Engine::State {
   OrtProcess* process = nullptr;
   std::vector<RungSpec> ladder;  // plugins, the platform's rungs this build carries, the CPU
   int threads = 1;
+  std::map<std::string, ModelChoice> choices;  // by choose_models
 
   mutable std::mutex mutex;
   mutable std::condition_variable settled_cv;
@@ -123,6 +137,17 @@ struct Engine::State {
 
   const RungSpec& cpu() const { return ladder.back(); }
 
+  // The models whose files are for this rung; the CPU serves every one.
+  std::vector<ModelRegistration> models_for(const RungSpec& rung) const {
+    std::vector<ModelRegistration> out;
+    for (const auto& m : options.models) {
+      bool serves = m.rungs.empty() || rung.append == AppendMethod::kNone ||
+                    std::find(m.rungs.begin(), m.rungs.end(), rung.name) != m.rungs.end();
+      if (serves) out.push_back(m);
+    }
+    return out;
+  }
+
   void notify_progress() {
     EngineProgress p;
     {
@@ -135,7 +160,7 @@ struct Engine::State {
   ProbeOptions probe_options() const {
     ProbeOptions o;
     o.cache_dir = options.cache_dir;
-    for (const auto& m : options.models) o.models.push_back({m.name, m.f32, m.inputs});
+    for (const auto& m : options.models) o.models.push_back({m.name, m.f32, m.inputs, m.derived});
     o.runtimes = options.runtimes;
     o.hardware_root = options.hardware_root;
     o.runs = options.probe_runs;
@@ -171,7 +196,7 @@ struct Engine::State {
         probe_error = probed.error().message;
       }
       probe_done = true;
-      progress.total = chosen.compiles_engines || chosen.append == AppendMethod::kNone ? options.models.size() : 0;
+      progress.total = chosen.compiles_engines || chosen.append == AppendMethod::kNone ? models_for(chosen).size() : 0;
     }
     settled_cv.notify_all();
     notify_progress();
@@ -189,13 +214,25 @@ struct Engine::State {
     notify_progress();
   }
 
+  // A model whose engine failed to load is named in the progress line, as the
+  // final table names it: staying on the rung that opened it.
+  void note_stays_on(const std::string& model, const std::string& rung_display) {
+    {
+      std::lock_guard lock(mutex);
+      const std::string line = fmt::format("{} stays on {}", model, rung_display);
+      if (std::find(progress.failures.begin(), progress.failures.end(), line) != progress.failures.end()) return;
+      progress.failures.push_back(line);
+    }
+    notify_progress();
+  }
+
   void build_engines_for(const RungSpec& rung, bool counted) {
     EngineBuildPlan plan;
     plan.build = runtime;
     plan.allow_writable_runtime = options.runtimes.allow_writable_by_others;
     plan.hardware = hardware;
     plan.rung = rung;
-    plan.models = options.models;
+    plan.models = models_for(rung);
     plan.cache_dir = options.cache_dir;
     plan.worker = options.isolate ? find_worker(options.worker) : fs::path();
     plan.deadline = options.build_deadline;
@@ -264,6 +301,11 @@ Result<std::shared_ptr<Engine>> Engine::start(EngineOptions options) {
   auto ladder = effective_ladder(state->hardware, state->runtime, options.plugin_dirs, options.runtimes.allow_writable_plugins);
   if (!ladder) return ladder.error();
   state->ladder = std::move(*ladder);
+  if (options.choose_models) {
+    auto chosen = options.choose_models(facts_of_ladder(state->hardware, state->runtime, state->ladder), options.models);
+    if (!chosen) return chosen.error();
+    state->choices = std::move(*chosen);
+  }
   int cores = state->hardware.cpu.physical_cores > 0 ? state->hardware.cpu.physical_cores : 1;
   if (auto st = check_thread_count(options.inference_threads, "inference threads"); !st) return st.error();
   state->threads = options.inference_threads > 0 ? options.inference_threads : std::max(1, cores - 2);
@@ -301,7 +343,13 @@ std::string Engine::chosen_reason() const {
   const auto& o = *state_->outcome;
   if (!o.forced_by.empty()) return "forced by " + o.forced_by;
   for (const auto& r : o.rungs) {
-    if (r.rung == o.chosen) return "faster than the floor and faithful to it";
+    if (r.rung != o.chosen) continue;
+    // Surely faster only when every model's interval lies under the floor's time;
+    // otherwise the acceptance ratio admitted it.
+    bool surely_faster = true;
+    for (const auto& m : r.models) surely_faster = surely_faster && m.ratio() > 0 && (m.pairs > 0 ? m.ratio_high : m.ratio()) < 1.0;
+    if (surely_faster) return "faster than the floor and faithful to it";
+    return fmt::format("within {:.1f}x the floor's time (acceptance ratio) and faithful to it", state_->options.acceptance_ratio);
   }
   return "no rung above the floor was both faster and faithful";
 }
@@ -319,6 +367,15 @@ EngineProgress Engine::progress() const {
 int Engine::inference_threads() const { return state_->threads; }
 
 const RuntimeBuild& Engine::runtime() const { return state_->runtime; }
+
+const std::map<std::string, ModelChoice>& Engine::model_choices() const { return state_->choices; }
+
+StartFacts start_facts(const Hardware& hardware, const RuntimeBuild& build, const std::vector<fs::path>& plugin_dirs) {
+  auto ladder = effective_ladder(hardware, build, plugin_dirs);
+  // A plugin refused by the path policy is never loaded: the facts are the rungs without the plugins.
+  if (!ladder) ladder = effective_ladder(hardware, build, {});
+  return facts_of_ladder(hardware, build, ladder ? *ladder : std::vector<RungSpec>{});
+}
 
 void Engine::wait_until_settled() const {
   std::unique_lock lock(state_->mutex);
@@ -359,6 +416,7 @@ class JobImpl final : public Job {
         failures += (failures.empty() ? "" : "; ") + why;
         continue;
       }
+      if (!failures.empty()) state_->note_stays_on(name, p.rung.display);
       std::string reason = failures.empty() ? p.reason : p.reason + "; " + failures;
       auto s = std::make_unique<SessionImpl>(name, model_id(name, p.form), p.rung, reason, *opened);
       Session* raw = s.get();

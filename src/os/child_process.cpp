@@ -14,7 +14,7 @@
 #include <cstring>
 #include <thread>
 
-extern char** environ;
+#include "os/child_environment.h"
 
 namespace rung {
 
@@ -55,7 +55,8 @@ Result<ChildProcess> ChildProcess::spawn(const std::filesystem::path& program, c
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
   const auto start = Clock::now();
   pid_t pid = 0;
-  const int rc = posix_spawn(&pid, program.c_str(), &actions, &attr, argv.data(), environ);
+  ChildEnvironment env;
+  const int rc = posix_spawn(&pid, program.c_str(), &actions, &attr, argv.data(), env.data());
   posix_spawnattr_destroy(&attr);
   posix_spawn_file_actions_destroy(&actions);
   if (moved >= 0) close(moved);

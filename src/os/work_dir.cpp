@@ -28,18 +28,48 @@ Result<WorkDir> WorkDir::create(const std::string& prefix, const fs::path& paren
   if (::mkdtemp(name.data()) == nullptr) {
     return Error{ErrorCode::kIo, fmt::format("cannot create a work directory in {}: {}", under.string(), std::strerror(errno))};
   }
-  return WorkDir(name);
+  return WorkDir(name, true);
 }
 
-WorkDir::WorkDir(fs::path path) : path_(std::move(path)) { track_work_dir(path_); }
+Status WorkDir::open(const fs::path& given, const std::string& prefix) {
+  if (!given.empty()) {
+    *this = WorkDir(given, false);
+    return {};
+  }
+  auto made = create(prefix);
+  if (!made) return made.error();
+  *this = std::move(*made);
+  return {};
+}
 
-WorkDir::WorkDir(WorkDir&& other) noexcept : path_(std::move(other.path_)) { other.path_.clear(); }
+WorkDir::WorkDir(fs::path path, bool owned) : path_(std::move(path)), owned_(owned) {
+  if (owned_) track_work_dir(path_);
+}
 
-WorkDir::~WorkDir() {
-  if (path_.empty()) return;
+WorkDir::WorkDir(WorkDir&& other) noexcept : path_(std::move(other.path_)), owned_(other.owned_) {
+  other.path_.clear();
+  other.owned_ = false;
+}
+
+WorkDir& WorkDir::operator=(WorkDir&& other) noexcept {
+  if (this != &other) {
+    remove();
+    path_ = std::move(other.path_);
+    owned_ = other.owned_;
+    other.path_.clear();
+    other.owned_ = false;
+  }
+  return *this;
+}
+
+WorkDir::~WorkDir() { remove(); }
+
+void WorkDir::remove() {
+  if (!owned_ || path_.empty()) return;
   std::error_code ec;
   fs::remove_all(path_, ec);
   untrack_work_dir(path_);
+  owned_ = false;
 }
 
 }  // namespace rung

@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "rung/model.h"
+
 namespace rung {
 namespace fs = std::filesystem;
 namespace {
@@ -37,11 +39,15 @@ Result<std::string> make_fingerprint(const FingerprintInputs& in, FileHashCache&
   nlohmann::json models = nlohmann::json::array();
   for (const auto& m : in.options->models) {
     // A missing model is a fact of the fingerprint, not an error: when it appears, the probe runs again.
-    models.push_back({{"name", m.name}, {"sha256", hash_or_missing(hashes, m.path)}, {"inputs", inputs_of(m.inputs, hashes)}});
+    nlohmann::json model = {{"name", m.name}, {"sha256", hash_or_missing(hashes, m.path)}, {"inputs", inputs_of(m.inputs, hashes)}};
+    // A derived form is what a quantising rung runs: a new one (or a changed one) decides again.
+    for (const auto& d : m.derived) model["derived"].push_back({{"form", numeric_form_name(d.form)}, {"sha256", hash_or_missing(hashes, d.path)}});
+    models.push_back(std::move(model));
   }
   nlohmann::json ladder = nlohmann::json::array();
   for (const auto& r : *in.ladder) {
-    nlohmann::json rung = {{"name", r.name}, {"provider", r.provider}, {"form", static_cast<int>(r.form)}};
+    // The display name says which adapter a rung runs on (a lent software GPU renames WebGPU's).
+    nlohmann::json rung = {{"name", r.name}, {"display", r.display}, {"provider", r.provider}, {"form", static_cast<int>(r.form)}};
     if (!r.plugin_library.empty()) rung["plugin_sha256"] = hash_or_missing(hashes, r.plugin_library);
     if (!r.provider_libraries.empty()) rung["provider_libraries"] = provider_libraries_of(r, *in.build, hashes);
     ladder.push_back(rung);
@@ -64,7 +70,8 @@ Result<std::string> make_fingerprint(const FingerprintInputs& in, FileHashCache&
       {"ladder", ladder},
       {"settings",
        {{"runs", o.runs}, {"acceptance_ratio", o.acceptance_ratio}, {"atol", o.tolerance.atol}, {"rtol", o.tolerance.rtol},
-        {"threads", o.threads}, {"seed", o.seed},
+        {"threads", o.threads}, {"seed", o.seed}, {"min_gain", o.min_gain}, {"confidence", o.confidence},
+        {"time_budget_s", o.time_budget_s}, {"max_pairs", o.max_pairs}, {"min_placed_share", o.min_placed_share},
         // A verdict reached under another deadline, or in another kind of process, is not this one's:
         // "timed out" under 1 ms says nothing about 60 s.
         {"deadline_ms", o.deadline.count()}, {"isolate", o.isolate}}}};

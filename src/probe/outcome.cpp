@@ -11,11 +11,21 @@ nlohmann::json measurement_json(const Measurement& m) {
   return {{"model", m.model},       {"verdict", verdict_name(m.verdict)}, {"reason", m.reason},
           {"build_ms", m.build_ms}, {"first_run_ms", m.first_run_ms},     {"median_ms", m.median_ms},
           {"floor_median_ms", m.floor_median_ms}, {"ratio", m.ratio()},   {"max_abs_diff", m.max_abs_diff},
-          {"max_rel_diff", m.max_rel_diff}};
+          {"max_rel_diff", m.max_rel_diff},
+          {"ratio_median", m.ratio_median},
+          {"ratio_low", m.ratio_low},
+          {"ratio_high", m.ratio_high},
+          {"pairs", m.pairs},
+          {"placement", m.placement_known ? nlohmann::json{{"placed_nodes", m.placed_nodes},
+                                                           {"total_nodes", m.total_nodes},
+                                                           {"placed_share", m.placed_share()},
+                                                           {"time_share", m.placed_time_share},
+                                                           {"summary", m.placement}}
+                                          : nlohmann::json(nullptr)}};
 }
 
 Verdict verdict_from(const std::string& s) {
-  for (auto v : {Verdict::kTaken, Verdict::kSlower, Verdict::kUnfaithful, Verdict::kFailed, Verdict::kCrashed,
+  for (auto v : {Verdict::kTaken, Verdict::kSlower, Verdict::kSlowerWithinNoise, Verdict::kNotPlaced, Verdict::kUnfaithful, Verdict::kFailed, Verdict::kCrashed,
                  Verdict::kTimedOut, Verdict::kRefused, Verdict::kNotTried}) {
     if (s == verdict_name(v)) return v;
   }
@@ -45,6 +55,17 @@ RungOutcome rung_from(const nlohmann::json& j) {
     x.floor_median_ms = m.at("floor_median_ms");
     x.max_abs_diff = m.at("max_abs_diff");
     x.max_rel_diff = m.at("max_rel_diff");
+    x.ratio_median = m.value("ratio_median", 0.0);
+    x.ratio_low = m.value("ratio_low", 0.0);
+    x.ratio_high = m.value("ratio_high", 0.0);
+    x.pairs = m.value("pairs", 0);
+    if (const auto p = m.find("placement"); p != m.end() && p->is_object()) {
+      x.placement_known = true;
+      x.placed_nodes = p->at("placed_nodes");
+      x.total_nodes = p->at("total_nodes");
+      x.placed_time_share = p->at("time_share");
+      x.placement = p->at("summary");
+    }
     r.models.push_back(x);
   }
   return r;
@@ -56,6 +77,8 @@ const char* verdict_name(Verdict v) {
   switch (v) {
     case Verdict::kTaken: return "taken";
     case Verdict::kSlower: return "slower";
+    case Verdict::kSlowerWithinNoise: return "slower (within noise)";
+    case Verdict::kNotPlaced: return "not placed";
     case Verdict::kUnfaithful: return "unfaithful";
     case Verdict::kFailed: return "failed";
     case Verdict::kCrashed: return "crashed";
@@ -91,6 +114,7 @@ nlohmann::json outcome_json(const ProbeOutcome& o) {
           {"floor", rung_json(o.floor)},
           {"rungs", rungs},
           {"model_errors", o.model_errors},
+          {"inputs", ProbeOutcome::kInputsNote},
           {"log", o.log},
           {"cache_file", o.cache_file.string()}};
 }

@@ -28,11 +28,33 @@
 #include "probe/fingerprint.h"
 #include "runtime/dependencies.h"
 #include "runtime/plugin_rungs.h"
+#include "runtime/software_gpu.h"
 #include "session/tensor_file.h"
 
 namespace rung {
 namespace fs = std::filesystem;
 namespace {
+
+SpeedRule speed_rule(const ProbeOptions& o) {
+  SpeedRule rule;
+  rule.acceptance_ratio = o.acceptance_ratio;
+  rule.min_gain = o.min_gain;
+  rule.confidence = o.confidence;
+  return rule;
+}
+
+// A job's figures as the probe's table shows them.
+Measurement measured(const std::string& model, Verdict verdict, const ProbeJobResult& r, double floor_median_ms) {
+  Measurement m;
+  m.model = model;
+  m.verdict = verdict;
+  m.reason = r.error;
+  m.build_ms = r.build_ms;
+  m.first_run_ms = r.first_run_ms;
+  m.median_ms = r.median_ms;
+  m.floor_median_ms = floor_median_ms;
+  return m;
+}
 
 struct FloorRun {
   const RegisteredModel* model = nullptr;
@@ -56,6 +78,7 @@ std::pair<Verdict, ProbeJobResult> judged(const JobOutcome& outcome) {
     case JobOutcome::Status::kCrashed: return {Verdict::kCrashed, r};
     case JobOutcome::Status::kTimedOut: break;
   }
+  r.error += " (a first run that compiles shaders can take longer: raise --deadline)";
   r.build_ms = outcome.elapsed_ms;  // the time it was given, up to the kill
   return {Verdict::kTimedOut, r};
 }
@@ -70,11 +93,21 @@ class Walker {
     }
   }
 
-  std::pair<Verdict, ProbeJobResult> run(const RungSpec& rung, const RegisteredModel& model, const fs::path& dir) {
+  // `floor` is the CPU rung a rung above it is timed against; null for the floor itself.
+  std::pair<Verdict, ProbeJobResult> run(const RungSpec& rung, const RegisteredModel& model, const fs::path& dir,
+                                         const RungSpec* floor = nullptr) {
     std::error_code ec;
     fs::remove_all(dir, ec);
     fs::create_directories(dir, ec);
-    const ProbeJob job = job_for(rung, model, dir);
+    ProbeJob job = job_for(rung, model, dir);
+    if (floor != nullptr) {
+      job.paired = true;
+      job.floor_rung = *floor;
+      job.rule = speed_rule(o_);
+      job.budget_s = o_.time_budget_s;
+      job.max_pairs = o_.max_pairs;
+      job.profile = true;
+    }
     return judged(runner_ ? runner_->run({"probe", job, o_.deadline, dir, {}}) : in_process(job));
   }
 
@@ -172,6 +205,12 @@ Status check_options(const ProbeOptions& o) {
   if (!(std::isfinite(o.acceptance_ratio) && o.acceptance_ratio > 0)) {
     return Error{ErrorCode::kInvalidArgument, fmt::format("the acceptance ratio must be a finite positive number, not {}", o.acceptance_ratio)};
   }
+  if (!(o.min_placed_share >= 0 && o.min_placed_share <= 1)) {
+    return Error{ErrorCode::kInvalidArgument, fmt::format("the minimum placed share must lie in [0, 1], not {}", o.min_placed_share)};
+  }
+  if (!(o.min_gain >= 0 && o.min_gain < 1)) {
+    return Error{ErrorCode::kInvalidArgument, fmt::format("the minimum gain must lie in [0, 1), not {}", o.min_gain)};
+  }
   if (auto st = check_thread_count(o.threads, "threads"); !st) return st;
   if (o.models.empty()) return Error{ErrorCode::kInvalidArgument, "no models are registered"};
   for (const auto& m : o.models) {
@@ -264,7 +303,7 @@ std::vector<FloorRun> measure_floor(const ProbeSetting& s, Walker& walker, const
     progress(s.o, fmt::format("{} floor · {}", cpu.display, m->name));
     fs::path dir = work / "cpu" / sanitize(m->name);
     auto [verdict, r] = walker.run(cpu, *m, dir);
-    out.floor.models.push_back({m->name, verdict, r.error, r.build_ms, r.first_run_ms, r.median_ms, r.median_ms, 0, 0});
+    out.floor.models.push_back(measured(m->name, verdict, r, r.median_ms));
     if (verdict != Verdict::kTaken) {
       std::error_code ec;
       std::string what = !fs::exists(m->path, ec) ? fmt::format("{} does not exist", m->path.string())
@@ -281,34 +320,80 @@ std::vector<FloorRun> measure_floor(const ProbeSetting& s, Walker& walker, const
   return floors;
 }
 
-// One model on a rung above the floor: taken only when faithful to the floor's outputs and fast enough.
+void fill_placement(const ProbeJobResult& r, Measurement& m) {
+  m.placement_known = r.placement.known;
+  m.placed_nodes = r.placement.accelerated_nodes();
+  m.total_nodes = r.placement.total_nodes();
+  m.placed_time_share = r.placement.accelerated_time_share();
+  m.placement = r.placement.known ? r.placement.describe() : r.placement_error;
+}
+
+// The placement rule: the rung's provider ran at least the stated share of the nodes.
+bool placed(const ProbeOptions& o, const Measurement& m) { return m.placement_known && m.placed_nodes > 0 && m.placed_share() >= o.min_placed_share; }
+
+std::string not_placed_reason(const ProbeOptions& o, const Measurement& m) {
+  if (!m.placement_known) return m.placement.empty() ? "no placement profile" : m.placement;
+  return fmt::format("{} (the rung must run at least {:.0f}% of the nodes)", m.placement, o.min_placed_share * 100);
+}
+
+// The speed rule's call as a verdict and its reason.
+void judge_clock(const ProbeOptions& o, const ProbeJobResult& r, Measurement& m) {
+  std::vector<double> ratios;
+  for (std::size_t i = 0; i < r.run_ms.size() && i < r.floor_run_ms.size(); ++i) {
+    ratios.push_back(r.floor_run_ms[i] > 0 ? r.run_ms[i] / r.floor_run_ms[i] : 1.0);
+  }
+  const SpeedJudgement j = judge_speed(ratios, speed_rule(o));
+  m.ratio_median = j.ratio;
+  m.ratio_low = j.low;
+  m.ratio_high = j.high;
+  m.pairs = j.pairs;
+  const std::string figures = fmt::format("{:.3g}x the floor's time over {} paired runs (interval {:.3g}-{:.3g}x)", j.ratio, j.pairs, j.low, j.high);
+  switch (j.call) {
+    case SpeedCall::kFaster: return;
+    case SpeedCall::kSlower:
+      m.verdict = Verdict::kSlower;
+      m.reason = fmt::format("{}; the acceptance ratio is {:.3g}x", figures, o.acceptance_ratio);
+      return;
+    case SpeedCall::kWithinNoise:
+    case SpeedCall::kNeedMore:
+      m.verdict = Verdict::kSlowerWithinNoise;
+      m.reason = fmt::format("{}; taken only when the interval lies under {:.3g}x (the acceptance ratio {:.3g}x less {:.0f}%)", figures,
+                             j.bar, o.acceptance_ratio, o.min_gain * 100);
+      return;
+  }
+}
+
+// One model on a rung above the floor: taken only when placed, faithful to the floor's outputs and fast enough.
 Measurement measure_against(const ProbeOptions& o, const FloorRun& f, Verdict verdict, const ProbeJobResult& r, const fs::path& dir) {
-  Measurement meas{f.model->name, verdict, r.error, r.build_ms, r.first_run_ms, r.median_ms, f.median_ms, 0, 0};
+  Measurement meas = measured(f.model->name, verdict, r, f.median_ms);
   if (verdict != Verdict::kTaken) return meas;
+  if (r.floor_median_ms > 0) meas.floor_median_ms = r.floor_median_ms;  // the CPU timed beside it, under the same load
+  fill_placement(r, meas);
   auto cmp = compare_outputs(read_outputs(f.outputs), read_outputs(dir / "outputs"), o.tolerance);
   for (const auto& t : cmp.outputs) {
     meas.max_abs_diff = std::max(meas.max_abs_diff, t.max_abs);
     meas.max_rel_diff = std::max(meas.max_rel_diff, t.max_rel);
   }
-  if (!cmp.faithful()) {
+  judge_clock(o, r, meas);
+  if (!placed(o, meas)) {
+    meas.verdict = Verdict::kNotPlaced;
+    meas.reason = not_placed_reason(o, meas);
+  } else if (!cmp.faithful()) {
     meas.verdict = Verdict::kUnfaithful;
     meas.reason = cmp.first_problem();
-  } else if (!(r.median_ms < f.median_ms * o.acceptance_ratio)) {
-    meas.verdict = Verdict::kSlower;
-    meas.reason = fmt::format("median {:.3g} ms against the floor's {:.3g} ms", r.median_ms, f.median_ms);
   }
   return meas;
 }
 
 // Every probe model on one rung; the rung's verdict is its first model's that was not taken.
 // What the dependency check found names a failure to load, in doctor's words.
-RungOutcome measure_rung(const ProbeOptions& o, const RungSpec& rung, const std::vector<FloorRun>& floors, const RungDependencies& deps,
-                         Walker& walker, const fs::path& work) {
+RungOutcome measure_rung(const ProbeOptions& o, const RungSpec& rung, const RungSpec& floor_rung, const std::vector<FloorRun>& floors,
+                         const RungDependencies& deps, Walker& walker, const fs::path& work) {
   RungOutcome ro{rung.name, rung.display, Verdict::kTaken, {}, {}};
   for (const auto& f : floors) {
     progress(o, fmt::format("{} · {}", rung.display, f.model->name));
     fs::path dir = work / sanitize(rung.name) / sanitize(f.model->name);
-    auto [verdict, r] = walker.run(rung, *f.model, dir);
+    auto [verdict, r] = walker.run(rung, *f.model, dir, &floor_rung);
     Measurement meas = measure_against(o, f, verdict, r, dir);
     if (verdict == Verdict::kFailed && !deps.problems.empty()) meas.reason = deps.words();
     if (meas.verdict != Verdict::kTaken && ro.verdict == Verdict::kTaken) {
@@ -345,7 +430,7 @@ void climb(const ProbeSetting& s, const std::vector<FloorRun>& floors, AttemptLe
       ro.verdict = Verdict::kFailed;
       ro.reason = deps.words();
     } else {
-      ro = measure_rung(s.o, rung, floors, deps, walker, work);
+      ro = measure_rung(s.o, rung, s.ladder.back(), floors, deps, walker, work);
       if (ro.verdict == Verdict::kTaken && !taken) {
         taken = true;
         need_fallback = rung.compiles_engines;
@@ -377,6 +462,9 @@ Status walk(const ProbeSetting& s, const std::string& fingerprint, ProbeOutcome&
 
 Result<ProbeOutcome> run_probe(const ProbeOptions& o) {
   if (auto st = check_options(o); !st) return st.error();
+  // RUNG_SOFTWARE_GPU=1 lends the software adapter to the workers (before the ladder
+  // names its rungs); without it, the probe goes on without.
+  const Status lent = lend_software_gpu_if_asked(false);
   auto setting = find_setting(o);
   if (!setting) return setting.error();
   ProbeSetting& s = *setting;
@@ -386,6 +474,7 @@ Result<ProbeOutcome> run_probe(const ProbeOptions& o) {
   out.runtime_library = s.build->library;
   out.builds_found = s.discovery.builds.size();
   out.cache_file = o.cache_dir / "probe.json";
+  if (!lent) note(o, out, "RUNG_SOFTWARE_GPU asks for the software GPU adapter, but: " + lent.error().message);
   s.can_cache = prepare_cache_dir(o, out);
 
   FileHashCache hashes(o.cache_dir);

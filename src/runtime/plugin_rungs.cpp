@@ -9,6 +9,7 @@
 
 #include "os/elf_dynamic.h"
 #include "os/path_trust.h"
+#include "runtime/software_gpu.h"
 
 namespace rung {
 namespace fs = std::filesystem;
@@ -77,6 +78,7 @@ Result<std::vector<RungSpec>> effective_ladder(const Hardware& hardware, const R
   auto ladder = plugin_rungs(plugin_dirs, allow_writable_plugins);
   if (!ladder) return ladder;
   for (auto& r : ladder_for(hardware).for_build(build.providers)) ladder->push_back(std::move(r));
+  name_software_adapter(*ladder);
   return ladder;
 }
 

@@ -1,6 +1,7 @@
 // The tensor gate: Polygraphy's per-element rule (Tolerance::compare: a mismatch
 // only where the absolute difference exceeds atol AND the relative one exceeds
-// rtol; NaN always mismatches), with the error distribution, NaN and Inf counts,
+// rtol; NaN against NaN agrees, NaN against a number mismatches), with the
+// error distribution, NaN and Inf counts,
 // the smallest tolerances that would have passed, and a pass rate over inputs in
 // place of all-or-nothing.
 #include <fmt/format.h>
@@ -71,8 +72,10 @@ class TensorGate final : public ParityGate {
   std::vector<std::string> outputs() const override { return names_; }
 
   Status check(const ModelIo& io) override {
-    if (names_.empty()) {
-      for (const auto& o : io.outputs) names_.push_back(o.name);
+    if (names_.empty()) {  // every tensor output; sequences and optional values are compared apart
+      for (const auto& o : io.outputs) {
+        if (o.is_tensor()) names_.push_back(o.name);
+      }
       stats_.resize(names_.size());
     }
     for (const auto& n : names_) {
@@ -124,7 +127,7 @@ class TensorGate final : public ParityGate {
       return v[std::min(needed, v.size()) - 1];
     };
     const double pass_atol = kth(need_atol_), pass_rtol = kth(need_rtol_);
-    g.details.push_back(fmt::format("would pass at atol {} (rtol {}) or at rtol {} (atol {})", num(pass_atol), num(tolerance_.rtol), num(pass_rtol), num(tolerance_.atol)));
+    g.details.push_back(would_pass(pass_atol, pass_rtol));
     nlohmann::json outs = nlohmann::json::array();
     for (std::size_t k = 0; k < names_.size(); ++k) {
       const OutputStats& s = stats_[k];
@@ -136,8 +139,8 @@ class TensorGate final : public ParityGate {
                                       num(s.abs_hist.quantile(0.5)), num(s.abs_hist.quantile(0.99))));
       g.details.push_back(fmt::format("  rel error max {} mean {} median ≈{} p99 ≈{}", num(s.max_rel), num(mean_rel),
                                       num(s.rel_hist.quantile(0.5)), num(s.rel_hist.quantile(0.99))));
-      g.details.push_back(fmt::format("  NaN {} ref / {} cand, Inf {} ref / {} cand; every input passes at atol {} or rtol {}",
-                                      s.nan_ref, s.nan_cand, s.inf_ref, s.inf_cand, num(s.need_atol), num(s.need_rtol)));
+      g.details.push_back(fmt::format("  NaN {} ref / {} cand, Inf {} ref / {} cand; {}", s.nan_ref, s.nan_cand, s.inf_ref, s.inf_cand,
+                                      every_input_passes(s.need_atol, s.need_rtol)));
       if (!s.failing.empty()) g.details.push_back(fmt::format("  failing inputs: {}{}", fmt::join(s.failing, ", "), s.inputs - s.passed > s.failing.size() ? ", ..." : ""));
       auto finite_or_null = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };
       outs.push_back({{"output", names_[k]},
@@ -161,12 +164,36 @@ class TensorGate final : public ParityGate {
   }
 
  private:
+  // The figures are rounded up, never below the true minimum: the printed one passes when used.
+  std::string would_pass(double atol, double rtol) const {
+    if (!std::isfinite(atol) && !std::isfinite(rtol)) {
+      return "no atol or rtol would pass: an element is NaN on one side only, an infinity differs, or a shape differs";
+    }
+    return fmt::format("would pass at atol {} (rtol {}) or at rtol {} (atol {})", bound_up(atol), num(tolerance_.rtol), bound_up(rtol),
+                       num(tolerance_.atol));
+  }
+  static std::string every_input_passes(double atol, double rtol) {
+    if (!std::isfinite(atol) && !std::isfinite(rtol)) return "no atol or rtol passes every input";
+    return fmt::format("every input passes at atol {} or rtol {}", bound_up(atol), bound_up(rtol));
+  }
+  static std::string bound_up(double v) { return std::isfinite(v) ? num_up(v) : "(none)"; }
+
   bool compare(const Tensor& a, const Tensor& b, OutputStats& s, double& need_atol, double& need_rtol) const {
     if (a.type != b.type || a.shape != b.shape) {
       ++s.shape_mismatch;
       need_atol = need_rtol = kInf;
       return false;
     }
+    if (a.type == ElementType::kString) {  // strings compare exactly: no tolerance makes two differ less
+      std::size_t differ = 0;
+      for (std::size_t i = 0; i < a.strings.size() && i < b.strings.size(); ++i) differ += a.strings[i] != b.strings[i];
+      s.elements += a.strings.size();
+      s.mismatches += differ;
+      if (differ > 0) need_atol = need_rtol = kInf;
+      return differ == 0;
+    }
+    // A narrow float type is held to its own precision at least (Tolerance::float16(), bfloat16()).
+    const Tolerance bounds = tolerance_.for_type(a.type);
     const auto x = a.to_doubles(), y = b.to_doubles();
     s.elements += x.size();
     std::size_t mismatches = 0;
@@ -176,10 +203,10 @@ class TensorGate final : public ParityGate {
       s.nan_cand += std::isnan(q);
       s.inf_ref += std::isinf(p);
       s.inf_cand += std::isinf(q);
-      const ElementDifference d = tolerance_.compare(p, q);
+      const ElementDifference d = bounds.compare(p, q);
       mismatches += d.mismatch;
-      need_atol = std::max(need_atol, tolerance_.atol_to_pass(d));
-      need_rtol = std::max(need_rtol, tolerance_.rtol_to_pass(d));
+      need_atol = std::max(need_atol, bounds.atol_to_pass(d));
+      need_rtol = std::max(need_rtol, bounds.rtol_to_pass(d));
       if (!d.measured()) continue;  // NaN and infinities are counted above, not averaged
       ++s.finite;
       s.sum_abs += d.abs;
