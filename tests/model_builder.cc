@@ -91,15 +91,6 @@ ModelBuilder& ModelBuilder::optional_output(const std::string& name, ElemType ty
   return *this;
 }
 
-ModelBuilder& ModelBuilder::attribute(const std::string& name, int64_t value) {
-  auto* graph = model_->mutable_graph();
-  if (graph->node_size() == 0) throw std::runtime_error("attribute() before any node()");
-  auto* a = graph->mutable_node(graph->node_size() - 1)->add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::INT);
-  a->set_i(value);
-  return *this;
-}
 
 ModelBuilder& ModelBuilder::initializer(const std::string& name, const std::vector<int64_t>& shape,
                                         const std::vector<float>& values) {

@@ -42,8 +42,6 @@ class ModelBuilder {
   // A node of the default domain; its name defaults to "<op_type>_<index>".
   ModelBuilder& node(const std::string& op_type, const std::vector<std::string>& inputs,
                      const std::vector<std::string>& outputs, const std::string& name = "");
-  // An integer attribute of the node added last (Cast's "to").
-  ModelBuilder& attribute(const std::string& name, int64_t value);
   // A node holding subgraphs (an If's branches, a Loop's body): attribute name -> the builder whose graph it holds.
   ModelBuilder& node(const std::string& op_type, const std::vector<std::string>& inputs,
                      const std::vector<std::string>& outputs,

@@ -21,6 +21,7 @@
 #include "parity/side.h"
 #include "quantise/report.h"
 #include "rung/hardware.h"
+#include "runtime/resolver.h"
 #include "session/session.h"
 
 namespace rung {
