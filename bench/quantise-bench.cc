@@ -118,7 +118,7 @@ Result<double> plain_inference(std::size_t count) {
   if (!list) return list.error();
   const InputPlan p = plan(false);
   for (const auto& item : *list) {
-    auto inputs = make_item_tensors(item, prepared->io, p);
+    auto inputs = calibration_tensors(item, prepared->io, p);
     if (!inputs) return inputs.error();
     auto out = run_session(*prepared, *inputs);
     if (!out) return out.error();

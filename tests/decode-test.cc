@@ -311,15 +311,19 @@ TEST(GateRules, TensorGatePassRateAndTheSmallestPassingTolerances) {
   const GateOutcome out = gate->finish();
   EXPECT_TRUE(out.passed) << out.summary;
   EXPECT_THAT(out.summary, HasSubstr("9 of 10 inputs within atol 0.001 AND rtol 0.001"));
-  EXPECT_THAT(out.details[0], HasSubstr("would pass at atol 4.88e-04 (rtol 0.001)"));  // the 9th smallest need, as 90% asks
+  EXPECT_THAT(out.details[0], HasSubstr("would pass at atol 0.0004883 (rtol 0.001)"));  // the 9th smallest need, as 90% asks, rounded up
   EXPECT_THAT(out.details, ::testing::Contains(HasSubstr("failing inputs: in3")));
   EXPECT_THAT(out.details, ::testing::Contains(HasSubstr("every input passes at atol 0.5")));
   auto strict = gate_from(R"({"gates": [{"decoder": "tensor", "atol": 1e-3, "rtol": 1e-3}]})", io);
   const Tensor a = test::float_tensor("y", {1, 2}, {1.0f, NAN}), b = test::float_tensor("y", {1, 2}, {1.0f, NAN});
   ASSERT_TRUE(strict->add("nan", {{"y", &a}}, {{"y", &b}}).ok());
   const GateOutcome nan = strict->finish();
-  EXPECT_FALSE(nan.passed);  // NaN mismatches even against NaN, as Polygraphy has it
+  EXPECT_TRUE(nan.passed) << nan.summary;  // NaN at the same element on both sides is agreement
   EXPECT_THAT(nan.details, ::testing::Contains(HasSubstr("NaN 1 ref / 1 cand")));
+  const Tensor c = test::float_tensor("y", {1, 2}, {1.0f, 2.0f});
+  auto against_number = gate_from(R"({"gates": [{"decoder": "tensor", "atol": 1e-3, "rtol": 1e-3}]})", io);
+  ASSERT_TRUE(against_number->add("nan", {{"y", &a}}, {{"y", &c}}).ok());
+  EXPECT_FALSE(against_number->finish().passed);  // NaN against a number never passes
 }
 
 TEST(GateRules, BoxesGateFlagsALossConcentratedInOneBand) {
@@ -464,8 +468,10 @@ TEST(GateRules, ASoftmaxSlotsNoObjectClassIsNeverADetection) {
   const ModelIo io = one_output("logits", {1, 1, 3});
   const Tensor a = test::float_tensor("logits", {1, 1, 3}, {0.0f, 0.0f, 8.0f});
   const GateOutcome out = feed(R"({"gates": [{"decoder": "slots", "output": "logits", "activation": "softmax", "threshold": 0.5}]})", io, a, a);
-  EXPECT_TRUE(out.passed) << out.summary;
   EXPECT_THAT(out.summary, HasSubstr("0 vs 0 detections in 1 slots"));
+  // The reference decided nothing on its only input: the gate learned nothing, and says so.
+  EXPECT_FALSE(out.passed) << out.summary;
+  EXPECT_THAT(out.summary, HasSubstr("vacuous: the reference decided nothing on 1 of 1 inputs"));
 }
 
 TEST(Scores, CosineIgnoresEachSidesLength) {

@@ -91,6 +91,7 @@ ModelBuilder& ModelBuilder::optional_output(const std::string& name, ElemType ty
   return *this;
 }
 
+
 ModelBuilder& ModelBuilder::initializer(const std::string& name, const std::vector<int64_t>& shape,
                                         const std::vector<float>& values) {
   *model_->mutable_graph()->add_initializer() = float_tensor(name, shape, values);

@@ -226,10 +226,10 @@ TEST(ToleranceTest, ShapesTypesAndMissingOutputsAreProblemsBeforeAnyElement) {
   other_shape.shape = {2, 1};
   auto c = compare_tensors(floats("y", {1.0f, 2.0f}), other_shape, Tolerance::close());
   EXPECT_FALSE(c.faithful());
-  EXPECT_EQ(c.describe(), "output 'y': shapes differ");
+  EXPECT_EQ(c.describe(), "output 'y': shapes differ: float32 [2] against float32 [2, 1]");
   auto ints = floats("y", {1.0f});
   ints.type = ElementType::kInt32;
-  EXPECT_EQ(compare_tensors(floats("y", {1.0f}), ints, Tolerance::close()).describe(), "output 'y': element types differ");
+  EXPECT_EQ(compare_tensors(floats("y", {1.0f}), ints, Tolerance::close()).describe(), "output 'y': element types differ: float32 [1] against int32 [1]");
   auto outs = compare_outputs({floats("y", {1.0f}), floats("z", {1.0f})}, {floats("y", {1.0f})}, Tolerance::close());
   EXPECT_FALSE(outs.faithful());
   EXPECT_EQ(outs.first_problem(), "output 'z' missing");

@@ -376,9 +376,9 @@ class VariantsEvidenceTest : public VariantsTest {
   }
 
   static GateOutcome boxes(int detections_ref) {
-    return {"boxes", "boxes · y", true, "counts", {}, json{{"detections_ref", detections_ref}, {"detections_cand", detections_ref}}.dump()};
+    return {"boxes", "boxes · y", true, "counts", {}, {}, json{{"detections_ref", detections_ref}, {"detections_cand", detections_ref}}.dump()};
   }
-  static GateOutcome tensor() { return {"tensor", "tensor · y", true, "4 of 4", {}, "{}"}; }
+  static GateOutcome tensor() { return {"tensor", "tensor · y", true, "4 of 4", {}, {}, "{}"}; }
 };
 
 TEST_F(VariantsEvidenceTest, AnAcceleratedDefaultWithoutARegistryReleaseIsAFinding) {

@@ -9,7 +9,6 @@
 #include <chrono>
 
 #include "jobs/compile.h"
-#include "jobs/profile_placement.h"
 #include "jobs/target_session.h"
 #include "runtime/clean_error.h"
 #include "session/inputs.h"

@@ -208,7 +208,10 @@ Result<std::vector<Value>> make_item_values(const InputItem& item, const ModelIo
   if (!rest.inputs.empty()) {
     auto made = make_inputs(rest, plan.spec, plan.seed + item.index);
     if (!made) return Error{made.error().code, fmt::format("{}: {}", where, made.error().message)};
-    for (auto& t : *made) given[t.name] = Value::of(std::move(t));
+    for (auto& t : *made) {
+      std::string name = t.name;  // read before the tensor is moved
+      given[name] = Value::of(std::move(t));
+    }
   }
   std::vector<Value> out;
   for (const auto& in : io.inputs) {

@@ -148,9 +148,14 @@ Status await_done(Side& s, const InputItem& item) {
 Status ask_placement(Side& ref, Side& cand, const fs::path& in_dir) {
   const std::string request = nlohmann::json{{"placement", in_dir.string()}}.dump();
   for (Side* s : {&ref, &cand}) {
+    if (!s->worker) continue;  // stored outputs: nothing runs, nothing is placed
     if (auto st = s->worker->send(request); !st) return side_error(*s, st.error().message);
   }
   for (Side* s : {&ref, &cand}) {
+    if (!s->worker) {
+      s->placement = "stored outputs: nothing ran";
+      continue;
+    }
     auto line = s->worker->receive();
     if (!line) return side_error(*s, line.error().message);
     try {

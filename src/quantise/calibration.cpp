@@ -31,19 +31,6 @@ onnx::ModelProto exposing(const onnx::ModelProto& prepared, const std::vector<st
   return m;
 }
 
-// Calibration folds plain tensors: a model taking a sequence or an optional input is refused, naming it.
-Result<std::vector<Tensor>> item_tensors(const InputItem& item, const ModelIo& io, const InputPlan& plan) {
-  auto values = make_item_values(item, io, plan);
-  if (!values) return values.error();
-  std::vector<Tensor> out;
-  for (auto& v : *values) {
-    if (v.kind != Value::Kind::kTensor) {
-      return Error{ErrorCode::kInvalidArgument, fmt::format("input {}: calibration feeds tensors, not {}", v.name, v.describe())};
-    }
-    out.push_back(std::move(v.tensor));
-  }
-  return out;
-}
 
 }  // namespace
 
@@ -89,6 +76,19 @@ Range Calibrator::range(const TensorStats& stats, int bits) const {
     case Method::kEntropy: return stats.entropy(std::size_t{1} << (bits - 1));
   }
   return stats.minmax();
+}
+
+Result<std::vector<Tensor>> calibration_tensors(const InputItem& item, const ModelIo& io, const InputPlan& plan) {
+  auto values = make_item_values(item, io, plan);
+  if (!values) return values.error();
+  std::vector<Tensor> tensors;
+  for (auto& v : *values) {
+    if (v.kind != Value::Kind::kTensor) {
+      return Error{ErrorCode::kInvalidArgument, fmt::format("input '{}' of {}: calibration takes tensor inputs only", v.name, item.name)};
+    }
+    tensors.push_back(std::move(v.tensor));
+  }
+  return tensors;
 }
 
 Result<Calibration> calibrate(OrtProcess& process, const onnx::ModelProto& prepared, const CalibrationOptions& o) {
@@ -137,7 +137,7 @@ Result<Calibration> calibrate(OrtProcess& process, const onnx::ModelProto& prepa
   for (std::size_t i = 0; i < o.items.size(); ++i) {
     const InputItem& item = o.items[i];
     if (o.on_progress) o.on_progress(i, o.items.size(), item.name);
-    auto inputs = item_tensors(item, prepared_session->io, o.plan);
+    auto inputs = calibration_tensors(item, prepared_session->io, o.plan);
     if (!inputs) return inputs.error();
     for (const auto& t : *inputs) fold(t.name, t.type, t.bytes);
     fold_all();

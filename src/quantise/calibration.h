@@ -58,6 +58,9 @@ struct Calibration {
   double statistics_seconds = 0;  // of which folding outputs into the statistics
 };
 
+// One calibration item's inputs as tensors (the graphs rung quantises take tensors only).
+Result<std::vector<Tensor>> calibration_tensors(const InputItem& item, const ModelIo& io, const InputPlan& plan);
+
 // Errors: an input that does not fit the model (kInvalidArgument), a session
 // or run that fails (kRuntime), a planned tensor the runs never produced.
 Result<Calibration> calibrate(OrtProcess& process, const onnx::ModelProto& prepared, const CalibrationOptions& options);
