@@ -22,7 +22,7 @@
 #include "graph/model_file.h"
 #include "graph/onnx_file.h"
 #include "quantise/opset_upgrade.h"
-#include "os/temp_dir.h"
+#include "os/work_dir.h"
 #include "parity/gate_file.h"
 #include "parity/inputs.h"
 #include "quantise/calibration.h"
@@ -139,7 +139,7 @@ void cost(benchmark::State& state, const char* calibrator) {
   const std::size_t n = static_cast<std::size_t>(state.range(0));
   auto prepared = prepare();
   if (!prepared) return state.SkipWithError(prepared.error().message.c_str());
-  auto work = TempDir::create("rung-quantise-bench");
+  auto work = WorkDir::create("rung-quantise-bench");
   const Calibrator c = *Calibrator::parse(calibrator);
   for (auto _ : state) {
     const double cpu0 = cpu_seconds();
@@ -198,7 +198,7 @@ int run_child(std::size_t n, const char* calibrator) {
   if (process() == nullptr) return 3;
   auto prepared = prepare();
   auto c = Calibrator::parse(calibrator);
-  auto work = TempDir::create("rung-quantise-bench-child");
+  auto work = WorkDir::create("rung-quantise-bench-child");
   if (!prepared || !c || !work) return 2;
   auto cal = calibrate_over(*prepared, n, *c, true, work->path());
   if (!cal) {

@@ -4,8 +4,10 @@
 #include <exception>
 
 #include "commands.h"
+#include "rung/termination.h"
 
 int main(int argc, char** argv) {
+  rung::end_cleanly_on_termination_signals();
   CLI::App app{"rung: puts each ONNX model on the fastest execution provider that really works on this device"};
   app.require_subcommand(1);
   rung::cli::add_doctor_command(app);

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "numeric_args.h"
 #include "model_args.h"
 #include "runtime_args.h"
 #include "rung/engine.h"
@@ -47,6 +48,7 @@ int run_prepare(const PrepareOptions& c) {
   o.inference_threads = c.threads;
   o.isolate = !c.in_process;
   c.runtime.apply_to(o.runtimes);
+  c.plugins.apply_to(o.runtimes);
   o.plugin_dirs = c.plugins.paths();
   if (!c.use_rung.empty()) o.forced_rung = c.use_rung;
   // Each new progress line once, as an application's settings row would show it.
@@ -116,8 +118,8 @@ void add_prepare_command(CLI::App& app) {
   c->variants.add_to(*cmd);
   cmd->add_flag("--json", c->json, "Print the outcome as JSON");
   cmd->add_flag("--in-process", c->in_process, "Probe and build engines in this process instead of child processes");
-  cmd->add_option("--threads", c->threads, "Inference threads (default: physical cores minus two, at least one)");
-  cmd->add_option("--accept-ratio", c->accept_ratio, "Take a rung whose median is below the floor's times this")->capture_default_str();
+  cmd->add_option("--threads", c->threads, "Inference threads (default: physical cores minus two, at least one)")->check(thread_count());
+  cmd->add_option("--accept-ratio", c->accept_ratio, "Take a rung whose median is below the floor's times this")->check(finite_within(0.01, 10000, "times the floor's median"))->capture_default_str();
   cmd->add_option("--use-rung", c->use_rung, "Force a rung at or below the chosen one (also RUNG_FORCE_RUNG)");
   cmd->add_option("--cache-dir", c->cache_dir, "Where the decision and the engines are cached (default: RUNG_CACHE_DIR or ~/.cache/rung/probe)");
   c->runtime.add_to(*cmd);

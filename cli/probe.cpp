@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "commands.h"
+#include "numeric_args.h"
 #include "model_args.h"
 #include "runtime_args.h"
 #include "rung/probe.h"
@@ -88,14 +89,11 @@ int run_probe_command(const ProbeCliOptions& c) {
   o.isolate = !c.in_process;
   o.deadline = std::chrono::milliseconds(static_cast<long long>(c.deadline_s * 1000));
   c.runtime.apply_to(o.runtimes);
+  c.plugins.apply_to(o.runtimes);
   o.plugin_dirs = c.plugins.paths();
   if (!c.use_rung.empty()) o.forced_rung = c.use_rung;
-  if (c.runs < 1) throw CliError(kExitUsage, fmt::format("--runs must be at least 1, not {}", c.runs));
-  if (c.deadline_s <= 0) throw CliError(kExitUsage, "--deadline must be positive");
-  if (!(c.accept_ratio > 0)) throw CliError(kExitUsage, fmt::format("--accept-ratio must be positive, not {}", c.accept_ratio));
+  // The others are checked where they are parsed (numeric_args.h); this one's range is half-open.
   if (!(c.min_gain >= 0 && c.min_gain < 1)) throw CliError(kExitUsage, fmt::format("--min-gain must lie in [0, 1), not {}", c.min_gain));
-  if (!(c.time_budget_s >= 0)) throw CliError(kExitUsage, fmt::format("--time-budget must not be negative, not {}", c.time_budget_s));
-  if (!(c.min_placed >= 0 && c.min_placed <= 1)) throw CliError(kExitUsage, fmt::format("--min-placed must lie in [0, 1], not {}", c.min_placed));
 
   for (auto& m : c.models.resolve()) o.models.push_back({m.name, m.f32, m.inputs});
   o.probe_models = c.probe_models;
@@ -133,16 +131,19 @@ void add_probe_command(CLI::App& app) {
   cmd->add_flag("--json", c->json, "Print the outcome as JSON");
   cmd->add_flag("--force", c->reprobe, "Probe again even when the cache is valid");
   cmd->add_flag("--in-process", c->in_process, "Build sessions in this process (the attempt-file rule guards against crashes)");
-  cmd->add_option("--deadline", c->deadline_s, "Seconds each rung may take per model before it is killed")->capture_default_str();
-  cmd->add_option("--runs", c->runs, "Timed runs per rung after one untimed run")->capture_default_str();
-  cmd->add_option("--threads", c->threads, "Intra-op threads per session (0: ONNX Runtime's default)")->capture_default_str();
+  cmd->add_option("--deadline", c->deadline_s, "Seconds each rung may take per model before it is killed")->check(finite_within(kMinDeadlineSeconds, kMaxDeadlineSeconds, "seconds"))->capture_default_str();
+  cmd->add_option("--runs", c->runs, "Timed runs per rung after one untimed run")->check(whole_within(1, 1'000'000))->capture_default_str();
+  cmd->add_option("--threads", c->threads, "Intra-op threads per session (0: ONNX Runtime's default)")->check(thread_count())->capture_default_str();
   cmd->add_option("--accept-ratio", c->accept_ratio, "Take a rung whose time is surely below the floor's times this (less --min-gain)")
+      ->check(finite_within(0.01, 10000, "times the floor's median"))
       ->capture_default_str();
   cmd->add_option("--min-gain", c->min_gain, "What moving to a rung must gain: the interval of its ratio must lie under the acceptance ratio less this share")
       ->capture_default_str();
   cmd->add_option("--time-budget", c->time_budget_s, "Seconds of further paired runs per rung and model while the clock cannot decide")
+      ->check(finite_within(0, kMaxDeadlineSeconds, "seconds"))
       ->capture_default_str();
   cmd->add_option("--min-placed", c->min_placed, "Share of the nodes a rung's provider must run to be placed (from ONNX Runtime's profile)")
+      ->check(finite_within(0, 1, "share of the nodes"))
       ->capture_default_str();
   cmd->add_option("--use-rung", c->use_rung, "Force a rung at or below the chosen one (also RUNG_FORCE_RUNG)");
   cmd->add_option("--cache-dir", c->cache_dir, "Where the decision is cached (default: RUNG_CACHE_DIR or ~/.cache/rung/probe)");

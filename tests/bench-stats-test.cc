@@ -161,7 +161,7 @@ TEST_F(ModelFileTest, MissingAndGarbageFilesAreSaidSo) {
   EXPECT_THAT(text.error().message, HasSubstr("does not parse as an ONNX model"));
   auto dir = inspect_model_file(dir_);
   ASSERT_FALSE(dir);
-  EXPECT_THAT(dir.error().message, HasSubstr("is not a file"));
+  EXPECT_THAT(dir.error().message, HasSubstr("is a directory, not a regular file"));
 }
 
 }  // namespace

@@ -145,8 +145,9 @@ class CompileReadyTest : public ::testing::Test {
   void SetUp() override {
     dir_ = test::make_temp_dir("rung-compile-ready");
     auto rungs = plugin_rungs({test::make_plugin_dir(dir_)});
-    ASSERT_EQ(rungs.size(), 1u);
-    sim_ = rungs[0];
+    ASSERT_TRUE(rungs) << rungs.error().message;
+    ASSERT_EQ(rungs->size(), 1u);
+    sim_ = (*rungs)[0];
   }
   void TearDown() override { fs::remove_all(dir_); }
 

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "model_builder.h"
+#include "rung/cpus.h"
 #include "rung/engine.h"
 #include "test_support.h"
 
@@ -307,11 +308,22 @@ TEST_F(EngineTest, InferenceThreadsArePhysicalCoresMinusTwoAtLeastOne) {
   o.plugin_dirs.clear();
   o.hardware_root = test::fixtures_dir() / "hardware" / "amd-rocm-desktop";
   auto engine = start(o);
+  ASSERT_TRUE(engine);
   EXPECT_EQ(engine->inference_threads(), 1);
   engine->wait_until_settled();
   engine.reset();
-  o.inference_threads = 3;
-  EXPECT_EQ(start(o)->inference_threads(), 3);
+  // An explicit count is kept as given; it may be any count this machine can run.
+  o.inference_threads = usable_cpus();
+  auto explicit_count = start(o);
+  ASSERT_TRUE(explicit_count);
+  EXPECT_EQ(explicit_count->inference_threads(), usable_cpus());
+  explicit_count->wait_until_settled();
+  explicit_count.reset();
+  // More than this machine gives is refused at start, naming the option.
+  o.inference_threads = usable_cpus() + 1;
+  auto refused = Engine::start(o);
+  ASSERT_FALSE(refused);
+  EXPECT_THAT(refused.error().message, HasSubstr("out of range"));
 }
 
 }  // namespace

@@ -14,12 +14,14 @@
 #include <utility>
 
 #include "core/forms.h"
+#include "core/thread_limit.h"
 #include "core/sample_stats.h"
 #include "graph/model_file.h"
 #include "jobs/benchmark.h"
 #include "jobs/runner.h"
 #include "os/read_file.h"
-#include "os/temp_dir.h"
+#include "os/utc_now.h"
+#include "os/work_dir.h"
 #include "os/worker_location.h"
 #include "runtime/clean_error.h"
 #include "runtime/plugin_rungs.h"
@@ -210,10 +212,11 @@ Result<std::vector<RungSpec>> select_rungs(const std::vector<RungSpec>& ladder, 
 Status check_options(const BenchOptions& o) {
   if (o.models.empty()) return Error{ErrorCode::kInvalidArgument, "no model to bench"};
   if (o.duration_s <= 0 && o.runs < 1) return Error{ErrorCode::kInvalidArgument, fmt::format("--runs must be at least 1, not {}", o.runs)};
-  if (o.duration_s < 0) return Error{ErrorCode::kInvalidArgument, "--duration must be positive"};
+  if (!(std::isfinite(o.duration_s) && o.duration_s >= 0)) return Error{ErrorCode::kInvalidArgument, "--duration must be a finite number of seconds"};
+  if (o.deadline.count() <= 0) return Error{ErrorCode::kInvalidArgument, "--deadline must be positive"};
   if (o.warmup < 0) return Error{ErrorCode::kInvalidArgument, fmt::format("--warmup must be 0 or more, not {}", o.warmup)};
   if (o.rounds < 1) return Error{ErrorCode::kInvalidArgument, fmt::format("--rounds must be at least 1, not {}", o.rounds)};
-  if (o.threads < 0) return Error{ErrorCode::kInvalidArgument, fmt::format("--threads must be 0 or more, not {}", o.threads)};
+  if (auto st = check_thread_count(o.threads, "--threads"); !st) return st;
   if (!o.input_dir.empty()) {
     std::error_code ec;
     if (!fs::is_directory(o.input_dir, ec)) {
@@ -254,7 +257,9 @@ Result<BenchSetting> find_setting(const BenchOptions& o) {
   }
   s.discovery = std::move(*discovery);
   s.build = s.discovery.chosen_build();
-  auto rungs = select_rungs(effective_ladder(s.hw, *s.build, o.plugin_dirs), o.rungs);
+  auto ladder = effective_ladder(s.hw, *s.build, o.plugin_dirs, o.runtimes.allow_writable_plugins);
+  if (!ladder) return ladder.error();
+  auto rungs = select_rungs(*ladder, o.rungs);
   if (!rungs) return rungs.error();
   s.rungs = std::move(*rungs);
   s.worker = find_worker(o.worker);
@@ -493,7 +498,7 @@ Result<BenchReport> run_bench(const BenchOptions& o) {
   if (!setting) return setting.error();
   describe_machine(*setting, report);
 
-  auto work = TempDir::create("rung-bench");
+  auto work = WorkDir::create("rung-bench");
   if (!work) return work.error();
   Runner runner(o, *setting->build, setting->worker, work->path());
   auto measured = measure(o, *facts, setting->rungs, runner);

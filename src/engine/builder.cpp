@@ -13,6 +13,8 @@
 #include "os/file_hash.h"
 #include "os/file_lock.h"
 #include "os/read_file.h"
+#include "os/work_dir.h"
+#include "probe/attempts.h"
 
 namespace rung {
 namespace fs = std::filesystem;
@@ -42,15 +44,29 @@ std::string precision_dir(const RungSpec& rung, const ModelRegistration& model) 
 
 const char* extension(const RungSpec& rung) { return rung.append == AppendMethod::kNone ? ".ort" : ".onnx"; }
 
-CompileResult compile_in_child(const EngineBuildPlan& plan, const CompileJob& job, const fs::path& work) {
-  const JobOutcome outcome = JobRunner(plan.worker).run({"compile", job, plan.deadline, work, {}});
-  std::error_code ec;
-  fs::remove_all(work, ec);
+// A worker that dies (killed, out of memory) says nothing about the model: the
+// build is tried again, and only kStrikesToRefuse deaths in a row refuse it.
+CompileResult compile_in_child(const EngineBuildPlan& plan, const CompileJob& job, const fs::path& cache_root) {
+  JobOutcome outcome;
+  for (int death = 1; death <= kStrikesToRefuse; ++death) {
+    auto work = WorkDir::create("work", cache_root);
+    if (!work) return {false, work.error().message, 0};
+    outcome = JobRunner(plan.worker).run({"compile", job, plan.deadline, work->path(), {}});
+    if (outcome.status != JobOutcome::Status::kCrashed) break;
+    if (death == kStrikesToRefuse) {
+      return {false, fmt::format("{}; the compile worker died {} times in a row, so this build is refused", outcome.describe(), kStrikesToRefuse),
+              outcome.elapsed_ms};
+    }
+  }
   return {outcome.ok(), outcome.ok() ? std::string() : outcome.describe(), outcome.elapsed_ms};
 }
 
+// Under the build lock, what a killed builder left: temporaries and its work directories.
 void remove_stale_temporaries(const fs::path& root) {
   std::error_code ec;
+  for (fs::directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->is_directory(ec) && it->path().filename().string().rfind("work.", 0) == 0) fs::remove_all(it->path(), ec);
+  }
   for (fs::recursive_directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
     if (it->is_regular_file(ec) && it->path().filename().string().find(".tmp.") != std::string::npos) {
       fs::remove(it->path(), ec);
@@ -95,7 +111,7 @@ EngineLanding build_engine(const EngineBuildPlan& plan, const ModelRegistration&
     job.inputs = m.inputs;
     job.seed = plan.input_seed;
   }
-  CompileResult r = plan.worker.empty() ? run_compile_job(job) : compile_in_child(plan, job, root / fmt::format("work-{}", ::getpid()) / m.name);
+  CompileResult r = plan.worker.empty() ? run_compile_job(job) : compile_in_child(plan, job, root);
   if (r.ok) {
     if (auto s = commit_file(tmp, slot.file); !s) {
       r.ok = false;
@@ -137,7 +153,7 @@ std::vector<EngineLanding> build_engines(const EngineBuildPlan& plan,
   // One builder per engine directory at a time, across processes; the second
   // finds the first one's engines in place when it gets the lock.
   std::optional<CacheLock> lock;
-  if (auto l = CacheLock::acquire(root / "build.lock", nullptr)) lock.emplace(std::move(*l));
+  if (auto l = CacheLock::acquire(root / "build.lock", plan.deadline * static_cast<int>(plan.models.size() + 1))) lock.emplace(std::move(*l));
   if (lock) remove_stale_temporaries(root);
 
   for (const ModelRegistration* m : order) {

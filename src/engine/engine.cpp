@@ -14,8 +14,10 @@
 #include <mutex>
 #include <thread>
 
+#include "core/thread_limit.h"
 #include "engine/builder.h"
 #include "engine/placement.h"
+#include "os/regular_file.h"
 #include "os/worker_location.h"
 #include "rung/probe.h"
 #include "runtime/clean_error.h"
@@ -86,6 +88,19 @@ class SessionImpl final : public Session {
   std::map<std::string, std::string> run_config_;  // sessions are only run inside a job
   std::shared_ptr<PreparedSession> opened_;
 };
+
+StartFacts facts_of_ladder(const Hardware& hardware, const RuntimeBuild& build, const std::vector<RungSpec>& ladder) {
+  StartFacts facts;
+  facts.runtime_version = build.version;
+  for (const Platform* p : recognise_platforms(hardware)) facts.platforms.push_back(p->id);
+  // A platform rung counts only when this build carries its provider: the probe would only fail it.
+  for (const auto& r : ladder) {
+    if (r.append == AppendMethod::kPluginDevice || r.append == AppendMethod::kNone || build.has_provider(r.provider)) {
+      facts.rungs.push_back(r.name);
+    }
+  }
+  return facts;
+}
 
 }  // namespace
 
@@ -272,6 +287,7 @@ Result<std::shared_ptr<Engine>> Engine::start(EngineOptions options) {
   if (options.models.empty()) return Error{ErrorCode::kInvalidArgument, "the engine needs at least one registered model"};
   for (const auto& m : options.models) {
     if (m.name.empty()) return Error{ErrorCode::kInvalidArgument, "a registered model has no name"};
+    if (auto st = check_model_file_kind(m.name, m.f32); !st) return st.error();
   }
   auto state = std::make_shared<State>();
   state->hardware = detect_hardware(options.hardware_root);
@@ -282,13 +298,16 @@ Result<std::shared_ptr<Engine>> Engine::start(EngineOptions options) {
   auto process = OrtProcess::install(state->runtime);
   if (!process) return process.error();
   state->process = *process;
-  state->ladder = effective_ladder(state->hardware, state->runtime, options.plugin_dirs);
+  auto ladder = effective_ladder(state->hardware, state->runtime, options.plugin_dirs, options.runtimes.allow_writable_plugins);
+  if (!ladder) return ladder.error();
+  state->ladder = std::move(*ladder);
   if (options.choose_models) {
-    auto chosen = options.choose_models(start_facts(state->hardware, state->runtime, options.plugin_dirs), options.models);
+    auto chosen = options.choose_models(facts_of_ladder(state->hardware, state->runtime, state->ladder), options.models);
     if (!chosen) return chosen.error();
     state->choices = std::move(*chosen);
   }
   int cores = state->hardware.cpu.physical_cores > 0 ? state->hardware.cpu.physical_cores : 1;
+  if (auto st = check_thread_count(options.inference_threads, "inference threads"); !st) return st.error();
   state->threads = options.inference_threads > 0 ? options.inference_threads : std::max(1, cores - 2);
   state->snapshot.chosen = state->ladder.back();
   state->snapshot.below = {state->ladder.back()};
@@ -352,16 +371,10 @@ const RuntimeBuild& Engine::runtime() const { return state_->runtime; }
 const std::map<std::string, ModelChoice>& Engine::model_choices() const { return state_->choices; }
 
 StartFacts start_facts(const Hardware& hardware, const RuntimeBuild& build, const std::vector<fs::path>& plugin_dirs) {
-  StartFacts facts;
-  facts.runtime_version = build.version;
-  for (const Platform* p : recognise_platforms(hardware)) facts.platforms.push_back(p->id);
-  // A platform rung counts only when this build carries its provider: the probe would only fail it.
-  for (const auto& r : effective_ladder(hardware, build, plugin_dirs)) {
-    if (r.append == AppendMethod::kPluginDevice || r.append == AppendMethod::kNone || build.has_provider(r.provider)) {
-      facts.rungs.push_back(r.name);
-    }
-  }
-  return facts;
+  auto ladder = effective_ladder(hardware, build, plugin_dirs);
+  // A plugin refused by the path policy is never loaded: the facts are the rungs without the plugins.
+  if (!ladder) ladder = effective_ladder(hardware, build, {});
+  return facts_of_ladder(hardware, build, ladder ? *ladder : std::vector<RungSpec>{});
 }
 
 void Engine::wait_until_settled() const {

@@ -9,15 +9,18 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "jobs/parity_protocol.h"
 #include "jobs/runner.h"
+#include "os/regular_file.h"
 #include "os/work_dir.h"
 #include "os/worker_location.h"
 #include "parity/gate_file.h"
 #include "parity/gates/value.h"
 #include "parity/inputs.h"
 #include "parity/side.h"
+#include "runtime/plugin_rungs.h"
 #include "runtime/resolver.h"
 #include "runtime/software_gpu.h"
 #include "session/placement.h"
@@ -202,13 +205,27 @@ Result<std::vector<InputItem>> list_items(const ParityOptions& o, const InputPla
 Status check_models(const ParityOptions& o) {
   if (o.ref.stored() && o.cand.stored()) return Error{ErrorCode::kInvalidArgument, "both sides are stored outputs: one side must run a model"};
   for (const ParitySide* s : {&o.ref, &o.cand}) {
-    std::error_code ec;
-    if (s->stored() && !fs::is_directory(s->expected, ec)) {
-      return Error{ErrorCode::kNotFound, fmt::format("{}: the directory of stored outputs is not there", s->expected.string())};
+    if (s->stored()) {
+      std::error_code ec;
+      if (!fs::is_directory(s->expected, ec)) {
+        return Error{ErrorCode::kNotFound, fmt::format("{}: the directory of stored outputs is not there", s->expected.string())};
+      }
+      continue;
     }
-    if (!s->stored() && !fs::is_regular_file(s->model, ec)) {
-      return Error{ErrorCode::kNotFound, fmt::format("{}: the model file is not there", s->model.string())};
+    if (auto st = check_regular_file(s->model); !st) {
+      return Error{st.error().code, st.error().code == ErrorCode::kNotFound ? fmt::format("{}: the model file is not there", s->model.string())
+                                                                           : st.error().message};
     }
+  }
+  return {};
+}
+
+// A plugin library a side names (rung=/path/x.so) gets the plugin policy before any worker loads it.
+Status check_plugins(const ParityOptions& o) {
+  for (const ParitySide* s : {&o.ref, &o.cand}) {
+    const RungSpec named = named_rung(s->rung);
+    if (named.plugin_library.empty()) continue;
+    if (auto st = check_plugin_library(named.plugin_library, o.runtimes.allow_writable_plugins); !st) return st.error();
   }
   return {};
 }
@@ -337,6 +354,7 @@ Result<ParityReport> run_parity(const ParityOptions& o) {
   auto items = list_items(o, plan);
   if (!items) return items.error();
   if (auto st = check_models(o); !st) return st.error();
+  if (auto st = check_plugins(o); !st) return st.error();
 
   WorkDir work;  // declared before the sides: their workers end before it is removed
   Side ref{"ref", &o.ref, {}, {}, nullptr, {}, {}, {}}, cand{"cand", &o.cand, {}, {}, nullptr, {}, {}, {}};

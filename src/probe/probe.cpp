@@ -9,15 +9,19 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <condition_variable>
 #include <cstdlib>
 #include <mutex>
 #include <thread>
 
+#include "core/thread_limit.h"
 #include "jobs/measure.h"
 #include "jobs/runner.h"
 #include "os/file_hash.h"
 #include "os/file_lock.h"
+#include "os/regular_file.h"
+#include "os/work_dir.h"
 #include "os/worker_location.h"
 #include "probe/attempts.h"
 #include "probe/cache.h"
@@ -197,16 +201,21 @@ Status apply_override(const ProbeOptions& o, const std::vector<RungSpec>& ladder
 Status check_options(const ProbeOptions& o) {
   if (o.cache_dir.empty()) return Error{ErrorCode::kInvalidArgument, "the probe needs a cache directory"};
   if (o.runs < 1) return Error{ErrorCode::kInvalidArgument, fmt::format("runs must be at least 1, not {}", o.runs)};
+  if (o.deadline.count() <= 0) return Error{ErrorCode::kInvalidArgument, "the deadline must be positive"};
+  if (!(std::isfinite(o.acceptance_ratio) && o.acceptance_ratio > 0)) {
+    return Error{ErrorCode::kInvalidArgument, fmt::format("the acceptance ratio must be a finite positive number, not {}", o.acceptance_ratio)};
+  }
   if (!(o.min_placed_share >= 0 && o.min_placed_share <= 1)) {
     return Error{ErrorCode::kInvalidArgument, fmt::format("the minimum placed share must lie in [0, 1], not {}", o.min_placed_share)};
   }
   if (!(o.min_gain >= 0 && o.min_gain < 1)) {
     return Error{ErrorCode::kInvalidArgument, fmt::format("the minimum gain must lie in [0, 1), not {}", o.min_gain)};
   }
-  if (!(o.acceptance_ratio > 0)) {
-    return Error{ErrorCode::kInvalidArgument, fmt::format("the acceptance ratio must be positive, not {}", o.acceptance_ratio)};
-  }
+  if (auto st = check_thread_count(o.threads, "threads"); !st) return st;
   if (o.models.empty()) return Error{ErrorCode::kInvalidArgument, "no models are registered"};
+  for (const auto& m : o.models) {
+    if (auto st = check_model_file_kind(m.name, m.path); !st) return st;
+  }
   return {};
 }
 
@@ -254,7 +263,9 @@ Result<ProbeSetting> find_setting(const ProbeOptions& o) {
   if (!models) return models.error();
   ProbeSetting s{o, std::move(hw), std::move(*discovery), nullptr, {}, std::move(*models), false};
   s.build = s.discovery.chosen_build();
-  s.ladder = effective_ladder(s.hw, *s.build, o.plugin_dirs);
+  auto ladder = effective_ladder(s.hw, *s.build, o.plugin_dirs, o.runtimes.allow_writable_plugins);
+  if (!ladder) return ladder.error();
+  s.ladder = std::move(*ladder);
   return s;
 }
 
@@ -434,18 +445,17 @@ void climb(const ProbeSetting& s, const std::vector<FloorRun>& floors, AttemptLe
   }
 }
 
-// Measures the floor and the ladder in a fresh work directory, removed after.
-void walk(const ProbeSetting& s, const std::string& fingerprint, ProbeOutcome& out) {
+// Measures the floor and the ladder in a fresh work directory (in the cache
+// directory, else under $TMPDIR), removed after.
+Status walk(const ProbeSetting& s, const std::string& fingerprint, ProbeOutcome& out) {
   const ProbeOptions& o = s.o;
-  fs::path work = s.can_cache ? o.cache_dir / "probe-work" : fs::temp_directory_path() / fmt::format("rung-probe-{}", ::getpid());
-  std::error_code ec;
-  fs::remove_all(work, ec);
-  fs::create_directories(work, ec);
+  auto work = WorkDir::create("probe-work", s.can_cache ? o.cache_dir : fs::path());
+  if (!work) return work.error();
   std::optional<AttemptLedger> ledger = open_ledger(s, fingerprint, out);
   Walker walker(o, *s.build, ledger ? &*ledger : nullptr);
-  const std::vector<FloorRun> floors = measure_floor(s, walker, work, out);
-  climb(s, floors, ledger ? &*ledger : nullptr, walker, work, out);
-  fs::remove_all(work, ec);
+  const std::vector<FloorRun> floors = measure_floor(s, walker, work->path(), out);
+  climb(s, floors, ledger ? &*ledger : nullptr, walker, work->path(), out);
+  return {};
 }
 
 }  // namespace
@@ -477,9 +487,15 @@ Result<ProbeOutcome> run_probe(const ProbeOptions& o) {
   // One prober per cache directory: a second process waits and then reads the first one's answer.
   std::optional<CacheLock> lock;
   if (s.can_cache) {
-    bool busy = false;
-    if (auto l = CacheLock::acquire(o.cache_dir / "probe.lock", &busy)) lock.emplace(std::move(*l));
-    if (busy) note(o, out, "another process was probing this cache directory; waited for its answer");
+    // Bounded: the longest a whole probe may take, so a hung holder is named instead of waited for forever.
+    const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(
+        o.deadline * static_cast<int>(s.ladder.size() * s.probe_models.size() + 1) + std::chrono::seconds(5));
+    auto l = CacheLock::acquire(o.cache_dir / "probe.lock", wait, [&](pid_t holder) {
+      note(o, out, fmt::format("{} is probing this cache directory; waiting up to {:.0f} s for its answer", describe_process(holder),
+                               std::chrono::duration<double>(wait).count()));
+    });
+    if (!l) return l.error();
+    lock.emplace(std::move(*l));
   }
   if (!o.reprobe) {
     auto cached = read_probe_cache(out.cache_file, *fingerprint);
@@ -492,7 +508,7 @@ Result<ProbeOutcome> run_probe(const ProbeOptions& o) {
     if (!cached.ignored_because.empty()) note(o, out, "ignored the cache: " + cached.ignored_because);
   }
 
-  walk(s, *fingerprint, out);
+  if (auto st = walk(s, *fingerprint, out); !st) return st.error();
   if (s.can_cache) {
     if (auto st = write_probe_cache(out.cache_file, *fingerprint, out); !st) note(o, out, "could not cache: " + st.error().message);
   }

@@ -7,8 +7,6 @@
 #include <fmt/ranges.h>
 #include <onnx/onnx_pb.h>
 
-#include <optional>
-
 #include "quantise/batch_norm_fold.h"
 #include "graph/model_file.h"
 #include "graph/onnx_file.h"
@@ -16,7 +14,8 @@
 #include "quantise/opset_upgrade.h"
 #include "os/atomic_file.h"
 #include "os/file_hash.h"
-#include "os/temp_dir.h"
+#include "os/utc_now.h"
+#include "os/work_dir.h"
 #include "parity/gate_file.h"
 #include "parity/side.h"
 #include "quantise/report.h"
@@ -31,27 +30,17 @@ namespace {
 // Per-channel weights in QuantizeLinear/DequantizeLinear arrived at opset 13.
 constexpr std::int64_t kQdqOpset = 13;
 
-// The scratch directory: the caller's, or a temporary one removed at the end.
-struct Workspace {
-  std::optional<TempDir> owned;
-  fs::path path;
-
-  static Result<Workspace> open(const fs::path& given, const std::string& prefix) {
-    Workspace w;
-    if (!given.empty()) {
-      std::error_code ec;
-      fs::create_directories(given, ec);
-      if (ec) return Error{ErrorCode::kIo, fmt::format("{}: {}", given.string(), ec.message())};
-      w.path = given;
-      return w;
-    }
-    auto t = TempDir::create(prefix);
-    if (!t) return t.error();
-    w.path = t->path();
-    w.owned.emplace(std::move(*t));
-    return w;
+// The scratch directory: the caller's (made when missing), or a fresh one removed at the end.
+Result<WorkDir> open_workspace(const fs::path& given, const std::string& prefix) {
+  if (!given.empty()) {
+    std::error_code ec;
+    fs::create_directories(given, ec);
+    if (ec) return Error{ErrorCode::kIo, fmt::format("{}: {}", given.string(), ec.message())};
   }
-};
+  WorkDir work;
+  if (auto st = work.open(given, prefix); !st) return st.error();
+  return work;
+}
 
 ProofSides proof_sides(const ReleaseToolSettings& s, const ResolvedRuntime& rt) { return {rt.library, s.worker, s.deadline}; }
 
@@ -113,15 +102,15 @@ Result<UpgradeOutcome> run_upgrade(const UpgradeOptions& o) {
   RuntimeResolver resolver(o.settings.runtimes);
   auto rt = resolver.resolve(o.settings.runtime);
   if (!rt) return rt.error();
-  auto work = Workspace::open(o.settings.work_dir, "rung-upgrade");
+  auto work = open_workspace(o.settings.work_dir, "rung-upgrade");
   if (!work) return work.error();
   auto upgraded = upgrade_opset(model, o.opset);
   if (!upgraded) return Error{upgraded.error().code, fmt::format("{}: {}", o.model.string(), upgraded.error().message)};
-  const fs::path candidate = work->path / "upgraded.onnx";
+  const fs::path candidate = work->path() / "upgraded.onnx";
   if (auto s = write_onnx_model(model, candidate); !s) return s.error();
   progress(o.settings, "proving", 0, 0, "");
   auto proof = prove_same_computation(o.model, candidate, {o.inputs_dir, o.random, o.seed, o.gate_file, o.preprocess_file},
-                                      proof_sides(o.settings, *rt), work->path / "proof");
+                                      proof_sides(o.settings, *rt), work->path() / "proof");
   if (!proof) return proof.error();
   out.proven = proof->proven;
   out.failing_output = proof->failing_output;
@@ -193,7 +182,7 @@ Result<QuantiseOutcome> run_quantise(const QuantiseOptions& o) {
   ev.device = detect_hardware("/").identity();
   auto process = install_runtime(*rt, o.settings.runtimes);
   if (!process) return process.error();
-  auto work = Workspace::open(o.settings.work_dir, "rung-quantise");
+  auto work = open_workspace(o.settings.work_dir, "rung-quantise");
   if (!work) return work.error();
 
   QuantiseOutcome outcome;
@@ -227,11 +216,11 @@ Result<QuantiseOutcome> run_quantise(const QuantiseOptions& o) {
     if (auto s = infer_shapes(prepared); !s) return s.error();
   }
   if (ev.upgraded_to || ev.batch_norms_folded > 0) {
-    const fs::path file = work->path / "upgraded.onnx";
+    const fs::path file = work->path() / "upgraded.onnx";
     if (auto s = write_onnx_model(prepared, file); !s) return s.error();
     progress(o.settings, "proving the upgrade", 0, 0, "");
     auto proof = prove_same_computation(o.model, file, {o.calibration_dir, 0, 0, o.gate_file, {}}, proof_sides(o.settings, *rt),
-                                        work->path / "proof");
+                                        work->path() / "proof");
     if (!proof) return proof.error();
     ev.upgrade_proof = std::move(*proof);
     if (!ev.upgrade_proof->proven) {
@@ -252,7 +241,7 @@ Result<QuantiseOutcome> run_quantise(const QuantiseOptions& o) {
   co.plan = plan;
   co.calibrator = ev.calibrator;
   co.threads = o.settings.threads;
-  co.work_dir = work->path;
+  co.work_dir = work->path();
   co.on_progress = [&o](std::size_t done, std::size_t total, const std::string& item) { progress(o.settings, "calibrating", done, total, item); };
   auto calibrated = calibrate(**process, prepared, co);
   if (!calibrated) return calibrated.error();
@@ -272,7 +261,7 @@ Result<QuantiseOutcome> run_quantise(const QuantiseOptions& o) {
   ev.counts = *counts;
   std::string bytes;
   if (!prepared.SerializeToString(&bytes)) return Error{ErrorCode::kInvalidArgument, "the quantised model does not serialise"};
-  const fs::path candidate = work->path / "candidate.onnx";
+  const fs::path candidate = work->path() / "candidate.onnx";
   if (auto s = write_file_atomically(candidate, bytes); !s) return s.error();
   ev.output_sha256 = sha256_hex(bytes);
   ev.output_bytes = bytes.size();
@@ -287,7 +276,7 @@ Result<QuantiseOutcome> run_quantise(const QuantiseOptions& o) {
   ev.form_evidence = written_facts->form_evidence;
   prepared.Clear();
 
-  auto scored = run_parity(scoring_options(o, *rt, candidate, work->path));
+  auto scored = run_parity(scoring_options(o, *rt, candidate, work->path()));
   if (!scored) return scored.error();
   ev.scored = std::move(*scored);
   failing_titles(*ev.scored, ev.failed);
