@@ -94,9 +94,23 @@ void end_cleanly_on_termination_signals() {
   });
 }
 
+// A thread that starts a child or makes a work directory while the cleanup
+// runs (its last worker was just killed, it moved on to the next) would leave
+// that one behind: it is undone here, and the thread waits for the end.
+[[noreturn]] static void park_until_the_end() {
+  for (;;) ::pause();
+}
+
 void track_child(pid_t pid) {
-  std::lock_guard<std::mutex> lock(tracked().mutex);
-  tracked().children.push_back(pid);
+  {
+    std::lock_guard<std::mutex> lock(tracked().mutex);
+    if (!ending) {
+      tracked().children.push_back(pid);
+      return;
+    }
+    ::kill(pid, SIGKILL);
+  }
+  park_until_the_end();
 }
 
 pid_t reap_child(pid_t pid, int* status, int options) {
@@ -119,8 +133,16 @@ pid_t reap_child(pid_t pid, int* status, int options) {
 }
 
 void track_work_dir(const fs::path& dir) {
-  std::lock_guard<std::mutex> lock(tracked().mutex);
-  tracked().work_dirs.push_back(dir);
+  {
+    std::lock_guard<std::mutex> lock(tracked().mutex);
+    if (!ending) {
+      tracked().work_dirs.push_back(dir);
+      return;
+    }
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+  park_until_the_end();
 }
 
 void untrack_work_dir(const fs::path& dir) {
