@@ -20,6 +20,7 @@
 #include "jobs/benchmark.h"
 #include "jobs/runner.h"
 #include "os/read_file.h"
+#include "os/termination.h"
 #include "os/utc_now.h"
 #include "os/work_dir.h"
 #include "os/worker_location.h"
@@ -121,7 +122,7 @@ class Runner {
     const fs::path dir = round_dir(model, rung, round);
     std::error_code ec;
     fs::remove_all(dir, ec);
-    fs::create_directories(dir, ec);
+    create_directories_unless_ending(dir, ec);
     const BenchJob job = job_for(model, rung, fp16, round, spec, dir);
     // Progress: the child rewrites its runs-done count; the runner's wait reads it.
     std::function<void()> on_wait;

@@ -9,6 +9,7 @@
 #include "conform/suite.h"
 #include "jobs/conform_worker.h"
 #include "jobs/runner.h"
+#include "os/termination.h"
 #include "os/work_dir.h"
 #include "os/worker_location.h"
 #include "rung/conform.h"
@@ -41,7 +42,7 @@ class ColumnWorker {
     ++starts_;
     job_.profile_dir = dir_ / "profiles";
     std::error_code ec;
-    fs::create_directories(job_.profile_dir, ec);
+    create_directories_unless_ending(job_.profile_dir, ec);
     // A directory per start: the log of a worker a test killed stays to be read.
     auto started = runner_.start({"conform", job_, o_.deadline, dir_ / fmt::format("worker-{}", starts_), {}});
     if (!started) return started.error();

@@ -10,6 +10,7 @@
 
 #include "os/atomic_file.h"
 #include "os/read_file.h"
+#include "os/termination.h"
 
 namespace rung {
 namespace fs = std::filesystem;
@@ -57,7 +58,7 @@ std::string seconds(std::chrono::milliseconds ms) { return fmt::format("{:g} s",
 // Writes job.json in a fresh work directory (an old result must not pass for a new one).
 Status prepare(const JobRequest& request) {
   std::error_code ec;
-  fs::create_directories(request.work_dir, ec);
+  create_directories_unless_ending(request.work_dir, ec);
   fs::remove(request.work_dir / "result.json", ec);
   return write_file_atomically(request.work_dir / "job.json", request.job.dump(2));
 }

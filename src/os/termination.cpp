@@ -145,6 +145,17 @@ void track_work_dir(const fs::path& dir) {
   park_until_the_end();
 }
 
+void create_directories_unless_ending(const fs::path& dir, std::error_code& ec) {
+  {
+    std::lock_guard<std::mutex> lock(tracked().mutex);
+    if (!ending) {
+      fs::create_directories(dir, ec);
+      return;
+    }
+  }
+  park_until_the_end();
+}
+
 void untrack_work_dir(const fs::path& dir) {
   std::lock_guard<std::mutex> lock(tracked().mutex);
   auto& v = tracked().work_dirs;

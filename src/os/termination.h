@@ -27,6 +27,10 @@ void track_child(pid_t pid);
 // step, so the cleanup never signals a process id that was handed on.
 pid_t reap_child(pid_t pid, int* status, int options);
 void track_work_dir(const std::filesystem::path& dir);
+// create_directories, unless the cleanup has begun: then the calling thread
+// waits for the end instead, since a directory made inside a work directory the
+// cleanup already removed would bring it back and be left behind.
+void create_directories_unless_ending(const std::filesystem::path& dir, std::error_code& ec);
 void untrack_work_dir(const std::filesystem::path& dir);
 
 }  // namespace rung

@@ -14,6 +14,7 @@
 #include "jobs/parity_protocol.h"
 #include "jobs/runner.h"
 #include "os/regular_file.h"
+#include "os/termination.h"
 #include "os/work_dir.h"
 #include "os/worker_location.h"
 #include "parity/gate_file.h"
@@ -55,7 +56,7 @@ Status start_side(Side& s, const JobRunner& runner, bool allow_writable, std::ch
   job.target.provider_options = s.spec->provider_options;
   job.outputs_dir = s.dir / "out";
   std::error_code ec;
-  fs::create_directories(job.outputs_dir, ec);
+  create_directories_unless_ending(job.outputs_dir, ec);
   auto started = runner.start({"parity", job, deadline, s.dir, {}});
   if (!started) return started.error();
   s.worker = std::move(*started);
@@ -293,7 +294,7 @@ Status compare_item(const InputItem& item, std::size_t i, const InputPlan& plan,
   if (!values) return values.error();
   const fs::path in_dir = work / "inputs" / std::to_string(i);
   std::error_code ec;
-  fs::create_directories(in_dir, ec);
+  create_directories_unless_ending(in_dir, ec);
   for (std::size_t k = 0; k < values->size(); ++k) {
     if (auto st = write_value_file((*values)[k], in_dir / fmt::format("input_{}.pb", k)); !st) return st.error();
   }

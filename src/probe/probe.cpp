@@ -21,6 +21,7 @@
 #include "os/file_hash.h"
 #include "os/file_lock.h"
 #include "os/regular_file.h"
+#include "os/termination.h"
 #include "os/work_dir.h"
 #include "os/worker_location.h"
 #include "probe/attempts.h"
@@ -98,7 +99,7 @@ class Walker {
                                          const RungSpec* floor = nullptr) {
     std::error_code ec;
     fs::remove_all(dir, ec);
-    fs::create_directories(dir, ec);
+    create_directories_unless_ending(dir, ec);
     ProbeJob job = job_for(rung, model, dir);
     if (floor != nullptr) {
       job.paired = true;

@@ -6,6 +6,7 @@
 
 #include "os/atomic_file.h"
 #include "os/read_file.h"
+#include "os/termination.h"
 
 namespace rung {
 namespace fs = std::filesystem;
@@ -41,7 +42,7 @@ Result<Proof> prove_same_computation(const fs::path& original, const fs::path& r
                                      const fs::path& work_dir) {
   Proof proof;
   std::error_code ec;
-  fs::create_directories(work_dir, ec);
+  create_directories_unless_ending(work_dir, ec);
   auto gate = write_proof_gate(in, proof.tolerance, work_dir);
   if (!gate) return gate.error();
   ParityOptions o;
