@@ -144,6 +144,12 @@ void note(const ProbeOptions& o, ProbeOutcome& out, std::string line) {
   out.log.push_back(std::move(line));
 }
 
+std::vector<std::string> rung_names(const std::vector<RungSpec>& ladder) {
+  std::vector<std::string> names;
+  for (const auto& r : ladder) names.push_back(r.name);
+  return names;
+}
+
 Status apply_override(const ProbeOptions& o, const std::vector<RungSpec>& ladder, ProbeOutcome& out) {
   std::string forced;
   std::string by;
@@ -232,6 +238,7 @@ Result<ProbeOutcome> run_probe(const ProbeOptions& o) {
   }
 
   FileHashCache hashes(o.cache_dir);
+  if (!hashes.ignored_because().empty()) note(o, out, "ignored the model-hash cache, rewritten: " + hashes.ignored_because());
   FingerprintInputs fi{&build, &hw, &ladder, &o, probe_names};
   auto fingerprint = make_fingerprint(fi, hashes);
   if (!fingerprint) return fingerprint.error();
@@ -246,7 +253,7 @@ Result<ProbeOutcome> run_probe(const ProbeOptions& o) {
   }
 
   if (!o.reprobe) {
-    auto cached = read_probe_cache(out.cache_file, *fingerprint);
+    auto cached = read_probe_cache(out.cache_file, *fingerprint, rung_names(ladder));
     if (cached.outcome) {
       ProbeOutcome hit = std::move(*cached.outcome);
       hit.log.insert(hit.log.begin(), out.log.begin(), out.log.end());
@@ -265,6 +272,7 @@ Result<ProbeOutcome> run_probe(const ProbeOptions& o) {
     if (o.isolate) note(o, out, "no rung-probe-worker found: probing in process, under the attempt-file rule");
     if (can_cache) {
       ledger.emplace(o.cache_dir, sha256_hex(*fingerprint));
+      for (const auto& line : ledger->ignored()) note(o, out, line);
       if (!ledger->leftover().empty()) {
         note(o, out, fmt::format("the last launch died while attempting {}: strike {} of {}", ledger->leftover(),
                                       ledger->strikes(ledger->leftover()), kStrikesToRefuse));
