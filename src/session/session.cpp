@@ -241,7 +241,9 @@ Result<std::vector<Tensor>> run_described(Ort::Session& session, const ModelIo& 
       t.type = from_ort(info.GetElementType());
       t.shape = info.GetShape();
       const auto* data = static_cast<const std::byte*>(results[i].GetTensorRawData());
-      t.bytes.assign(data, data + t.element_count() * element_size(t.type));
+      auto bytes = tensor_bytes(fmt::format("output '{}'", t.name), t.type, t.shape, UINT64_MAX);
+      if (!bytes) return bytes.error();
+      t.bytes.assign(data, data + *bytes);
       out.push_back(std::move(t));
     }
     return out;

@@ -4,10 +4,11 @@
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
+#include <climits>
 #include <cstring>
-#include <fstream>
 
 #include "os/atomic_file.h"
+#include "os/read_file.h"
 
 namespace rung {
 namespace {
@@ -52,18 +53,21 @@ void copy_field(const Field& field, Tensor& t) {
 
 }  // namespace
 
-Result<Tensor> read_tensor_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{ErrorCode::kNotFound, fmt::format("{}: cannot be opened", path.string())};
+Result<Tensor> parse_tensor_proto(std::string_view bytes, const std::string& where, const std::string& fallback_name,
+                                  std::uint64_t max_bytes) {
   onnx::TensorProto proto;
-  if (!proto.ParseFromIstream(&in)) return Error{ErrorCode::kInvalidArgument, fmt::format("{}: not an ONNX TensorProto", path.string())};
+  if (bytes.size() > static_cast<std::size_t>(INT_MAX) || !proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    return Error{ErrorCode::kInvalidArgument, fmt::format("{}: not an ONNX TensorProto", where)};
+  }
   Tensor t;
-  t.name = proto.name().empty() ? path.stem().string() : proto.name();
+  t.name = proto.name().empty() ? fallback_name : proto.name();
   t.type = from_onnx(proto.data_type());
   if (t.type == ElementType::kUnsupported) {
-    return Error{ErrorCode::kUnsupported, fmt::format("{}: element type {} is not supported", path.string(), proto.data_type())};
+    return Error{ErrorCode::kInvalidArgument, fmt::format("{}: element type {} is not supported", where, proto.data_type())};
   }
   t.shape.assign(proto.dims().begin(), proto.dims().end());
+  auto need = tensor_bytes(where, t.type, t.shape, max_bytes);
+  if (!need) return need.error();
   if (proto.has_raw_data()) {
     const auto& raw = proto.raw_data();
     t.bytes.resize(raw.size());
@@ -81,12 +85,19 @@ Result<Tensor> read_tensor_file(const std::filesystem::path& path) {
       case ElementType::kUnsupported: break;
     }
   }
-  if (t.bytes.size() != t.element_count() * element_size(t.type)) {
-    return Error{ErrorCode::kInvalidArgument,
-                 fmt::format("{}: holds {} bytes, shape {} of {} needs {}", path.string(), t.bytes.size(), shape_string(t.shape),
-                             element_type_name(t.type), t.element_count() * element_size(t.type))};
+  if (t.bytes.size() != *need) {
+    return Error{ErrorCode::kInvalidArgument, fmt::format("{}: holds {} bytes, shape {} of {} needs {}", where, t.bytes.size(),
+                                                          shape_string(t.shape), element_type_name(t.type), *need)};
   }
   return t;
+}
+
+Result<Tensor> read_tensor_file(const std::filesystem::path& path, std::uint64_t max_bytes) {
+  // The name and dimensions take a few bytes beside the data.
+  constexpr std::uint64_t kHeaderRoom = 64 << 10;
+  auto bytes = read_regular_file(path, max_bytes > UINT64_MAX - kHeaderRoom ? UINT64_MAX : max_bytes + kHeaderRoom, "--max-tensor-mb");
+  if (!bytes) return bytes.error();
+  return parse_tensor_proto(*bytes, path.string(), path.stem().string(), max_bytes);
 }
 
 Status write_tensor_file(const Tensor& tensor, const std::filesystem::path& path) {
@@ -98,7 +109,7 @@ Status write_tensor_file(const Tensor& tensor, const std::filesystem::path& path
   return write_file_atomically(path, proto.SerializeAsString());
 }
 
-Result<std::vector<Tensor>> read_tensor_directory(const std::filesystem::path& dir) {
+Result<std::vector<Tensor>> read_tensor_directory(const std::filesystem::path& dir, std::uint64_t max_bytes) {
   std::error_code ec;
   if (!std::filesystem::is_directory(dir, ec)) return Error{ErrorCode::kNotFound, fmt::format("{}: not a directory", dir.string())};
   std::vector<std::filesystem::path> files;
@@ -109,7 +120,7 @@ Result<std::vector<Tensor>> read_tensor_directory(const std::filesystem::path& d
   if (files.empty()) return Error{ErrorCode::kNotFound, fmt::format("{}: holds no .pb tensors", dir.string())};
   std::vector<Tensor> out;
   for (const auto& f : files) {
-    auto t = read_tensor_file(f);
+    auto t = read_tensor_file(f, max_bytes);
     if (!t) return t.error();
     out.push_back(std::move(*t));
   }
