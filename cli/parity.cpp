@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "commands.h"
+#include "model_args.h"
 #include "rung/parity.h"
 
 namespace rung::cli {
@@ -16,6 +17,7 @@ struct ParityCliOptions {
   std::size_t random = 0;
   std::uint64_t seed = 0;
   double deadline_s = 300;
+  std::uint64_t max_tensor_mb = 0;
   bool allow_writable_runtime = false;
 };
 
@@ -42,6 +44,7 @@ void run_parity_command(const ParityCliOptions& c) {
   o.gate_file = c.gate;
   o.preprocess_file = c.preprocess;
   o.work_dir = c.work_dir;
+  if (c.max_tensor_mb > 0) o.max_tensor_bytes = c.max_tensor_mb << 20;
   if (!c.ort_dir.empty()) o.runtimes.explicit_dir = c.ort_dir;
   o.runtimes.allow_writable_by_others = c.allow_writable_runtime;
   if (c.deadline_s <= 0) throw CliError(kExitUsage, "--deadline must be positive");
@@ -78,6 +81,7 @@ void add_parity_command(CLI::App& app) {
   cmd->add_option("--ort-dir", c->ort_dir, "Search this directory for ONNX Runtime builds first");
   cmd->add_option("--deadline", c->deadline_s, "Seconds a side may take to build its session or run one input")->capture_default_str();
   cmd->add_flag("--allow-writable-runtime", c->allow_writable_runtime, "Load ONNX Runtime libraries that other users can write to");
+  add_max_tensor_option(*cmd, c->max_tensor_mb);
   cmd->add_option("--work-dir", c->work_dir, "Keep the exchanged tensors here (default: a temporary directory, removed)")->group("");
   cmd->callback([c] { run_parity_command(*c); });
 }

@@ -17,7 +17,9 @@ namespace {
 bool is_tensor_file(const fs::path& p) { return p.extension() == ".pb" || p.extension() == ".npy"; }
 bool hidden(const fs::path& p) { return p.filename().string().starts_with("."); }
 
-Result<Tensor> read_any(const fs::path& p) { return p.extension() == ".npy" ? read_npy_file(p) : read_tensor_file(p); }
+Result<Tensor> read_any(const fs::path& p, std::uint64_t max_bytes) {
+  return p.extension() == ".npy" ? read_npy_file(p, max_bytes) : read_tensor_file(p, max_bytes);
+}
 
 std::string names_of(const std::vector<TensorInfo>& infos) {
   std::vector<std::string> n;
@@ -36,7 +38,7 @@ Status check_tensor(const Tensor& t, const TensorInfo& info, const std::string& 
 
 }  // namespace
 
-Result<std::vector<InputItem>> list_input_items(const fs::path& dir) {
+Result<InputItems> InputItems::listed(const fs::path& dir) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return Error{ErrorCode::kNotFound, fmt::format("{}: not a directory", dir.string())};
   std::vector<fs::path> entries;
@@ -69,13 +71,25 @@ Result<std::vector<InputItem>> list_input_items(const fs::path& dir) {
     items.push_back(std::move(item));
   }
   if (items.empty()) return Error{ErrorCode::kInvalidArgument, fmt::format("{}: the input directory is empty", dir.string())};
-  return items;
+  InputItems out;
+  out.listed_ = std::move(items);
+  return out;
 }
 
-std::vector<InputItem> random_items(std::size_t count) {
-  std::vector<InputItem> items;
-  for (std::size_t i = 0; i < count; ++i) items.push_back({fmt::format("random {}", i), InputItem::Kind::kRandom, {}, i});
-  return items;
+InputItems InputItems::random(std::size_t count) {
+  InputItems out;
+  out.random_ = count;
+  return out;
+}
+
+InputItem InputItems::at(std::size_t index) const {
+  if (!listed_.empty()) return listed_.at(index);
+  return {fmt::format("random {}", index), InputItem::Kind::kRandom, {}, index};
+}
+
+const InputItem* InputItems::first_image() const {
+  auto it = std::find_if(listed_.begin(), listed_.end(), [](const InputItem& i) { return i.kind == InputItem::Kind::kImage; });
+  return it == listed_.end() ? nullptr : &*it;
 }
 
 Result<std::vector<Tensor>> make_item_tensors(const InputItem& item, const ModelIo& io, const InputPlan& plan) {
@@ -92,9 +106,10 @@ Result<std::vector<Tensor>> make_item_tensors(const InputItem& item, const Model
     }
     return open;
   };
+  if (auto s = check_input_spec(io, plan.spec); !s) return s.error();
   if (item.kind == InputItem::Kind::kTensors) {
     for (const auto& f : item.files) {
-      auto t = read_any(f);
+      auto t = read_any(f, plan.spec.max_tensor_bytes);
       if (!t) return t.error();
       std::string target;
       if (model_input(t->name) != io.inputs.end()) {
@@ -137,22 +152,25 @@ Result<std::vector<Tensor>> make_item_tensors(const InputItem& item, const Model
       return Error{ErrorCode::kInvalidArgument, fmt::format("the preprocessing's input '{}' is not an input of the model (its inputs: {})",
                                                             target, names_of(io.inputs))};
     }
-    auto image = read_image(item.files.front(), plan.preprocess->channels == "GRAY" ? 1 : 3);
+    auto image = read_image(item.files.front(), plan.preprocess->channels == "GRAY" ? 1 : 3, plan.spec.max_tensor_bytes);
     if (!image) return image.error();
+    auto shape = image_tensor_shape(image->width, image->height, *plan.preprocess, fmt::format("{} as input '{}'", where, target),
+                                    plan.spec.max_tensor_bytes);
+    if (!shape) return shape.error();
     given[target] = image_to_tensor(*image, *plan.preprocess, target);
   }
   // The rest: the spec's values, or seeded random values for random items.
-  ModelIo rest;
+  std::vector<TensorInfo> rest;
   for (const auto& in : io.inputs) {
     if (given.count(in.name)) continue;
     if (item.kind != InputItem::Kind::kRandom && !plan.spec.values.count(in.name)) {
       return Error{ErrorCode::kInvalidArgument,
                    fmt::format("{}: gives no tensor for model input '{}' (add one, or a value under the gate file's inputs.values)", where, in.name)};
     }
-    rest.inputs.push_back(in);
+    rest.push_back(in);
   }
-  if (!rest.inputs.empty()) {
-    auto made = make_inputs(rest, plan.spec, plan.seed + item.index);
+  if (!rest.empty()) {
+    auto made = generate_inputs(rest, plan.spec, plan.seed + item.index);
     if (!made) return Error{made.error().code, fmt::format("{}: {}", where, made.error().message)};
     for (auto& t : *made) given[t.name] = std::move(t);
   }

@@ -162,19 +162,20 @@ Result<ParityReport> run_parity(const ParityOptions& o) {
     if (!p) return p.error();
     gates.preprocess = *p;
   }
+  if (o.max_tensor_bytes) gates.inputs.max_tensor_bytes = *o.max_tensor_bytes;
   const InputPlan plan{gates.preprocess, gates.image_input, gates.inputs, o.seed};
-  std::vector<InputItem> items;
+  InputItems items;
   if (o.random > 0 && !o.inputs_dir.empty()) return Error{ErrorCode::kInvalidArgument, "give either an input directory or random inputs, not both"};
   if (o.random > 0) {
-    items = random_items(o.random);
+    items = InputItems::random(o.random);
   } else if (o.inputs_dir.empty()) {
     return Error{ErrorCode::kInvalidArgument, "no inputs: give an input directory or a number of random inputs"};
   } else {
-    auto listed = list_input_items(o.inputs_dir);
+    auto listed = InputItems::listed(o.inputs_dir);
     if (!listed) return listed.error();
     items = std::move(*listed);
-    const auto image = std::find_if(items.begin(), items.end(), [](const InputItem& i) { return i.kind == InputItem::Kind::kImage; });
-    if (image != items.end() && !plan.preprocess) {
+    const InputItem* image = items.first_image();
+    if (image != nullptr && !plan.preprocess) {
       return Error{ErrorCode::kInvalidArgument, fmt::format("{}: holds images ({} among them) but no preprocessing is declared: add "
                                                             "\"preprocess\" to the gate file or pass --preprocess FILE",
                                                             o.inputs_dir.string(), image->name)};
@@ -224,7 +225,7 @@ Result<ParityReport> run_parity(const ParityOptions& o) {
   }
 
   for (std::size_t i = 0; i < items.size(); ++i) {
-    const InputItem& item = items[i];
+    const InputItem item = items.at(i);
     if (o.on_progress) o.on_progress(fmt::format("input {} of {}: {}", i + 1, items.size(), item.name));
     auto tensors = make_item_tensors(item, ref.io, plan);
     if (!tensors) return tensors.error();
