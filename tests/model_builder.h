@@ -14,7 +14,7 @@ class ModelProto;
 namespace rung::test {
 
 // Element types accepted by ModelBuilder (values of onnx::TensorProto::DataType).
-enum class ElemType : int32_t { Float = 1, Int64 = 7 };
+enum class ElemType : int32_t { Float = 1, String = 8, Int64 = 7, Uint32 = 12 };
 
 class ModelBuilder {
  public:
