@@ -3,13 +3,13 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "commands.h"
 #include "model_args.h"
+#include "runtime_args.h"
 #include "rung/bench.h"
 #include "rung/bench_html.h"
 #include "rung/bench_record.h"
@@ -23,11 +23,11 @@ struct BenchCliOptions {
   std::vector<std::string> rungs;
   std::vector<std::string> input_specs;  // NAME=FILE
   std::uint64_t max_tensor_mb = 0;
-  std::vector<std::string> plugin_dirs;
+  RuntimeArgs runtime;
+  PluginArgs plugins;
   std::string input = "random";          // random | zeros | DIR
   std::string json;
   std::string html;
-  std::string ort_dir;
   std::string hardware_root = "/";
   int warmup = 3;
   int runs = 30;
@@ -36,7 +36,6 @@ struct BenchCliOptions {
   int threads = 0;
   double deadline_s = 900;
   bool compare_bare = false;
-  bool allow_writable = false;
 };
 
 // The command line as typed, for the record's provenance.
@@ -127,9 +126,8 @@ int run_bench_command(const BenchCliOptions& c) {
   o.rungs = c.rungs;
   o.hardware_root = c.hardware_root;
   o.deadline = std::chrono::milliseconds(static_cast<long long>(c.deadline_s * 1000));
-  o.runtimes.allow_writable_by_others = c.allow_writable;
-  if (!c.ort_dir.empty()) o.runtimes.explicit_dir = c.ort_dir;
-  for (const auto& d : c.plugin_dirs) o.plugin_dirs.emplace_back(d);
+  c.runtime.apply_to(o.runtimes);
+  o.plugin_dirs = c.plugins.paths();
   if (c.input == "zeros") {
     o.zero_inputs = true;
   } else if (c.input != "random") {
@@ -176,10 +174,7 @@ int run_bench_command(const BenchCliOptions& c) {
   }
   auto result = run_bench(o);
   if (terminal) fmt::print(stderr, "\r\033[K");
-  if (!result) {
-    int code = result.error().code == ErrorCode::kLoadFailed ? kExitNoRuntime : kExitUsage;
-    throw CliError(code, result.error().message);
-  }
+  if (!result) throw CliError(result.error());
   const std::string command = command_line();
   print_report(*result);
   for (const auto& w : result->warnings) fmt::print(stderr, "rung: warning: {}\n", w);
@@ -214,9 +209,8 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--html", c->html, "Write a self-contained HTML report here");
   cmd->add_flag("--compare-bare", c->compare_bare, "On the CPU rung, interleave a bare OrtApi::Run loop and report rung's p50 against it");
   cmd->add_option("--deadline", c->deadline_s, "Seconds a rung may take per model and round before it is killed")->capture_default_str();
-  cmd->add_option("--ort-dir", c->ort_dir, "Search this directory for ONNX Runtime builds first");
-  cmd->add_option("--plugin-dir", c->plugin_dirs, "Each plugin EP library here becomes a rung (also RUNG_PLUGIN_DIR)");
-  cmd->add_flag("--allow-writable-runtime", c->allow_writable, "Load runtime libraries that other users can write to");
+  c->runtime.add_to(*cmd);
+  c->plugins.add_to(*cmd);
   cmd->add_option("--hardware-root", c->hardware_root, "Read the hardware description under this directory (for testing)")->group("");
   cmd->callback([c] {
     int code = run_bench_command(*c);

@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "rung/result.h"
+
 namespace rung::cli {
 
 enum ExitCode : int {
@@ -16,9 +18,14 @@ enum ExitCode : int {
   kExitNoRuntime = 3,  // no usable ONNX Runtime build
 };
 
+// The one mapping from a library error to an exit code, for every command.
+int exit_code_for(ErrorCode code);
+
 // Thrown by a command to end with a message and an exit code.
 struct CliError : std::runtime_error {
   CliError(int code, const std::string& message) : std::runtime_error(message), exit_code(code) {}
+  // A library error, ended with its class's exit code.
+  explicit CliError(const Error& error) : CliError(exit_code_for(error.code), error.message) {}
   int exit_code;
 };
 
@@ -27,5 +34,6 @@ void add_probe_command(CLI::App& app);
 void add_prepare_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
 void add_parity_command(CLI::App& app);
+void add_registry_command(CLI::App& app);
 
 }  // namespace rung::cli

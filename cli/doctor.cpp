@@ -1,10 +1,10 @@
 // `rung doctor`: the runtime builds found, the hardware, and this platform's ladder.
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "runtime_args.h"
 #include "rung/hardware.h"
 #include "rung/ladder.h"
 #include "rung/runtime.h"
@@ -15,10 +15,9 @@ namespace {
 
 struct DoctorOptions {
   std::string hardware_root = "/";
-  std::string ort_dir;
-  std::vector<std::string> plugin_dirs;
+  RuntimeArgs runtime;
+  PluginArgs plugins;
   bool json = false;
-  bool allow_writable = false;
 };
 
 nlohmann::json hardware_json(const Hardware& hw) {
@@ -127,17 +126,12 @@ void print_text(const RuntimeDiscovery& d, const Hardware& hw, const Ladder& lad
 int run_doctor(const DoctorOptions& opt) {
   Hardware hw = detect_hardware(opt.hardware_root);
   RuntimeSearchOptions search;
-  if (!opt.ort_dir.empty()) search.explicit_dir = opt.ort_dir;
-  search.allow_writable_by_others = opt.allow_writable;
+  opt.runtime.apply_to(search);
   auto discovery = discover_runtimes(search, hw);
-  if (!discovery) {
-    // A bad --ort-dir or RUNG_ORT_DIR is a usage error; finding nothing usable is its own code.
-    int code = discovery.error().code == ErrorCode::kInvalidArgument ? kExitUsage : kExitNoRuntime;
-    throw CliError(code, discovery.error().message);
-  }
+  if (!discovery) throw CliError(discovery.error());
   Ladder ladder = ladder_for(hw);
   const RuntimeBuild& chosen = *discovery->chosen_build();
-  auto standing = ladder_standing(ladder, chosen, {opt.plugin_dirs.begin(), opt.plugin_dirs.end()});
+  auto standing = ladder_standing(ladder, chosen, opt.plugins.paths());
   // Until a probe has run, the floor is what this device is known to have.
   std::string about = about_line("CPU", *discovery);
 
@@ -170,11 +164,10 @@ void add_doctor_command(CLI::App& app) {
   auto opt = std::make_shared<DoctorOptions>();
   auto* cmd = app.add_subcommand("doctor", "Show the runtime builds found, the hardware, and this device's ladder");
   cmd->add_flag("--json", opt->json, "Print a JSON document instead of text");
-  cmd->add_option("--ort-dir", opt->ort_dir, "Search this directory for ONNX Runtime builds first");
-  cmd->add_option("--plugin-dir", opt->plugin_dirs, "Each plugin EP library here becomes a rung (also RUNG_PLUGIN_DIR)");
+  opt->runtime.add_to(*cmd);
+  opt->plugins.add_to(*cmd);
   cmd->add_option("--hardware-root", opt->hardware_root, "Read the hardware description under this directory (for testing)")
       ->group("");
-  cmd->add_flag("--allow-writable-runtime", opt->allow_writable, "Load runtime libraries that other users can write to");
   cmd->callback([opt] {
     int code = run_doctor(*opt);
     if (code != kExitOk) throw CliError(code, "doctor failed");

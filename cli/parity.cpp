@@ -7,28 +7,20 @@
 
 #include "commands.h"
 #include "model_args.h"
+#include "runtime_args.h"
 #include "rung/parity.h"
 
 namespace rung::cli {
 namespace {
 
 struct ParityCliOptions {
-  std::string ref, cand, inputs, gate, preprocess, json, ort_dir, work_dir;
+  std::string ref, cand, inputs, gate, preprocess, json, work_dir;
+  RuntimeArgs runtime;
   std::size_t random = 0;
   std::uint64_t seed = 0;
   double deadline_s = 300;
   std::uint64_t max_tensor_mb = 0;
-  bool allow_writable_runtime = false;
 };
-
-int exit_code_for(ErrorCode code) {
-  switch (code) {
-    case ErrorCode::kInvalidArgument:
-    case ErrorCode::kNotFound: return kExitUsage;
-    case ErrorCode::kLoadFailed: return kExitNoRuntime;
-    default: return kExitFailed;
-  }
-}
 
 void run_parity_command(const ParityCliOptions& c) {
   ParityOptions o;
@@ -45,18 +37,17 @@ void run_parity_command(const ParityCliOptions& c) {
   o.preprocess_file = c.preprocess;
   o.work_dir = c.work_dir;
   if (c.max_tensor_mb > 0) o.max_tensor_bytes = c.max_tensor_mb << 20;
-  if (!c.ort_dir.empty()) o.runtimes.explicit_dir = c.ort_dir;
-  o.runtimes.allow_writable_by_others = c.allow_writable_runtime;
+  c.runtime.apply_to(o.runtimes);
   if (c.deadline_s <= 0) throw CliError(kExitUsage, "--deadline must be positive");
   o.deadline = std::chrono::milliseconds(static_cast<long long>(c.deadline_s * 1000));
   const bool terminal = ::isatty(STDERR_FILENO) != 0;
   if (terminal) o.on_progress = [](const std::string& line) { fmt::print(stderr, "\r\033[Kparity: {}", line); };
   auto report = run_parity(o);
   if (terminal) fmt::print(stderr, "\r\033[K");
-  if (!report) throw CliError(exit_code_for(report.error().code), report.error().message);
+  if (!report) throw CliError(report.error());
   fmt::print("{}", report->text());
   if (!c.json.empty()) {
-    if (auto s = report->write_json(c.json); !s) throw CliError(kExitFailed, s.error().message);
+    if (auto s = report->write_json(c.json); !s) throw CliError(s.error());
   }
   if (!report->passed()) throw CliError(kExitFailed, "parity: a gate failed (see above)");
 }
@@ -78,9 +69,8 @@ void add_parity_command(CLI::App& app) {
   cmd->add_option("--gate", c->gate, "Gate file (JSON: decoders, operating points, bounds, outputs; preprocessing). Default: the tensor gate");
   cmd->add_option("--preprocess", c->preprocess, "Image preprocessing (JSON) when the gate file declares none");
   cmd->add_option("--json", c->json, "Also write the report as JSON to this file");
-  cmd->add_option("--ort-dir", c->ort_dir, "Search this directory for ONNX Runtime builds first");
   cmd->add_option("--deadline", c->deadline_s, "Seconds a side may take to build its session or run one input")->capture_default_str();
-  cmd->add_flag("--allow-writable-runtime", c->allow_writable_runtime, "Load ONNX Runtime libraries that other users can write to");
+  c->runtime.add_to(*cmd);
   add_max_tensor_option(*cmd, c->max_tensor_mb);
   cmd->add_option("--work-dir", c->work_dir, "Keep the exchanged tensors here (default: a temporary directory, removed)")->group("");
   cmd->callback([c] { run_parity_command(*c); });

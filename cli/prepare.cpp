@@ -1,13 +1,13 @@
 // `rung prepare`: start the engine as an application would, let the probe report
 // and the engines land, then say where each model runs and what it computes.
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <mutex>
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
 #include "model_args.h"
+#include "runtime_args.h"
 #include "rung/engine.h"
 
 namespace rung::cli {
@@ -16,9 +16,9 @@ namespace fs = std::filesystem;
 
 struct PrepareOptions {
   ModelArgs models;
-  std::vector<std::string> plugin_dirs;
+  RuntimeArgs runtime;
+  PluginArgs plugins;
   std::string cache_dir;
-  std::string ort_dir;
   std::string hardware_root = "/";
   std::string use_rung;
   double accept_ratio = 1.0;
@@ -35,8 +35,8 @@ int run_prepare(const PrepareOptions& c) {
   o.acceptance_ratio = c.accept_ratio;
   o.inference_threads = c.threads;
   o.isolate = !c.in_process;
-  if (!c.ort_dir.empty()) o.runtimes.explicit_dir = c.ort_dir;
-  for (const auto& d : c.plugin_dirs) o.plugin_dirs.emplace_back(d);
+  c.runtime.apply_to(o.runtimes);
+  o.plugin_dirs = c.plugins.paths();
   if (!c.use_rung.empty()) o.forced_rung = c.use_rung;
   // Each new progress line once, as an application's settings row would show it.
   auto last = std::make_shared<std::string>();
@@ -48,9 +48,7 @@ int run_prepare(const PrepareOptions& c) {
     *last = line;
   };
   auto engine = Engine::start(o);
-  if (!engine) {
-    throw CliError(engine.error().code == ErrorCode::kInvalidArgument ? kExitUsage : kExitNoRuntime, engine.error().message);
-  }
+  if (!engine) throw CliError(engine.error());
   (*engine)->wait_until_settled();
   auto job = (*engine)->open_job();
   if (!job) throw CliError(kExitFailed, job.error().message);
@@ -104,8 +102,8 @@ void add_prepare_command(CLI::App& app) {
   cmd->add_option("--accept-ratio", c->accept_ratio, "Take a rung whose median is below the floor's times this")->capture_default_str();
   cmd->add_option("--use-rung", c->use_rung, "Force a rung at or below the chosen one (also RUNG_FORCE_RUNG)");
   cmd->add_option("--cache-dir", c->cache_dir, "Where the decision and the engines are cached (default: RUNG_CACHE_DIR or ~/.cache/rung/probe)");
-  cmd->add_option("--ort-dir", c->ort_dir, "Search this directory for ONNX Runtime builds first");
-  cmd->add_option("--plugin-dir", c->plugin_dirs, "Each plugin EP library here becomes a rung (also RUNG_PLUGIN_DIR)");
+  c->runtime.add_to(*cmd);
+  c->plugins.add_to(*cmd);
   cmd->add_option("--hardware-root", c->hardware_root, "Read the hardware description under this directory (for testing)")->group("");
   cmd->callback([c] {
     int code = run_prepare(*c);

@@ -2,12 +2,11 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <cstdlib>
 #include <filesystem>
-#include <map>
 
 #include "commands.h"
 #include "model_args.h"
+#include "runtime_args.h"
 #include "rung/probe.h"
 
 namespace rung::cli {
@@ -16,10 +15,10 @@ namespace fs = std::filesystem;
 
 struct ProbeCliOptions {
   ModelArgs models;
+  RuntimeArgs runtime;
+  PluginArgs plugins;
   std::vector<std::string> probe_models;
-  std::vector<std::string> plugin_dirs;
   std::string cache_dir;
-  std::string ort_dir;
   std::string hardware_root = "/";
   std::string use_rung;
   bool json = false;
@@ -62,8 +61,8 @@ int run_probe_command(const ProbeCliOptions& c) {
   o.reprobe = c.reprobe;
   o.isolate = !c.in_process;
   o.deadline = std::chrono::milliseconds(static_cast<long long>(c.deadline_s * 1000));
-  if (!c.ort_dir.empty()) o.runtimes.explicit_dir = c.ort_dir;
-  for (const auto& d : c.plugin_dirs) o.plugin_dirs.emplace_back(d);
+  c.runtime.apply_to(o.runtimes);
+  o.plugin_dirs = c.plugins.paths();
   if (!c.use_rung.empty()) o.forced_rung = c.use_rung;
   if (c.runs < 1) throw CliError(kExitUsage, fmt::format("--runs must be at least 1, not {}", c.runs));
   if (c.deadline_s <= 0) throw CliError(kExitUsage, "--deadline must be positive");
@@ -78,10 +77,7 @@ int run_probe_command(const ProbeCliOptions& c) {
   o.on_log = [terminal](const std::string& line) { fmt::print(stderr, "{}rung: {}\n", terminal ? "\r\033[K" : "", line); };
   auto result = run_probe(o);
   if (terminal) fmt::print(stderr, "\r\033[K");
-  if (!result) {
-    int code = result.error().code == ErrorCode::kInvalidArgument ? kExitUsage : kExitNoRuntime;
-    throw CliError(code, result.error().message);
-  }
+  if (!result) throw CliError(result.error());
   const ProbeOutcome& out = *result;
   for (const auto& e : out.model_errors) fmt::print(stderr, "rung: {}\n", e);
   if (c.json) {
@@ -113,8 +109,8 @@ void add_probe_command(CLI::App& app) {
   cmd->add_option("--accept-ratio", c->accept_ratio, "Take a rung whose median is below the floor's times this")->capture_default_str();
   cmd->add_option("--use-rung", c->use_rung, "Force a rung at or below the chosen one (also RUNG_FORCE_RUNG)");
   cmd->add_option("--cache-dir", c->cache_dir, "Where the decision is cached (default: RUNG_CACHE_DIR or ~/.cache/rung/probe)");
-  cmd->add_option("--ort-dir", c->ort_dir, "Search this directory for ONNX Runtime builds first");
-  cmd->add_option("--plugin-dir", c->plugin_dirs, "Each plugin EP library here becomes a rung (also RUNG_PLUGIN_DIR)");
+  c->runtime.add_to(*cmd);
+  c->plugins.add_to(*cmd);
   cmd->add_option("--hardware-root", c->hardware_root, "Read the hardware description under this directory (for testing)")->group("");
   cmd->callback([c] {
     int code = run_probe_command(*c);

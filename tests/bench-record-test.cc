@@ -7,7 +7,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "graph/stable_hash.h"
 #include "model_builder.h"
+#include "os/file_hash.h"
 #include "rung/bench.h"
 #include "rung/bench_record.h"
 #include "test_support.h"
@@ -59,6 +61,7 @@ BenchReport hand_made_report() {
   m.name = "det";
   m.path = "/models/det.onnx";
   m.sha256 = std::string(64, 'a');
+  m.stable_sha256 = std::string(64, 'b');
   m.size_bytes = 1234;
   m.form = "f32";
   m.model_id = "det";
@@ -167,6 +170,22 @@ TEST_F(BenchRecordTest, ARealRunValidatesAndASecondDeviceIsAppended) {
   EXPECT_EQ(j["measurements"][1]["device"], other.hardware_identity);
   EXPECT_EQ(j["measurements"][1]["env"]["hostname"], "desktop");
   EXPECT_EQ(j["measurements"][0]["rows"][1]["failure_class"], "provider_unavailable");
+  // Both of the model's hashes: the file's, and the one doc strings do not move (the registry matches on either).
+  EXPECT_EQ(j["model"]["sha256"], *sha256_of_file(dir_ / "tiny.onnx"));
+  EXPECT_EQ(j["model"]["stable_sha256"], *stable_model_hash_of_file(dir_ / "tiny.onnx"));
+}
+
+TEST_F(BenchRecordTest, ARecordOfAnotherSchemaVersionIsNotAppendedTo) {
+  auto rep = hand_made_report();
+  const fs::path file = dir_ / "det.json";
+  ASSERT_TRUE(write_bench_records(rep, {file}, "rung bench det.onnx"));
+  auto j = nlohmann::json::parse(test::read_file(file));
+  j["schema_version"] = 1;  // written before the stable hash existed
+  j["model"].erase("stable_sha256");
+  std::ofstream(file, std::ios::trunc) << j.dump();
+  auto s = check_bench_record_target(file);
+  ASSERT_FALSE(s);
+  EXPECT_THAT(s.error().message, HasSubstr("schema version 1; this rung writes 2"));
 }
 
 // The Done-when of the issue on the sample models: `rung bench` prints the table

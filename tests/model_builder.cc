@@ -24,14 +24,23 @@ void set_value_info(onnx::ValueInfoProto* vi, const std::string& name, const std
   }
 }
 
-onnx::ModelProto load(const std::filesystem::path& path) {
+onnx::TensorProto float_tensor(const std::string& name, const std::vector<int64_t>& shape, const std::vector<float>& values) {
+  onnx::TensorProto t;
+  t.set_name(name);
+  t.set_data_type(onnx::TensorProto_DataType_FLOAT);
+  for (int64_t d : shape) t.add_dims(d);
+  for (float v : values) t.add_float_data(v);
+  return t;
+}
+
+}  // namespace
+
+onnx::ModelProto load_model(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   onnx::ModelProto model;
   if (!in || !model.ParseFromIstream(&in)) throw std::runtime_error("cannot parse ONNX model " + path.string());
   return model;
 }
-
-}  // namespace
 
 ModelBuilder::ModelBuilder(int64_t opset) : model_(std::make_unique<onnx::ModelProto>()) {
   model_->set_ir_version(8);
@@ -56,11 +65,17 @@ ModelBuilder& ModelBuilder::output(const std::string& name, const std::vector<in
 
 ModelBuilder& ModelBuilder::initializer(const std::string& name, const std::vector<int64_t>& shape,
                                         const std::vector<float>& values) {
+  *model_->mutable_graph()->add_initializer() = float_tensor(name, shape, values);
+  return *this;
+}
+
+ModelBuilder& ModelBuilder::initializer_int64(const std::string& name, const std::vector<int64_t>& shape,
+                                              const std::vector<int64_t>& values) {
   auto* t = model_->mutable_graph()->add_initializer();
   t->set_name(name);
-  t->set_data_type(onnx::TensorProto_DataType_FLOAT);
+  t->set_data_type(onnx::TensorProto_DataType_INT64);
   for (int64_t d : shape) t->add_dims(d);
-  for (float v : values) t->add_float_data(v);
+  for (int64_t v : values) t->add_int64_data(v);
   return *this;
 }
 
@@ -72,6 +87,32 @@ ModelBuilder& ModelBuilder::node(const std::string& op_type, const std::vector<s
   n->set_name(name.empty() ? op_type + "_" + std::to_string(graph->node_size() - 1) : name);
   for (const auto& i : inputs) n->add_input(i);
   for (const auto& o : outputs) n->add_output(o);
+  return *this;
+}
+
+ModelBuilder& ModelBuilder::node(const std::string& op_type, const std::vector<std::string>& inputs,
+                                 const std::vector<std::string>& outputs,
+                                 const std::vector<std::pair<std::string, const ModelBuilder*>>& subgraphs,
+                                 const std::string& name) {
+  node(op_type, inputs, outputs, name);
+  auto* n = model_->mutable_graph()->mutable_node(model_->graph().node_size() - 1);
+  for (const auto& [attribute, builder] : subgraphs) {
+    auto* a = n->add_attribute();
+    a->set_name(attribute);
+    a->set_type(onnx::AttributeProto::GRAPH);
+    *a->mutable_g() = builder->model_->graph();
+    a->mutable_g()->set_name(attribute);
+  }
+  return *this;
+}
+
+ModelBuilder& ModelBuilder::constant(const std::string& output, const std::vector<int64_t>& shape,
+                                     const std::vector<float>& values) {
+  node("Constant", {}, {output});
+  auto* a = model_->mutable_graph()->mutable_node(model_->graph().node_size() - 1)->add_attribute();
+  a->set_name("value");
+  a->set_type(onnx::AttributeProto::TENSOR);
+  *a->mutable_t() = float_tensor(output, shape, values);
   return *this;
 }
 
@@ -90,7 +131,7 @@ std::filesystem::path ModelBuilder::save(const std::filesystem::path& path) cons
 }
 
 std::vector<std::string> model_node_ops(const std::filesystem::path& path) {
-  const onnx::ModelProto model = load(path);
+  const onnx::ModelProto model = load_model(path);
   std::vector<std::string> ops;
   for (const auto& n : model.graph().node()) ops.push_back(n.domain() + ":" + n.op_type());
   return ops;
@@ -98,7 +139,7 @@ std::vector<std::string> model_node_ops(const std::filesystem::path& path) {
 
 std::vector<std::string> model_string_attributes(const std::filesystem::path& path, const std::string& op_type,
                                                  const std::string& attr) {
-  const onnx::ModelProto model = load(path);
+  const onnx::ModelProto model = load_model(path);
   std::vector<std::string> values;
   for (const auto& n : model.graph().node()) {
     if (n.op_type() != op_type) continue;

@@ -14,7 +14,7 @@ class ModelProto;
 namespace rung::test {
 
 // Element types accepted by ModelBuilder (values of onnx::TensorProto::DataType).
-enum class ElemType : int32_t { Float = 1, String = 8, Int64 = 7, Uint32 = 12 };
+enum class ElemType : int32_t { Float = 1, Int64 = 7, String = 8, Bool = 9, Uint32 = 12 };
 
 class ModelBuilder {
  public:
@@ -29,9 +29,17 @@ class ModelBuilder {
   ModelBuilder& output(const std::string& name, const std::vector<int64_t>& shape, ElemType type = ElemType::Float);
   ModelBuilder& initializer(const std::string& name, const std::vector<int64_t>& shape,
                             const std::vector<float>& values);
+  ModelBuilder& initializer_int64(const std::string& name, const std::vector<int64_t>& shape,
+                                  const std::vector<int64_t>& values);
   // A node of the default domain; its name defaults to "<op_type>_<index>".
   ModelBuilder& node(const std::string& op_type, const std::vector<std::string>& inputs,
                      const std::vector<std::string>& outputs, const std::string& name = "");
+  // A node holding subgraphs (an If's branches, a Loop's body): attribute name -> the builder whose graph it holds.
+  ModelBuilder& node(const std::string& op_type, const std::vector<std::string>& inputs,
+                     const std::vector<std::string>& outputs,
+                     const std::vector<std::pair<std::string, const ModelBuilder*>>& subgraphs, const std::string& name = "");
+  // A Constant node producing a float tensor.
+  ModelBuilder& constant(const std::string& output, const std::vector<int64_t>& shape, const std::vector<float>& values);
 
   std::string serialize() const;
   // Writes the model to `path` and returns it.
@@ -44,6 +52,9 @@ class ModelBuilder {
 // y = Relu((x * 0.75 + 0.25) - x) over a float tensor of `shape`: every node one the
 // simulated accelerator claims, so it can take the whole graph.
 std::filesystem::path write_elementwise_model(const std::filesystem::path& path, const std::vector<int64_t>& shape);
+
+// The model file as libonnx reads it.
+onnx::ModelProto load_model(const std::filesystem::path& path);
 
 // Op types and domains of the nodes of a serialized model file, as "domain:op_type" ("" domain for ONNX).
 std::vector<std::string> model_node_ops(const std::filesystem::path& path);

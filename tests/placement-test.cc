@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "core/forms.h"
 #include "engine/placement.h"
 #include "rung/model.h"
 
@@ -43,6 +44,21 @@ TEST(PlacementTest, TensorRtBuildsAnFp16EngineForADetectorAndF32ForAnEmbedder) {
   EXPECT_THAT(emb[0].reason, HasSubstr("built f32 for an embedder"));
   EXPECT_TRUE(builds_fp16(*find_rung("tensorrt"), Role::kDetector));
   EXPECT_FALSE(builds_fp16(*find_rung("tensorrt"), Role::kEmbedder));
+}
+
+TEST(PlacementTest, AnEngineBuiltFromARewrittenGraphSaysWhatChanged) {
+  auto s = on("tensorrt", {"cuda", "cpu"});
+  s.engines["vad"] = "/cache/engines/x/f32/vad.onnx";
+  s.engines["emb"] = "/cache/engines/x/f32/emb.onnx";
+  s.engine_rewrites["vad"] = "3 constants lifted out of 2 subgraphs";
+  s.engine_rewrites["emb"] = "1 value only subgraphs read given an outer reader";
+  EXPECT_EQ(placements(model("vad", Role::kDetector), s)[0].reason,
+            "the chosen rung's engine, built from a rewritten graph (3 constants lifted out of 2 subgraphs)");
+  EXPECT_EQ(placements(model("emb", Role::kEmbedder), s)[0].reason,
+            "the chosen rung's engine, built f32 for an embedder, built from a rewritten graph (1 value only subgraphs read given "
+            "an outer reader)");
+  EXPECT_EQ(placements(model("det", Role::kDetector), on("tensorrt", {"cuda", "cpu"}))[0].reason.find("rewritten"),
+            std::string::npos);
 }
 
 TEST(PlacementTest, UntilTheEngineLandsCudaServesUnderTensorRt) {

@@ -1,5 +1,7 @@
 // `rung prepare` as a separate process: placements and model ids, a process
-// killed in the middle of an engine build, two processes on one cache directory.
+// killed in the middle of an engine build, two processes on one cache directory,
+// the bundled Silero VAD files (control flow) on the compiled rung.
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -113,6 +115,29 @@ TEST_F(PrepareCliTest, TwoProcessesOnOneCacheDirectoryTearNothing) {
   auto c = test::run_command(prepare("", "--json"));
   ASSERT_EQ(c.exit_code, 0) << c.err;
   EXPECT_EQ(nlohmann::json::parse(c.out)["models"][1]["rung"], "rung_sim_ep");
+}
+
+// Control flow (If) kept every Silero VAD file off the compiled rung; the compile-ready rewrite gives each its engine.
+TEST_F(PrepareCliTest, EveryBundledSileroVadFileGetsAnEngineBuiltFromARewrittenGraph) {
+  const fs::path spec = test::fixtures_dir().parent_path().parent_path() / "specs" / "silero_vad.json";
+  std::string models;
+  const std::vector<std::string> names = {"silero_vad", "silero_vad_half", "silero_vad_16k_op15", "silero_vad_op18_ifless"};
+  for (const auto& name : names) {
+    models += fmt::format(" --model {0}={1} --input-spec {0}={2}", name,
+                          test::model_path("silero-vad/" + name + ".onnx").string(), spec.string());
+  }
+  auto r = test::run_command("env -u RUNG_ORT_DIR -u RUNG_FORCE_RUNG '" + test::cli_path().string() + "' prepare" + models +
+                             " --cache-dir " + (dir_ / "cache").string() + " --ort-dir " + test::runtime_dir("1.30.0").string() +
+                             " --hardware-root " + (test::fixtures_dir() / "hardware" / "cpu-vm").string() + " --plugin-dir " +
+                             (dir_ / "plugins").string() + " --accept-ratio 1000 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["engines"]["landed"], 4);
+  ASSERT_EQ(j["models"].size(), names.size());
+  for (const auto& m : j["models"]) {
+    EXPECT_EQ(m["rung"], "rung_sim_ep") << m.dump();
+    EXPECT_THAT(m["reason"].get<std::string>(), HasSubstr("the chosen rung's engine, built from a rewritten graph (")) << m.dump();
+  }
 }
 
 }  // namespace

@@ -183,7 +183,7 @@ TEST(RuntimeDiscoveryTest, NothingUsableListsWhatWasSearchedAndHowToFetch) {
   std::ofstream(dir / "x" / "libonnxruntime.so.1") << "junk";
   auto d = discover_runtimes(only(dir), Hardware{});
   ASSERT_FALSE(d);
-  EXPECT_EQ(d.error().code, ErrorCode::kNotFound);
+  EXPECT_EQ(d.error().code, ErrorCode::kNoRuntime);
   EXPECT_THAT(d.error().message, HasSubstr("no usable ONNX Runtime build"));
   EXPECT_THAT(d.error().message, HasSubstr("searched " + dir.string()));
   EXPECT_THAT(d.error().message, HasSubstr("tools/fetch-deps.sh"));

@@ -11,7 +11,8 @@ PACKAGES=(g++ cmake make pkg-config ca-certificates
           libonnx-dev libprotobuf-dev protobuf-compiler
           libgtest-dev libgmock-dev libbenchmark-dev
           chromium python3-jsonschema libpng-dev libstb-dev python3-skimage
-          imagemagick fonts-dejavu-core fonts-liberation2 fonts-freefont-ttf)
+          imagemagick fonts-dejavu-core fonts-liberation2 fonts-freefont-ttf
+          libpq-dev postgresql)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

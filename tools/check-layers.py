@@ -30,6 +30,7 @@ PUBLIC = {
     "probe": "probe", "engine": "engine",
     "bench": "bench", "bench_html": "bench", "bench_record": "bench",
     "parity": "parity",
+    "registry": "registry",
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

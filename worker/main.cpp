@@ -1,17 +1,22 @@
-// rung-probe-worker: runs one unit of measurement in its own process, so that a
-// provider that aborts, segfaults or hangs takes down this process and not the
-// host. `rung-probe-worker JOB.json` runs a probe job; `bench JOB.json` a
-// benchmark job; `compile JOB.json` builds an engine; `parity JOB.json` a parity side.
-#include <cstring>
-
+// rung-probe-worker: runs one job in its own process, so that a provider that
+// aborts, segfaults or hangs takes down this process and not the host.
+// `rung-probe-worker KIND JOB.json [--channel=FD]`; the parent is jobs/runner.h.
 #include "jobs/benchmark.h"
 #include "jobs/compile.h"
 #include "jobs/measure.h"
 #include "jobs/parity_side.h"
+#include "jobs/worker.h"
 
-int main(int argc, char** argv) {
-  if (argc >= 2 && std::strcmp(argv[1], "bench") == 0) return rung::bench_worker_main(argc - 1, argv + 1);
-  if (argc >= 2 && std::strcmp(argv[1], "compile") == 0) return rung::compile_worker_main(argc - 1, argv + 1);
-  if (argc >= 2 && std::strcmp(argv[1], "parity") == 0) return rung::parity_worker_main(argc - 1, argv + 1);
-  return rung::probe_worker_main(argc, argv);
-}
+namespace {
+
+// Every job kind the worker runs: the one table.
+constexpr rung::JobKind kKinds[] = {
+    {"probe", rung::probe_job_entry},      // the probe's measurement of one rung on one model
+    {"bench", rung::bench_job_entry},      // bench's measurement of one rung on one model, one round
+    {"compile", rung::compile_job_entry},  // one model's engine for the engine's cache
+    {"parity", rung::parity_job_entry},    // one side of a parity comparison, fed over its channel
+};
+
+}  // namespace
+
+int main(int argc, char** argv) { return rung::worker_main(argc, argv, kKinds); }

@@ -12,18 +12,14 @@
 #include <string>
 #include <vector>
 
-#include "rung/input_spec.h"
+#include "rung/model.h"
 #include "rung/result.h"
 #include "rung/runtime.h"
 #include "rung/tolerance.h"
 
 namespace rung {
 
-struct BenchModel {
-  std::string name;                 // "ppocr_det_v4"
-  std::filesystem::path path;
-  InputSpec inputs;                 // how to feed it (dims, fixed values, recorded tensors)
-};
+using BenchModel = RegisteredModel;  // the same model the probe takes
 
 struct BenchOptions {
   std::vector<BenchModel> models;
@@ -92,6 +88,7 @@ struct BenchModelReport {
   std::string name;
   std::filesystem::path path;
   std::string sha256;
+  std::string stable_sha256;        // the same without doc strings: what the registry matches evidence on
   std::uintmax_t size_bytes = 0;
   std::string form;                 // the file's own numeric form
   std::string form_evidence;
@@ -121,7 +118,7 @@ struct BenchReport {
 // Measures every model on every selected rung. An Error (kInvalidArgument or
 // kNotFound) for bad input: a missing or unparsable model, an unknown rung,
 // runs < 1, recorded inputs of the wrong shape; nothing is measured further.
-// kLoadFailed when no usable ONNX Runtime build is found.
+// kNoRuntime when no usable ONNX Runtime build is found.
 Result<BenchReport> run_bench(const BenchOptions& options);
 
 }  // namespace rung

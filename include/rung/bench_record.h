@@ -14,7 +14,9 @@
 namespace rung {
 
 inline constexpr const char* kBenchRecordSchema = "rung-bench-record";
-inline constexpr int kBenchRecordSchemaVersion = 1;
+// Version 2 added the model's stable hash. A record of another version is
+// neither appended to nor rewritten; the registry reads versions 1 and 2.
+inline constexpr int kBenchRecordSchemaVersion = 2;
 
 // A new record of one model holding this run's measurement. `command` is the
 // command line as typed (provenance).

@@ -25,6 +25,13 @@ struct DerivedForm {
   std::filesystem::path path;
 };
 
+// A model as the probe and the bench take it: a name, its file, how to feed it.
+struct RegisteredModel {
+  std::string name;                  // "ppocr_det_v4"
+  std::filesystem::path path;        // the canonical f32 file
+  InputSpec inputs;                  // how to feed it without the application (dims, fixed values, recorded tensors)
+};
+
 struct ModelRegistration {
   std::string name;                  // "ppocr_det_v4"
   Role role = Role::kGeneric;

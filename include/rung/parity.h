@@ -65,9 +65,22 @@ struct GateOutcome {
   std::string stats_json;            // the numbers, as a JSON object
 };
 
+// Where one side ran, in the JSON report: what the release registry matches
+// a report against a release on.
+struct ParitySideRun {
+  std::string model_file;
+  std::string model_sha256;
+  std::string model_stable_sha256;  // without doc strings
+  std::string rung;                 // "cpu", a ladder rung, or a plugin library's rung name ("rung_sim_ep")
+  std::string runtime_version;      // "1.30.0"
+  std::string device;               // the hardware identity
+};
+
 struct ParityReport {
   std::string ref;   // described, with the build that ran it
   std::string cand;
+  ParitySideRun ref_run;
+  ParitySideRun cand_run;
   std::size_t inputs = 0;
   std::vector<GateOutcome> gates;
 
@@ -79,8 +92,8 @@ struct ParityReport {
 
 // Runs the comparison. Errors: kInvalidArgument or kNotFound for a usage or
 // input problem (sides that do not line up, an empty directory, an image that
-// does not decode, a bad gate file); kLoadFailed when a side's ONNX Runtime
-// build is not there; kRuntime when a side could not run (its session failed,
+// does not decode, a bad gate file, a bad --ort-dir); kNoRuntime when a side's
+// ONNX Runtime build is not there; kRuntime when a side could not run (its session failed,
 // its worker crashed or timed out).
 Result<ParityReport> run_parity(const ParityOptions& options);
 

@@ -13,18 +13,12 @@
 #include <string>
 #include <vector>
 
-#include "rung/input_spec.h"
+#include "rung/model.h"
 #include "rung/result.h"
 #include "rung/runtime.h"
 #include "rung/tolerance.h"
 
 namespace rung {
-
-struct RegisteredModel {
-  std::string name;                 // "ppocr_det_v4"
-  std::filesystem::path path;       // the canonical f32 file
-  InputSpec inputs;                 // how to feed it without the application
-};
 
 enum class Verdict { kTaken, kSlower, kUnfaithful, kFailed, kCrashed, kTimedOut, kRefused, kNotTried };
 const char* verdict_name(Verdict v);  // "taken", "slower", "unfaithful", "failed", "crashed", "timed out", "refused", "not tried"

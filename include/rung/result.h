@@ -15,6 +15,7 @@ enum class ErrorCode {
   kUnsupported,      // the runtime or platform cannot do it
   kRuntime,          // ONNX Runtime returned an error
   kIo,               // reading or writing a file failed
+  kNoRuntime,        // no usable ONNX Runtime build: none found, none loads, or not the one asked for
 };
 
 struct Error {

@@ -1,24 +1,60 @@
-// Whether two tensors compute the same thing, with named tolerances.
-// An element mismatches only where BOTH the absolute difference exceeds atol
-// AND the relative difference exceeds rtol (NaN against anything mismatches).
+// Whether two tensors compute the same thing. One element rule, Tolerance::compare,
+// serves every comparison (the probe's faithfulness, bench's output match, parity's
+// tensor gate): an element mismatches only where BOTH the absolute difference
+// exceeds atol AND the relative difference exceeds rtol; a NaN on either side, or
+// an infinity the other side does not equal, always mismatches.
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "rung/model.h"
 #include "rung/tensor.h"
 
 namespace rung {
+
+// How one reference element and one candidate element compare.
+struct ElementDifference {
+  double abs = 0.0;       // |reference - candidate|: NaN with a NaN, infinite with an unequal infinity
+  double rel = 0.0;       // abs / |reference|; a zero reference divides by 1e-30, so only atol can pass it
+  bool nan = false;       // a NaN on either side
+  bool infinite = false;  // an infinity on either side that the other does not equal
+  bool mismatch = false;
+  // Whether abs and rel are numbers a statistic can take (no NaN, no unequal infinity).
+  bool measured() const { return !nan && !infinite; }
+};
 
 struct Tolerance {
   double atol = 1e-4;
   double rtol = 1e-3;
 
+  // The element rule, the only place it is written.
+  ElementDifference compare(double reference, double candidate) const;
+  // The smallest atol that, at this rtol, would have passed `d` (infinite when nothing would);
+  // and the smallest rtol that would have, at this atol.
+  double atol_to_pass(const ElementDifference& d) const;
+  double rtol_to_pass(const ElementDifference& d) const;
+
+  // Bit for bit: the same kernels on the same input.
   static Tolerance exact() { return {0.0, 0.0}; }
-  // Reordered f32 arithmetic (another provider's kernels, another thread count).
+  // Reordered f32 arithmetic (another provider's kernels, another thread count): f32 keeps about 7
+  // significant digits, and sums reassociated over thousands of terms lose two or three of them.
   static Tolerance close() { return {1e-4, 1e-3}; }
-  // fp16 engines and similar precision changes.
+  // An fp16 engine of an f32 model: fp16 keeps about 3 significant digits (a step of 1e-3 near 1),
+  // and a few layers compound it, so a few parts in a hundred.
   static Tolerance approximate() { return {1e-2, 5e-2}; }
+  // A quantised (QDQ) form of an f32 model: 8-bit activations round to one of 256 levels, a step of
+  // about 0.004 over a range of 1, and a dozen layers compound a few steps. Loose on purpose: whether
+  // a quantised form is good enough is decided by parity's decision gates, not by this bound.
+  static Tolerance quantised() { return {5e-2, 1e-1}; }
+  // Polygraphy's own defaults (its --atol and --rtol), so that a parity run without a gate file
+  // reads the way a Polygraphy comparison of the same tensors would.
+  static Tolerance polygraphy() { return {1e-5, 1e-5}; }
+
+  // What a rung's outputs are held to when it executes a model of form `model` as form `executed`:
+  // `same_form` when the arithmetic is the model's own, approximate() for fp16, quantised() for a
+  // quantised form of an f32 model.
+  static Tolerance for_forms(NumericForm model, NumericForm executed, const Tolerance& same_form);
 };
 
 struct TensorComparison {
@@ -27,7 +63,7 @@ struct TensorComparison {
   bool types_match = true;
   std::size_t elements = 0;
   std::size_t mismatches = 0;
-  std::size_t nan_mismatches = 0;  // NaN on one side (or both)
+  std::size_t nan_mismatches = 0;  // mismatches with a NaN on one side (or both)
   double max_abs = 0.0;
   double max_rel = 0.0;
   bool faithful() const { return shapes_match && types_match && mismatches == 0; }

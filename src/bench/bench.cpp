@@ -8,21 +8,17 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
-#include <condition_variable>
+#include <cmath>
 #include <ctime>
-#include <fstream>
 #include <map>
-#include <mutex>
 #include <sstream>
-#include <thread>
+#include <utility>
 
 #include "core/forms.h"
 #include "core/sample_stats.h"
 #include "graph/model_file.h"
 #include "jobs/benchmark.h"
-#include "os/atomic_file.h"
-#include "os/child_process.h"
+#include "jobs/runner.h"
 #include "os/read_file.h"
 #include "os/worker_location.h"
 #include "runtime/clean_error.h"
@@ -32,12 +28,6 @@
 namespace rung {
 namespace fs = std::filesystem;
 namespace {
-
-std::string last_line(std::string text) {
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-  auto p = text.rfind('\n');
-  return p == std::string::npos ? text : text.substr(p + 1);
-}
 
 std::string sanitize(const std::string& s) {
   std::string out = s;
@@ -100,30 +90,71 @@ struct Cell {
 
 struct ChildRun {
   bool ok = false;
-  std::string failure_class, reason, stage;
+  std::string failure_class, reason;
   BenchJobResult result;
 };
 
+// A job's outcome as a bench row classes it.
+ChildRun judged(const JobOutcome& outcome) {
+  ChildRun out;
+  try {
+    if (outcome.result.is_object()) out.result = outcome.result.get<BenchJobResult>();
+  } catch (const nlohmann::json::exception& e) {
+    return {false, "worker_failed", fmt::format("the worker wrote a malformed result: {}", e.what()), {}};
+  }
+  out.ok = outcome.ok();
+  if (out.ok) return out;
+  out.reason = outcome.describe();
+  switch (outcome.status) {
+    case JobOutcome::Status::kCrashed: out.failure_class = "crashed"; break;
+    case JobOutcome::Status::kTimedOut: out.failure_class = "timed_out"; break;
+    default:  // failed: in the job's own words (by its stage), or the worker's
+      out.failure_class = outcome.result.is_object() ? failure_class_of(out.result.stage, out.result.error) : "worker_failed";
+  }
+  return out;
+}
+
+// Runs one model on one rung for one round in a child process.
 class Runner {
  public:
   Runner(const BenchOptions& o, const RuntimeBuild& build, fs::path worker, fs::path work)
-      : o_(o), build_(build), worker_(std::move(worker)), work_(std::move(work)) {}
+      : o_(o), build_(build), jobs_(std::move(worker)), work_(std::move(work)) {}
+
+  fs::path round_dir(const BenchModel& model, const RungSpec& rung, int round) const {
+    return work_ / sanitize(model.name) / sanitize(rung.name) / fmt::format("round{}", round);
+  }
 
   ChildRun run(const BenchModel& model, const RungSpec& rung, bool fp16, int round, const InputSpec& spec) {
-    fs::path dir = work_ / sanitize(model.name) / sanitize(rung.name) / fmt::format("round{}", round);
+    const fs::path dir = round_dir(model, rung, round);
     std::error_code ec;
     fs::remove_all(dir, ec);
     fs::create_directories(dir, ec);
+    const BenchJob job = job_for(model, rung, fp16, round, spec, dir);
+    // Progress: the child rewrites its runs-done count; the runner's wait reads it.
+    std::function<void()> on_wait;
+    if (o_.on_progress) {
+      o_.on_progress(model.name, rung.display, round, 0, job.runs);
+      on_wait = [&] {
+        int done = 0, total = job.runs;
+        std::istringstream in(read_text_file(job.progress_file));
+        if (in >> done >> total && done > 0) o_.on_progress(model.name, rung.display, round, done, total);
+      };
+    }
+    return judged(jobs_.run({"bench", job, o_.deadline, dir, on_wait}));
+  }
+
+ private:
+  BenchJob job_for(const BenchModel& model, const RungSpec& rung, bool fp16, int round, const InputSpec& spec, const fs::path& dir) const {
     BenchJob job;
-    job.runtime_library = build_.library;
-    job.allow_writable_runtime = o_.runtimes.allow_writable_by_others;
+    job.target.runtime_library = build_.library;
+    job.target.allow_writable_runtime = o_.runtimes.allow_writable_by_others;
+    job.target.model = model.path;
+    job.target.rung = rung;
+    job.target.threads = o_.threads;
     job.model_name = model.name;
-    job.model = model.path;
     job.inputs = spec;
     job.zero_inputs = o_.zero_inputs;
-    job.rung = rung;
     job.fp16 = fp16;
-    job.threads = o_.threads;
     job.warmup = o_.warmup;
     job.runs = o_.duration_s > 0 ? 0 : o_.runs;
     job.duration_s = o_.duration_s;
@@ -134,76 +165,12 @@ class Runner {
     job.profile = round == 0;
     job.compare_bare = o_.compare_bare && rung.append == AppendMethod::kNone;
     job.progress_file = dir / "progress";
-
-    ChildRun out;
-    if (auto s = write_file_atomically(dir / "job.json", bench_job_to_json(job)); !s) {
-      out.failure_class = "worker_failed";
-      out.reason = s.error().message;
-      return out;
-    }
-    ChildOutcome child;
-    {
-      // Progress: the child rewrites its runs-done count; read it while waiting.
-      std::mutex m;
-      std::condition_variable cv;
-      bool finished = false;
-      std::thread watcher;
-      if (o_.on_progress) {
-        o_.on_progress(model.name, rung.display, round, 0, job.runs);  // before the watcher: never two calls at once
-        watcher = std::thread([&] {
-          std::unique_lock lock(m);
-          while (!cv.wait_for(lock, std::chrono::milliseconds(200), [&] { return finished; })) {
-            int done = 0, total = job.runs;
-            std::istringstream in(read_text_file(job.progress_file));
-            if (in >> done >> total && done > 0) o_.on_progress(model.name, rung.display, round, done, total);
-          }
-        });
-      }
-      child = run_child(worker_, {"bench", (dir / "job.json").string()}, dir / "worker.log", o_.deadline);
-      {
-        std::lock_guard lock(m);
-        finished = true;
-      }
-      cv.notify_all();
-      if (watcher.joinable()) watcher.join();
-    }
-    if (!child.started) {
-      out.failure_class = "worker_failed";
-      out.reason = fmt::format("could not start {}: {}", worker_.string(), child.start_error);
-      return out;
-    }
-    if (child.timed_out) {
-      out.failure_class = "timed_out";
-      out.reason = fmt::format("no answer within {:.0f} s; killed", std::chrono::duration<double>(o_.deadline).count());
-      return out;
-    }
-    if (child.signal != 0) {
-      out.failure_class = "crashed";
-      out.reason = fmt::format("the worker died of {}", child.signal_name());
-      std::string log = last_line(read_text_file(dir / "worker.log"));
-      if (!log.empty()) out.reason += ": " + log;
-      return out;
-    }
-    auto parsed = bench_result_from_json(read_text_file(dir / "result.json"));
-    if (!parsed) {
-      out.failure_class = "worker_failed";
-      out.reason = fmt::format("worker exited with code {} and no result: {}", child.exit_code, last_line(read_text_file(dir / "worker.log")));
-      return out;
-    }
-    out.result = std::move(*parsed);
-    out.ok = out.result.ok;
-    out.stage = out.result.stage;
-    if (!out.ok) {
-      out.failure_class = failure_class_of(out.result.stage, out.result.error);
-      out.reason = out.result.error;
-    }
-    return out;
+    return job;
   }
 
- private:
   const BenchOptions& o_;
   const RuntimeBuild& build_;
-  fs::path worker_;
+  JobRunner jobs_;
   fs::path work_;
 };
 
@@ -249,6 +216,289 @@ Result<std::vector<RungSpec>> select_rungs(const std::vector<RungSpec>& ladder, 
   return out;
 }
 
+Status check_options(const BenchOptions& o) {
+  if (o.models.empty()) return Error{ErrorCode::kInvalidArgument, "no model to bench"};
+  if (o.duration_s <= 0 && o.runs < 1) return Error{ErrorCode::kInvalidArgument, fmt::format("--runs must be at least 1, not {}", o.runs)};
+  if (o.duration_s < 0) return Error{ErrorCode::kInvalidArgument, "--duration must be positive"};
+  if (o.warmup < 0) return Error{ErrorCode::kInvalidArgument, fmt::format("--warmup must be 0 or more, not {}", o.warmup)};
+  if (o.rounds < 1) return Error{ErrorCode::kInvalidArgument, fmt::format("--rounds must be at least 1, not {}", o.rounds)};
+  if (o.threads < 0) return Error{ErrorCode::kInvalidArgument, fmt::format("--threads must be 0 or more, not {}", o.threads)};
+  if (!o.input_dir.empty()) {
+    std::error_code ec;
+    if (!fs::is_directory(o.input_dir, ec)) {
+      return Error{ErrorCode::kNotFound, fmt::format("input directory {} does not exist", o.input_dir.string())};
+    }
+  }
+  return {};
+}
+
+// Every model is checked before anything is measured: bad input costs nothing.
+Result<std::vector<ModelFileFacts>> inspect_models(const std::vector<BenchModel>& models) {
+  std::vector<ModelFileFacts> facts;
+  for (const auto& m : models) {
+    auto f = inspect_model_file(m.path);
+    if (!f) return Error{f.error().code == ErrorCode::kNotFound ? ErrorCode::kNotFound : ErrorCode::kInvalidArgument,
+                         fmt::format("model {}: {}", m.name, f.error().message)};
+    facts.push_back(*f);
+  }
+  return facts;
+}
+
+// The build, the rungs to measure and the worker: what the walk needs besides the models.
+struct BenchSetting {
+  Hardware hw;
+  RuntimeDiscovery discovery;
+  const RuntimeBuild* build = nullptr;
+  std::vector<RungSpec> rungs;
+  fs::path worker;
+};
+
+Result<BenchSetting> find_setting(const BenchOptions& o) {
+  BenchSetting s;
+  s.hw = detect_hardware(o.hardware_root);
+  auto discovery = discover_runtimes(o.runtimes, s.hw);
+  if (!discovery) {
+    // A bad search directory is the caller's (kInvalidArgument); finding no usable build is kNoRuntime.
+    return discovery.error();
+  }
+  s.discovery = std::move(*discovery);
+  s.build = s.discovery.chosen_build();
+  auto rungs = select_rungs(effective_ladder(s.hw, *s.build, o.plugin_dirs), o.rungs);
+  if (!rungs) return rungs.error();
+  s.rungs = std::move(*rungs);
+  s.worker = find_worker(o.worker);
+  if (s.worker.empty()) {
+    return Error{ErrorCode::kNotFound, "no rung-probe-worker found (RUNG_PROBE_WORKER, beside rung, or libexec): bench measures each rung in its own process"};
+  }
+  return s;
+}
+
+void describe_machine(const BenchSetting& s, BenchReport& report) {
+  report.date = utc_now();
+  report.hostname = host_name();
+  report.os = os_line();
+  report.cpu = s.hw.cpu.model.empty() ? "unknown" : s.hw.cpu.model;
+  report.logical_cpus = s.hw.cpu.logical_cpus;
+  report.hardware_identity = s.hw.identity();
+  report.runtime_version = s.build->version;
+  report.runtime_library = s.build->library;
+  report.api_version = s.build->api_version;
+}
+
+// A fresh temporary directory, removed with its contents when this goes.
+class WorkDir {
+ public:
+  static Result<WorkDir> create() {
+    std::string tmpl = (fs::temp_directory_path() / "rung-bench.XXXXXX").string();
+    if (::mkdtemp(tmpl.data()) == nullptr) {
+      return Error{ErrorCode::kIo, fmt::format("cannot create a work directory under {}", fs::temp_directory_path().string())};
+    }
+    return WorkDir(tmpl);
+  }
+  WorkDir(WorkDir&& other) noexcept : path_(std::exchange(other.path_, {})) {}
+  WorkDir& operator=(WorkDir&&) = delete;
+  ~WorkDir() {
+    std::error_code ec;
+    if (!path_.empty()) fs::remove_all(path_, ec);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  explicit WorkDir(fs::path p) : path_(std::move(p)) {}
+  fs::path path_;
+};
+
+// Round r starts r places further along, so no rung always runs first (or last).
+// Round 0 runs every model's CPU first: a model the floor cannot run is bad
+// input, and is said before minutes go into the other rungs.
+std::vector<std::pair<std::size_t, std::size_t>> round_order(std::size_t models, std::size_t rungs, int round) {
+  std::vector<std::pair<std::size_t, std::size_t>> order;  // (model, rung)
+  for (std::size_t m = 0; m < models && round == 0; ++m) order.emplace_back(m, 0);
+  for (std::size_t m = 0; m < models; ++m) {
+    for (std::size_t k = round == 0 ? 1 : 0; k < rungs; ++k) order.emplace_back(m, (k + static_cast<std::size_t>(round)) % rungs);
+  }
+  return order;
+}
+
+// One round's run, added to the cell's figures.
+void add_run(Cell& cell, const BenchJobResult& r, int round, const fs::path& outputs) {
+  if (!cell.have_first) {
+    cell.have_first = true;
+    cell.first_run_ms = r.first_run_ms;
+    cell.build_cold_ms = r.build_cold_ms;
+    cell.provider_version = r.provider_version;
+    cell.evidence = r.evidence;
+    cell.nodes = r.nodes_by_provider;
+  }
+  if (r.build_cached_ms) cell.cached_builds.push_back(*r.build_cached_ms);
+  cell.runs.insert(cell.runs.end(), r.run_ms.begin(), r.run_ms.end());
+  cell.bare_runs.insert(cell.bare_runs.end(), r.bare_run_ms.begin(), r.bare_run_ms.end());
+  cell.round_p50[round] = median(r.run_ms);
+  cell.round_outputs[round] = outputs;
+  cell.peak_rss_kb = std::max(cell.peak_rss_kb, r.peak_rss_kb);
+}
+
+// What the rounds gathered: per model, one cell per rung (the CPU first).
+struct Measured {
+  std::vector<std::vector<Cell>> cells;
+  std::vector<std::string> inputs_described;
+};
+
+// Every round, every model, every rung (a rung that failed once is not run again).
+Result<Measured> measure(const BenchOptions& o, const std::vector<ModelFileFacts>& facts, const std::vector<RungSpec>& rungs,
+                         Runner& runner) {
+  const std::size_t n = rungs.size();
+  Measured got{std::vector<std::vector<Cell>>(o.models.size(), std::vector<Cell>(n)), std::vector<std::string>(o.models.size())};
+  for (std::size_t m = 0; m < o.models.size(); ++m) {
+    for (std::size_t i = 0; i < n; ++i) got.cells[m][i].rung = &rungs[i];
+  }
+  for (int round = 0; round < o.rounds; ++round) {
+    for (const auto& [m, i] : round_order(o.models.size(), n, round)) {
+      const BenchModel& model = o.models[m];
+      Cell& cell = got.cells[m][i];
+      if (cell.failed) continue;  // it failed once; its reason stands, and a hang is not waited for twice
+      InputSpec spec = model.inputs;
+      if (!o.input_dir.empty()) spec.tensors_dir = o.input_dir;
+      const RungSpec& rung = *cell.rung;
+      const bool fp16 = facts[m].form == NumericForm::kF32 && builds_fp16(rung, Role::kGeneric);
+      auto run = runner.run(model, rung, fp16, round, spec);
+      if (i == 0 && !run.ok) {
+        // The CPU is the floor and the reference: a model it cannot run is the caller's input problem.
+        std::string fed = run.result.inputs_described.empty() ? "" : fmt::format(" (inputs fed: {})", run.result.inputs_described);
+        return Error{ErrorCode::kInvalidArgument, fmt::format("model {}: the CPU rung cannot run it: {}{}", model.name, run.reason, fed)};
+      }
+      if (!run.ok) {
+        cell.failed = true;
+        cell.failure_class = run.failure_class;
+        cell.failure_reason = run.reason;
+        continue;
+      }
+      if (got.inputs_described[m].empty()) got.inputs_described[m] = run.result.inputs_described;
+      add_run(cell, run.result, round, runner.round_dir(model, rung, round) / "outputs");
+    }
+  }
+  return got;
+}
+
+// Output match: every round's outputs against the CPU's first.
+void compare_with_reference(const std::vector<Tensor>& reference, const Cell& c, bool is_floor, BenchRow& row) {
+  row.match = is_floor ? OutputMatch::kReference : OutputMatch::kMatch;
+  for (const auto& [round, dir] : c.round_outputs) {
+    if (is_floor && round == 0) continue;
+    auto cmp = compare_outputs(reference, read_outputs(dir), row.tolerance);
+    for (const auto& t : cmp.outputs) {
+      row.max_abs_diff = std::max(row.max_abs_diff, t.max_abs);
+      row.max_rel_diff = std::max(row.max_rel_diff, t.max_rel);
+    }
+    if (!cmp.faithful() && row.match != OutputMatch::kMismatch) {
+      row.match = OutputMatch::kMismatch;
+      row.match_detail = is_floor ? fmt::format("round {} of the CPU differs from round 1: {}", round + 1, cmp.first_problem())
+                                  : cmp.first_problem();
+    }
+  }
+  if (row.match == OutputMatch::kReference) row.match_detail = "the reference: other rows are compared with this one";
+}
+
+// The figures of a row that ran: latency, throughput, memory, ratios paired within a round.
+void fill_figures(const Cell& c, const Cell& floor, BenchRow& row) {
+  row.build_cold_ms = c.build_cold_ms;
+  if (!c.cached_builds.empty()) row.build_cached_ms = median(c.cached_builds);
+  row.first_run_ms = c.first_run_ms;
+  row.latency = to_latency(c.runs);
+  for (const auto& [round, p50] : c.round_p50) row.round_p50_ms.push_back(p50);
+  double total_ms = 0;
+  for (double x : c.runs) total_ms += x;
+  row.throughput_per_s = total_ms > 0 ? 1000.0 * static_cast<double>(c.runs.size()) / total_ms : 0;
+  row.peak_rss_mb = c.peak_rss_kb / 1024.0;
+  row.evidence = c.evidence;
+  // Ratios are paired within a round: both sides ran minutes apart at most, on the same machine state.
+  std::vector<double> ratios;
+  for (const auto& [round, p50] : c.round_p50) {
+    auto f = floor.round_p50.find(round);
+    if (f != floor.round_p50.end() && f->second > 0) ratios.push_back(p50 / f->second);
+  }
+  if (!ratios.empty()) row.ratio_to_floor = median(ratios);
+  if (!c.bare_runs.empty()) row.bare_p50_ms = median(c.bare_runs);
+}
+
+// What a reader must not miss about a row: a provider that ran nothing, noisy figures, overhead against the bare loop.
+void warn_about(const Cell& c, bool is_floor, const std::string& model, BenchRow& row, std::vector<std::string>& warnings) {
+  const RungSpec& rung = *c.rung;
+  // Which provider ran the nodes: a rung that ran none is the CPU with extra steps.
+  if (!is_floor && !c.nodes.empty()) {
+    int accelerated = 0;
+    for (const auto& [p, count] : c.nodes) accelerated += p == "CPUExecutionProvider" ? 0 : count;
+    if (accelerated == 0) {
+      row.evidence.push_back("every node ran on CPUExecutionProvider: this row measures the CPU");
+      warnings.push_back(fmt::format("{} on {}: the provider ran no node; its figures are the CPU's", rung.display, model));
+    }
+  }
+  if (row.high_variation()) {
+    warnings.push_back(fmt::format("{} on {}: coefficient of variation {:.1f}% (above {:.0f}%): the figures are noisy; "
+                                   "close other work or raise --runs",
+                                   rung.display, model, row.latency.cv * 100, kHighVariation * 100));
+  }
+  if (row.bare_p50_ms && *row.bare_p50_ms > 0) {
+    double ratio = row.latency.p50 / *row.bare_p50_ms;
+    row.evidence.push_back(fmt::format("bare OrtApi::Run loop in the same process, interleaved: p50 {:.4f} ms; rung's p50 / bare p50 = {:.4f}",
+                                       *row.bare_p50_ms, ratio));
+    if (std::abs(ratio - 1) > 0.03) {
+      warnings.push_back(fmt::format("{} on {}: rung's p50 is {:.1f}% off the bare C API loop's (target: within 3%)", rung.display,
+                                     model, (ratio - 1) * 100));
+    }
+  }
+}
+
+BenchRow make_row(const BenchOptions& o, const BenchModel& model, const ModelFileFacts& facts, const Cell& c, const Cell& floor,
+                  const std::vector<Tensor>& reference, std::vector<std::string>& warnings) {
+  const RungSpec& rung = *c.rung;
+  const bool is_floor = &c == &floor;
+  BenchRow row;
+  row.rung = rung.name;
+  row.display = rung.display;
+  row.provider = rung.provider;
+  row.provider_version = c.provider_version;
+  const bool fp16_engine = facts.form == NumericForm::kF32 && builds_fp16(rung, Role::kGeneric);
+  const NumericForm form = fp16_engine ? NumericForm::kF16 : facts.form;
+  row.form = numeric_form_name(form);
+  row.model_id = model_id(model.name, form);
+  row.ok = !c.failed;
+  if (c.failed) {
+    row.failure_class = c.failure_class;
+    row.failure_reason = c.failure_reason;
+    row.match_detail = "the rung did not run";
+    row.tolerance = o.tolerance;
+    return row;
+  }
+  fill_figures(c, floor, row);
+  // An fp16 engine is held to the fp16 tolerance: its model id already says it computes in f16.
+  row.tolerance = Tolerance::for_forms(facts.form, form, o.tolerance);
+  compare_with_reference(reference, c, is_floor, row);
+  warn_about(c, is_floor, model.name, row, warnings);
+  return row;
+}
+
+BenchModelReport model_report(const BenchOptions& o, std::size_t m, const ModelFileFacts& facts, const Measured& got,
+                              std::vector<std::string>& warnings) {
+  const BenchModel& model = o.models[m];
+  BenchModelReport mr;
+  mr.name = model.name;
+  mr.path = fs::absolute(model.path);
+  mr.sha256 = facts.sha256;
+  mr.stable_sha256 = facts.stable_sha256;
+  mr.size_bytes = facts.size_bytes;
+  mr.form = numeric_form_name(facts.form);
+  mr.form_evidence = facts.form_evidence;
+  mr.model_id = model_id(model.name, facts.form);
+  mr.opset = facts.opset;
+  mr.nodes = facts.nodes;
+  mr.inputs_described = got.inputs_described[m];
+  const Cell& floor = got.cells[m][0];
+  const auto reference = read_outputs(floor.round_outputs.at(0));
+  for (const Cell& c : got.cells[m]) mr.rows.push_back(make_row(o, model, facts, c, floor, reference, warnings));
+  return mr;
+}
+
 }  // namespace
 
 const char* output_match_name(OutputMatch m) {
@@ -262,228 +512,23 @@ const char* output_match_name(OutputMatch m) {
 }
 
 Result<BenchReport> run_bench(const BenchOptions& o) {
-  if (o.models.empty()) return Error{ErrorCode::kInvalidArgument, "no model to bench"};
-  if (o.duration_s <= 0 && o.runs < 1) return Error{ErrorCode::kInvalidArgument, fmt::format("--runs must be at least 1, not {}", o.runs)};
-  if (o.duration_s < 0) return Error{ErrorCode::kInvalidArgument, "--duration must be positive"};
-  if (o.warmup < 0) return Error{ErrorCode::kInvalidArgument, fmt::format("--warmup must be 0 or more, not {}", o.warmup)};
-  if (o.rounds < 1) return Error{ErrorCode::kInvalidArgument, fmt::format("--rounds must be at least 1, not {}", o.rounds)};
-  if (o.threads < 0) return Error{ErrorCode::kInvalidArgument, fmt::format("--threads must be 0 or more, not {}", o.threads)};
-  if (!o.input_dir.empty()) {
-    std::error_code ec;
-    if (!fs::is_directory(o.input_dir, ec)) {
-      return Error{ErrorCode::kNotFound, fmt::format("input directory {} does not exist", o.input_dir.string())};
-    }
-  }
-
+  if (auto st = check_options(o); !st) return st.error();
   BenchReport report;
   report.settings = o;
   report.settings.on_progress = nullptr;
   report.inputs_mode = !o.input_dir.empty() ? "recorded: " + o.input_dir.string() : o.zero_inputs ? "zeros" : "random";
+  auto facts = inspect_models(o.models);
+  if (!facts) return facts.error();
+  auto setting = find_setting(o);
+  if (!setting) return setting.error();
+  describe_machine(*setting, report);
 
-  // Every model is checked before anything is measured: bad input costs nothing.
-  std::vector<ModelFileFacts> facts;
-  for (const auto& m : o.models) {
-    auto f = inspect_model_file(m.path);
-    if (!f) return Error{f.error().code == ErrorCode::kNotFound ? ErrorCode::kNotFound : ErrorCode::kInvalidArgument,
-                         fmt::format("model {}: {}", m.name, f.error().message)};
-    facts.push_back(*f);
-  }
-
-  Hardware hw = detect_hardware(o.hardware_root);
-  auto discovery = discover_runtimes(o.runtimes, hw);
-  if (!discovery) {
-    // A bad search directory is the caller's; finding no usable build is said as kLoadFailed.
-    if (discovery.error().code == ErrorCode::kInvalidArgument) return discovery.error();
-    return Error{ErrorCode::kLoadFailed, discovery.error().message};
-  }
-  const RuntimeBuild& build = *discovery->chosen_build();
-  auto rungs = select_rungs(effective_ladder(hw, build, o.plugin_dirs), o.rungs);
-  if (!rungs) return rungs.error();
-  fs::path worker = find_worker(o.worker);
-  if (worker.empty()) {
-    return Error{ErrorCode::kNotFound, "no rung-probe-worker found (RUNG_PROBE_WORKER, beside rung, or libexec): bench measures each rung in its own process"};
-  }
-
-  report.date = utc_now();
-  report.hostname = host_name();
-  report.os = os_line();
-  report.cpu = hw.cpu.model.empty() ? "unknown" : hw.cpu.model;
-  report.logical_cpus = hw.cpu.logical_cpus;
-  report.hardware_identity = hw.identity();
-  report.runtime_version = build.version;
-  report.runtime_library = build.library;
-  report.api_version = build.api_version;
-
-  std::string tmpl = (fs::temp_directory_path() / "rung-bench.XXXXXX").string();
-  if (::mkdtemp(tmpl.data()) == nullptr) return Error{ErrorCode::kIo, fmt::format("cannot create a work directory under {}", fs::temp_directory_path().string())};
-  const fs::path work = tmpl;
-  struct RemoveWork {
-    fs::path p;
-    ~RemoveWork() {
-      std::error_code ec;
-      fs::remove_all(p, ec);
-    }
-  } remove_work{work};
-  Runner runner(o, build, worker, work);
-
-  const std::size_t n = rungs->size();
-  std::vector<std::vector<Cell>> cells(o.models.size(), std::vector<Cell>(n));
-  std::vector<std::string> inputs_described(o.models.size());
-  for (std::size_t m = 0; m < o.models.size(); ++m) {
-    for (std::size_t i = 0; i < n; ++i) cells[m][i].rung = &(*rungs)[i];
-  }
-
-  for (int round = 0; round < o.rounds; ++round) {
-    // Round r starts r places further along, so no rung always runs first (or last).
-    // Round 0 runs every model's CPU first: a model the floor cannot run is bad
-    // input, and is said before minutes go into the other rungs.
-    std::vector<std::pair<std::size_t, std::size_t>> order;  // (model, rung)
-    for (std::size_t m = 0; m < o.models.size() && round == 0; ++m) order.emplace_back(m, 0);
-    for (std::size_t m = 0; m < o.models.size(); ++m) {
-      for (std::size_t k = round == 0 ? 1 : 0; k < n; ++k) order.emplace_back(m, (k + static_cast<std::size_t>(round)) % n);
-    }
-    for (const auto& [m, i] : order) {
-      const BenchModel& model = o.models[m];
-      InputSpec spec = model.inputs;
-      if (!o.input_dir.empty()) spec.tensors_dir = o.input_dir;
-      {
-        Cell& cell = cells[m][i];
-        if (cell.failed) continue;  // it failed once; its reason stands, and a hang is not waited for twice
-        const RungSpec& rung = *cell.rung;
-        const bool fp16 = facts[m].form == NumericForm::kF32 && builds_fp16(rung, Role::kGeneric);
-        auto run = runner.run(model, rung, fp16, round, spec);
-        if (i == 0 && !run.ok) {
-          // The CPU is the floor and the reference: a model it cannot run is the caller's input problem.
-          std::string fed = run.result.inputs_described.empty() ? "" : fmt::format(" (inputs fed: {})", run.result.inputs_described);
-          return Error{ErrorCode::kInvalidArgument, fmt::format("model {}: the CPU rung cannot run it: {}{}", model.name,
-                                                                run.reason, fed)};
-        }
-        if (!run.ok) {
-          cell.failed = true;
-          cell.failure_class = run.failure_class;
-          cell.failure_reason = run.reason;
-          continue;
-        }
-        const BenchJobResult& r = run.result;
-        if (inputs_described[m].empty()) inputs_described[m] = r.inputs_described;
-        if (!cell.have_first) {
-          cell.have_first = true;
-          cell.first_run_ms = r.first_run_ms;
-          cell.build_cold_ms = r.build_cold_ms;
-          cell.provider_version = r.provider_version;
-          cell.evidence = r.evidence;
-          cell.nodes = r.nodes_by_provider;
-        }
-        if (r.build_cached_ms) cell.cached_builds.push_back(*r.build_cached_ms);
-        cell.runs.insert(cell.runs.end(), r.run_ms.begin(), r.run_ms.end());
-        cell.bare_runs.insert(cell.bare_runs.end(), r.bare_run_ms.begin(), r.bare_run_ms.end());
-        cell.round_p50[round] = median(r.run_ms);
-        cell.round_outputs[round] = work / sanitize(model.name) / sanitize(rung.name) / fmt::format("round{}", round) / "outputs";
-        cell.peak_rss_kb = std::max(cell.peak_rss_kb, r.peak_rss_kb);
-      }
-    }
-  }
-
-  for (std::size_t m = 0; m < o.models.size(); ++m) {
-    const BenchModel& model = o.models[m];
-    BenchModelReport mr;
-    mr.name = model.name;
-    mr.path = fs::absolute(model.path);
-    mr.sha256 = facts[m].sha256;
-    mr.size_bytes = facts[m].size_bytes;
-    mr.form = numeric_form_name(facts[m].form);
-    mr.form_evidence = facts[m].form_evidence;
-    mr.model_id = model_id(model.name, facts[m].form);
-    mr.opset = facts[m].opset;
-    mr.nodes = facts[m].nodes;
-    mr.inputs_described = inputs_described[m];
-    const Cell& floor = cells[m][0];
-    const auto reference = read_outputs(floor.round_outputs.at(0));
-    for (std::size_t i = 0; i < n; ++i) {
-      const Cell& c = cells[m][i];
-      const RungSpec& rung = *c.rung;
-      BenchRow row;
-      row.rung = rung.name;
-      row.display = rung.display;
-      row.provider = rung.provider;
-      row.provider_version = c.provider_version;
-      const NumericForm form = facts[m].form == NumericForm::kF32 && builds_fp16(rung, Role::kGeneric) ? NumericForm::kF16 : facts[m].form;
-      row.form = numeric_form_name(form);
-      row.model_id = model_id(model.name, form);
-      row.ok = !c.failed;
-      if (c.failed) {
-        row.failure_class = c.failure_class;
-        row.failure_reason = c.failure_reason;
-        row.match_detail = "the rung did not run";
-        row.tolerance = o.tolerance;
-        mr.rows.push_back(std::move(row));
-        continue;
-      }
-      row.build_cold_ms = c.build_cold_ms;
-      if (!c.cached_builds.empty()) row.build_cached_ms = median(c.cached_builds);
-      row.first_run_ms = c.first_run_ms;
-      row.latency = to_latency(c.runs);
-      for (const auto& [round, p50] : c.round_p50) row.round_p50_ms.push_back(p50);
-      double total_ms = 0;
-      for (double x : c.runs) total_ms += x;
-      row.throughput_per_s = total_ms > 0 ? 1000.0 * static_cast<double>(c.runs.size()) / total_ms : 0;
-      row.peak_rss_mb = c.peak_rss_kb / 1024.0;
-      row.evidence = c.evidence;
-      // Ratios are paired within a round: both sides ran minutes apart at most, on the same machine state.
-      std::vector<double> ratios;
-      for (const auto& [round, p50] : c.round_p50) {
-        auto f = floor.round_p50.find(round);
-        if (f != floor.round_p50.end() && f->second > 0) ratios.push_back(p50 / f->second);
-      }
-      if (!ratios.empty()) row.ratio_to_floor = median(ratios);
-      if (!c.bare_runs.empty()) row.bare_p50_ms = median(c.bare_runs);
-
-      // Output match: every round's outputs against the CPU's first.
-      // An fp16 engine is held to the fp16 tolerance: its model id already says it computes in f16.
-      row.tolerance = form == NumericForm::kF16 && facts[m].form == NumericForm::kF32 ? Tolerance::approximate() : o.tolerance;
-      row.match = i == 0 ? OutputMatch::kReference : OutputMatch::kMatch;
-      for (const auto& [round, dir] : c.round_outputs) {
-        if (i == 0 && round == 0) continue;
-        auto cmp = compare_outputs(reference, read_outputs(dir), row.tolerance);
-        for (const auto& t : cmp.outputs) {
-          row.max_abs_diff = std::max(row.max_abs_diff, t.max_abs);
-          row.max_rel_diff = std::max(row.max_rel_diff, t.max_rel);
-        }
-        if (!cmp.faithful() && row.match != OutputMatch::kMismatch) {
-          row.match = OutputMatch::kMismatch;
-          row.match_detail = i == 0 ? fmt::format("round {} of the CPU differs from round 1: {}", round + 1, cmp.first_problem())
-                                    : cmp.first_problem();
-        }
-      }
-      if (row.match == OutputMatch::kReference) row.match_detail = "the reference: other rows are compared with this one";
-
-      // Which provider ran the nodes: a rung that ran none is the CPU with extra steps.
-      if (i != 0 && !c.nodes.empty()) {
-        int accelerated = 0;
-        for (const auto& [p, count] : c.nodes) accelerated += p == "CPUExecutionProvider" ? 0 : count;
-        if (accelerated == 0) {
-          row.evidence.push_back("every node ran on CPUExecutionProvider: this row measures the CPU");
-          report.warnings.push_back(fmt::format("{} on {}: the provider ran no node; its figures are the CPU's", rung.display, model.name));
-        }
-      }
-      if (row.high_variation()) {
-        report.warnings.push_back(fmt::format("{} on {}: coefficient of variation {:.1f}% (above {:.0f}%): the figures are noisy; "
-                                              "close other work or raise --runs",
-                                              rung.display, model.name, row.latency.cv * 100, kHighVariation * 100));
-      }
-      if (row.bare_p50_ms && *row.bare_p50_ms > 0) {
-        double ratio = row.latency.p50 / *row.bare_p50_ms;
-        row.evidence.push_back(fmt::format("bare OrtApi::Run loop in the same process, interleaved: p50 {:.4f} ms; rung's p50 / bare p50 = {:.4f}",
-                                           *row.bare_p50_ms, ratio));
-        if (std::abs(ratio - 1) > 0.03) {
-          report.warnings.push_back(fmt::format("{} on {}: rung's p50 is {:.1f}% off the bare C API loop's (target: within 3%)",
-                                                rung.display, model.name, (ratio - 1) * 100));
-        }
-      }
-      mr.rows.push_back(std::move(row));
-    }
-    report.models.push_back(std::move(mr));
-  }
+  auto work = WorkDir::create();
+  if (!work) return work.error();
+  Runner runner(o, *setting->build, setting->worker, work->path());
+  auto measured = measure(o, *facts, setting->rungs, runner);
+  if (!measured) return measured.error();
+  for (std::size_t m = 0; m < o.models.size(); ++m) report.models.push_back(model_report(o, m, (*facts)[m], *measured, report.warnings));
   return report;
 }
 

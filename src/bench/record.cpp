@@ -142,6 +142,7 @@ std::string bench_record_json(const BenchReport& report, const BenchModelReport&
              {{"name", m.name},
               {"file", m.path.filename().string()},
               {"sha256", m.sha256},
+              {"stable_sha256", m.stable_sha256},
               {"size_bytes", m.size_bytes},
               {"form", m.form},
               {"form_evidence", m.form_evidence},

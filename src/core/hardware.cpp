@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <charconv>
 #include <fstream>
-#include <iterator>
 #include <set>
 #include <string_view>
 #include <system_error>

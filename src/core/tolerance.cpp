@@ -4,8 +4,57 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace rung {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+// Divides the difference when the reference is zero: any difference is then relatively huge.
+constexpr double kTinyReference = 1e-30;
+
+bool is_quantised(NumericForm f) { return f == NumericForm::kInt8 || f == NumericForm::kA16W8 || f == NumericForm::kA16W16; }
+
+}  // namespace
+
+ElementDifference Tolerance::compare(double reference, double candidate) const {
+  ElementDifference d;
+  if (std::isnan(reference) || std::isnan(candidate)) {  // NaN agrees with nothing, itself included
+    d.nan = true;
+    d.abs = d.rel = std::numeric_limits<double>::quiet_NaN();
+    d.mismatch = true;
+    return d;
+  }
+  if (reference == candidate) return d;  // equal infinities too
+  if (std::isinf(reference) || std::isinf(candidate)) {
+    d.infinite = true;
+    d.abs = d.rel = kInf;
+    d.mismatch = true;
+    return d;
+  }
+  d.abs = std::fabs(reference - candidate);
+  d.rel = d.abs / std::max(std::fabs(reference), kTinyReference);
+  d.mismatch = d.abs > atol && d.rel > rtol;
+  return d;
+}
+
+// An element passes once either bound covers it, so a looser atol helps only where rel exceeds rtol.
+double Tolerance::atol_to_pass(const ElementDifference& d) const {
+  if (!d.measured()) return d.mismatch ? kInf : 0.0;
+  return d.rel > rtol ? d.abs : 0.0;
+}
+
+double Tolerance::rtol_to_pass(const ElementDifference& d) const {
+  if (!d.measured()) return d.mismatch ? kInf : 0.0;
+  return d.abs > atol ? d.rel : 0.0;
+}
+
+Tolerance Tolerance::for_forms(NumericForm model, NumericForm executed, const Tolerance& same_form) {
+  if (executed == model) return same_form;
+  if (executed == NumericForm::kF16 && model == NumericForm::kF32) return approximate();
+  if (is_quantised(executed) && !is_quantised(model)) return quantised();
+  return same_form;
+}
 
 std::string TensorComparison::describe() const {
   if (!types_match) return fmt::format("output '{}': element types differ", name);
@@ -23,17 +72,14 @@ TensorComparison compare_tensors(const Tensor& reference, const Tensor& candidat
   auto a = reference.to_doubles(), b = candidate.to_doubles();
   c.elements = a.size();
   for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) {
-    if (std::isnan(a[i]) || std::isnan(b[i])) {
+    const ElementDifference d = tolerance.compare(a[i], b[i]);
+    if (d.mismatch) {
       ++c.mismatches;
-      ++c.nan_mismatches;
-      continue;
+      c.nan_mismatches += d.nan;
     }
-    if (a[i] == b[i]) continue;  // equal infinities too
-    double abs = std::fabs(a[i] - b[i]);
-    double rel = abs / std::max(std::fabs(a[i]), 1e-30);
-    c.max_abs = std::max(c.max_abs, abs);
-    c.max_rel = std::max(c.max_rel, rel);
-    if (abs > tolerance.atol && rel > tolerance.rtol) ++c.mismatches;
+    if (d.nan) continue;  // a NaN has no size to report
+    c.max_abs = std::max(c.max_abs, d.abs);
+    c.max_rel = std::max(c.max_rel, d.rel);
   }
   return c;
 }

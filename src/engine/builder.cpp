@@ -4,14 +4,12 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
-#include "engine/placement.h"
+#include "core/forms.h"
 #include "jobs/compile.h"
+#include "jobs/runner.h"
 #include "os/atomic_file.h"
-#include "os/child_process.h"
 #include "os/file_hash.h"
 #include "os/file_lock.h"
 #include "os/read_file.h"
@@ -43,29 +41,10 @@ std::string precision_dir(const RungSpec& rung, Role role) {
 const char* extension(const RungSpec& rung) { return rung.append == AppendMethod::kNone ? ".ort" : ".onnx"; }
 
 CompileResult compile_in_child(const EngineBuildPlan& plan, const CompileJob& job, const fs::path& work) {
+  const JobOutcome outcome = JobRunner(plan.worker).run({"compile", job, plan.deadline, work, {}});
   std::error_code ec;
-  fs::create_directories(work, ec);
-  if (auto s = write_file_atomically(work / "job.json", compile_job_to_json(job)); !s) return {false, s.error().message, 0};
-  auto child = run_child(plan.worker, {"compile", (work / "job.json").string()}, work / "worker.log", plan.deadline);
-  CompileResult r;
-  r.ms = child.elapsed_ms;
-  if (!child.started) {
-    r.error = fmt::format("could not start {}: {}", plan.worker.string(), child.start_error);
-  } else if (child.timed_out) {
-    r.error = fmt::format("timed out after {:.0f} s", std::chrono::duration<double>(plan.deadline).count());
-  } else if (child.signal != 0) {
-    r.error = "crashed: " + child.signal_name();
-  } else {
-    auto j = nlohmann::json::parse(read_text_file(work / "result.json"), nullptr, false);
-    if (j.is_discarded() || !j.is_object()) {
-      r.error = fmt::format("the compile worker exited with code {} and no result", child.exit_code);
-    } else {
-      r.ok = j.value("ok", false);
-      r.error = j.value("error", "");
-    }
-  }
   fs::remove_all(work, ec);
-  return r;
+  return {outcome.ok(), outcome.ok() ? std::string() : outcome.describe(), outcome.elapsed_ms};
 }
 
 void remove_stale_temporaries(const fs::path& root) {
@@ -83,8 +62,47 @@ EngineSlot engine_slot(const EngineBuildPlan& plan, const ModelRegistration& mod
   FileHashCache hashes(plan.cache_dir);
   fs::path dir = plan.cache_dir / "engines" / engine_fingerprint(plan, hashes) / precision_dir(plan.rung, model.role);
   std::string stem = fmt::format("{}-{}", model.name, model_sha256.substr(0, 12));
-  return {dir / (stem + extension(plan.rung)), dir / (stem + ".failed.json")};
+  return {dir / (stem + extension(plan.rung)), dir / (stem + ".failed.json"), dir / (stem + ".rewritten.onnx")};
 }
+
+namespace {
+
+// Compiles one model's engine under a temporary name, then renames it into its
+// slot; a failure is recorded beside the slot so it is not retried for this file.
+EngineLanding build_engine(const EngineBuildPlan& plan, const ModelRegistration& m, const EngineSlot& slot, const std::string& sha,
+                           const fs::path& root) {
+  std::error_code ec;
+  fs::create_directories(slot.file.parent_path(), ec);
+  fs::path tmp = slot.file.parent_path() / fmt::format("{}.tmp.{}{}", slot.file.stem().string(), ::getpid(), slot.file.extension().string());
+  CompileJob job;
+  job.target.runtime_library = plan.build.library;
+  job.target.allow_writable_runtime = plan.allow_writable_runtime;
+  job.target.model = m.f32;
+  job.target.rung = plan.rung;
+  job.output = tmp;
+  job.fp16 = builds_fp16(plan.rung, m.role);
+  job.provider_cache_dir = slot.file.parent_path() / "provider";
+  job.tensorrt_workspace_bytes = plan.tensorrt_workspace_bytes;
+  if (plan.rung.append != AppendMethod::kNone) {
+    job.rewritten = slot.rewritten;
+    job.inputs = m.inputs;
+    job.seed = plan.input_seed;
+  }
+  CompileResult r = plan.worker.empty() ? run_compile_job(job) : compile_in_child(plan, job, root / fmt::format("work-{}", ::getpid()) / m.name);
+  if (r.ok) {
+    if (auto s = commit_file(tmp, slot.file); !s) {
+      r.ok = false;
+      r.error = s.error().message;
+    }
+  }
+  if (r.ok) return {m.name, slot.file, {}, read_rewrite_note(slot.rewritten)};
+  fs::remove(tmp, ec);
+  nlohmann::json record = {{"model", m.name}, {"sha256", sha}, {"rung", plan.rung.name}, {"reason", r.error}};
+  (void)write_file_atomically(slot.failure_record, record.dump(2));
+  return {m.name, {}, r.error};
+}
+
+}  // namespace
 
 std::vector<EngineLanding> build_engines(const EngineBuildPlan& plan,
                                          const std::function<void(const EngineLanding&, std::size_t)>& on_landing,
@@ -124,7 +142,7 @@ std::vector<EngineLanding> build_engines(const EngineBuildPlan& plan,
     }
     EngineSlot slot = engine_slot(plan, *m, *sha);
     if (fs::is_regular_file(slot.file, ec)) {
-      land({m->name, slot.file, {}});
+      land({m->name, slot.file, {}, read_rewrite_note(slot.rewritten)});
       continue;
     }
     if (fs::is_regular_file(slot.failure_record, ec)) {
@@ -133,34 +151,7 @@ std::vector<EngineLanding> build_engines(const EngineBuildPlan& plan,
       continue;
     }
     if (on_start) on_start(m->name);
-    fs::create_directories(slot.file.parent_path(), ec);
-    fs::path tmp = slot.file.parent_path() /
-                   fmt::format("{}.tmp.{}{}", slot.file.stem().string(), ::getpid(), slot.file.extension().string());
-    CompileJob job;
-    job.runtime_library = plan.build.library;
-    job.allow_writable_runtime = plan.allow_writable_runtime;
-    job.model = m->f32;
-    job.output = tmp;
-    job.rung = plan.rung;
-    job.fp16 = builds_fp16(plan.rung, m->role);
-    job.provider_cache_dir = slot.file.parent_path() / "provider";
-    job.tensorrt_workspace_bytes = plan.tensorrt_workspace_bytes;
-    CompileResult r = plan.worker.empty() ? run_compile_job(job)
-                                          : compile_in_child(plan, job, root / fmt::format("work-{}", ::getpid()) / m->name);
-    if (r.ok) {
-      if (auto s = commit_file(tmp, slot.file); !s) {
-        r.ok = false;
-        r.error = s.error().message;
-      }
-    }
-    if (r.ok) {
-      land({m->name, slot.file, {}});
-    } else {
-      fs::remove(tmp, ec);
-      nlohmann::json record = {{"model", m->name}, {"sha256", *sha}, {"rung", plan.rung.name}, {"reason", r.error}};
-      (void)write_file_atomically(slot.failure_record, record.dump(2));
-      land({m->name, {}, r.error});
-    }
+    land(build_engine(plan, *m, slot, *sha, root));
   }
   hashes.save();
   return out;

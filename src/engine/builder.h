@@ -6,9 +6,9 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -30,12 +30,14 @@ struct EngineBuildPlan {
   std::filesystem::path worker;         // empty: build in this process
   std::chrono::milliseconds deadline{30 * 60'000};
   std::size_t tensorrt_workspace_bytes = std::size_t{512} << 20;
+  std::uint64_t input_seed = 0;         // the probe's: a compile-ready rewrite is proved on these inputs
 };
 
 struct EngineLanding {
   std::string model;
   std::filesystem::path file;  // set when it landed
   std::string failure;         // set when it failed
+  std::string rewrite = {};    // set when the engine was built from a rewritten graph: what changed
 };
 
 // Where a model's engine lives (whether or not it exists yet), and whether a
@@ -43,6 +45,7 @@ struct EngineLanding {
 struct EngineSlot {
   std::filesystem::path file;
   std::filesystem::path failure_record;
+  std::filesystem::path rewritten;  // the compile-ready rewrite of a model with control flow, when it needed one
 };
 
 EngineSlot engine_slot(const EngineBuildPlan& plan, const ModelRegistration& model, const std::string& model_sha256);

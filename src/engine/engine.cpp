@@ -7,7 +7,6 @@
 #include <fmt/format.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -200,6 +199,7 @@ struct Engine::State {
     plan.worker = options.isolate ? find_worker(options.worker) : fs::path();
     plan.deadline = options.build_deadline;
     plan.tensorrt_workspace_bytes = options.tensorrt_workspace_bytes;
+    plan.input_seed = probe_options().seed;
     const bool is_cpu = rung.append == AppendMethod::kNone;
     build_engines(
         plan,
@@ -208,6 +208,7 @@ struct Engine::State {
             std::lock_guard lock(mutex);
             if (!l.file.empty()) {
               (is_cpu ? snapshot.cpu_forms : snapshot.engines)[l.model] = l.file;
+              if (!l.rewrite.empty()) snapshot.engine_rewrites[l.model] = l.rewrite;
             } else if (!is_cpu) {
               snapshot.engine_failures[l.model] = brief_reason(l.failure);
               progress.failures.push_back(fmt::format("{} stays on {}", l.model, cpu().display));

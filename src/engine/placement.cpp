@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "core/forms.h"
+
 namespace rung {
 namespace {
 
@@ -47,10 +49,13 @@ std::vector<Placement> placements(const ModelRegistration& m, const PlacementSna
   } else if (rung.compiles_engines) {
     if (auto it = s.engines.find(m.name); it != s.engines.end()) {
       bool fp16 = builds_fp16(rung, m.role);
-      out.push_back({rung, fp16 ? NumericForm::kF16 : NumericForm::kF32, it->second, false,
-                     m.role == Role::kEmbedder && rung.form == ModelForm::kF32ToF16Engine
-                         ? "the chosen rung's engine, built f32 for an embedder"
-                         : "the chosen rung's engine"});
+      std::string reason = m.role == Role::kEmbedder && rung.form == ModelForm::kF32ToF16Engine
+                               ? "the chosen rung's engine, built f32 for an embedder"
+                               : "the chosen rung's engine";
+      if (auto rw = s.engine_rewrites.find(m.name); rw != s.engine_rewrites.end()) {
+        reason += fmt::format(", built from a rewritten graph ({})", rw->second);
+      }
+      out.push_back({rung, fp16 ? NumericForm::kF16 : NumericForm::kF32, it->second, false, reason});
     } else {
       demoted = s.engine_failures.count(m.name) ? "engine failed: " + s.engine_failures.at(m.name) : "engine not built yet";
     }

@@ -8,7 +8,6 @@
 #include <string>
 #include <vector>
 
-#include "core/forms.h"
 #include "rung/ladder.h"
 #include "rung/model.h"
 
@@ -20,6 +19,7 @@ struct PlacementSnapshot {
   std::vector<RungSpec> below;             // working rungs under it, best first; the CPU last
   std::map<std::string, std::filesystem::path> engines;      // model -> landed engine of the chosen rung
   std::map<std::string, std::string> engine_failures;        // model -> why its engine failed
+  std::map<std::string, std::string> engine_rewrites;        // model -> what the rewrite its engine was built from changed
   std::map<std::string, std::filesystem::path> cpu_forms;    // model -> the CPU rung's optimised graph
 };
 

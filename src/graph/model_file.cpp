@@ -1,12 +1,11 @@
 #include "graph/model_file.h"
 
 #include <fmt/format.h>
-#include <onnx/onnx_pb.h>
 
-#include <fstream>
 #include <map>
-#include <set>
 
+#include "graph/onnx_file.h"
+#include "graph/stable_hash.h"
 #include "os/file_hash.h"
 
 namespace rung {
@@ -15,13 +14,24 @@ namespace {
 
 bool is_16_bit(int t) { return t == onnx::TensorProto::UINT16 || t == onnx::TensorProto::INT16; }
 
+// "float32", "float16", "int8", "uint16", ...: ONNX's own names, lower case, floats by width.
+std::string element_type_name(int t) {
+  if (t == onnx::TensorProto::FLOAT) return "float32";
+  if (t == onnx::TensorProto::DOUBLE) return "float64";
+  if (!onnx::TensorProto_DataType_IsValid(t)) return "type " + std::to_string(t);
+  std::string name = onnx::TensorProto_DataType_Name(static_cast<onnx::TensorProto_DataType>(t));
+  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return name;
+}
+
 // Weight elements by float type, and QDQ zero-point widths, over a graph and
 // its subgraphs (If/Loop bodies hold most of some models' weights) and the
 // tensors of Constant nodes.
 struct Census {
   std::map<std::string, int> init_type;
   std::uint64_t f32 = 0, f16 = 0;
-  int quantize = 0, dequantize = 0;
+  std::map<std::string, TensorCount> by_type;
+  int quantize = 0, dequantize = 0, ep_context = 0;
   bool act16 = false, weight16 = false;
 
   void count_tensor(const onnx::TensorProto& t) {
@@ -30,11 +40,15 @@ struct Census {
     for (auto d : t.dims()) n *= static_cast<std::uint64_t>(std::max<std::int64_t>(d, 0));
     if (t.data_type() == onnx::TensorProto::FLOAT) f32 += n;
     if (t.data_type() == onnx::TensorProto::FLOAT16) f16 += n;
+    TensorCount& c = by_type[element_type_name(t.data_type())];
+    c.tensors++;
+    c.elements += n;
   }
 
   void walk(const onnx::GraphProto& g) {
     for (const auto& t : g.initializer()) count_tensor(t);
     for (const auto& n : g.node()) {
+      if (n.op_type() == "EPContext") ep_context++;
       for (const auto& a : n.attribute()) {
         if (a.has_t()) count_tensor(a.t());
         if (a.has_g()) walk(a.g());
@@ -61,6 +75,8 @@ struct Census {
 void classify(const onnx::GraphProto& g, ModelFileFacts& f) {
   Census c;
   c.walk(g);
+  f.weights_by_type = c.by_type;
+  f.ep_context_nodes = c.ep_context;
   if (c.quantize > 0 || c.dequantize > 0) {
     f.form = c.act16 ? (c.weight16 ? NumericForm::kA16W16 : NumericForm::kA16W8) : NumericForm::kInt8;
     f.form_evidence = fmt::format("{} QuantizeLinear and {} DequantizeLinear nodes; {}-bit activations, {}-bit weights", c.quantize,
@@ -77,25 +93,17 @@ void classify(const onnx::GraphProto& g, ModelFileFacts& f) {
 }  // namespace
 
 Result<ModelFileFacts> inspect_model_file(const fs::path& file) {
-  std::error_code ec;
-  if (!fs::exists(file, ec)) return Error{ErrorCode::kNotFound, fmt::format("{} does not exist", file.string())};
-  if (!fs::is_regular_file(file, ec)) return Error{ErrorCode::kInvalidArgument, fmt::format("{} is not a file", file.string())};
+  auto model = read_onnx_model(file);
+  if (!model) return model.error();
   ModelFileFacts f;
+  std::error_code ec;
   f.size_bytes = fs::file_size(file, ec);
-  onnx::ModelProto model;
-  {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) return Error{ErrorCode::kIo, fmt::format("{} cannot be read", file.string())};
-    // Protobuf accepts some garbage as a message; a model also needs an IR version and a graph with nodes.
-    if (!model.ParseFromIstream(&in) || model.ir_version() <= 0 || !model.has_graph() || model.graph().node_size() == 0) {
-      return Error{ErrorCode::kInvalidArgument, fmt::format("{} does not parse as an ONNX model", file.string())};
-    }
-  }
-  for (const auto& o : model.opset_import()) {
+  for (const auto& o : model->opset_import()) {
     if (o.domain().empty() || o.domain() == "ai.onnx") f.opset = o.version();
   }
-  f.nodes = model.graph().node_size();
-  classify(model.graph(), f);
+  f.nodes = model->graph().node_size();
+  classify(model->graph(), f);
+  f.stable_sha256 = stable_model_hash(*model);
   auto hash = sha256_of_file(file);
   if (!hash) return hash.error();
   f.sha256 = *hash;

@@ -7,26 +7,24 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "jobs/channel.h"
+#include "jobs/target.h"
 #include "rung/input_spec.h"
-#include "rung/ladder.h"
-#include "rung/result.h"
 
 namespace rung {
 
 struct BenchJob {
-  std::filesystem::path runtime_library;
-  bool allow_writable_runtime = false;
+  JobTarget target;
   std::string model_name;
-  std::filesystem::path model;
   InputSpec inputs;
   bool zero_inputs = false;        // generated inputs are zeros (values the spec fixes stay)
-  RungSpec rung;
   bool fp16 = false;               // the provider compiles an fp16 engine from the f32 file
-  int threads = 0;                 // intra-op threads; 0: ONNX Runtime's default
   int warmup = 3;                  // untimed runs after the first inference
   int runs = 30;                   // timed runs; ignored when duration_s > 0
   double duration_s = 0;           // > 0: time runs until this much time has been measured
@@ -56,15 +54,15 @@ struct BenchJobResult {
   std::vector<std::pair<std::string, int>> nodes_by_provider;  // from the profile: provider -> nodes it ran
 };
 
-std::string bench_job_to_json(const BenchJob& job);
-Result<BenchJob> bench_job_from_json(const std::string& text);
-std::string bench_result_to_json(const BenchJobResult& result);
-Result<BenchJobResult> bench_result_from_json(const std::string& text);
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BenchJob, target, model_name, inputs, zero_inputs, fp16, warmup, runs, duration_s, seed, outputs_dir,
+                                   engine_dir, cold, profile, compare_bare, progress_file)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BenchJobResult, ok, stage, error, inputs_described, provider_version, build_cold_ms, build_cached_ms,
+                                   engine_note, first_run_ms, run_ms, bare_run_ms, peak_rss_kb, evidence, nodes_by_provider)
 
 // Does the work in this process. Never throws.
 BenchJobResult run_bench_job(const BenchJob& job);
 
-// `rung-probe-worker bench JOB.json`: writes result.json beside the job.
-int bench_worker_main(int argc, char** argv);
+// The worker's entry for "bench" jobs.
+nlohmann::json bench_job_entry(const nlohmann::json& job, LineChannel* channel);
 
 }  // namespace rung

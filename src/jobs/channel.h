@@ -1,42 +1,36 @@
-// A parity worker process and the socket to it (see parity_protocol.h). A
-// worker that crashes or misses its deadline is reported with its exit status
-// or signal and the last lines of its log, never propagated.
+// One end of a started job's socket: text lines both ways, one JSON object a
+// line. The parent holds one end (jobs/runner.h), the worker the other.
 #pragma once
 
-#include <sys/types.h>
-
 #include <chrono>
-#include <filesystem>
-#include <memory>
+#include <optional>
 #include <string>
-
-#include "rung/result.h"
 
 namespace rung {
 
-class WorkerProcess {
- public:
-  // Starts `worker parity JOB` with the socket on kParityChannelFd; stdout and stderr go to `log`.
-  static Result<std::unique_ptr<WorkerProcess>> start(const std::filesystem::path& worker, const std::filesystem::path& job,
-                                                      const std::filesystem::path& log);
-  ~WorkerProcess();
-  WorkerProcess(const WorkerProcess&) = delete;
-  WorkerProcess& operator=(const WorkerProcess&) = delete;
+// The descriptor a worker finds its end of the channel on.
+inline constexpr int kChannelFd = 3;
 
-  Status send(const std::string& line);
-  // The next line from the worker, waiting at most `deadline`.
-  Result<std::string> receive(std::chrono::milliseconds deadline);
-  // Closes the socket and waits (up to `deadline`) for the worker to exit.
-  void finish(std::chrono::milliseconds deadline);
+class LineChannel {
+ public:
+  explicit LineChannel(int fd) : fd_(fd) {}
+  ~LineChannel();
+  LineChannel(const LineChannel&) = delete;
+  LineChannel& operator=(const LineChannel&) = delete;
+
+  // False when the other end is gone.
+  bool send(const std::string& line);
+
+  enum class Read { kLine, kClosed, kTimedOut };
+  // The next line (without its newline). Waits until `until`, or for as long as it takes.
+  Read receive(std::string& line, std::optional<std::chrono::steady_clock::time_point> until = std::nullopt);
+
+  // Shuts the socket down both ways and closes it: the other end reads the end.
+  void close();
 
  private:
-  WorkerProcess(pid_t pid, int fd, std::filesystem::path log) : pid_(pid), fd_(fd), log_(std::move(log)) {}
-  std::string ended(const std::string& what);  // reaps the worker and says how it ended
-  pid_t pid_;
   int fd_;
-  std::filesystem::path log_;
   std::string buffer_;
-  bool reaped_ = false;
 };
 
 }  // namespace rung

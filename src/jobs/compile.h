@@ -4,23 +4,31 @@
 // aborts in its compiler takes down the child and not the application.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <filesystem>
-#include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 
-#include "rung/ladder.h"
+#include "jobs/channel.h"
+#include "jobs/target.h"
+#include "rung/input_spec.h"
 
 namespace rung {
 
 struct CompileJob {
-  std::filesystem::path runtime_library;
-  bool allow_writable_runtime = false;
-  std::filesystem::path model;
+  JobTarget target;
   std::filesystem::path output;         // a temporary name; the caller renames it into place
-  RungSpec rung;
   bool fp16 = false;
   std::filesystem::path provider_cache_dir;  // for providers that keep their own caches beside ours
   std::size_t tensorrt_workspace_bytes = std::size_t{512} << 20;
+  // A model with control flow goes through the compile-ready rewrite first
+  // (graph/compile_ready.h), kept at `rewritten` with its note beside it, and
+  // is compiled from there only once CPU sessions of both compute exactly the
+  // same outputs on these inputs. An empty `rewritten` compiles the model as it is.
+  std::filesystem::path rewritten;
+  InputSpec inputs;
+  std::uint64_t seed = 0;
 };
 
 struct CompileResult {
@@ -29,10 +37,16 @@ struct CompileResult {
   double ms = 0;
 };
 
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CompileJob, target, output, fp16, provider_cache_dir, tensorrt_workspace_bytes, rewritten, inputs,
+                                   seed)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CompileResult, ok, error, ms)
+
+// What the rewrite kept at `rewritten` changed, when the engine was compiled from it ("" otherwise).
+std::string read_rewrite_note(const std::filesystem::path& rewritten);
+
 CompileResult run_compile_job(const CompileJob& job);
 
-std::string compile_job_to_json(const CompileJob& job);
-// The worker's entry: reads JOB.json, writes result.json beside it.
-int compile_worker_main(int argc, char** argv);
+// The worker's entry for "compile" jobs.
+nlohmann::json compile_job_entry(const nlohmann::json& job, LineChannel* channel);
 
 }  // namespace rung

@@ -3,25 +3,23 @@
 // rung-probe-worker executable) or, in in-process mode, right here.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "jobs/channel.h"
+#include "jobs/target.h"
 #include "rung/input_spec.h"
-#include "rung/ladder.h"
-#include "rung/result.h"
 
 namespace rung {
 
 struct ProbeJob {
-  std::filesystem::path runtime_library;
-  bool allow_writable_runtime = false;
+  JobTarget target;
   std::string model_name;
-  std::filesystem::path model;
   InputSpec inputs;
-  RungSpec rung;
   int runs = 3;
-  int threads = 0;
   std::uint64_t seed = 0;
   std::filesystem::path outputs_dir;   // outputs are written here as .pb
 };
@@ -37,19 +35,13 @@ struct ProbeJobResult {
   double median_ms = 0;
 };
 
-std::string job_to_json(const ProbeJob& job);
-Result<ProbeJob> job_from_json(const std::string& text);
-std::string result_to_json(const ProbeJobResult& result);
-Result<ProbeJobResult> result_from_json(const std::string& text);
-
-std::string rung_to_json(const RungSpec& rung);
-Result<RungSpec> rung_from_json(const std::string& text);
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ProbeJob, target, model_name, inputs, runs, seed, outputs_dir)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ProbeJobResult, ok, stage, error, inputs_described, build_ms, first_run_ms, run_ms, median_ms)
 
 // Does the work in this process. Never throws.
 ProbeJobResult run_probe_job(const ProbeJob& job);
 
-// The entry point of the worker executable: reads the job file, writes the
-// result beside it as result.json. Returns the process exit code.
-int probe_worker_main(int argc, char** argv);
+// The worker's entry for "probe" jobs.
+nlohmann::json probe_job_entry(const nlohmann::json& job, LineChannel* channel);
 
 }  // namespace rung

@@ -1,6 +1,5 @@
-// The parity worker protocol. The parent writes a job file per side and starts
-// `rung-probe-worker parity JOB.json` with a socket on the descriptor the job
-// names. Over it, one JSON object a line:
+// The parity worker protocol. The parent starts one "parity" job per side with
+// a channel (jobs/runner.h). Over it, one JSON object a line:
 //   worker -> parent  {"ready": true, "version", "api", "rung", "io"}  (or "ready": false, "stage", "error")
 //   parent -> worker  {"run": I, "inputs": DIR}   DIR holds input_K.pb for each model input K, in model order
 //   worker -> parent  {"done": I, "ms": T}        outputs written to OUTPUTS_DIR/I/output_K.pb (or "error")
@@ -10,32 +9,23 @@
 #pragma once
 
 #include <filesystem>
-#include <map>
 #include <nlohmann/json.hpp>
-#include <string>
 
-#include "rung/result.h"
+#include "jobs/target.h"
 #include "session/model_io.h"
 
 namespace rung {
 
+// The side's target names its rung as the command line did: by name ("cpu", a
+// ladder rung's name) in rung.name, or a plugin EP library in rung.plugin_library;
+// the worker completes it once the build is loaded.
 struct ParityJob {
-  std::filesystem::path runtime_library;
-  bool allow_writable_runtime = false;
-  std::filesystem::path model;
-  std::string rung = "cpu";  // "cpu", a ladder rung's name, or a plugin EP library path
-  int threads = 0;
-  std::map<std::string, std::string> provider_options;
+  JobTarget target;
   std::filesystem::path outputs_dir;
-  int channel_fd = 3;
 };
 
-std::string parity_job_to_json(const ParityJob& job);
-Result<ParityJob> parity_job_from_json(const std::string& text);
-
-nlohmann::json model_io_to_json(const ModelIo& io);
-ModelIo model_io_from_json(const nlohmann::json& j);  // throws nlohmann::json::exception on a malformed object
-
-inline constexpr int kParityChannelFd = 3;
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ParityJob, target, outputs_dir)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TensorInfo, name, type, shape, symbolic_dims)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ModelIo, inputs, outputs)
 
 }  // namespace rung

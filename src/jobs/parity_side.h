@@ -1,12 +1,16 @@
-// One side of a parity comparison, run in its own process (the
-// rung-probe-worker executable's `parity JOB.json`): one ONNX Runtime build,
-// one session, inputs taken one at a time over the socket (parity_protocol.h).
+// One side of a parity comparison, run in its own process as a "parity" job
+// with a channel: one ONNX Runtime build, one session, inputs taken one at a
+// time over the channel (parity_protocol.h).
 #pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "jobs/channel.h"
 
 namespace rung {
 
-// argv[1] is the job file. Returns the process exit code: 0 after the parent
-// closed the socket, 2 on a malformed job, 1 when the side could not run.
-int parity_worker_main(int argc, char** argv);
+// The worker's entry for "parity" jobs: serves requests until the parent closes
+// the channel. Its result is ok unless the side could not run.
+nlohmann::json parity_job_entry(const nlohmann::json& job, LineChannel* channel);
 
 }  // namespace rung

@@ -6,6 +6,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
+
+#include <cerrno>
 #include <cstring>
 #include <thread>
 
@@ -13,54 +16,88 @@ extern char** environ;
 
 namespace rung {
 
-std::string ChildOutcome::signal_name() const {
+std::string signal_name(int signal) {
   const char* abbrev = sigabbrev_np(signal);
   return abbrev != nullptr ? std::string("SIG") + abbrev : "signal " + std::to_string(signal);
 }
 
-ChildOutcome run_child(const std::filesystem::path& program, const std::vector<std::string>& args,
-                       const std::filesystem::path& log_file, std::chrono::milliseconds deadline) {
-  ChildOutcome out;
+Result<ChildProcess> ChildProcess::spawn(const std::filesystem::path& program, const std::vector<std::string>& args,
+                                         const std::filesystem::path& log_file, int pass_fd, int as_fd) {
   std::vector<std::string> argv_storage{program.string()};
   argv_storage.insert(argv_storage.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (auto& a : argv_storage) argv.push_back(a.data());
   argv.push_back(nullptr);
 
+  // dup2 onto its own number would keep close-on-exec set: move it out of the way first.
+  int moved = -1;
+  if (pass_fd != -1 && pass_fd == as_fd) {
+    moved = fcntl(pass_fd, F_DUPFD_CLOEXEC, as_fd + 1);
+    if (moved < 0) return Error{ErrorCode::kIo, fmt::format("cannot pass descriptor {}: {}", pass_fd, std::strerror(errno))};
+    pass_fd = moved;
+  }
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-  const auto start = std::chrono::steady_clock::now();
+  if (pass_fd != -1) posix_spawn_file_actions_adddup2(&actions, pass_fd, as_fd);
+  const auto start = Clock::now();
   pid_t pid = 0;
-  int rc = posix_spawn(&pid, program.c_str(), &actions, nullptr, argv.data(), environ);
+  const int rc = posix_spawn(&pid, program.c_str(), &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) {
-    out.start_error = std::strerror(rc);
-    return out;
-  }
-  out.started = true;
+  if (moved >= 0) close(moved);
+  if (rc != 0) return Error{ErrorCode::kNotFound, std::strerror(rc)};
+  return ChildProcess(pid, start);
+}
 
-  int status = 0;
-  for (;;) {
-    pid_t done = waitpid(pid, &status, WNOHANG);
-    if (done == pid) break;
-    if (done < 0 && errno != EINTR) break;
-    if (std::chrono::steady_clock::now() - start >= deadline) {
-      kill(pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      out.timed_out = true;
-      break;
+ChildProcess::ChildProcess(ChildProcess&& other) noexcept : pid_(other.pid_), start_(other.start_), exit_(other.exit_) {
+  other.pid_ = -1;
+}
+
+ChildProcess::~ChildProcess() { (void)kill(); }
+
+ChildExit ChildProcess::reaped(int status, bool timed_out) {
+  pid_ = -1;
+  exit_.timed_out = timed_out;
+  exit_.elapsed_ms = std::chrono::duration<double, std::milli>(Clock::now() - start_).count();
+  if (!timed_out && WIFEXITED(status)) exit_.exit_code = WEXITSTATUS(status);
+  if (!timed_out && WIFSIGNALED(status)) exit_.signal = WTERMSIG(status);
+  return exit_;
+}
+
+ChildExit ChildProcess::wait(Clock::time_point until, const std::function<void()>& on_wait, std::chrono::milliseconds every) {
+  auto next_call = Clock::now() + every;
+  while (pid_ != -1) {
+    int status = 0;
+    const pid_t done = waitpid(pid_, &status, WNOHANG);
+    if (done == pid_) return reaped(status, false);
+    if (done < 0 && errno != EINTR) {  // reaped elsewhere: how it ended is not known
+      pid_ = -1;
+      return exit_;
+    }
+    const auto now = Clock::now();
+    if (now >= until) {
+      ::kill(pid_, SIGKILL);
+      waitpid(pid_, &status, 0);
+      return reaped(status, true);
+    }
+    if (on_wait && now >= next_call) {
+      on_wait();
+      next_call = now + every;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
-  out.elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  if (!out.timed_out) {
-    if (WIFEXITED(status)) out.exit_code = WEXITSTATUS(status);
-    if (WIFSIGNALED(status)) out.signal = WTERMSIG(status);
-  }
-  return out;
+  return exit_;
+}
+
+ChildExit ChildProcess::kill() {
+  if (pid_ == -1) return exit_;
+  int status = 0;
+  if (waitpid(pid_, &status, WNOHANG) == pid_) return reaped(status, false);
+  ::kill(pid_, SIGKILL);
+  waitpid(pid_, &status, 0);
+  return reaped(status, false);
 }
 
 }  // namespace rung

@@ -11,9 +11,8 @@
 #include <algorithm>
 #include <map>
 
-#include "jobs/channel.h"
 #include "jobs/parity_protocol.h"
-#include "os/atomic_file.h"
+#include "jobs/runner.h"
 #include "os/worker_location.h"
 #include "parity/gate_file.h"
 #include "parity/inputs.h"
@@ -29,7 +28,7 @@ struct Side {
   const ParitySide* spec;
   ResolvedRuntime runtime;
   fs::path dir;
-  std::unique_ptr<WorkerProcess> worker;
+  std::unique_ptr<StartedJob> worker;
   ModelIo io;
   std::string described;
 };
@@ -38,27 +37,33 @@ Error side_error(const Side& s, const std::string& message) {
   return Error{ErrorCode::kRuntime, fmt::format("{} ({}): {}", s.role, s.spec->describe(), message)};
 }
 
-Status start_side(Side& s, const fs::path& worker, bool allow_writable) {
-  std::error_code ec;
-  fs::create_directories(s.dir / "out", ec);
+// The rung as the side names it; the worker completes it on its build (jobs/parity_protocol.h).
+RungSpec named_rung(const std::string& rung) {
+  RungSpec named;
+  const bool is_library = rung.find('/') != std::string::npos || rung.ends_with(".so");
+  (is_library ? named.plugin_library : named.name) = rung;
+  return named;
+}
+
+Status start_side(Side& s, const JobRunner& runner, bool allow_writable, std::chrono::milliseconds deadline) {
   ParityJob job;
-  job.runtime_library = s.runtime.library;
-  job.allow_writable_runtime = allow_writable;
-  job.model = fs::absolute(s.spec->model);
-  job.rung = s.spec->rung;
-  job.threads = s.spec->threads;
-  job.provider_options = s.spec->provider_options;
+  job.target.runtime_library = s.runtime.library;
+  job.target.allow_writable_runtime = allow_writable;
+  job.target.model = fs::absolute(s.spec->model);
+  job.target.rung = named_rung(s.spec->rung);
+  job.target.threads = s.spec->threads;
+  job.target.provider_options = s.spec->provider_options;
   job.outputs_dir = s.dir / "out";
-  job.channel_fd = kParityChannelFd;
-  if (auto w = write_file_atomically(s.dir / "job.json", parity_job_to_json(job)); !w) return w.error();
-  auto started = WorkerProcess::start(worker, s.dir / "job.json", s.dir / "worker.log");
+  std::error_code ec;
+  fs::create_directories(job.outputs_dir, ec);
+  auto started = runner.start({"parity", job, deadline, s.dir, {}});
   if (!started) return started.error();
   s.worker = std::move(*started);
   return {};
 }
 
-Status await_ready(Side& s, std::chrono::milliseconds deadline) {
-  auto line = s.worker->receive(deadline);
+Status await_ready(Side& s) {
+  auto line = s.worker->receive();
   if (!line) return side_error(s, line.error().message);
   try {
     const auto j = nlohmann::json::parse(*line);
@@ -69,7 +74,7 @@ Status await_ready(Side& s, std::chrono::milliseconds deadline) {
                                             : "the session could not be built";
       return side_error(s, fmt::format("{}: {}", what, j.at("error").get<std::string>()));
     }
-    s.io = model_io_from_json(j.at("io"));
+    s.io = j.at("io").get<ModelIo>();
     std::string rung = j.at("rung");
     s.described = fmt::format("{} · {} · ONNX Runtime {} ({}){}", s.spec->model.filename().string(), rung, j.at("version").get<std::string>(),
                               s.runtime.library.parent_path().filename().string(),
@@ -123,8 +128,8 @@ Result<std::map<std::string, Tensor>> read_outputs(const fs::path& dir) {
   return out;
 }
 
-Status await_done(Side& s, const InputItem& item, std::chrono::milliseconds deadline) {
-  auto line = s.worker->receive(deadline);
+Status await_done(Side& s, const InputItem& item) {
+  auto line = s.worker->receive();
   if (!line) return side_error(s, fmt::format("on input {}: {}", item.name, line.error().message));
   try {
     const auto j = nlohmann::json::parse(*line);
@@ -145,10 +150,8 @@ struct WorkDir {
   }
 };
 
-}  // namespace
-
-Result<ParityReport> run_parity(const ParityOptions& o) {
-  // Gates and inputs first: a mistake there costs no model load.
+// The gate file (or the default tensor gate) and the declared preprocessing.
+Result<GateFile> read_gates(const ParityOptions& o) {
   GateFile gates;
   if (!o.gate_file.empty()) {
     auto g = read_gate_file(o.gate_file);
@@ -163,115 +166,154 @@ Result<ParityReport> run_parity(const ParityOptions& o) {
     gates.preprocess = *p;
   }
   if (o.max_tensor_bytes) gates.inputs.max_tensor_bytes = *o.max_tensor_bytes;
-  const InputPlan plan{gates.preprocess, gates.image_input, gates.inputs, o.seed};
-  InputItems items;
+  return gates;
+}
+
+Result<InputItems> list_items(const ParityOptions& o, const InputPlan& plan) {
   if (o.random > 0 && !o.inputs_dir.empty()) return Error{ErrorCode::kInvalidArgument, "give either an input directory or random inputs, not both"};
-  if (o.random > 0) {
-    items = InputItems::random(o.random);
-  } else if (o.inputs_dir.empty()) {
-    return Error{ErrorCode::kInvalidArgument, "no inputs: give an input directory or a number of random inputs"};
-  } else {
-    auto listed = InputItems::listed(o.inputs_dir);
-    if (!listed) return listed.error();
-    items = std::move(*listed);
-    const InputItem* image = items.first_image();
-    if (image != nullptr && !plan.preprocess) {
-      return Error{ErrorCode::kInvalidArgument, fmt::format("{}: holds images ({} among them) but no preprocessing is declared: add "
-                                                            "\"preprocess\" to the gate file or pass --preprocess FILE",
-                                                            o.inputs_dir.string(), image->name)};
-    }
+  if (o.random > 0) return InputItems::random(o.random);
+  if (o.inputs_dir.empty()) return Error{ErrorCode::kInvalidArgument, "no inputs: give an input directory or a number of random inputs"};
+  auto items = InputItems::listed(o.inputs_dir);
+  if (!items) return items.error();
+  const InputItem* image = items->first_image();
+  if (image != nullptr && !plan.preprocess) {
+    return Error{ErrorCode::kInvalidArgument, fmt::format("{}: holds images ({} among them) but no preprocessing is declared: add "
+                                                          "\"preprocess\" to the gate file or pass --preprocess FILE",
+                                                          o.inputs_dir.string(), image->name)};
   }
+  return items;
+}
+
+Status check_models(const ParityOptions& o) {
   for (const ParitySide* s : {&o.ref, &o.cand}) {
     std::error_code ec;
     if (!fs::is_regular_file(s->model, ec)) {
       return Error{ErrorCode::kNotFound, fmt::format("{}: the model file is not there", s->model.string())};
     }
   }
+  return {};
+}
 
-  WorkDir work;  // declared before the sides: their workers end before it is removed
+Status resolve_runtimes(const ParityOptions& o, Side& ref, Side& cand) {
   RuntimeResolver resolver(o.runtimes);
-  Side ref{"ref", &o.ref, {}, {}, nullptr, {}, {}}, cand{"cand", &o.cand, {}, {}, nullptr, {}, {}};
   for (Side* s : {&ref, &cand}) {
     auto rt = resolver.resolve(s->spec->runtime);
     if (!rt) return Error{rt.error().code, fmt::format("{} ({}): {}", s->role, s->spec->describe(), rt.error().message)};
     s->runtime = *rt;
   }
-  const fs::path worker = find_worker(o.worker);
-  if (worker.empty()) {
-    return Error{ErrorCode::kNotFound, "the rung-probe-worker executable was not found (beside rung, in RUNG_PROBE_WORKER, or installed)"};
-  }
-  if (o.work_dir.empty()) {
-    std::string tmpl = (fs::temp_directory_path() / "rung-parity.XXXXXX").string();
-    if (mkdtemp(tmpl.data()) == nullptr) return Error{ErrorCode::kIo, fmt::format("cannot create a work directory like {}", tmpl)};
-    work = {tmpl, true};
-  } else {
+  return {};
+}
+
+Status open_work_dir(const ParityOptions& o, WorkDir& work) {
+  if (!o.work_dir.empty()) {
     work.path = o.work_dir;
+    return {};
   }
-  ref.dir = work.path / "ref";
-  cand.dir = work.path / "cand";
+  std::string tmpl = (fs::temp_directory_path() / "rung-parity.XXXXXX").string();
+  if (mkdtemp(tmpl.data()) == nullptr) return Error{ErrorCode::kIo, fmt::format("cannot create a work directory like {}", tmpl)};
+  work = {tmpl, true};
+  return {};
+}
+
+// Both sides started and ready, their models agreeing on inputs and outputs, and every gate able to read them.
+Status start_sides(const ParityOptions& o, const GateFile& gates, const JobRunner& runner, const fs::path& work, Side& ref, Side& cand) {
+  ref.dir = work / "ref";
+  cand.dir = work / "cand";
   for (Side* s : {&ref, &cand}) {
-    if (auto st = start_side(*s, worker, o.runtimes.allow_writable_by_others); !st) return st.error();
+    if (auto st = start_side(*s, runner, o.runtimes.allow_writable_by_others, o.deadline); !st) return st.error();
   }
   if (o.on_progress) o.on_progress("building both sessions");
   for (Side* s : {&ref, &cand}) {
-    if (auto st = await_ready(*s, o.deadline); !st) return st.error();
+    if (auto st = await_ready(*s); !st) return st.error();
   }
   if (auto st = compare_io(ref.io.inputs, cand.io.inputs, "input"); !st) return st.error();
   if (auto st = compare_io(ref.io.outputs, cand.io.outputs, "output"); !st) return st.error();
-  for (auto& g : gates.gates) {
+  for (const auto& g : gates.gates) {
     if (auto st = g->check(ref.io); !st) {
       return Error{st.error().code, o.gate_file.empty() ? st.error().message : fmt::format("{}: {}", o.gate_file.string(), st.error().message)};
     }
   }
+  return {};
+}
 
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    const InputItem item = items.at(i);
-    if (o.on_progress) o.on_progress(fmt::format("input {} of {}: {}", i + 1, items.size(), item.name));
-    auto tensors = make_item_tensors(item, ref.io, plan);
-    if (!tensors) return tensors.error();
-    const fs::path in_dir = work.path / "inputs" / std::to_string(i);
-    std::error_code ec;
-    fs::create_directories(in_dir, ec);
-    for (std::size_t k = 0; k < tensors->size(); ++k) {
-      if (auto st = write_tensor_file((*tensors)[k], in_dir / fmt::format("input_{}.pb", k)); !st) return st.error();
+// One input through both sides: its tensors written, both asked to run them,
+// their outputs given to every gate, then every file of it deleted.
+Status compare_item(const InputItem& item, std::size_t i, const InputPlan& plan, const fs::path& work, Side& ref, Side& cand,
+                    GateFile& gates) {
+  auto tensors = make_item_tensors(item, ref.io, plan);
+  if (!tensors) return tensors.error();
+  const fs::path in_dir = work / "inputs" / std::to_string(i);
+  std::error_code ec;
+  fs::create_directories(in_dir, ec);
+  for (std::size_t k = 0; k < tensors->size(); ++k) {
+    if (auto st = write_tensor_file((*tensors)[k], in_dir / fmt::format("input_{}.pb", k)); !st) return st.error();
+  }
+  tensors->clear();
+  const std::string request = nlohmann::json{{"run", i}, {"inputs", in_dir.string()}}.dump();
+  for (Side* s : {&ref, &cand}) {
+    if (auto st = s->worker->send(request); !st) return side_error(*s, st.error().message);
+  }
+  for (Side* s : {&ref, &cand}) {
+    if (auto st = await_done(*s, item); !st) return st.error();
+  }
+  auto ref_out = read_outputs(ref.dir / "out" / std::to_string(i));
+  if (!ref_out) return ref_out.error();
+  auto cand_out = read_outputs(cand.dir / "out" / std::to_string(i));
+  if (!cand_out) return cand_out.error();
+  OutputMap rm, cm;
+  for (const auto& info : ref.io.outputs) {
+    auto a = ref_out->find(info.name);
+    auto b = cand_out->find(info.name);
+    if (a == ref_out->end() || b == cand_out->end()) {
+      return Error{ErrorCode::kRuntime, fmt::format("input {}: output '{}' is missing from the {}'s results", item.name, info.name,
+                                                    a == ref_out->end() ? "ref" : "cand")};
     }
-    tensors->clear();
-    const std::string request = nlohmann::json{{"run", i}, {"inputs", in_dir.string()}}.dump();
-    for (Side* s : {&ref, &cand}) {
-      if (auto st = s->worker->send(request); !st) return side_error(*s, st.error().message);
-    }
-    for (Side* s : {&ref, &cand}) {
-      if (auto st = await_done(*s, item, o.deadline); !st) return st.error();
-    }
-    auto ref_out = read_outputs(ref.dir / "out" / std::to_string(i));
-    if (!ref_out) return ref_out.error();
-    auto cand_out = read_outputs(cand.dir / "out" / std::to_string(i));
-    if (!cand_out) return cand_out.error();
-    OutputMap rm, cm;
-    for (const auto& info : ref.io.outputs) {
-      auto a = ref_out->find(info.name);
-      auto b = cand_out->find(info.name);
-      if (a == ref_out->end() || b == cand_out->end()) {
-        return Error{ErrorCode::kRuntime, fmt::format("input {}: output '{}' is missing from the {}'s results", item.name, info.name,
-                                                      a == ref_out->end() ? "ref" : "cand")};
-      }
-      rm[info.name] = &a->second;
-      cm[info.name] = &b->second;
-    }
-    for (auto& g : gates.gates) {
-      if (auto st = g->add(item.name, rm, cm); !st) return Error{st.error().code, fmt::format("input {}: {}", item.name, st.error().message)};
-    }
-    fs::remove_all(in_dir, ec);
-    fs::remove_all(ref.dir / "out" / std::to_string(i), ec);
-    fs::remove_all(cand.dir / "out" / std::to_string(i), ec);
+    rm[info.name] = &a->second;
+    cm[info.name] = &b->second;
+  }
+  for (auto& g : gates.gates) {
+    if (auto st = g->add(item.name, rm, cm); !st) return Error{st.error().code, fmt::format("input {}: {}", item.name, st.error().message)};
+  }
+  fs::remove_all(in_dir, ec);
+  fs::remove_all(ref.dir / "out" / std::to_string(i), ec);
+  fs::remove_all(cand.dir / "out" / std::to_string(i), ec);
+  return {};
+}
+
+}  // namespace
+
+Result<ParityReport> run_parity(const ParityOptions& o) {
+  // Gates and inputs first: a mistake there costs no model load.
+  auto gates = read_gates(o);
+  if (!gates) return gates.error();
+  const InputPlan plan{gates->preprocess, gates->image_input, gates->inputs, o.seed};
+  auto items = list_items(o, plan);
+  if (!items) return items.error();
+  if (auto st = check_models(o); !st) return st.error();
+
+  WorkDir work;  // declared before the sides: their workers end before it is removed
+  Side ref{"ref", &o.ref, {}, {}, nullptr, {}, {}}, cand{"cand", &o.cand, {}, {}, nullptr, {}, {}};
+  if (auto st = resolve_runtimes(o, ref, cand); !st) return st.error();
+  const fs::path worker = find_worker(o.worker);
+  if (worker.empty()) {
+    return Error{ErrorCode::kNotFound, "the rung-probe-worker executable was not found (beside rung, in RUNG_PROBE_WORKER, or installed)"};
+  }
+  if (auto st = open_work_dir(o, work); !st) return st.error();
+  if (auto st = start_sides(o, *gates, JobRunner(worker), work.path, ref, cand); !st) return st.error();
+  for (std::size_t i = 0; i < items->size(); ++i) {
+    const InputItem item = items->at(i);
+    if (o.on_progress) o.on_progress(fmt::format("input {} of {}: {}", i + 1, items->size(), item.name));
+    if (auto st = compare_item(item, i, plan, work.path, ref, cand, *gates); !st) return st.error();
   }
   for (Side* s : {&ref, &cand}) s->worker->finish(std::chrono::seconds(10));
 
   ParityReport report;
   report.ref = ref.described;
   report.cand = cand.described;
-  report.inputs = items.size();
-  for (const auto& g : gates.gates) report.gates.push_back(g->finish());
+  report.ref_run = describe_side_run(o.ref, ref.runtime.version);
+  report.cand_run = describe_side_run(o.cand, cand.runtime.version);
+  report.inputs = items->size();
+  for (const auto& g : gates->gates) report.gates.push_back(g->finish());
   return report;
 }
 

@@ -25,6 +25,19 @@ std::string ParityReport::text() const {
   return out;
 }
 
+namespace {
+
+nlohmann::json side_run_json(const ParitySideRun& r) {
+  return {{"model_file", r.model_file},
+          {"model_sha256", r.model_sha256},
+          {"model_stable_sha256", r.model_stable_sha256},
+          {"rung", r.rung},
+          {"runtime", {{"name", "onnxruntime"}, {"version", r.runtime_version}}},
+          {"device", r.device}};
+}
+
+}  // namespace
+
 std::string ParityReport::to_json() const {
   nlohmann::json gs = nlohmann::json::array();
   for (const auto& g : gates) {
@@ -35,7 +48,13 @@ std::string ParityReport::to_json() const {
                   {"details", g.details},
                   {"stats", g.stats_json.empty() ? nlohmann::json::object() : nlohmann::json::parse(g.stats_json)}});
   }
-  return nlohmann::json{{"ref", ref}, {"cand", cand}, {"inputs", inputs}, {"passed", passed()}, {"gates", gs}}.dump(2);
+  return nlohmann::json{{"ref", ref},
+                        {"cand", cand},
+                        {"sides", {{"ref", side_run_json(ref_run)}, {"cand", side_run_json(cand_run)}}},
+                        {"inputs", inputs},
+                        {"passed", passed()},
+                        {"gates", gs}}
+      .dump(2);
 }
 
 Status ParityReport::write_json(const std::filesystem::path& path) const { return write_file_atomically(path, to_json() + "\n"); }

@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "graph/model_file.h"
 #include "rung/hardware.h"
 #include "rung/parity.h"
+#include "runtime/plugin_rungs.h"
 
 namespace rung {
 
@@ -52,6 +54,20 @@ std::string ParitySide::describe() const {
   return s;
 }
 
+ParitySideRun describe_side_run(const ParitySide& side, const std::string& runtime_version) {
+  ParitySideRun run;
+  run.model_file = side.model.filename().string();
+  if (auto facts = inspect_model_file(side.model)) {
+    run.model_sha256 = facts->sha256;
+    run.model_stable_sha256 = facts->stable_sha256;
+  }
+  const bool library = side.rung.find('/') != std::string::npos || side.rung.ends_with(".so");
+  run.rung = library ? plugin_rung_name(side.rung) : side.rung;
+  run.runtime_version = runtime_version;
+  run.device = detect_hardware("/").identity();
+  return run;
+}
+
 Result<const RuntimeDiscovery*> RuntimeResolver::discovery() {
   if (!discovered_) discovered_ = discover_runtimes(search_, detect_hardware("/"));
   if (!discovered_->ok()) return discovered_->error();
@@ -63,7 +79,7 @@ Result<ResolvedRuntime> RuntimeResolver::resolve(const std::string& wanted) {
   if (!wanted.empty() && std::filesystem::exists(wanted, ec)) {
     if (std::filesystem::is_regular_file(wanted, ec)) {
       auto b = load_runtime_build(wanted, search_.allow_writable_by_others);
-      if (!b) return Error{ErrorCode::kLoadFailed, b.error().message};
+      if (!b) return Error{ErrorCode::kNoRuntime, b.error().message};
       return ResolvedRuntime{b->library, b->version};
     }
     RuntimeSearchOptions only = search_;
@@ -71,17 +87,17 @@ Result<ResolvedRuntime> RuntimeResolver::resolve(const std::string& wanted) {
     only.include_default_locations = false;
     only.read_environment = false;
     auto d = discover_runtimes(only, detect_hardware("/"));
-    if (!d) return Error{ErrorCode::kLoadFailed, d.error().message};
+    if (!d) return Error{ErrorCode::kNoRuntime, d.error().message};
     for (const auto& b : d->builds) {
       if (b.loaded) return ResolvedRuntime{b.library, b.version};
     }
-    return Error{ErrorCode::kLoadFailed, fmt::format("{}: holds no usable ONNX Runtime build", wanted)};
+    return Error{ErrorCode::kNoRuntime, fmt::format("{}: holds no usable ONNX Runtime build", wanted)};
   }
   auto d = discovery();
-  if (!d) return Error{ErrorCode::kLoadFailed, d.error().message};
+  if (!d) return d.error();  // a bad --ort-dir is the caller's; finding no build is kNoRuntime
   if (wanted.empty()) {
     const RuntimeBuild* b = (*d)->chosen_build();
-    if (b == nullptr) return Error{ErrorCode::kLoadFailed, "no usable ONNX Runtime build was found"};
+    if (b == nullptr) return Error{ErrorCode::kNoRuntime, "no usable ONNX Runtime build was found"};
     return ResolvedRuntime{b->library, b->version};
   }
   std::vector<std::string> versions;
@@ -90,7 +106,7 @@ Result<ResolvedRuntime> RuntimeResolver::resolve(const std::string& wanted) {
     if (b.version == wanted || b.version.starts_with(wanted + ".")) return ResolvedRuntime{b.library, b.version};
     versions.push_back(b.version);
   }
-  return Error{ErrorCode::kLoadFailed, fmt::format("no ONNX Runtime {} among the builds found ({}); name a directory or library instead",
+  return Error{ErrorCode::kNoRuntime, fmt::format("no ONNX Runtime {} among the builds found ({}); name a directory or library instead",
                                                    wanted, versions.empty() ? "none" : fmt::format("{}", fmt::join(versions, ", ")))};
 }
 

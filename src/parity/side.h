@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <string>
 
+#include "rung/parity.h"
 #include "rung/result.h"
 #include "rung/runtime.h"
 
@@ -14,6 +15,9 @@ struct ResolvedRuntime {
   std::filesystem::path library;
   std::string version;
 };
+
+// What a side ran: its model's hashes, its rung by name, the build's version and this device.
+ParitySideRun describe_side_run(const ParitySide& side, const std::string& runtime_version);
 
 class RuntimeResolver {
  public:

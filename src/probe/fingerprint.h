@@ -3,7 +3,6 @@
 // file each invalidates it by construction.
 #pragma once
 
-#include <filesystem>
 #include <string>
 #include <vector>
 

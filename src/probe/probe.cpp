@@ -11,16 +11,13 @@
 #include <algorithm>
 #include <condition_variable>
 #include <cstdlib>
-#include <fstream>
 #include <mutex>
-#include <sstream>
 #include <thread>
 
 #include "jobs/measure.h"
-#include "os/atomic_file.h"
-#include "os/child_process.h"
+#include "jobs/runner.h"
+#include "os/file_hash.h"
 #include "os/file_lock.h"
-#include "os/read_file.h"
 #include "os/worker_location.h"
 #include "probe/attempts.h"
 #include "probe/cache.h"
@@ -33,93 +30,78 @@ namespace rung {
 namespace fs = std::filesystem;
 namespace {
 
-std::string tail_lines(std::string text, std::size_t lines) {
-  while (!text.empty() && text.back() == '\n') text.pop_back();
-  std::size_t pos = text.size();
-  for (std::size_t i = 0; i < lines; ++i) {
-    if (pos == 0) return text;
-    auto p = text.rfind('\n', pos - 1);
-    if (p == std::string::npos) return text;
-    pos = p;
-  }
-  return text.substr(pos + 1);
-}
-
 struct FloorRun {
   const RegisteredModel* model = nullptr;
   double median_ms = 0;
   fs::path outputs;
 };
 
+// A job's outcome as the probe judges it: the verdict, and the job's figures.
+std::pair<Verdict, ProbeJobResult> judged(const JobOutcome& outcome) {
+  ProbeJobResult r;
+  try {
+    if (outcome.result.is_object()) r = outcome.result.get<ProbeJobResult>();
+  } catch (const nlohmann::json::exception& e) {
+    r.error = fmt::format("the worker wrote a malformed result: {}", e.what());
+    return {Verdict::kFailed, r};
+  }
+  if (!outcome.ok()) r.error = outcome.describe();
+  switch (outcome.status) {
+    case JobOutcome::Status::kOk: return {Verdict::kTaken, r};
+    case JobOutcome::Status::kFailed: return {Verdict::kFailed, r};
+    case JobOutcome::Status::kCrashed: return {Verdict::kCrashed, r};
+    case JobOutcome::Status::kTimedOut: break;
+  }
+  r.build_ms = outcome.elapsed_ms;  // the time it was given, up to the kill
+  return {Verdict::kTimedOut, r};
+}
+
+// Measures one rung on one model: in a child process through the job runner,
+// or, without a worker, in this process under the attempt-file rule.
 class Walker {
  public:
-  Walker(const ProbeOptions& o, const RuntimeBuild& build, fs::path work, AttemptLedger* ledger)
-      : o_(o), build_(build), work_(std::move(work)), ledger_(ledger) {
-    if (o_.isolate) worker_ = find_worker(o_.worker);
+  Walker(const ProbeOptions& o, const RuntimeBuild& build, AttemptLedger* ledger) : o_(o), build_(build), ledger_(ledger) {
+    if (o_.isolate) {
+      if (fs::path worker = find_worker(o_.worker); !worker.empty()) runner_.emplace(std::move(worker));
+    }
   }
 
-  bool isolated() const { return !worker_.empty(); }
-
-  // Runs one job; the verdict is kFailed/kCrashed/kTimedOut when it did not finish well.
   std::pair<Verdict, ProbeJobResult> run(const RungSpec& rung, const RegisteredModel& model, const fs::path& dir) {
-    ProbeJob job;
-    job.runtime_library = build_.library;
-    job.allow_writable_runtime = o_.runtimes.allow_writable_by_others;
-    job.model_name = model.name;
-    job.model = model.path;
-    job.inputs = model.inputs;
-    job.rung = rung;
-    job.runs = o_.runs;
-    job.threads = o_.threads;
-    job.seed = o_.seed;
-    job.outputs_dir = dir / "outputs";
     std::error_code ec;
     fs::remove_all(dir, ec);
     fs::create_directories(dir, ec);
-    if (!isolated()) return in_process(job);
-
-    ProbeJobResult r;
-    if (auto s = write_file_atomically(dir / "job.json", job_to_json(job)); !s) {
-      r.error = s.error().message;
-      return {Verdict::kFailed, r};
-    }
-    auto child = run_child(worker_, {(dir / "job.json").string()}, dir / "worker.log", o_.deadline);
-    if (!child.started) {
-      r.error = fmt::format("could not start {}: {}", worker_.string(), child.start_error);
-      return {Verdict::kFailed, r};
-    }
-    if (child.timed_out) {
-      r.error = fmt::format("no answer within {:.0f} s; killed", std::chrono::duration<double>(o_.deadline).count());
-      r.build_ms = child.elapsed_ms;  // the time it was given, up to the kill
-      return {Verdict::kTimedOut, r};
-    }
-    if (child.signal != 0) {
-      r.error = child.signal_name();
-      return {Verdict::kCrashed, r};
-    }
-    auto parsed = result_from_json(read_text_file(dir / "result.json"));
-    if (!parsed) {
-      r.error = fmt::format("worker exited with code {} and no result: {}", child.exit_code,
-                            tail_lines(read_text_file(dir / "worker.log"), 3));
-      return {Verdict::kFailed, r};
-    }
-    return {parsed->ok ? Verdict::kTaken : Verdict::kFailed, *parsed};
+    const ProbeJob job = job_for(rung, model, dir);
+    return judged(runner_ ? runner_->run({"probe", job, o_.deadline, dir, {}}) : in_process(job));
   }
 
  private:
-  std::pair<Verdict, ProbeJobResult> in_process(const ProbeJob& job) {
-    bool guarded = ledger_ != nullptr && job.rung.name != "cpu";
-    if (guarded) (void)ledger_->begin(job.rung.name, job.model_name);
-    auto r = run_probe_job(job);
-    if (guarded) ledger_->end(job.rung.name);
-    return {r.ok ? Verdict::kTaken : Verdict::kFailed, r};
+  ProbeJob job_for(const RungSpec& rung, const RegisteredModel& model, const fs::path& dir) const {
+    ProbeJob job;
+    job.target.runtime_library = build_.library;
+    job.target.allow_writable_runtime = o_.runtimes.allow_writable_by_others;
+    job.target.model = model.path;
+    job.target.rung = rung;
+    job.target.threads = o_.threads;
+    job.model_name = model.name;
+    job.inputs = model.inputs;
+    job.runs = o_.runs;
+    job.seed = o_.seed;
+    job.outputs_dir = dir / "outputs";
+    return job;
+  }
+
+  JobOutcome in_process(const ProbeJob& job) {
+    const bool guarded = ledger_ != nullptr && job.target.rung.name != "cpu";
+    if (guarded) (void)ledger_->begin(job.target.rung.name, job.model_name);
+    JobOutcome outcome = JobOutcome::finished(run_probe_job(job));
+    if (guarded) ledger_->end(job.target.rung.name);
+    return outcome;
   }
 
   const ProbeOptions& o_;
   const RuntimeBuild& build_;
-  fs::path work_;
   AttemptLedger* ledger_;
-  fs::path worker_;
+  std::optional<JobRunner> runner_;
 };
 
 std::vector<Tensor> read_outputs(const fs::path& dir) {
@@ -185,23 +167,16 @@ Status apply_override(const ProbeOptions& o, const std::vector<RungSpec>& ladder
   return {};
 }
 
-}  // namespace
-
-Result<ProbeOutcome> run_probe(const ProbeOptions& o) {
+Status check_options(const ProbeOptions& o) {
   if (o.cache_dir.empty()) return Error{ErrorCode::kInvalidArgument, "the probe needs a cache directory"};
   if (o.runs < 1) return Error{ErrorCode::kInvalidArgument, fmt::format("runs must be at least 1, not {}", o.runs)};
   if (o.models.empty()) return Error{ErrorCode::kInvalidArgument, "no models are registered"};
+  return {};
+}
 
-  Hardware hw = detect_hardware(o.hardware_root);
-  auto discovery = discover_runtimes(o.runtimes, hw);
-  if (!discovery) return discovery.error();
-  const RuntimeBuild& build = *discovery->chosen_build();
-
-  std::vector<RungSpec> ladder = effective_ladder(hw, build, o.plugin_dirs);
-
-  // The probe models: those named, else the smallest registered model.
-  std::vector<const RegisteredModel*> probe_models;
-  std::vector<std::string> probe_names;
+// The probe models: those named, else the smallest registered model.
+Result<std::vector<const RegisteredModel*>> choose_probe_models(const ProbeOptions& o) {
+  std::vector<const RegisteredModel*> chosen;
   if (o.probe_models.empty()) {
     const RegisteredModel* smallest = nullptr;
     std::uintmax_t best = 0;
@@ -213,89 +188,79 @@ Result<ProbeOutcome> run_probe(const ProbeOptions& o) {
         best = size;
       }
     }
-    if (smallest == nullptr) smallest = &o.models.front();
-    probe_models.push_back(smallest);
-  } else {
-    for (const auto& name : o.probe_models) {
-      auto it = std::find_if(o.models.begin(), o.models.end(), [&](const RegisteredModel& m) { return m.name == name; });
-      if (it == o.models.end()) return Error{ErrorCode::kInvalidArgument, fmt::format("probe model '{}' is not registered", name)};
-      probe_models.push_back(&*it);
-    }
+    chosen.push_back(smallest != nullptr ? smallest : &o.models.front());
+    return chosen;
   }
-  for (const auto* m : probe_models) probe_names.push_back(m->name);
+  for (const auto& name : o.probe_models) {
+    auto it = std::find_if(o.models.begin(), o.models.end(), [&](const RegisteredModel& m) { return m.name == name; });
+    if (it == o.models.end()) return Error{ErrorCode::kInvalidArgument, fmt::format("probe model '{}' is not registered", name)};
+    chosen.push_back(&*it);
+  }
+  return chosen;
+}
 
-  ProbeOutcome out;
-  out.runtime_version = build.version;
-  out.runtime_library = build.library;
-  out.builds_found = discovery->builds.size();
-  out.cache_file = o.cache_dir / "probe.json";
+// Everything one probe works with, found before anything is measured.
+struct ProbeSetting {
+  const ProbeOptions& o;
+  Hardware hw;
+  RuntimeDiscovery discovery;
+  const RuntimeBuild* build = nullptr;
+  std::vector<RungSpec> ladder;
+  std::vector<const RegisteredModel*> probe_models;
+  bool can_cache = false;
+};
 
+Result<ProbeSetting> find_setting(const ProbeOptions& o) {
+  Hardware hw = detect_hardware(o.hardware_root);
+  auto discovery = discover_runtimes(o.runtimes, hw);
+  if (!discovery) return discovery.error();
+  auto models = choose_probe_models(o);
+  if (!models) return models.error();
+  ProbeSetting s{o, std::move(hw), std::move(*discovery), nullptr, {}, std::move(*models), false};
+  s.build = s.discovery.chosen_build();
+  s.ladder = effective_ladder(s.hw, *s.build, o.plugin_dirs);
+  return s;
+}
+
+// Creates the cache directory; false (and a note) when it cannot be written.
+bool prepare_cache_dir(const ProbeOptions& o, ProbeOutcome& out) {
   std::error_code ec;
   fs::create_directories(o.cache_dir, ec);
-  bool can_cache = !ec && ::access(o.cache_dir.c_str(), W_OK) == 0;
-  if (!can_cache) {
-    note(o, out, fmt::format("could not cache: {} is not writable{}", o.cache_dir.string(), ec ? " (" + ec.message() + ")" : ""));
+  if (!ec && ::access(o.cache_dir.c_str(), W_OK) == 0) return true;
+  note(o, out, fmt::format("could not cache: {} is not writable{}", o.cache_dir.string(), ec ? " (" + ec.message() + ")" : ""));
+  return false;
+}
+
+// In process (asked for, or no worker found): the attempt-file rule guards each build, when the cache can hold it.
+std::optional<AttemptLedger> open_ledger(const ProbeSetting& s, const std::string& fingerprint, ProbeOutcome& out) {
+  const ProbeOptions& o = s.o;
+  if (o.isolate && !find_worker(o.worker).empty()) return std::nullopt;
+  if (o.isolate) note(o, out, "no rung-probe-worker found: probing in process, under the attempt-file rule");
+  if (!s.can_cache) return std::nullopt;
+  std::optional<AttemptLedger> ledger(std::in_place, o.cache_dir, sha256_hex(fingerprint));
+  for (const auto& line : ledger->ignored()) note(o, out, line);
+  if (!ledger->leftover().empty()) {
+    note(o, out, fmt::format("the last launch died while attempting {}: strike {} of {}", ledger->leftover(),
+                             ledger->strikes(ledger->leftover()), kStrikesToRefuse));
   }
+  return ledger;
+}
 
-  FileHashCache hashes(o.cache_dir);
-  if (!hashes.ignored_because().empty()) note(o, out, "ignored the model-hash cache, rewritten: " + hashes.ignored_because());
-  FingerprintInputs fi{&build, &hw, &ladder, &o, probe_names};
-  auto fingerprint = make_fingerprint(fi, hashes);
-  if (!fingerprint) return fingerprint.error();
-  if (can_cache) hashes.save();
-
-  std::optional<CacheLock> lock;
-  if (can_cache) {
-    bool busy = false;
-    auto l = CacheLock::acquire(o.cache_dir / "probe.lock", &busy);
-    if (l) lock.emplace(std::move(*l));
-    if (busy) note(o, out, "another process was probing this cache directory; waited for its answer");
-  }
-
-  if (!o.reprobe) {
-    auto cached = read_probe_cache(out.cache_file, *fingerprint, rung_names(ladder));
-    if (cached.outcome) {
-      ProbeOutcome hit = std::move(*cached.outcome);
-      hit.log.insert(hit.log.begin(), out.log.begin(), out.log.end());
-      if (auto s = apply_override(o, ladder, hit); !s) return s.error();
-      return hit;
-    }
-    if (!cached.ignored_because.empty()) note(o, out, "ignored the cache: " + cached.ignored_because);
-  }
-
-  fs::path work = can_cache ? o.cache_dir / "probe-work" : fs::temp_directory_path() / fmt::format("rung-probe-{}", ::getpid());
-  fs::remove_all(work, ec);
-  fs::create_directories(work, ec);
-
-  std::optional<AttemptLedger> ledger;
-  if (!o.isolate || find_worker(o.worker).empty()) {
-    if (o.isolate) note(o, out, "no rung-probe-worker found: probing in process, under the attempt-file rule");
-    if (can_cache) {
-      ledger.emplace(o.cache_dir, sha256_hex(*fingerprint));
-      for (const auto& line : ledger->ignored()) note(o, out, line);
-      if (!ledger->leftover().empty()) {
-        note(o, out, fmt::format("the last launch died while attempting {}: strike {} of {}", ledger->leftover(),
-                                      ledger->strikes(ledger->leftover()), kStrikesToRefuse));
-      }
-    }
-  }
-  Walker walker(o, build, work, ledger ? &*ledger : nullptr);
-
-  // The floor.
-  const RungSpec cpu = ladder.back();
+// The floor: the CPU on every probe model. A model it cannot run is said in model_errors.
+std::vector<FloorRun> measure_floor(const ProbeSetting& s, Walker& walker, const fs::path& work, ProbeOutcome& out) {
+  const RungSpec& cpu = s.ladder.back();
   out.floor.rung = cpu.name;
   out.floor.display = cpu.display;
   out.floor.verdict = Verdict::kTaken;
   std::vector<FloorRun> floors;
-  for (const auto* m : probe_models) {
-    progress(o, fmt::format("{} floor · {}", cpu.display, m->name));
+  for (const auto* m : s.probe_models) {
+    progress(s.o, fmt::format("{} floor · {}", cpu.display, m->name));
     fs::path dir = work / "cpu" / sanitize(m->name);
     auto [verdict, r] = walker.run(cpu, *m, dir);
-    Measurement meas{m->name, verdict, r.error, r.build_ms, r.first_run_ms, r.median_ms, r.median_ms, 0, 0};
-    out.floor.models.push_back(meas);
+    out.floor.models.push_back({m->name, verdict, r.error, r.build_ms, r.first_run_ms, r.median_ms, r.median_ms, 0, 0});
     if (verdict != Verdict::kTaken) {
-      std::error_code e2;
-      std::string what = !fs::exists(m->path, e2) ? fmt::format("{} does not exist", m->path.string())
+      std::error_code ec;
+      std::string what = !fs::exists(m->path, ec) ? fmt::format("{} does not exist", m->path.string())
                                                   : fmt::format("the CPU floor cannot run {}: {}", m->path.string(), r.error);
       std::string inputs = r.inputs_described.empty() ? "" : fmt::format(" Inputs fed: {}.", r.inputs_described);
       out.model_errors.push_back(fmt::format(
@@ -306,87 +271,148 @@ Result<ProbeOutcome> run_probe(const ProbeOptions& o) {
     }
     floors.push_back({m, r.median_ms, dir / "outputs"});
   }
+  return floors;
+}
 
-  // The ladder above the floor.
+// One model on a rung above the floor: taken only when faithful to the floor's outputs and fast enough.
+Measurement measure_against(const ProbeOptions& o, const FloorRun& f, Verdict verdict, const ProbeJobResult& r, const fs::path& dir) {
+  Measurement meas{f.model->name, verdict, r.error, r.build_ms, r.first_run_ms, r.median_ms, f.median_ms, 0, 0};
+  if (verdict != Verdict::kTaken) return meas;
+  auto cmp = compare_outputs(read_outputs(f.outputs), read_outputs(dir / "outputs"), o.tolerance);
+  for (const auto& t : cmp.outputs) {
+    meas.max_abs_diff = std::max(meas.max_abs_diff, t.max_abs);
+    meas.max_rel_diff = std::max(meas.max_rel_diff, t.max_rel);
+  }
+  if (!cmp.faithful()) {
+    meas.verdict = Verdict::kUnfaithful;
+    meas.reason = cmp.first_problem();
+  } else if (!(r.median_ms < f.median_ms * o.acceptance_ratio)) {
+    meas.verdict = Verdict::kSlower;
+    meas.reason = fmt::format("median {:.3g} ms against the floor's {:.3g} ms", r.median_ms, f.median_ms);
+  }
+  return meas;
+}
+
+// Every probe model on one rung; the rung's verdict is its first model's that was not taken.
+// What the dependency check found names a failure to load, in doctor's words.
+RungOutcome measure_rung(const ProbeOptions& o, const RungSpec& rung, const std::vector<FloorRun>& floors, const RungDependencies& deps,
+                         Walker& walker, const fs::path& work) {
+  RungOutcome ro{rung.name, rung.display, Verdict::kTaken, {}, {}};
+  for (const auto& f : floors) {
+    progress(o, fmt::format("{} · {}", rung.display, f.model->name));
+    fs::path dir = work / sanitize(rung.name) / sanitize(f.model->name);
+    auto [verdict, r] = walker.run(rung, *f.model, dir);
+    Measurement meas = measure_against(o, f, verdict, r, dir);
+    if (verdict == Verdict::kFailed && !deps.problems.empty()) meas.reason = deps.words();
+    if (meas.verdict != Verdict::kTaken && ro.verdict == Verdict::kTaken) {
+      ro.verdict = meas.verdict;
+      ro.reason = meas.reason;
+    }
+    ro.models.push_back(std::move(meas));
+  }
+  return ro;
+}
+
+// The ladder above the floor, best first: the first rung taken is chosen. When
+// it compiles engines, the walk goes on to the first non-compiling rung taken
+// below it, which serves until the engines land.
+void climb(const ProbeSetting& s, const std::vector<FloorRun>& floors, AttemptLedger* ledger, Walker& walker, const fs::path& work,
+           ProbeOutcome& out) {
   bool taken = false;
-  bool need_fallback = false;  // a compiling rung was taken: find what serves until its engines land
-  out.chosen = cpu.name;
-  out.chosen_display = cpu.display;
-  for (std::size_t i = 0; i + 1 < ladder.size(); ++i) {
-    const RungSpec& rung = ladder[i];
-    RungOutcome ro;
-    ro.rung = rung.name;
-    ro.display = rung.display;
+  bool need_fallback = false;
+  out.chosen = s.ladder.back().name;
+  out.chosen_display = s.ladder.back().display;
+  for (std::size_t i = 0; i + 1 < s.ladder.size(); ++i) {
+    const RungSpec& rung = s.ladder[i];
+    RungOutcome ro{rung.name, rung.display, Verdict::kNotTried, {}, {}};
     if (taken && (!need_fallback || rung.compiles_engines)) {
       ro.reason = "a higher rung was taken";
-      out.rungs.push_back(std::move(ro));
-      continue;
-    }
-    if (floors.empty()) {
+    } else if (floors.empty()) {
       ro.reason = "no probe model runs on the floor";
-      out.rungs.push_back(std::move(ro));
-      continue;
-    }
-    if (ledger && ledger->refused(rung.name)) {
+    } else if (ledger != nullptr && ledger->refused(rung.name)) {
       ro.verdict = Verdict::kRefused;
       ro.reason = fmt::format("the process died {} launches in a row while building it", ledger->strikes(rung.name));
-      out.rungs.push_back(std::move(ro));
-      continue;
-    }
-    // Before anything loads it (runtime/dependencies.h): a rung whose own files are
-    // absent, or from another ONNX Runtime, is not started; what else the check
-    // finds names the failure, in doctor's words, if loading then fails.
-    const RungDependencies deps = check_rung_dependencies(rung, build);
-    if (deps.certain_to_fail) {
+    } else if (const RungDependencies deps = check_rung_dependencies(rung, *s.build); deps.certain_to_fail) {
+      // Before anything loads it (runtime/dependencies.h): a rung whose own files are
+      // absent, or from another ONNX Runtime, is not started.
       ro.verdict = Verdict::kFailed;
       ro.reason = deps.words();
-      out.rungs.push_back(std::move(ro));
-      continue;
-    }
-    ro.verdict = Verdict::kTaken;
-    for (const auto& f : floors) {
-      progress(o, fmt::format("{} · {}", rung.display, f.model->name));
-      fs::path dir = work / sanitize(rung.name) / sanitize(f.model->name);
-      auto [verdict, r] = walker.run(rung, *f.model, dir);
-      Measurement meas{f.model->name, verdict, r.error, r.build_ms, r.first_run_ms, r.median_ms, f.median_ms, 0, 0};
-      if (verdict == Verdict::kFailed && !deps.problems.empty()) meas.reason = deps.words();
-      if (verdict == Verdict::kTaken) {
-        auto cmp = compare_outputs(read_outputs(f.outputs), read_outputs(dir / "outputs"), o.tolerance);
-        for (const auto& t : cmp.outputs) {
-          meas.max_abs_diff = std::max(meas.max_abs_diff, t.max_abs);
-          meas.max_rel_diff = std::max(meas.max_rel_diff, t.max_rel);
-        }
-        if (!cmp.faithful()) {
-          meas.verdict = Verdict::kUnfaithful;
-          meas.reason = cmp.first_problem();
-        } else if (!(r.median_ms < f.median_ms * o.acceptance_ratio)) {
-          meas.verdict = Verdict::kSlower;
-          meas.reason = fmt::format("median {:.3g} ms against the floor's {:.3g} ms", r.median_ms, f.median_ms);
-        }
+    } else {
+      ro = measure_rung(s.o, rung, floors, deps, walker, work);
+      if (ro.verdict == Verdict::kTaken && !taken) {
+        taken = true;
+        need_fallback = rung.compiles_engines;
+        out.chosen = rung.name;
+        out.chosen_display = rung.display;
+      } else if (ro.verdict == Verdict::kTaken) {
+        need_fallback = false;
+        out.fallback = rung.name;
       }
-      if (meas.verdict != Verdict::kTaken && ro.verdict == Verdict::kTaken) {
-        ro.verdict = meas.verdict;
-        ro.reason = meas.reason;
-      }
-      ro.models.push_back(std::move(meas));
-    }
-    if (ro.verdict == Verdict::kTaken && !taken) {
-      taken = true;
-      need_fallback = rung.compiles_engines;
-      out.chosen = rung.name;
-      out.chosen_display = rung.display;
-    } else if (ro.verdict == Verdict::kTaken) {
-      need_fallback = false;
-      out.fallback = rung.name;
     }
     out.rungs.push_back(std::move(ro));
   }
-  fs::remove_all(work, ec);
+}
 
-  if (can_cache) {
-    if (auto s = write_probe_cache(out.cache_file, *fingerprint, out); !s) note(o, out, "could not cache: " + s.error().message);
+// Measures the floor and the ladder in a fresh work directory, removed after.
+void walk(const ProbeSetting& s, const std::string& fingerprint, ProbeOutcome& out) {
+  const ProbeOptions& o = s.o;
+  fs::path work = s.can_cache ? o.cache_dir / "probe-work" : fs::temp_directory_path() / fmt::format("rung-probe-{}", ::getpid());
+  std::error_code ec;
+  fs::remove_all(work, ec);
+  fs::create_directories(work, ec);
+  std::optional<AttemptLedger> ledger = open_ledger(s, fingerprint, out);
+  Walker walker(o, *s.build, ledger ? &*ledger : nullptr);
+  const std::vector<FloorRun> floors = measure_floor(s, walker, work, out);
+  climb(s, floors, ledger ? &*ledger : nullptr, walker, work, out);
+  fs::remove_all(work, ec);
+}
+
+}  // namespace
+
+Result<ProbeOutcome> run_probe(const ProbeOptions& o) {
+  if (auto st = check_options(o); !st) return st.error();
+  auto setting = find_setting(o);
+  if (!setting) return setting.error();
+  ProbeSetting& s = *setting;
+
+  ProbeOutcome out;
+  out.runtime_version = s.build->version;
+  out.runtime_library = s.build->library;
+  out.builds_found = s.discovery.builds.size();
+  out.cache_file = o.cache_dir / "probe.json";
+  s.can_cache = prepare_cache_dir(o, out);
+
+  FileHashCache hashes(o.cache_dir);
+  if (!hashes.ignored_because().empty()) note(o, out, "ignored the model-hash cache, rewritten: " + hashes.ignored_because());
+  std::vector<std::string> probe_names;
+  for (const auto* m : s.probe_models) probe_names.push_back(m->name);
+  auto fingerprint = make_fingerprint({s.build, &s.hw, &s.ladder, &o, probe_names}, hashes);
+  if (!fingerprint) return fingerprint.error();
+  if (s.can_cache) hashes.save();
+
+  // One prober per cache directory: a second process waits and then reads the first one's answer.
+  std::optional<CacheLock> lock;
+  if (s.can_cache) {
+    bool busy = false;
+    if (auto l = CacheLock::acquire(o.cache_dir / "probe.lock", &busy)) lock.emplace(std::move(*l));
+    if (busy) note(o, out, "another process was probing this cache directory; waited for its answer");
   }
-  if (auto s = apply_override(o, ladder, out); !s) return s.error();
+  if (!o.reprobe) {
+    auto cached = read_probe_cache(out.cache_file, *fingerprint, rung_names(s.ladder));
+    if (cached.outcome) {
+      ProbeOutcome hit = std::move(*cached.outcome);
+      hit.log.insert(hit.log.begin(), out.log.begin(), out.log.end());
+      if (auto st = apply_override(o, s.ladder, hit); !st) return st.error();
+      return hit;
+    }
+    if (!cached.ignored_because.empty()) note(o, out, "ignored the cache: " + cached.ignored_because);
+  }
+
+  walk(s, *fingerprint, out);
+  if (s.can_cache) {
+    if (auto st = write_probe_cache(out.cache_file, *fingerprint, out); !st) note(o, out, "could not cache: " + st.error().message);
+  }
+  if (auto st = apply_override(o, s.ladder, out); !st) return st.error();
   return out;
 }
 

@@ -175,7 +175,7 @@ Result<RuntimeDiscovery> discover_runtimes(const RuntimeSearchOptions& options, 
     }
     for (const auto& b : discovery.builds) message += fmt::format("\n  skipped {}", b.skipped_reason);
     message += fmt::format("\nFetch the builds rung is tested with: {}", kFetchCommand);
-    return Error{ErrorCode::kNotFound, message};
+    return Error{ErrorCode::kNoRuntime, message};
   }
   return discovery;
 }

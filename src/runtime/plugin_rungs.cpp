@@ -18,6 +18,11 @@ bool is_plugin_library(const fs::path& file) {
 
 }  // namespace
 
+std::string plugin_rung_name(const fs::path& library) {
+  std::string name = library.stem().string();
+  return name.rfind("lib", 0) == 0 ? name.substr(3) : name;
+}
+
 std::vector<RungSpec> plugin_rungs(const std::vector<fs::path>& plugin_dirs) {
   std::vector<fs::path> dirs = plugin_dirs;
   if (const char* env = std::getenv("RUNG_PLUGIN_DIR"); env != nullptr && *env) dirs.emplace_back(env);
@@ -29,9 +34,7 @@ std::vector<RungSpec> plugin_rungs(const std::vector<fs::path>& plugin_dirs) {
     std::sort(files.begin(), files.end());
     for (const auto& f : files) {
       if (!is_plugin_library(f)) continue;
-      std::string name = f.stem().string();
-      if (name.rfind("lib", 0) == 0) name = name.substr(3);
-      out.push_back(plugin_rung(name, fs::absolute(f).string()));
+      out.push_back(plugin_rung(plugin_rung_name(f), fs::absolute(f).string()));
     }
   }
   return out;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
 #include <vector>
 
 #include "rung/hardware.h"
@@ -12,6 +13,9 @@
 namespace rung {
 
 std::vector<RungSpec> plugin_rungs(const std::vector<std::filesystem::path>& plugin_dirs);
+
+// A plugin library's rung name: its file name without "lib" and ".so" ("rung_sim_ep").
+std::string plugin_rung_name(const std::filesystem::path& library);
 
 // The full ladder a process walks: plugin rungs above the platform's own rungs
 // that this build carries, the CPU last.

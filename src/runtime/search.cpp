@@ -1,7 +1,6 @@
 #include "runtime/search.h"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>

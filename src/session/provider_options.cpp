@@ -1,8 +1,5 @@
 #include "session/provider_options.h"
 
-#include <fmt/format.h>
-
-
 namespace rung {
 namespace {
 

@@ -5,7 +5,6 @@
 
 #include <filesystem>
 #include <map>
-#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>

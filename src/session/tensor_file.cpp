@@ -127,4 +127,13 @@ Result<std::vector<Tensor>> read_tensor_directory(const std::filesystem::path& d
   return out;
 }
 
+Status write_output_directory(const std::vector<Tensor>& tensors, const std::filesystem::path& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    if (auto s = write_tensor_file(tensors[i], dir / fmt::format("output_{}.pb", i)); !s) return s;
+  }
+  return {};
+}
+
 }  // namespace rung

@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 
 #include "parity/gates/gate.h"
 #include "rung/decode.h"

@@ -1,7 +1,6 @@
 // Decision gates over class scores: classification (top-1, top-k, threshold
 // flips) and fixed-slot detection (DETR-style, compared query by query).
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>

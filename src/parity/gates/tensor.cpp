@@ -1,7 +1,7 @@
-// The tensor gate: Polygraphy's per-element rule (a mismatch only where the
-// absolute difference exceeds atol AND the relative one exceeds rtol; NaN
-// always mismatches), with the error distribution, NaN and Inf counts, the
-// smallest tolerances that would have passed, and a pass rate over inputs in
+// The tensor gate: Polygraphy's per-element rule (Tolerance::compare: a mismatch
+// only where the absolute difference exceeds atol AND the relative one exceeds
+// rtol; NaN always mismatches), with the error distribution, NaN and Inf counts,
+// the smallest tolerances that would have passed, and a pass rate over inputs in
 // place of all-or-nothing.
 #include <fmt/format.h>
 
@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "parity/gates/gate.h"
+#include "rung/tolerance.h"
 
 namespace rung {
 namespace {
@@ -64,8 +65,8 @@ struct OutputStats {
 
 class TensorGate final : public ParityGate {
  public:
-  TensorGate(std::vector<std::string> outputs, double atol, double rtol, double pass_rate)
-      : names_(std::move(outputs)), atol_(atol), rtol_(rtol), pass_rate_(pass_rate), stats_(names_.size()) {}
+  TensorGate(std::vector<std::string> outputs, const Tolerance& tolerance, double pass_rate)
+      : names_(std::move(outputs)), tolerance_(tolerance), pass_rate_(pass_rate), stats_(names_.size()) {}
 
   std::vector<std::string> outputs() const override { return names_; }
 
@@ -114,8 +115,8 @@ class TensorGate final : public ParityGate {
     g.title = names_.size() == 1 ? fmt::format("tensor · {}", names_[0]) : fmt::format("tensor · {} outputs", names_.size());
     const auto needed = static_cast<std::size_t>(std::ceil(pass_rate_ * static_cast<double>(inputs_) - 1e-9));
     g.passed = inputs_ > 0 && passed_ >= needed;
-    g.summary = fmt::format("{} of {} inputs within atol {} AND rtol {} on every output ({}; need {})", passed_, inputs_, num(atol_),
-                            num(rtol_), percent(passed_, inputs_), pass_rate_ >= 1 ? std::string("all") : rate(pass_rate_));
+    g.summary = fmt::format("{} of {} inputs within atol {} AND rtol {} on every output ({}; need {})", passed_, inputs_, num(tolerance_.atol),
+                            num(tolerance_.rtol), percent(passed_, inputs_), pass_rate_ >= 1 ? std::string("all") : rate(pass_rate_));
     // The smallest single tolerance that would have passed the same pass rate.
     auto kth = [&](std::vector<double> v) {
       if (v.empty() || needed == 0) return 0.0;
@@ -123,7 +124,7 @@ class TensorGate final : public ParityGate {
       return v[std::min(needed, v.size()) - 1];
     };
     const double pass_atol = kth(need_atol_), pass_rtol = kth(need_rtol_);
-    g.details.push_back(fmt::format("would pass at atol {} (rtol {}) or at rtol {} (atol {})", num(pass_atol), num(rtol_), num(pass_rtol), num(atol_)));
+    g.details.push_back(fmt::format("would pass at atol {} (rtol {}) or at rtol {} (atol {})", num(pass_atol), num(tolerance_.rtol), num(pass_rtol), num(tolerance_.atol)));
     nlohmann::json outs = nlohmann::json::array();
     for (std::size_t k = 0; k < names_.size(); ++k) {
       const OutputStats& s = stats_[k];
@@ -153,7 +154,7 @@ class TensorGate final : public ParityGate {
                       {"min_passing_rtol", finite_or_null(s.need_rtol)}});
     }
     auto finite_or_null = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };
-    nlohmann::json j = {{"atol", atol_},     {"rtol", rtol_}, {"pass_rate", pass_rate_}, {"inputs", inputs_}, {"inputs_passed", passed_},
+    nlohmann::json j = {{"atol", tolerance_.atol}, {"rtol", tolerance_.rtol}, {"pass_rate", pass_rate_}, {"inputs", inputs_}, {"inputs_passed", passed_},
                         {"passing_atol", finite_or_null(pass_atol)}, {"passing_rtol", finite_or_null(pass_rtol)}, {"outputs", outs}};
     g.stats_json = j.dump();
     return g;
@@ -175,41 +176,26 @@ class TensorGate final : public ParityGate {
       s.nan_cand += std::isnan(q);
       s.inf_ref += std::isinf(p);
       s.inf_cand += std::isinf(q);
-      if (std::isnan(p) || std::isnan(q)) {
-        ++mismatches;
-        need_atol = need_rtol = kInf;
-        continue;
-      }
-      if (p == q) {  // equal infinities too
-        s.abs_hist.add(0);
-        s.rel_hist.add(0);
-        ++s.finite;
-        continue;
-      }
-      if (std::isinf(p) || std::isinf(q)) {
-        ++mismatches;
-        need_atol = need_rtol = kInf;
-        continue;
-      }
-      const double abs = std::fabs(p - q);
-      const double rel = abs / std::max(std::fabs(p), 1e-30);
+      const ElementDifference d = tolerance_.compare(p, q);
+      mismatches += d.mismatch;
+      need_atol = std::max(need_atol, tolerance_.atol_to_pass(d));
+      need_rtol = std::max(need_rtol, tolerance_.rtol_to_pass(d));
+      if (!d.measured()) continue;  // NaN and infinities are counted above, not averaged
       ++s.finite;
-      s.sum_abs += abs;
-      s.sum_rel += rel;
-      s.max_abs = std::max(s.max_abs, abs);
-      s.max_rel = std::max(s.max_rel, rel);
-      s.abs_hist.add(abs);
-      s.rel_hist.add(rel);
-      if (rel > rtol_) need_atol = std::max(need_atol, abs);
-      if (abs > atol_) need_rtol = std::max(need_rtol, rel);
-      if (abs > atol_ && rel > rtol_) ++mismatches;
+      s.sum_abs += d.abs;
+      s.sum_rel += d.rel;
+      s.max_abs = std::max(s.max_abs, d.abs);
+      s.max_rel = std::max(s.max_rel, d.rel);
+      s.abs_hist.add(d.abs);
+      s.rel_hist.add(d.rel);
     }
     s.mismatches += mismatches;
     return mismatches == 0;
   }
 
   std::vector<std::string> names_;
-  double atol_, rtol_, pass_rate_;
+  Tolerance tolerance_;
+  double pass_rate_;
   std::vector<OutputStats> stats_;
   std::size_t inputs_ = 0, passed_ = 0;
   std::vector<double> need_atol_, need_rtol_;  // per input, over its outputs
@@ -219,11 +205,12 @@ class TensorGate final : public ParityGate {
 
 Result<std::unique_ptr<ParityGate>> make_tensor_gate(GateParams& p) {
   auto outputs = p.texts("outputs");
-  const double atol = p.number("atol", 1e-5), rtol = p.number("rtol", 1e-5), rate = p.number("pass_rate", 1.0);
-  p.require(atol >= 0 && rtol >= 0, "atol and rtol must not be negative");
+  const Tolerance tolerance{p.number("atol", Tolerance::polygraphy().atol), p.number("rtol", Tolerance::polygraphy().rtol)};
+  const double rate = p.number("pass_rate", 1.0);
+  p.require(tolerance.atol >= 0 && tolerance.rtol >= 0, "atol and rtol must not be negative");
   p.require(rate > 0 && rate <= 1, "pass_rate must be in (0, 1]");
   if (auto s = p.finish(); !s) return s.error();
-  return std::unique_ptr<ParityGate>(std::make_unique<TensorGate>(std::move(outputs), atol, rtol, rate));
+  return std::unique_ptr<ParityGate>(std::make_unique<TensorGate>(std::move(outputs), tolerance, rate));
 }
 
 }  // namespace rung

@@ -1,0 +1,21 @@
+#include "runtime_args.h"
+
+namespace rung::cli {
+
+void RuntimeArgs::add_to(CLI::App& command) {
+  command.add_option("--ort-dir", ort_dir, "Search this directory for ONNX Runtime builds first");
+  command.add_flag("--allow-writable-runtime", allow_writable, "Load ONNX Runtime libraries that other users can write to");
+}
+
+void RuntimeArgs::apply_to(RuntimeSearchOptions& search) const {
+  if (!ort_dir.empty()) search.explicit_dir = ort_dir;
+  search.allow_writable_by_others = allow_writable;
+}
+
+void PluginArgs::add_to(CLI::App& command) {
+  command.add_option("--plugin-dir", dirs, "Each plugin EP library here becomes a rung (also RUNG_PLUGIN_DIR)");
+}
+
+std::vector<std::filesystem::path> PluginArgs::paths() const { return {dirs.begin(), dirs.end()}; }
+
+}  // namespace rung::cli

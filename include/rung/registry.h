@@ -1,0 +1,184 @@
+// The release registry: what shipped, how it was made, where it was measured
+// and how it behaved. Neither a recipe nor an artifact's hash says what a
+// model will do, so a release holds both, plus the environment, the engine or
+// timing cache, precision evidence read off the artifact and behaviour measured
+// on the target (bench records, parity reports). The release key is all of it
+// but the artifact's hash, and it is unique: the same key with other bytes is
+// refused, naming both hashes. SQLite by default, PostgreSQL for a fleet.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rung/hardware.h"
+#include "rung/result.h"
+
+namespace rung {
+
+struct ReleaseTarget {
+  std::string device_class;  // "x86_64 CPU", "x86_64 NVIDIA GPU", "aarch64 Qualcomm SoC"
+  std::string rung;          // "cpu", "tensorrt", a plugin's rung name ("rung_sim_ep")
+};
+
+// The environment a release targets; evidence measured elsewhere is refused.
+struct ReleaseEnvironment {
+  std::string runtime_version;                   // ONNX Runtime "1.30.0"
+  std::string device;                            // the hardware identity (Hardware::identity())
+  std::map<std::string, std::string> providers;  // provider -> version ("sha256:..." of a plugin library)
+};
+
+struct ReleaseArtifact {
+  std::filesystem::path path;  // absolute
+  std::string sha256;          // of the bytes
+  std::string stable_sha256;   // of the ONNX graph without doc strings; "" when not ONNX
+  std::uintmax_t size_bytes = 0;
+  bool retained = true;
+  std::string not_retained_reason;  // why it is deliberately not kept
+};
+
+// What the artifact's weights are stored as: counts by element type read from
+// its initializers; or opaque, with why (an EPContext engine, a compiled plan);
+// or not inspected. Opaque and not inspected are different claims.
+struct PrecisionEvidence {
+  enum class Kind { kNotInspected, kInitializers, kOpaque };
+  struct Count {
+    std::uint64_t tensors = 0, elements = 0;
+  };
+  Kind kind = Kind::kNotInspected;
+  std::map<std::string, Count> by_type;  // "float32", "int8", ...
+  std::string opaque_why;
+};
+
+// A bench record or parity report measured on the release's target.
+struct ReleaseEvidence {
+  std::string kind;      // "bench" or "parity"
+  std::string sha256;    // of the document as stored
+  std::string summary;   // one line
+  std::string document;  // JSON: a bench record keeps only the target's measurements
+};
+
+struct Release {
+  std::int64_t id = 0;
+  std::string model;    // name
+  std::string version;
+  ReleaseTarget target;
+  ReleaseArtifact artifact;
+  // How it was made, as a JSON object: {"command": ..., "settings": {...}}, or
+  // a whole report (`rung quantise`'s). When it has a member "recipe", only that
+  // member enters the release key: a report's results (its output hash, its
+  // measured figures, its date) describe one build, not how builds are made.
+  std::string recipe_json = "{}";
+  ReleaseEnvironment environment;
+  std::string cache_sha256;  // the engine or timing cache it was built with; "" when none
+  std::string cache_file;
+  PrecisionEvidence precision;
+  std::vector<ReleaseEvidence> evidence;
+  std::string registered_at;  // UTC, ISO 8601
+
+  // SHA-256 of model, version, target, recipe, environment and cache.
+  std::string release_key() const;
+  std::string target_label() const;  // "x86_64 CPU / ORT 1.30.0 / cpu"
+  std::string to_json() const;
+};
+
+// The artifact's hashes, size and precision evidence. A file that is not an
+// ONNX model needs `opaque_why` (its weights cannot be read); an ONNX model of
+// EPContext nodes is opaque by itself.
+Result<std::pair<ReleaseArtifact, PrecisionEvidence>> inspect_artifact(const std::filesystem::path& file,
+                                                                       const std::string& opaque_why = "");
+
+// "x86_64 CPU", "x86_64 NVIDIA GPU": the machine and what accelerates it.
+std::string device_class_of(const Hardware& hardware);
+
+// Provider versions for a rung: a ladder rung's provider is the runtime's own
+// version; a plugin library's is its SHA-256.
+Result<std::map<std::string, std::string>> provider_versions(const std::string& rung, const std::string& runtime_version,
+                                                             const std::filesystem::path& plugin_library = {});
+
+// Evidence files given with a release, by path and text.
+struct EvidenceFile {
+  std::filesystem::path path;
+  std::string text;
+};
+
+struct AddOutcome {
+  enum class Kind { kAdded, kAlreadyRegistered, kRefused };
+  Kind kind = Kind::kAdded;
+  std::string reason;  // kRefused: why, naming both hashes or the mismatch
+  Release release;     // as stored
+  int evidence_added = 0;
+  int measurements_added = 0;
+};
+
+enum class VerifyState { kOk, kChanged, kMissing, kNotRetained };
+const char* verify_state_name(VerifyState s);  // "ok", "changed", "missing", "not retained"
+
+struct VerifyLine {
+  Release release;
+  VerifyState state = VerifyState::kOk;
+  std::string detail;  // which hash changed, the reason it is not retained
+};
+
+struct ImportOutcome {
+  int records = 0;
+  int measurements_new = 0;
+  int measurements_known = 0;  // imported before: not duplicated
+  int devices = 0;
+};
+
+// The fleet view: per model, each device's rungs side by side.
+struct FleetCell {
+  bool ok = false;
+  std::optional<double> p50_ms;
+  std::string output_match;   // "reference", "match", "mismatch", "not compared"
+  std::string failure_class;
+  std::string measured_at;
+  int measurements = 0;       // how many were imported; the latest is shown
+};
+struct FleetDevice {
+  std::string device;
+  std::string runtime_version;
+  std::map<std::string, FleetCell> rungs;
+};
+struct FleetModel {
+  std::string name;
+  std::string sha256;
+  std::vector<std::string> rungs;  // columns, the CPU first
+  std::vector<FleetDevice> devices;
+};
+
+class Registry {
+ public:
+  // See registry URLs in the README: a path, `sqlite:PATH`, `postgresql://...`.
+  static Result<Registry> open(const std::string& url);
+  static std::string default_url();
+  Registry(Registry&&) noexcept;
+  Registry& operator=(Registry&&) noexcept;
+  ~Registry();
+  std::string describe() const;
+
+  // Registers a release with its evidence, in one transaction. A refusal
+  // (the key taken by other bytes, evidence from another runtime build, device
+  // or model) is an outcome, not an error; errors are bad input or the database.
+  Result<AddOutcome> add(Release release, const std::vector<EvidenceFile>& bench_records,
+                         const std::vector<EvidenceFile>& parity_reports);
+  Result<std::vector<Release>> list();
+  // By id, or MODEL or MODEL@VERSION (several when several targets).
+  Result<std::vector<Release>> find(const std::string& what);
+  Result<std::vector<VerifyLine>> verify();
+  // Appends every measurement of every record (a file of any device); one transaction.
+  Result<ImportOutcome> import_records(const std::vector<EvidenceFile>& records);
+  Result<std::vector<FleetModel>> fleet();
+
+ private:
+  struct Impl;
+  explicit Registry(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace rung

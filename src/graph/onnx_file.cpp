@@ -1,0 +1,24 @@
+#include "graph/onnx_file.h"
+
+#include <fmt/format.h>
+
+#include <fstream>
+
+namespace rung {
+namespace fs = std::filesystem;
+
+Result<onnx::ModelProto> read_onnx_model(const fs::path& file) {
+  std::error_code ec;
+  if (!fs::exists(file, ec)) return Error{ErrorCode::kNotFound, fmt::format("{} does not exist", file.string())};
+  if (!fs::is_regular_file(file, ec)) return Error{ErrorCode::kInvalidArgument, fmt::format("{} is not a file", file.string())};
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return Error{ErrorCode::kIo, fmt::format("{} cannot be read", file.string())};
+  onnx::ModelProto model;
+  // Protobuf accepts some garbage as a message; a model also needs an IR version and a graph with nodes.
+  if (!model.ParseFromIstream(&in) || model.ir_version() <= 0 || !model.has_graph() || model.graph().node_size() == 0) {
+    return Error{ErrorCode::kInvalidArgument, fmt::format("{} does not parse as an ONNX model", file.string())};
+  }
+  return model;
+}
+
+}  // namespace rung

@@ -1,0 +1,160 @@
+#include "jobs/runner.h"
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "os/atomic_file.h"
+#include "os/read_file.h"
+
+namespace rung {
+namespace fs = std::filesystem;
+namespace {
+
+std::string last_line(std::string text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  const auto p = text.rfind('\n');
+  return p == std::string::npos ? text : text.substr(p + 1);
+}
+
+// How a worker that ended without (or before) its result ended.
+JobOutcome outcome_of_exit(const ChildExit& exit, std::chrono::milliseconds deadline, const fs::path& work_dir) {
+  JobOutcome out;
+  if (exit.timed_out) {
+    out.status = JobOutcome::Status::kTimedOut;
+    out.deadline = deadline;
+  } else if (exit.signal != 0) {
+    out.status = JobOutcome::Status::kCrashed;
+    out.signal = exit.signal;
+  } else {
+    out.status = JobOutcome::Status::kFailed;
+    out.reason = fmt::format("the worker exited with status {} and no result", exit.exit_code);
+  }
+  out.log_line = last_line(read_text_file(work_dir / "worker.log"));
+  out.elapsed_ms = exit.elapsed_ms;
+  return out;
+}
+
+// The result the worker wrote, when it exited of itself and wrote one.
+JobOutcome outcome_of(const ChildExit& exit, std::chrono::milliseconds deadline, const fs::path& work_dir) {
+  if (!exit.timed_out && exit.signal == 0) {
+    auto result = nlohmann::json::parse(read_text_file(work_dir / "result.json"), nullptr, false);
+    if (result.is_object()) {
+      JobOutcome out = JobOutcome::finished(std::move(result));
+      out.elapsed_ms = exit.elapsed_ms;
+      return out;
+    }
+  }
+  return outcome_of_exit(exit, deadline, work_dir);
+}
+
+std::string seconds(std::chrono::milliseconds ms) { return fmt::format("{:g} s", static_cast<double>(ms.count()) / 1000); }
+
+// Writes job.json in a fresh work directory (an old result must not pass for a new one).
+Status prepare(const JobRequest& request) {
+  std::error_code ec;
+  fs::create_directories(request.work_dir, ec);
+  fs::remove(request.work_dir / "result.json", ec);
+  return write_file_atomically(request.work_dir / "job.json", request.job.dump(2));
+}
+
+std::string not_started(const fs::path& worker, const Error& error) {
+  return fmt::format("the worker {} could not be started: {}", worker.string(), error.message);
+}
+
+std::vector<std::string> worker_args(const JobRequest& request, bool with_channel) {
+  std::vector<std::string> args{request.kind, (request.work_dir / "job.json").string()};
+  if (with_channel) args.push_back(fmt::format("--channel={}", kChannelFd));
+  return args;
+}
+
+}  // namespace
+
+std::string JobOutcome::describe() const {
+  std::string text;
+  switch (status) {
+    case Status::kOk: return "finished";
+    case Status::kFailed: text = reason; break;
+    case Status::kCrashed: text = "the worker was killed by " + signal_name(signal); break;
+    case Status::kTimedOut: text = fmt::format("the worker gave no answer within {} and was killed", seconds(deadline)); break;
+  }
+  if (!log_line.empty()) text += "; its log ends: " + log_line;
+  return text;
+}
+
+JobOutcome JobOutcome::finished(nlohmann::json result) {
+  JobOutcome out;
+  const bool ok = result.is_object() && result.value("ok", false);
+  out.status = ok ? Status::kOk : Status::kFailed;
+  if (!ok) out.reason = result.is_object() ? result.value("error", "") : "";
+  out.result = std::move(result);
+  return out;
+}
+
+JobOutcome JobOutcome::failed(std::string reason) {
+  JobOutcome out;
+  out.reason = std::move(reason);
+  return out;
+}
+
+JobOutcome JobRunner::run(const JobRequest& request) const {
+  if (auto s = prepare(request); !s) return JobOutcome::failed(s.error().message);
+  auto child = ChildProcess::spawn(worker_, worker_args(request, false), request.work_dir / "worker.log");
+  if (!child) return JobOutcome::failed(not_started(worker_, child.error()));
+  const ChildExit exit = child->wait(ChildProcess::Clock::now() + request.deadline, request.on_wait);
+  return outcome_of(exit, request.deadline, request.work_dir);
+}
+
+Result<std::unique_ptr<StartedJob>> JobRunner::start(const JobRequest& request) const {
+  if (auto s = prepare(request); !s) return s.error();
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+    return Error{ErrorCode::kIo, fmt::format("socketpair failed: {}", std::strerror(errno))};
+  }
+  auto child = ChildProcess::spawn(worker_, worker_args(request, true), request.work_dir / "worker.log", sv[1], kChannelFd);
+  close(sv[1]);
+  if (!child) {
+    close(sv[0]);
+    return Error{ErrorCode::kNotFound, not_started(worker_, child.error())};
+  }
+  return std::unique_ptr<StartedJob>(new StartedJob(std::move(*child), sv[0], request));
+}
+
+const JobOutcome& StartedJob::ended(ChildExit exit, std::chrono::milliseconds deadline) {
+  if (!outcome_) outcome_ = outcome_of(exit, deadline, request_.work_dir);
+  return *outcome_;
+}
+
+const JobOutcome& StartedJob::wait_for_end() {
+  return ended(child_.wait(ChildProcess::Clock::now() + request_.deadline), request_.deadline);
+}
+
+Status StartedJob::send(const std::string& line) {
+  if (!outcome_ && channel_.send(line)) return {};
+  // It stopped reading: it is ending, or has ended.
+  return Error{ErrorCode::kRuntime, wait_for_end().describe()};
+}
+
+Result<std::string> StartedJob::receive() {
+  std::string line;
+  if (outcome_) return Error{ErrorCode::kRuntime, outcome_->describe()};
+  switch (channel_.receive(line, ChildProcess::Clock::now() + request_.deadline)) {
+    case LineChannel::Read::kLine: return line;
+    case LineChannel::Read::kClosed: return Error{ErrorCode::kRuntime, wait_for_end().describe()};
+    case LineChannel::Read::kTimedOut: break;
+  }
+  ChildExit exit = child_.kill();
+  exit.timed_out = true;
+  return Error{ErrorCode::kRuntime, ended(exit, request_.deadline).describe()};
+}
+
+JobOutcome StartedJob::finish(std::chrono::milliseconds grace) {
+  channel_.close();
+  return ended(child_.wait(ChildProcess::Clock::now() + grace), grace);
+}
+
+}  // namespace rung

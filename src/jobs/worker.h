@@ -1,0 +1,26 @@
+// The worker executable's side of a job (see jobs/runner.h for the parent's):
+// `rung-probe-worker KIND JOB.json [--channel=FD]` looks KIND up in one table,
+// runs its entry on the job and writes the result beside the job as result.json.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <span>
+#include <string_view>
+
+#include "jobs/channel.h"
+
+namespace rung {
+
+struct JobKind {
+  std::string_view name;
+  // Runs the job; returns its result, {"ok": true, ...} or {"ok": false, "error": ..., ...}.
+  // `channel` is set when the parent started the job with one. May throw
+  // nlohmann::json::exception on a malformed job.
+  nlohmann::json (*run)(const nlohmann::json& job, LineChannel* channel);
+};
+
+// The worker's main. Exit code 0 when result.json was written, 1 when it could
+// not be, 2 for a command line naming no known kind.
+int worker_main(int argc, char** argv, std::span<const JobKind> kinds);
+
+}  // namespace rung

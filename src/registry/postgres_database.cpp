@@ -1,0 +1,146 @@
+// The registry on PostgreSQL (libpq): a server that many machines share.
+// Values travel as text both ways; `?` placeholders become `$1`, `$2`, ...
+#include <fmt/format.h>
+#include <libpq-fe.h>
+
+#include <cstdlib>
+
+#include "registry/database.h"
+
+namespace rung::registry {
+namespace {
+
+// Type OIDs of the columns the registry reads (pg_type.h is a server header).
+constexpr Oid kBool = 16, kInt8 = 20, kInt2 = 21, kInt4 = 23, kFloat4 = 700, kFloat8 = 701, kNumeric = 1700;
+
+// "? ... ?" to "$1 ... $2", leaving quoted text alone.
+std::string numbered_placeholders(std::string_view sql) {
+  std::string out;
+  int n = 0;
+  bool quoted = false;
+  for (char c : sql) {
+    if (c == '\'') quoted = !quoted;
+    if (c == '?' && !quoted) {
+      out += fmt::format("${}", ++n);
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+// The URL with any password hidden, for messages.
+std::string without_password(const std::string& url) {
+  const auto scheme = url.find("://");
+  const auto at = url.find('@');
+  if (scheme == std::string::npos || at == std::string::npos) return url;
+  const auto colon = url.find(':', scheme + 3);
+  if (colon == std::string::npos || colon > at) return url;
+  return url.substr(0, colon) + ":***" + url.substr(at);
+}
+
+class PostgresDatabase final : public Database {
+ public:
+  PostgresDatabase(PGconn* conn, std::string url) : conn_(conn), url_(std::move(url)) {}
+  ~PostgresDatabase() override { PQfinish(conn_); }
+  PostgresDatabase(const PostgresDatabase&) = delete;
+  PostgresDatabase& operator=(const PostgresDatabase&) = delete;
+
+  Backend backend() const override { return Backend::kPostgresql; }
+  std::string describe() const override { return fmt::format("PostgreSQL {}", without_password(url_)); }
+
+  Result<std::vector<Row>> query(std::string_view sql, const std::vector<Value>& params) override {
+    std::vector<std::string> texts(params.size());
+    std::vector<const char*> values(params.size(), nullptr);
+    for (std::size_t i = 0; i < params.size(); ++i) {
+      if (is_null(params[i])) continue;
+      texts[i] = std::holds_alternative<double>(params[i]) ? fmt::format("{:.17g}", std::get<double>(params[i])) : as_text(params[i]);
+      values[i] = texts[i].c_str();
+    }
+    const std::string text = numbered_placeholders(sql);
+    Owned r{PQexecParams(conn_, text.c_str(), static_cast<int>(params.size()), nullptr, values.data(), nullptr, nullptr, 0)};
+    const auto status = PQresultStatus(r.get());
+    if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK) return failure(r.get());
+    std::vector<Row> rows;
+    const int columns = PQnfields(r.get());
+    for (int i = 0, n = PQntuples(r.get()); i < n; ++i) {
+      Row row;
+      for (int c = 0; c < columns; ++c) row.push_back(cell(r.get(), i, c));
+      rows.push_back(std::move(row));
+    }
+    return rows;
+  }
+
+  Status execute_script(std::string_view sql) override {
+    Owned r{PQexec(conn_, std::string(sql).c_str())};
+    const auto status = PQresultStatus(r.get());
+    if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK) return failure(r.get());
+    return {};
+  }
+
+  Status begin_write() override { return execute_script("BEGIN"); }
+  Status begin_read() override { return execute_script("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"); }
+  Status commit() override { return execute_script("COMMIT"); }
+  void rollback() override {
+    if (PQtransactionStatus(conn_) != PQTRANS_IDLE) (void)execute_script("ROLLBACK");
+  }
+
+ private:
+  struct Owned {
+    PGresult* result;
+    ~Owned() { PQclear(result); }
+    PGresult* get() const { return result; }
+  };
+
+  static Value cell(PGresult* r, int row, int c) {
+    if (PQgetisnull(r, row, c)) return std::monostate{};
+    const char* text = PQgetvalue(r, row, c);
+    switch (PQftype(r, c)) {
+      case kInt2:
+      case kInt4:
+      case kInt8: return std::int64_t{std::strtoll(text, nullptr, 10)};
+      case kFloat4:
+      case kFloat8:
+      case kNumeric: return std::strtod(text, nullptr);
+      case kBool: return std::int64_t{text[0] == 't'};
+      default: return std::string(text, static_cast<std::size_t>(PQgetlength(r, row, c)));
+    }
+  }
+
+  bool last_failure_transient() const override { return transient_; }
+
+  Error failure(PGresult* r) {
+    // SQLSTATE class 23 is an integrity constraint (a duplicate key): the caller's business.
+    // 40001 and 40P01: this transaction lost a race to another writer and may simply run again.
+    const char* state = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : nullptr;
+    const std::string code = state ? state : "";
+    const bool constraint = code.starts_with("23");
+    transient_ = code == "40001" || code == "40P01";
+    std::string message = r ? PQresultErrorMessage(r) : PQerrorMessage(conn_);
+    while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();
+    return Error{constraint ? ErrorCode::kInvalidArgument : ErrorCode::kIo, fmt::format("{}: {}", describe(), message)};
+  }
+
+  PGconn* conn_;
+  std::string url_;
+  bool transient_ = false;
+};
+
+void ignore_notice(void*, const char*) {}
+
+}  // namespace
+
+Result<std::unique_ptr<Database>> open_postgresql(const std::string& url) {
+  PGconn* conn = PQconnectdb(url.c_str());
+  auto db = std::make_unique<PostgresDatabase>(conn, url);  // finishes `conn` whatever happens
+  if (conn == nullptr || PQstatus(conn) != CONNECTION_OK) {
+    std::string why = conn ? PQerrorMessage(conn) : "out of memory";
+    while (!why.empty() && (why.back() == '\n' || why.back() == ' ')) why.pop_back();
+    return Error{ErrorCode::kIo, fmt::format("cannot connect to the registry {}: {}", without_password(url), why)};
+  }
+  // Notices ("relation already exists, skipping") are for people at psql, not rung's output.
+  PQsetNoticeProcessor(conn, ignore_notice, nullptr);
+  return std::unique_ptr<Database>(std::move(db));
+}
+
+}  // namespace rung::registry

@@ -1,0 +1,460 @@
+// The registry on either database: adding a release with its evidence,
+// listing, finding, verifying artifacts, importing bench records, the fleet view.
+#include "rung/registry.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <nlohmann/json.hpp>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "graph/stable_hash.h"
+#include "os/file_hash.h"
+#include "registry/database.h"
+#include "registry/records.h"
+
+namespace rung {
+namespace fs = std::filesystem;
+using registry::as_int;
+using registry::as_real;
+using registry::as_text;
+using registry::is_null;
+using registry::MeasurementRow;
+using registry::Row;
+using registry::Value;
+
+struct Registry::Impl {
+  std::unique_ptr<registry::Database> db;
+};
+
+namespace {
+
+constexpr const char* kReleaseColumns =
+    "id, model, version, device_class, rung, artifact_path, artifact_sha256, artifact_stable_sha256, artifact_size, retained, "
+    "not_retained_reason, recipe, runtime_version, device, providers, cache_sha256, cache_file, precision_kind, precision_detail, "
+    "registered_at";
+
+constexpr const char* kMeasurementColumns =
+    "digest, model_name, model_sha256, model_stable_sha256, device, hostname, runtime_version, measured_at, rung, model_id, ok, p50_ms, "
+    "output_match, max_abs_diff, failure_class";
+constexpr std::size_t kMeasurementColumnCount = 15;
+constexpr std::size_t kRowsPerInsert = 200;  // one statement per this many rows: a round trip each on PostgreSQL
+
+Value optional_real(const std::optional<double>& v) { return v ? Value{*v} : Value{}; }
+
+Result<Release> release_from_row(const Row& r) {
+  Release rel;
+  rel.id = as_int(r[0]);
+  rel.model = as_text(r[1]);
+  rel.version = as_text(r[2]);
+  rel.target = {as_text(r[3]), as_text(r[4])};
+  rel.artifact.path = as_text(r[5]);
+  rel.artifact.sha256 = as_text(r[6]);
+  rel.artifact.stable_sha256 = as_text(r[7]);
+  rel.artifact.size_bytes = static_cast<std::uintmax_t>(as_int(r[8]));
+  rel.artifact.retained = as_int(r[9]) != 0;
+  rel.artifact.not_retained_reason = as_text(r[10]);
+  rel.recipe_json = as_text(r[11]);
+  rel.environment.runtime_version = as_text(r[12]);
+  rel.environment.device = as_text(r[13]);
+  auto providers = nlohmann::json::parse(as_text(r[14]), nullptr, false);
+  if (providers.is_object()) {
+    for (const auto& [k, v] : providers.items()) rel.environment.providers[k] = v.is_string() ? v.get<std::string>() : v.dump();
+  }
+  rel.cache_sha256 = as_text(r[15]);
+  rel.cache_file = as_text(r[16]);
+  auto precision = registry::precision_from_columns(as_text(r[17]), as_text(r[18]));
+  if (!precision) return Error{precision.error().code, fmt::format("release {}: {}", rel.id, precision.error().message)};
+  rel.precision = *precision;
+  rel.registered_at = as_text(r[19]);
+  return rel;
+}
+
+Status check_release(const Release& r) {
+  auto missing = [](const char* what) { return Error{ErrorCode::kInvalidArgument, fmt::format("a release needs {}", what)}; };
+  if (r.model.empty()) return missing("a model name");
+  if (r.version.empty()) return missing("a version");
+  if (r.target.device_class.empty() || r.target.rung.empty()) return missing("a target (device class and rung)");
+  if (r.environment.runtime_version.empty() || r.environment.device.empty()) return missing("an environment (runtime version and device)");
+  if (r.artifact.sha256.size() != 64) return missing("its artifact's SHA-256");
+  if (!r.artifact.retained && r.artifact.not_retained_reason.empty()) return missing("the reason its artifact is not retained");
+  if (r.precision.kind == PrecisionEvidence::Kind::kOpaque && r.precision.opaque_why.empty()) return missing("the reason its weights are opaque");
+  auto recipe = nlohmann::json::parse(r.recipe_json, nullptr, false);
+  if (!recipe.is_object()) return Error{ErrorCode::kInvalidArgument, "the recipe must be a JSON object"};
+  return {};
+}
+
+std::vector<Value> release_values(const Release& r, const std::string& key) {
+  nlohmann::json providers(r.environment.providers);
+  return {key,
+          r.model,
+          r.version,
+          r.target.device_class,
+          r.target.rung,
+          r.artifact.path.string(),
+          r.artifact.sha256,
+          registry::text_or_null(r.artifact.stable_sha256),
+          static_cast<std::int64_t>(r.artifact.size_bytes),
+          std::int64_t{r.artifact.retained ? 1 : 0},
+          registry::text_or_null(r.artifact.not_retained_reason),
+          nlohmann::json::parse(r.recipe_json, nullptr, false).dump(),  // compact; check_release saw an object
+          r.environment.runtime_version,
+          r.environment.device,
+          providers.dump(),
+          registry::text_or_null(r.cache_sha256),
+          registry::text_or_null(r.cache_file),
+          std::string(registry::precision_kind_name(r.precision.kind)),
+          registry::text_or_null(registry::precision_detail(r.precision)),
+          r.registered_at};
+}
+
+// "(?, ?, ?), (?, ?, ?)": the VALUES of a multi-row INSERT.
+std::string placeholders(std::size_t columns, std::size_t rows) {
+  std::string row = "(?";
+  for (std::size_t c = 1; c < columns; ++c) row += ", ?";
+  row += ")";
+  std::string out = row;
+  for (std::size_t r = 1; r < rows; ++r) out += ", " + row;
+  return out;
+}
+
+// The fleet view's row a measurement counts in, and what it adds there.
+using FleetKey = std::tuple<std::string, std::string, std::string, std::string, std::string>;
+struct FleetUpdate {
+  std::int64_t measurements = 0;
+  std::string measured_at;
+  std::int64_t latest_id = 0;
+  void add(const std::string& at, std::int64_t id) {
+    measurements++;
+    if (std::tie(at, id) > std::tie(measured_at, latest_id)) std::tie(measured_at, latest_id) = std::tie(at, id);
+  }
+};
+
+// Counts new measurements into the fleet view, keeping the latest of each row.
+Status update_fleet(registry::Database& db, const std::map<FleetKey, FleetUpdate>& updates) {
+  constexpr std::size_t kColumns = 8;
+  std::vector<std::pair<FleetKey, FleetUpdate>> list(updates.begin(), updates.end());
+  for (std::size_t start = 0; start < list.size(); start += kRowsPerInsert) {
+    const std::size_t end = std::min(list.size(), start + kRowsPerInsert);
+    std::vector<Value> params;
+    for (std::size_t i = start; i < end; ++i) {
+      const auto& [k, u] = list[i];
+      for (Value v : {Value{std::get<0>(k)}, Value{std::get<1>(k)}, Value{std::get<2>(k)}, Value{std::get<3>(k)}, Value{std::get<4>(k)},
+                      Value{u.measurements}, Value{u.measured_at}, Value{u.latest_id}}) {
+        params.push_back(std::move(v));
+      }
+    }
+    // SET sees the row as it was: the latest is whichever of the two is later.
+    auto r = db.query(fmt::format("INSERT INTO fleet (model_name, model_sha256, device, runtime_version, rung, measurements, measured_at, latest_id) "
+                                  "VALUES {} ON CONFLICT (model_name, model_sha256, device, runtime_version, rung) DO UPDATE SET "
+                                  "measurements = fleet.measurements + excluded.measurements, "
+                                  "latest_id = CASE WHEN excluded.measured_at > fleet.measured_at OR (excluded.measured_at = fleet.measured_at "
+                                  "AND excluded.latest_id > fleet.latest_id) THEN excluded.latest_id ELSE fleet.latest_id END, "
+                                  "measured_at = CASE WHEN excluded.measured_at > fleet.measured_at THEN excluded.measured_at ELSE fleet.measured_at END",
+                                  placeholders(kColumns, end - start)),
+                      params);
+    if (!r) return r.error();
+  }
+  return {};
+}
+
+// Inserts rows, skipping those already there, and counts the new ones into the
+// fleet view; returns the digests of the measurements that gained a row.
+Result<std::set<std::string>> insert_measurements(registry::Database& db, const std::vector<MeasurementRow>& rows) {
+  // Every writer inserts in the same order, so two imports on PostgreSQL wait for each other rather than deadlock.
+  std::map<std::pair<std::string, std::string>, const MeasurementRow*> by_key;
+  for (const auto& m : rows) by_key.emplace(std::make_pair(m.digest, m.rung), &m);
+  std::vector<const MeasurementRow*> sorted;
+  for (const auto& [key, m] : by_key) sorted.push_back(m);
+  std::set<std::string> inserted;
+  std::map<FleetKey, FleetUpdate> fleet;
+  for (std::size_t start = 0; start < sorted.size(); start += kRowsPerInsert) {
+    const std::size_t end = std::min(sorted.size(), start + kRowsPerInsert);
+    std::vector<Value> params;
+    params.reserve((end - start) * kMeasurementColumnCount);
+    for (std::size_t i = start; i < end; ++i) {
+      const auto& m = *sorted[i];
+      for (Value v : std::initializer_list<Value>{m.digest, m.model_name, m.model_sha256, registry::text_or_null(m.model_stable_sha256), m.device,
+                                                   m.hostname, m.runtime_version, m.measured_at, m.rung, m.model_id, std::int64_t{m.ok ? 1 : 0},
+                                                   optional_real(m.p50_ms), m.output_match, optional_real(m.max_abs_diff),
+                                                   registry::text_or_null(m.failure_class)}) {
+        params.push_back(std::move(v));
+      }
+    }
+    auto r = db.query(fmt::format("INSERT INTO measurements ({}) VALUES {} ON CONFLICT (digest, rung) DO NOTHING RETURNING id, digest, rung",
+                                  kMeasurementColumns, placeholders(kMeasurementColumnCount, end - start)),
+                      params);
+    if (!r) return r.error();
+    for (const auto& row : *r) {
+      const auto it = by_key.find({as_text(row[1]), as_text(row[2])});
+      if (it == by_key.end()) return Error{ErrorCode::kIo, "the database returned a measurement that was not inserted"};
+      const MeasurementRow& m = *it->second;
+      inserted.insert(m.digest);
+      fleet[{m.model_name, m.model_sha256, m.device, m.runtime_version, m.rung}].add(m.measured_at, as_int(row[0]));
+    }
+  }
+  if (auto s = update_fleet(db, fleet); !s) return s.error();
+  return inserted;
+}
+
+// Attaches evidence to a release (once: the same document twice is one row).
+Result<int> attach_evidence(registry::Database& db, std::int64_t release_id, const std::vector<ReleaseEvidence>& evidence) {
+  int added = 0;
+  for (const auto& e : evidence) {
+    auto r = db.query("INSERT INTO evidence (release_id, kind, sha256, summary, document, added_at) VALUES (?, ?, ?, ?, ?, ?) "
+                      "ON CONFLICT (release_id, sha256) DO NOTHING RETURNING id",
+                      {release_id, e.kind, e.sha256, e.summary, e.document, registry::utc_now()});
+    if (!r) return r.error();
+    added += static_cast<int>(r->size());
+  }
+  return added;
+}
+
+Status load_evidence(registry::Database& db, std::vector<Release>& releases, bool documents) {
+  if (releases.empty()) return {};
+  std::vector<Value> ids;
+  std::string marks;
+  for (const auto& r : releases) {
+    ids.push_back(r.id);
+    marks += marks.empty() ? "?" : ", ?";
+  }
+  auto rows = db.query(fmt::format("SELECT release_id, kind, sha256, summary{} FROM evidence WHERE release_id IN ({}) ORDER BY id",
+                                   documents ? ", document" : "", marks),
+                       ids);
+  if (!rows) return rows.error();
+  for (const auto& row : *rows) {
+    for (auto& rel : releases) {
+      if (rel.id != as_int(row[0])) continue;
+      rel.evidence.push_back({as_text(row[1]), as_text(row[2]), as_text(row[3]), documents ? as_text(row[4]) : std::string("null")});
+    }
+  }
+  return {};
+}
+
+Result<std::vector<Release>> releases_where(registry::Database& db, const std::string& where, const std::vector<Value>& params, bool documents) {
+  std::vector<Release> out;
+  Status s = registry::in_read_transaction(db, [&]() -> Status {
+    auto rows = db.query(fmt::format("SELECT {} FROM releases {} ORDER BY model, version, id", kReleaseColumns, where), params);
+    if (!rows) return rows.error();
+    for (const auto& row : *rows) {
+      auto rel = release_from_row(row);
+      if (!rel) return rel.error();
+      out.push_back(std::move(*rel));
+    }
+    return load_evidence(db, out, documents);
+  });
+  if (!s) return s.error();
+  return out;
+}
+
+std::string duplicate_key_refusal(const Release& r, const std::string& key, const std::string& existing_sha256) {
+  return fmt::format("release key {} ({} {} for {}) is already registered with artifact sha256 {}; this artifact is sha256 {}. "
+                     "The same recipe, environment and target made other bytes: the build is not reproducible, and the registry "
+                     "keeps one release per key",
+                     key.substr(0, 12), r.model, r.version, r.target_label(), existing_sha256, r.artifact.sha256);
+}
+
+VerifyLine verify_one(const Release& r) {
+  VerifyLine line{r, VerifyState::kOk, {}};
+  if (!r.artifact.retained) {
+    line.state = VerifyState::kNotRetained;
+    line.detail = r.artifact.not_retained_reason;
+    return line;
+  }
+  std::error_code ec;
+  if (!fs::is_regular_file(r.artifact.path, ec)) {
+    line.state = VerifyState::kMissing;
+    line.detail = fmt::format("{} is not there", r.artifact.path.string());
+    return line;
+  }
+  auto now = sha256_of_file(r.artifact.path);
+  if (!now) {
+    line.state = VerifyState::kMissing;
+    line.detail = fmt::format("{} cannot be read: {}", r.artifact.path.string(), now.error().message);
+    return line;
+  }
+  if (*now == r.artifact.sha256) return line;
+  line.state = VerifyState::kChanged;
+  line.detail = fmt::format("sha256 {} is now {}", r.artifact.sha256.substr(0, 12), now->substr(0, 12));
+  if (!r.artifact.stable_sha256.empty()) {
+    auto stable = stable_model_hash_of_file(r.artifact.path);
+    line.detail += !stable                                 ? "; it no longer parses as an ONNX model"
+                   : *stable == r.artifact.stable_sha256 ? "; the stable hash holds: only doc strings differ"
+                                                           : "; the stable hash changed too: the graph differs";
+  }
+  return line;
+}
+
+}  // namespace
+
+Registry::Registry(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Registry::Registry(Registry&&) noexcept = default;
+Registry& Registry::operator=(Registry&&) noexcept = default;
+Registry::~Registry() = default;
+
+Result<Registry> Registry::open(const std::string& url) {
+  auto db = registry::open_database(url);
+  if (!db) return db.error();
+  auto impl = std::make_unique<Impl>();
+  impl->db = std::move(*db);
+  return Registry(std::move(impl));
+}
+
+std::string Registry::default_url() { return registry::default_registry_url(); }
+std::string Registry::describe() const { return impl_->db->describe(); }
+
+Result<AddOutcome> Registry::add(Release release, const std::vector<EvidenceFile>& bench_records, const std::vector<EvidenceFile>& parity_reports) {
+  if (auto s = check_release(release); !s) return s.error();
+  if (release.registered_at.empty()) release.registered_at = registry::utc_now();
+  AddOutcome out;
+  out.kind = AddOutcome::Kind::kRefused;
+  // Evidence is checked before anything is written: one refused document refuses the release.
+  std::vector<ReleaseEvidence> evidence;
+  std::vector<MeasurementRow> measurements;
+  for (const auto* files : {&bench_records, &parity_reports}) {
+    for (const auto& f : *files) {
+      auto checked = files == &bench_records ? registry::check_bench_record(release, f) : registry::check_parity_report(release, f);
+      if (!checked) return checked.error();
+      if (!checked->accepted) {
+        out.reason = checked->refusal;
+        out.release = release;
+        return out;
+      }
+      evidence.push_back(checked->evidence);
+      for (auto& m : checked->measurements) measurements.push_back(std::move(m));
+    }
+  }
+  const std::string key = release.release_key();
+  registry::Database& db = *impl_->db;
+  std::int64_t id = 0;
+  Status s = registry::in_write_transaction(db, [&]() -> Status {
+    out.kind = AddOutcome::Kind::kAdded;
+    out.evidence_added = out.measurements_added = 0;
+    auto inserted = db.query(fmt::format("INSERT INTO releases (release_key, {}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                                         "ON CONFLICT (release_key) DO NOTHING RETURNING id",
+                                         std::string(kReleaseColumns).substr(4)),
+                             release_values(release, key));
+    if (!inserted) return inserted.error();
+    if (inserted->empty()) {
+      // Taken, by this writer earlier or another one just now (a waiting insert sees its commit).
+      auto existing = db.query("SELECT id, artifact_sha256 FROM releases WHERE release_key = ?", {key});
+      if (!existing) return existing.error();
+      if (existing->empty()) return Error{ErrorCode::kIo, "the release key was taken and then vanished"};
+      if (as_text((*existing)[0][1]) != release.artifact.sha256) {
+        out.kind = AddOutcome::Kind::kRefused;
+        out.reason = duplicate_key_refusal(release, key, as_text((*existing)[0][1]));
+        return {};
+      }
+      out.kind = AddOutcome::Kind::kAlreadyRegistered;
+      id = as_int((*existing)[0][0]);
+    } else {
+      id = as_int((*inserted)[0][0]);
+    }
+    auto added = attach_evidence(db, id, evidence);
+    if (!added) return added.error();
+    out.evidence_added = *added;
+    auto rows = insert_measurements(db, measurements);
+    if (!rows) return rows.error();
+    out.measurements_added = static_cast<int>(rows->size());
+    return {};
+  });
+  if (!s) return s.error();
+  if (out.kind == AddOutcome::Kind::kRefused) {
+    out.release = release;
+    return out;
+  }
+  auto stored = releases_where(db, "WHERE id = ?", {id}, true);
+  if (!stored) return stored.error();
+  if (stored->empty()) return Error{ErrorCode::kIo, fmt::format("release {} was written and cannot be read back", id)};
+  out.release = std::move(stored->front());
+  return out;
+}
+
+Result<std::vector<Release>> Registry::list() { return releases_where(*impl_->db, "", {}, false); }
+
+Result<std::vector<Release>> Registry::find(const std::string& what) {
+  // An id is a number short enough to be one; anything else is a model's name.
+  if (!what.empty() && what.size() <= 18 && std::all_of(what.begin(), what.end(), [](unsigned char c) { return std::isdigit(c); })) {
+    return releases_where(*impl_->db, "WHERE id = ?", {std::int64_t{std::stoll(what)}}, true);
+  }
+  const auto at = what.rfind('@');
+  if (at == std::string::npos) return releases_where(*impl_->db, "WHERE model = ?", {what}, true);
+  return releases_where(*impl_->db, "WHERE model = ? AND version = ?", {what.substr(0, at), what.substr(at + 1)}, true);
+}
+
+Result<std::vector<VerifyLine>> Registry::verify() {
+  auto releases = list();
+  if (!releases) return releases.error();
+  std::vector<VerifyLine> out;
+  for (const auto& r : *releases) out.push_back(verify_one(r));
+  return out;
+}
+
+Result<ImportOutcome> Registry::import_records(const std::vector<EvidenceFile>& records) {
+  // Every file is read before anything is written: a bad one imports nothing.
+  std::vector<MeasurementRow> rows;
+  std::set<std::string> digests, devices;
+  for (const auto& f : records) {
+    auto r = registry::measurement_rows(f.text, f.path.string());
+    if (!r) return r.error();
+    for (auto& row : *r) {
+      digests.insert(row.digest);
+      devices.insert(row.device);
+      rows.push_back(std::move(row));
+    }
+  }
+  std::set<std::string> inserted;
+  registry::Database& db = *impl_->db;
+  Status s = registry::in_write_transaction(db, [&]() -> Status {
+    auto r = insert_measurements(db, rows);
+    if (!r) return r.error();
+    inserted = std::move(*r);
+    return {};
+  });
+  if (!s) return s.error();
+  ImportOutcome out;
+  out.records = static_cast<int>(records.size());
+  out.measurements_new = static_cast<int>(inserted.size());
+  out.measurements_known = static_cast<int>(digests.size() - inserted.size());
+  out.devices = static_cast<int>(devices.size());
+  return out;
+}
+
+Result<std::vector<FleetModel>> Registry::fleet() {
+  // The fleet table holds each row's count and latest measurement (kept as measurements arrive).
+  auto rows = impl_->db->query(
+      "SELECT f.model_name, f.model_sha256, f.device, f.runtime_version, f.rung, m.ok, m.p50_ms, m.output_match, m.failure_class, "
+      "m.measured_at, f.measurements FROM fleet f JOIN measurements m ON m.id = f.latest_id "
+      "ORDER BY f.model_name, f.model_sha256, f.device, f.runtime_version, f.rung");
+  if (!rows) return rows.error();
+  std::vector<FleetModel> out;
+  for (const auto& r : *rows) {
+    if (out.empty() || out.back().name != as_text(r[0]) || out.back().sha256 != as_text(r[1])) out.push_back({as_text(r[0]), as_text(r[1]), {}, {}});
+    FleetModel& m = out.back();
+    if (m.devices.empty() || m.devices.back().device != as_text(r[2]) || m.devices.back().runtime_version != as_text(r[3])) {
+      m.devices.push_back({as_text(r[2]), as_text(r[3]), {}});
+    }
+    FleetCell cell;
+    cell.ok = as_int(r[5]) != 0;
+    if (!is_null(r[6])) cell.p50_ms = as_real(r[6]);
+    cell.output_match = as_text(r[7]);
+    cell.failure_class = as_text(r[8]);
+    cell.measured_at = as_text(r[9]);
+    cell.measurements = static_cast<int>(as_int(r[10]));
+    const std::string rung = as_text(r[4]);
+    m.devices.back().rungs[rung] = cell;
+    if (std::find(m.rungs.begin(), m.rungs.end(), rung) == m.rungs.end()) m.rungs.push_back(rung);
+  }
+  for (auto& m : out) {
+    // The CPU first: it is every device's floor and reference.
+    std::sort(m.rungs.begin(), m.rungs.end(), [](const std::string& a, const std::string& b) {
+      return a == "cpu" ? b != "cpu" : b == "cpu" ? false : a < b;
+    });
+  }
+  return out;
+}
+
+}  // namespace rung

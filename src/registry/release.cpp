@@ -1,0 +1,154 @@
+// A release as a record: its key, its label, its JSON; what an artifact file
+// says about itself; the environment a release targets.
+#include <fmt/format.h>
+#include <sys/utsname.h>
+
+#include <nlohmann/json.hpp>
+
+#include "graph/model_file.h"
+#include "os/file_hash.h"
+#include "registry/records.h"
+#include "rung/ladder.h"
+#include "rung/registry.h"
+#include "runtime/plugin_rungs.h"
+
+namespace rung {
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+using ordered = nlohmann::ordered_json;
+
+namespace {
+
+// The part of a recipe that says how builds are made (see Release::recipe_json).
+json recipe_identity(const std::string& recipe_json) {
+  json r = json::parse(recipe_json, nullptr, false);
+  if (r.is_discarded()) return recipe_json;
+  if (r.is_object() && r.contains("recipe")) return r["recipe"];
+  return r;
+}
+
+json environment_json(const ReleaseEnvironment& e) {
+  return {{"runtime", {{"name", "onnxruntime"}, {"version", e.runtime_version}}}, {"device", e.device}, {"providers", e.providers}};
+}
+
+}  // namespace
+
+std::string Release::release_key() const {
+  // nlohmann::json keeps keys sorted, so the text (and the hash) does not depend on the order anything was given in.
+  const json identity = {{"model", model},
+                         {"version", version},
+                         {"target", {{"device_class", target.device_class}, {"rung", target.rung}}},
+                         {"recipe", recipe_identity(recipe_json)},
+                         {"environment", environment_json(environment)},
+                         {"cache", cache_sha256.empty() ? json(nullptr) : json(cache_sha256)}};
+  return sha256_hex(identity.dump());
+}
+
+std::string Release::target_label() const {
+  return fmt::format("{} / ORT {} / {}", target.device_class, environment.runtime_version, target.rung);
+}
+
+std::string Release::to_json() const {
+  ordered evidence_list = ordered::array();
+  for (const auto& e : evidence) {
+    ordered doc = ordered::parse(e.document, nullptr, false);
+    evidence_list.push_back({{"kind", e.kind}, {"sha256", e.sha256}, {"summary", e.summary}, {"document", doc.is_discarded() ? ordered(nullptr) : doc}});
+  }
+  ordered recipe = ordered::parse(recipe_json, nullptr, false);
+  ordered j = {{"id", id},
+               {"release_key", release_key()},
+               {"model", model},
+               {"version", version},
+               {"target", {{"device_class", target.device_class}, {"rung", target.rung}, {"label", target_label()}}},
+               {"artifact",
+                {{"path", artifact.path.string()},
+                 {"sha256", artifact.sha256},
+                 {"stable_sha256", artifact.stable_sha256.empty() ? ordered(nullptr) : ordered(artifact.stable_sha256)},
+                 {"size_bytes", artifact.size_bytes},
+                 {"retention", registry::retention_text(artifact)}}},
+               {"recipe", recipe.is_discarded() ? ordered(recipe_json) : recipe},
+               {"environment", ordered(environment_json(environment))},
+               {"cache", cache_sha256.empty() ? ordered(nullptr) : ordered{{"sha256", cache_sha256}, {"file", cache_file}}},
+               {"precision", ordered::parse(registry::precision_json(precision))},
+               {"evidence", evidence_list},
+               {"registered_at", registered_at}};
+  return j.dump(2);
+}
+
+Result<std::pair<ReleaseArtifact, PrecisionEvidence>> inspect_artifact(const fs::path& file, const std::string& opaque_why) {
+  std::error_code ec;
+  if (!fs::exists(file, ec)) return Error{ErrorCode::kNotFound, fmt::format("{}: the artifact is not there", file.string())};
+  if (!fs::is_regular_file(file, ec)) return Error{ErrorCode::kInvalidArgument, fmt::format("{}: the artifact is not a file", file.string())};
+  ReleaseArtifact a;
+  a.path = fs::absolute(file).lexically_normal();
+  a.size_bytes = fs::file_size(file, ec);
+  auto raw = sha256_of_file(file);
+  if (!raw) return raw.error();
+  a.sha256 = *raw;
+  PrecisionEvidence p;
+  auto facts = inspect_model_file(file);
+  if (!facts && facts.error().code != ErrorCode::kInvalidArgument) return facts.error();
+  if (!facts && opaque_why.empty()) {
+    return Error{ErrorCode::kInvalidArgument,
+                 fmt::format("{} is not an ONNX model, so its weights cannot be read: say why with --opaque WHY "
+                             "(\"tensorrt plan: weights are not inspectable\")",
+                             file.string())};
+  }
+  if (facts) a.stable_sha256 = facts->stable_sha256;
+  if (!opaque_why.empty()) {
+    p.kind = PrecisionEvidence::Kind::kOpaque;
+    p.opaque_why = opaque_why;
+  } else if (facts->ep_context_nodes > 0) {
+    p.kind = PrecisionEvidence::Kind::kOpaque;
+    p.opaque_why = fmt::format("{} EPContext node{}: the weights are compiled into an execution provider's blob", facts->ep_context_nodes,
+                               facts->ep_context_nodes == 1 ? "" : "s");
+  } else {
+    p.kind = PrecisionEvidence::Kind::kInitializers;
+    for (const auto& [type, count] : facts->weights_by_type) p.by_type[type] = {count.tensors, count.elements};
+  }
+  return std::make_pair(a, p);
+}
+
+std::string device_class_of(const Hardware& hw) {
+  utsname u{};
+  const std::string machine = uname(&u) == 0 ? u.machine : "unknown";
+  if (hw.soc && !hw.soc->vendor.empty()) return fmt::format("{} {} SoC", machine, hw.soc->vendor);
+  for (Vendor v : {Vendor::kNvidia, Vendor::kAmd, Vendor::kIntel, Vendor::kApple, Vendor::kQualcomm}) {
+    if (hw.has_gpu(v)) return fmt::format("{} {} GPU", machine, vendor_name(v));
+  }
+  return fmt::format("{} CPU", machine);
+}
+
+Result<std::map<std::string, std::string>> provider_versions(const std::string& rung, const std::string& runtime_version,
+                                                             const fs::path& plugin_library) {
+  std::map<std::string, std::string> out;
+  if (!plugin_library.empty()) {
+    if (plugin_rung_name(plugin_library) != rung) {
+      return Error{ErrorCode::kInvalidArgument,
+                   fmt::format("the plugin {} is rung '{}', not '{}'", plugin_library.string(), plugin_rung_name(plugin_library), rung)};
+    }
+    auto hash = sha256_of_file(plugin_library);
+    if (!hash) return hash.error();
+    out[rung] = "sha256:" + *hash;
+    return out;
+  }
+  const RungSpec* spec = find_rung(rung);
+  if (spec == nullptr) {
+    return Error{ErrorCode::kInvalidArgument,
+                 fmt::format("'{}' is not a rung of rung's ladders; a plugin rung needs its library (--plugin PATH)", rung)};
+  }
+  out[spec->provider] = runtime_version;
+  return out;
+}
+
+const char* verify_state_name(VerifyState s) {
+  switch (s) {
+    case VerifyState::kOk: return "ok";
+    case VerifyState::kChanged: return "changed";
+    case VerifyState::kMissing: return "missing";
+    case VerifyState::kNotRetained: return "not retained";
+  }
+  return "?";
+}
+
+}  // namespace rung

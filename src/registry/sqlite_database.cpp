@@ -1,0 +1,123 @@
+// The registry on SQLite: one file, nothing to start. Write-ahead logging lets
+// readers go on while one writer writes; a busy timeout makes a second writer
+// wait its turn instead of failing.
+#include <fmt/format.h>
+#include <sqlite3.h>
+
+#include <filesystem>
+
+#include "registry/database.h"
+
+namespace rung::registry {
+namespace {
+namespace fs = std::filesystem;
+
+constexpr int kBusyTimeoutMs = 60'000;
+
+class SqliteDatabase final : public Database {
+ public:
+  SqliteDatabase(sqlite3* db, fs::path path) : db_(db), path_(std::move(path)) {}
+  ~SqliteDatabase() override { sqlite3_close_v2(db_); }
+  SqliteDatabase(const SqliteDatabase&) = delete;
+  SqliteDatabase& operator=(const SqliteDatabase&) = delete;
+
+  Backend backend() const override { return Backend::kSqlite; }
+  std::string describe() const override { return fmt::format("SQLite {}", path_.string()); }
+
+  Result<std::vector<Row>> query(std::string_view sql, const std::vector<Value>& params) override {
+    sqlite3_stmt* stmt = nullptr;
+    if (sqlite3_prepare_v2(db_, sql.data(), static_cast<int>(sql.size()), &stmt, nullptr) != SQLITE_OK) return failure("preparing");
+    Statement guard{stmt};
+    for (std::size_t i = 0; i < params.size(); ++i) {
+      if (bind(stmt, static_cast<int>(i + 1), params[i]) != SQLITE_OK) return failure("binding");
+    }
+    std::vector<Row> rows;
+    for (;;) {
+      const int rc = sqlite3_step(stmt);
+      if (rc == SQLITE_DONE) break;
+      if (rc != SQLITE_ROW) return failure("running");
+      Row row;
+      for (int c = 0, n = sqlite3_column_count(stmt); c < n; ++c) row.push_back(column(stmt, c));
+      rows.push_back(std::move(row));
+    }
+    return rows;
+  }
+
+  Status execute_script(std::string_view sql) override {
+    char* message = nullptr;
+    if (sqlite3_exec(db_, std::string(sql).c_str(), nullptr, nullptr, &message) == SQLITE_OK) return {};
+    Error e{ErrorCode::kIo, fmt::format("{}: {}", describe(), message ? message : "unknown error")};
+    sqlite3_free(message);
+    return e;
+  }
+
+  // IMMEDIATE: the write lock now, so two writers never both read and then both try to upgrade.
+  Status begin_write() override { return execute_script("BEGIN IMMEDIATE"); }
+  Status begin_read() override { return execute_script("BEGIN"); }
+  Status commit() override { return execute_script("COMMIT"); }
+  void rollback() override {
+    if (!sqlite3_get_autocommit(db_)) (void)execute_script("ROLLBACK");
+  }
+
+ private:
+  struct Statement {
+    sqlite3_stmt* stmt;
+    ~Statement() { sqlite3_finalize(stmt); }
+  };
+
+  static int bind(sqlite3_stmt* stmt, int index, const Value& v) {
+    if (std::holds_alternative<std::int64_t>(v)) return sqlite3_bind_int64(stmt, index, std::get<std::int64_t>(v));
+    if (std::holds_alternative<double>(v)) return sqlite3_bind_double(stmt, index, std::get<double>(v));
+    if (std::holds_alternative<std::string>(v)) {
+      const auto& s = std::get<std::string>(v);
+      return sqlite3_bind_text(stmt, index, s.data(), static_cast<int>(s.size()), SQLITE_TRANSIENT);
+    }
+    return sqlite3_bind_null(stmt, index);
+  }
+
+  static Value column(sqlite3_stmt* stmt, int c) {
+    switch (sqlite3_column_type(stmt, c)) {
+      case SQLITE_INTEGER: return std::int64_t{sqlite3_column_int64(stmt, c)};
+      case SQLITE_FLOAT: return sqlite3_column_double(stmt, c);
+      case SQLITE_NULL: return std::monostate{};
+      default: {
+        const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(stmt, c));
+        return std::string(text, static_cast<std::size_t>(sqlite3_column_bytes(stmt, c)));
+      }
+    }
+  }
+
+  Error failure(const char* doing) const {
+    // A constraint is the caller's business (a duplicate key); anything else is the database's.
+    const int code = sqlite3_extended_errcode(db_);
+    return Error{(code & 0xff) == SQLITE_CONSTRAINT ? ErrorCode::kInvalidArgument : ErrorCode::kIo,
+                 fmt::format("{}: {} a statement: {}", describe(), doing, sqlite3_errmsg(db_))};
+  }
+
+  sqlite3* db_;
+  fs::path path_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Database>> open_sqlite(const std::string& path_text) {
+  if (path_text.empty()) return Error{ErrorCode::kInvalidArgument, "sqlite: needs a file path (sqlite:PATH)"};
+  const fs::path path = fs::absolute(path_text);
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) return Error{ErrorCode::kInvalidArgument, fmt::format("{} is a directory, not a registry file", path.string())};
+  if (!path.parent_path().empty()) fs::create_directories(path.parent_path(), ec);
+  sqlite3* raw = nullptr;
+  const int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+  auto db = std::make_unique<SqliteDatabase>(raw, path);  // closes `raw` even when opening failed
+  if (rc != SQLITE_OK) {
+    return Error{ErrorCode::kIo, fmt::format("cannot open the registry {}: {}", path.string(), raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc))};
+  }
+  sqlite3_busy_timeout(raw, kBusyTimeoutMs);
+  // A file that is not a database fails here, on its first read.
+  if (auto s = db->execute_script("PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON; PRAGMA synchronous=FULL;"); !s) {
+    return Error{ErrorCode::kInvalidArgument, fmt::format("{} is not a registry: {}", path.string(), s.error().message)};
+  }
+  return std::unique_ptr<Database>(std::move(db));
+}
+
+}  // namespace rung::registry

@@ -1,0 +1,542 @@
+// The release registry's rules, one test body run against both databases:
+// SQLite in a temporary file, and a real throwaway PostgreSQL server
+// (tests/postgres_server.h; skipped, saying why, only where it cannot start).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "graph/model_file.h"
+#include "graph/onnx_file.h"
+#include "model_builder.h"
+#include "os/file_hash.h"
+#include "postgres_server.h"
+#include "registry/database.h"
+#include "registry/migrations.h"
+#include "rung/bench.h"
+#include "rung/bench_record.h"
+#include "rung/parity.h"
+#include "rung/registry.h"
+#include "test_support.h"
+
+namespace rung {
+namespace {
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+constexpr const char* kDevice = "linux; cpu Test CPU 9000";
+constexpr const char* kOtherDevice = "android; soc Qualcomm SM8635; cpu Kryo";
+
+using test::Db;
+
+class RegistryTest : public ::testing::TestWithParam<Db> {
+ protected:
+  void SetUp() override {
+    dir_ = test::make_temp_dir("rung-registry");
+    std::string skip;
+    url_ = test::fresh_registry(GetParam(), dir_, skip);
+    if (url_.empty()) GTEST_SKIP() << "PostgreSQL cannot start here: " << skip;
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  Registry open() {
+    auto r = Registry::open(url_);
+    if (!r) ADD_FAILURE() << r.error().message;
+    return std::move(*r);
+  }
+
+  // A real ONNX model; `width` makes other bytes.
+  fs::path model(const std::string& name, std::int64_t width = 16) {
+    return test::write_elementwise_model(dir_ / name, {1, width});
+  }
+
+  // A release of `file` as rung's tools would describe it.
+  Release release_of(const fs::path& file, const std::string& version = "1.0") {
+    auto inspected = inspect_artifact(file);
+    EXPECT_TRUE(inspected) << inspected.error().message;
+    Release r;
+    r.model = "tiny";
+    r.version = version;
+    r.target = {"x86_64 CPU", "cpu"};
+    std::tie(r.artifact, r.precision) = *inspected;
+    r.environment = {"1.30.0", kDevice, {{"CPUExecutionProvider", "1.30.0"}}};
+    r.recipe_json = R"({"command": "rung quantise tiny.onnx --form int8", "settings": {"calibrator": "minmax"}})";
+    return r;
+  }
+
+  // A bench record of `file` written by rung's own writer, measured on `device` with ORT `runtime`.
+  EvidenceFile bench_record(const fs::path& file, const std::string& runtime, const std::string& device, double p50 = 1.5,
+                            const std::string& date = "2026-11-29T10:00:00Z") {
+    auto facts = inspect_model_file(file);
+    EXPECT_TRUE(facts);
+    BenchReport rep;
+    rep.date = date;
+    rep.hostname = "host-" + std::to_string(std::hash<std::string>{}(device) % 1000);
+    rep.os = "Linux 6.1 x86_64";
+    rep.cpu = "Test CPU 9000";
+    rep.logical_cpus = 8;
+    rep.hardware_identity = device;
+    rep.runtime_version = runtime;
+    rep.runtime_library = "/opt/onnxruntime-" + runtime + "/libonnxruntime.so";
+    rep.api_version = 22;
+    rep.inputs_mode = "random";
+    BenchModelReport m;
+    m.name = "tiny";
+    m.path = file;
+    m.sha256 = facts->sha256;
+    m.stable_sha256 = facts->stable_sha256;
+    m.size_bytes = facts->size_bytes;
+    m.form = "f32";
+    m.model_id = "tiny";
+    m.opset = facts->opset;
+    m.nodes = facts->nodes;
+    for (const char* rung : {"cpu", "rung_sim_ep"}) {
+      BenchRow row;
+      row.rung = rung;
+      row.display = rung;
+      row.provider = rung == std::string("cpu") ? "CPUExecutionProvider" : "RungSimAccelerator";
+      row.form = "f32";
+      row.model_id = "tiny";
+      row.ok = true;
+      row.first_run_ms = 2;
+      const double p = rung == std::string("cpu") ? p50 : p50 * 2;
+      row.latency = {3, p * 0.9, p, p * 1.1, p * 1.2, p * 1.2, p, 0.1, 0.05};
+      row.round_p50_ms = {p};
+      row.throughput_per_s = 1000 / p;
+      row.peak_rss_mb = 50;
+      row.ratio_to_floor = p / p50;
+      row.match = rung == std::string("cpu") ? OutputMatch::kReference : OutputMatch::kMatch;
+      m.rows.push_back(row);
+    }
+    rep.models.push_back(m);
+    const fs::path path = dir_ / ("record-" + std::to_string(records_++) + ".json");
+    std::ofstream(path) << bench_record_json(rep, rep.models[0], "rung bench tiny.onnx --json");
+    return {path, test::read_file(path)};
+  }
+
+  // A parity report written by rung parity's own writer, its candidate `file` on `rung` with ORT `runtime`.
+  EvidenceFile parity_report(const fs::path& file, const std::string& runtime, const std::string& device, const std::string& rung = "cpu") {
+    auto facts = inspect_model_file(file);
+    ParityReport rep;
+    rep.ref = "tiny.onnx · CPU · ONNX Runtime 1.30.0";
+    rep.cand = "candidate";
+    rep.ref_run = {"tiny.onnx", facts->sha256, facts->stable_sha256, "cpu", "1.30.0", device};
+    rep.cand_run = {file.filename().string(), facts->sha256, facts->stable_sha256, rung, runtime, device};
+    rep.inputs = 3;
+    rep.gates.push_back({"tensor", "tensor · y", true, "3 of 3 inputs pass", {}, "{}"});
+    const fs::path path = dir_ / ("parity-" + std::to_string(records_++) + ".json");
+    EXPECT_TRUE(rep.write_json(path));
+    return {path, test::read_file(path)};
+  }
+
+  fs::path dir_;
+  std::string url_;
+  int records_ = 0;
+};
+
+TEST_P(RegistryTest, ARegisteredReleaseReadsBackWhole) {
+  auto reg = open();
+  Release r = release_of(model("tiny.onnx"));
+  auto out = reg.add(r, {bench_record(r.artifact.path, "1.30.0", kDevice)}, {parity_report(r.artifact.path, "1.30.0", kDevice)});
+  ASSERT_TRUE(out) << out.error().message;
+  ASSERT_EQ(out->kind, AddOutcome::Kind::kAdded) << out->reason;
+  EXPECT_EQ(out->evidence_added, 2);
+  EXPECT_EQ(out->measurements_added, 1);  // the record's one measurement (a cpu and a rung_sim_ep row), for the fleet view
+
+  auto found = reg.find("tiny@1.0");
+  ASSERT_TRUE(found) << found.error().message;
+  ASSERT_EQ(found->size(), 1u);
+  const Release& back = found->front();
+  EXPECT_GT(back.id, 0);
+  EXPECT_EQ(back.release_key(), r.release_key());
+  EXPECT_EQ(back.artifact.sha256, r.artifact.sha256);
+  EXPECT_EQ(back.artifact.stable_sha256, r.artifact.stable_sha256);
+  EXPECT_EQ(back.artifact.size_bytes, r.artifact.size_bytes);
+  EXPECT_TRUE(back.artifact.retained);
+  EXPECT_EQ(back.environment.providers, r.environment.providers);
+  ASSERT_EQ(back.precision.kind, PrecisionEvidence::Kind::kInitializers);
+  EXPECT_EQ(back.precision.by_type.at("float32").tensors, r.precision.by_type.at("float32").tensors);
+  ASSERT_EQ(back.evidence.size(), 2u);
+  EXPECT_EQ(back.evidence[0].kind, "bench");
+  EXPECT_THAT(back.evidence[0].summary, HasSubstr("cpu: p50 1.5 ms, output reference"));
+  EXPECT_EQ(back.evidence[1].kind, "parity");
+  EXPECT_THAT(back.evidence[1].summary, HasSubstr("parity PASS"));
+  EXPECT_EQ(back.target_label(), "x86_64 CPU / ORT 1.30.0 / cpu");
+
+  auto j = nlohmann::json::parse(back.to_json());
+  EXPECT_EQ(j["recipe"]["settings"]["calibrator"], "minmax");
+  EXPECT_EQ(j["artifact"]["retention"], "retained");
+  EXPECT_EQ(j["precision"]["initializers"]["float32"]["tensors"], r.precision.by_type.at("float32").tensors);
+  EXPECT_EQ(reg.list()->size(), 1u);
+}
+
+TEST_P(RegistryTest, TheSameKeyWithOtherBytesIsRefusedNamingBothHashes) {
+  auto reg = open();
+  Release first = release_of(model("a.onnx", 16));
+  ASSERT_EQ(reg.add(first, {}, {})->kind, AddOutcome::Kind::kAdded);
+  // The same recipe, environment and target made other bytes: a second build that did not reproduce.
+  Release second = release_of(model("b.onnx", 32));
+  ASSERT_EQ(second.release_key(), first.release_key());
+  auto out = reg.add(second, {}, {});
+  ASSERT_TRUE(out) << out.error().message;
+  EXPECT_EQ(out->kind, AddOutcome::Kind::kRefused);
+  EXPECT_THAT(out->reason, HasSubstr(first.artifact.sha256));
+  EXPECT_THAT(out->reason, HasSubstr(second.artifact.sha256));
+  EXPECT_THAT(out->reason, HasSubstr("not reproducible"));
+  ASSERT_EQ(reg.list()->size(), 1u);
+  EXPECT_EQ(reg.list()->front().artifact.sha256, first.artifact.sha256);
+}
+
+TEST_P(RegistryTest, TheSameBytesAgainAreTheSameReleaseAndGainTheirNewEvidence) {
+  auto reg = open();
+  Release r = release_of(model("tiny.onnx"));
+  ASSERT_EQ(reg.add(r, {}, {})->kind, AddOutcome::Kind::kAdded);
+  auto again = reg.add(r, {bench_record(r.artifact.path, "1.30.0", kDevice)}, {});
+  ASSERT_TRUE(again) << again.error().message;
+  EXPECT_EQ(again->kind, AddOutcome::Kind::kAlreadyRegistered);
+  EXPECT_EQ(again->evidence_added, 1);
+  EXPECT_EQ(reg.list()->size(), 1u);
+}
+
+TEST_P(RegistryTest, TheSameBytesForAnotherTargetAreASecondRelease) {
+  auto reg = open();
+  Release cpu = release_of(model("tiny.onnx"));
+  ASSERT_EQ(reg.add(cpu, {}, {})->kind, AddOutcome::Kind::kAdded);
+  Release sim = cpu;
+  sim.target.rung = "rung_sim_ep";
+  sim.environment.providers = {{"rung_sim_ep", "sha256:" + std::string(64, '5')}};
+  auto out = reg.add(sim, {}, {});
+  ASSERT_TRUE(out) << out.error().message;
+  EXPECT_EQ(out->kind, AddOutcome::Kind::kAdded) << out->reason;
+  Release arm = cpu;
+  arm.target.device_class = "aarch64 CPU";
+  arm.environment.device = kOtherDevice;
+  EXPECT_EQ(reg.add(arm, {}, {})->kind, AddOutcome::Kind::kAdded);
+  EXPECT_EQ(reg.list()->size(), 3u);
+  EXPECT_EQ(reg.find("tiny")->size(), 3u);
+}
+
+TEST_P(RegistryTest, ARecipeSettingIsPartOfTheKeyButAReportsResultsAreNot) {
+  auto reg = open();
+  // Two builder settings on one target (TF32 on and off): two releases.
+  Release on = release_of(model("a.onnx", 16));
+  on.recipe_json = R"({"recipe": {"tool": "trtexec", "tf32": true}, "output_sha256": "aaa", "date": "2026-11-01"})";
+  Release off = release_of(model("b.onnx", 32));
+  off.recipe_json = R"({"recipe": {"tool": "trtexec", "tf32": false}, "output_sha256": "bbb", "date": "2026-11-02"})";
+  EXPECT_EQ(reg.add(on, {}, {})->kind, AddOutcome::Kind::kAdded);
+  EXPECT_EQ(reg.add(off, {}, {})->kind, AddOutcome::Kind::kAdded);
+  // A rebuild with TF32 on: its report differs (output hash, date), its recipe does not, its bytes do.
+  Release rebuild = release_of(model("c.onnx", 48));
+  rebuild.recipe_json = R"({"recipe": {"tf32": true, "tool": "trtexec"}, "output_sha256": "ccc", "date": "2026-11-03"})";
+  EXPECT_EQ(rebuild.release_key(), on.release_key());
+  auto out = reg.add(rebuild, {}, {});
+  EXPECT_EQ(out->kind, AddOutcome::Kind::kRefused);
+  EXPECT_EQ(reg.list()->size(), 2u);
+}
+
+TEST_P(RegistryTest, EvidenceMeasuredOnAnotherRuntimeBuildIsRefusedAndNothingIsWritten) {
+  auto reg = open();
+  Release r = release_of(model("tiny.onnx"));
+  auto bench = reg.add(r, {bench_record(r.artifact.path, "1.28.2", kDevice)}, {});
+  ASSERT_TRUE(bench) << bench.error().message;
+  EXPECT_EQ(bench->kind, AddOutcome::Kind::kRefused);
+  EXPECT_THAT(bench->reason, HasSubstr("measured on ORT 1.28.2, release targets 1.30.0"));
+  auto parity = reg.add(r, {}, {parity_report(r.artifact.path, "1.28.2", kDevice)});
+  EXPECT_EQ(parity->kind, AddOutcome::Kind::kRefused);
+  EXPECT_THAT(parity->reason, HasSubstr("parity report"));
+  EXPECT_THAT(parity->reason, HasSubstr("measured on ORT 1.28.2, release targets 1.30.0"));
+  // One good document beside a refused one: still refused, nothing written.
+  auto mixed = reg.add(r, {bench_record(r.artifact.path, "1.30.0", kDevice)}, {parity_report(r.artifact.path, "1.28.2", kDevice)});
+  EXPECT_EQ(mixed->kind, AddOutcome::Kind::kRefused);
+  EXPECT_TRUE(reg.list()->empty());
+  EXPECT_TRUE(reg.fleet()->empty());
+}
+
+TEST_P(RegistryTest, EvidenceFromAnotherDeviceRungOrModelIsRefused) {
+  auto reg = open();
+  Release r = release_of(model("tiny.onnx"));
+  auto device = reg.add(r, {bench_record(r.artifact.path, "1.30.0", kOtherDevice)}, {});
+  EXPECT_EQ(device->kind, AddOutcome::Kind::kRefused);
+  EXPECT_THAT(device->reason, HasSubstr("measured on device"));
+  auto rung = reg.add(r, {}, {parity_report(r.artifact.path, "1.30.0", kDevice, "rung_sim_ep")});
+  EXPECT_EQ(rung->kind, AddOutcome::Kind::kRefused);
+  EXPECT_THAT(rung->reason, HasSubstr("ran its candidate on rung 'rung_sim_ep', release targets 'cpu'"));
+  const fs::path other = model("other.onnx", 8);
+  auto model_hash = reg.add(r, {bench_record(other, "1.30.0", kDevice)}, {});
+  EXPECT_EQ(model_hash->kind, AddOutcome::Kind::kRefused);
+  EXPECT_THAT(model_hash->reason, HasSubstr("another model"));
+  EXPECT_THAT(model_hash->reason, HasSubstr(sha256_of_file(other)->substr(0, 12)));
+  Release no_row = r;
+  no_row.target.rung = "cuda";
+  no_row.environment.providers = {{"CUDAExecutionProvider", "1.30.0"}};
+  auto cuda = reg.add(no_row, {bench_record(r.artifact.path, "1.30.0", kDevice)}, {});
+  EXPECT_EQ(cuda->kind, AddOutcome::Kind::kRefused);
+  EXPECT_THAT(cuda->reason, HasSubstr("no row for rung 'cuda'"));
+  EXPECT_TRUE(reg.list()->empty());
+}
+
+TEST_P(RegistryTest, EvidenceOfTheSameGraphWithOtherDocStringsIsAccepted) {
+  auto reg = open();
+  const fs::path file = model("tiny.onnx");
+  auto read = read_onnx_model(file);
+  ASSERT_TRUE(read);
+  onnx::ModelProto m = *read;
+  m.mutable_graph()->mutable_node(0)->set_doc_string("/home/ana/export/model.py(12)");
+  const fs::path moved = dir_ / "moved.onnx";
+  std::ofstream(moved, std::ios::binary) << m.SerializeAsString();
+  Release r = release_of(file);
+  // Measured on the copy exported elsewhere: other bytes, the same stable hash.
+  auto out = reg.add(r, {bench_record(moved, "1.30.0", kDevice)}, {});
+  ASSERT_TRUE(out) << out.error().message;
+  EXPECT_EQ(out->kind, AddOutcome::Kind::kAdded) << out->reason;
+}
+
+TEST_P(RegistryTest, ARecordFromSeveralDevicesKeepsOnlyTheTargetsMeasurements) {
+  auto reg = open();
+  Release r = release_of(model("tiny.onnx"));
+  auto here = bench_record(r.artifact.path, "1.30.0", kDevice);
+  auto there = bench_record(r.artifact.path, "1.29.0", kOtherDevice);
+  auto merged = merge_bench_records(here.text, there.text);
+  ASSERT_TRUE(merged) << merged.error().message;
+  auto out = reg.add(r, {{dir_ / "merged.json", *merged}}, {});
+  ASSERT_EQ(out->kind, AddOutcome::Kind::kAdded) << out->reason;
+  auto doc = nlohmann::json::parse(out->release.evidence.at(0).document);
+  ASSERT_EQ(doc["measurements"].size(), 1u);
+  EXPECT_EQ(doc["measurements"][0]["device"], kDevice);
+  EXPECT_THAT(out->release.evidence.at(0).summary, HasSubstr("1 measurement"));
+}
+
+TEST_P(RegistryTest, VerifyTellsMissingFromNotRetainedAndSaysWhatChanged) {
+  auto reg = open();
+  const fs::path kept = model("kept.onnx", 16), gone = model("gone.onnx", 24), plan = model("plan.onnx", 32), docs = model("docs.onnx", 40),
+                 graph = model("graph.onnx", 48);
+  for (const auto& [file, version] : std::vector<std::pair<fs::path, std::string>>{{kept, "1"}, {gone, "2"}, {plan, "3"}, {docs, "4"}, {graph, "5"}}) {
+    Release r = release_of(file, version);
+    if (file == plan) {
+      r.artifact.retained = false;
+      r.artifact.not_retained_reason = "a 119 MB plan, gitignored: its recipe and cache are the identity";
+    }
+    ASSERT_EQ(reg.add(r, {}, {})->kind, AddOutcome::Kind::kAdded);
+  }
+  fs::remove(gone);
+  fs::remove(plan);  // not kept, deliberately: the same absence as `gone`, another verdict
+  auto read = read_onnx_model(docs);
+  ASSERT_TRUE(read);
+  onnx::ModelProto m = *read;
+  m.set_doc_string("re-exported from /tmp/elsewhere");
+  std::ofstream(docs, std::ios::binary | std::ios::trunc) << m.SerializeAsString();
+  test::write_elementwise_model(graph, {1, 49});
+
+  auto lines = reg.verify();
+  ASSERT_TRUE(lines) << lines.error().message;
+  ASSERT_EQ(lines->size(), 5u);
+  std::map<std::string, VerifyLine> by_version;
+  for (const auto& l : *lines) by_version[l.release.version] = l;
+  EXPECT_EQ(by_version["1"].state, VerifyState::kOk);
+  EXPECT_EQ(by_version["2"].state, VerifyState::kMissing);
+  EXPECT_THAT(by_version["2"].detail, HasSubstr("gone.onnx is not there"));
+  EXPECT_EQ(by_version["3"].state, VerifyState::kNotRetained);
+  EXPECT_EQ(by_version["3"].detail, "a 119 MB plan, gitignored: its recipe and cache are the identity");
+  EXPECT_EQ(by_version["4"].state, VerifyState::kChanged);
+  EXPECT_THAT(by_version["4"].detail, HasSubstr("the stable hash holds"));
+  EXPECT_EQ(by_version["5"].state, VerifyState::kChanged);
+  EXPECT_THAT(by_version["5"].detail, HasSubstr("the stable hash changed too"));
+  EXPECT_STREQ(verify_state_name(VerifyState::kNotRetained), "not retained");
+  EXPECT_STREQ(verify_state_name(VerifyState::kMissing), "missing");
+}
+
+TEST_P(RegistryTest, OpaquePrecisionRoundTripsDistinctFromNotInspected) {
+  auto reg = open();
+  // A compiled plan: not ONNX, so its weights cannot be read unless we say why not.
+  const fs::path plan = dir_ / "detector.plan";
+  std::ofstream(plan, std::ios::binary) << std::string("\x01\x02plan bytes", 12);
+  auto refused = inspect_artifact(plan);
+  ASSERT_FALSE(refused);
+  EXPECT_THAT(refused.error().message, HasSubstr("--opaque"));
+  auto opaque = inspect_artifact(plan, "tensorrt plan: weights are not inspectable");
+  ASSERT_TRUE(opaque) << opaque.error().message;
+  EXPECT_EQ(opaque->first.stable_sha256, "");
+  Release engine = release_of(model("tiny.onnx"));
+  std::tie(engine.artifact, engine.precision) = *opaque;
+  engine.target.rung = "tensorrt";
+  Release unread = release_of(model("tiny.onnx"), "2.0");
+  unread.precision = {};  // not inspected: nobody looked
+  ASSERT_EQ(reg.add(engine, {}, {})->kind, AddOutcome::Kind::kAdded);
+  ASSERT_EQ(reg.add(unread, {}, {})->kind, AddOutcome::Kind::kAdded);
+
+  auto e = reg.find("tiny@1.0")->front();
+  auto u = reg.find("tiny@2.0")->front();
+  EXPECT_EQ(e.precision.kind, PrecisionEvidence::Kind::kOpaque);
+  EXPECT_EQ(e.precision.opaque_why, "tensorrt plan: weights are not inspectable");
+  EXPECT_EQ(u.precision.kind, PrecisionEvidence::Kind::kNotInspected);
+  EXPECT_EQ(nlohmann::json::parse(e.to_json())["precision"], "opaque: tensorrt plan: weights are not inspectable");
+  EXPECT_TRUE(nlohmann::json::parse(u.to_json())["precision"].is_null());
+  EXPECT_TRUE(nlohmann::json::parse(e.to_json())["artifact"]["stable_sha256"].is_null());
+}
+
+TEST_P(RegistryTest, AnEpContextModelIsOpaqueByItself) {
+  test::ModelBuilder b;
+  b.input("x", {1, 4}).node("Relu", {"x"}, {"y"}).output("y", {1, 4});
+  onnx::ModelProto m;
+  ASSERT_TRUE(m.ParseFromString(b.serialize()));
+  auto* n = m.mutable_graph()->mutable_node(0);
+  n->set_op_type("EPContext");
+  n->set_domain("com.microsoft");
+  const fs::path file = dir_ / "engine_ctx.onnx";
+  std::ofstream(file, std::ios::binary) << m.SerializeAsString();
+  auto a = inspect_artifact(file);
+  ASSERT_TRUE(a) << a.error().message;
+  EXPECT_EQ(a->second.kind, PrecisionEvidence::Kind::kOpaque);
+  EXPECT_THAT(a->second.opaque_why, HasSubstr("1 EPContext node"));
+  EXPECT_FALSE(a->first.stable_sha256.empty());
+}
+
+TEST_P(RegistryTest, ImportAppendsMeasurementsFromEveryDeviceOnceAndTheFleetViewShowsThemSideBySide) {
+  auto reg = open();
+  const fs::path file = model("tiny.onnx");
+  std::vector<EvidenceFile> records = {bench_record(file, "1.30.0", kDevice, 1.5, "2026-11-01T10:00:00Z"),
+                                       bench_record(file, "1.30.0", kDevice, 1.2, "2026-11-02T10:00:00Z"),
+                                       bench_record(file, "1.29.0", kOtherDevice, 7.0)};
+  auto first = reg.import_records(records);
+  ASSERT_TRUE(first) << first.error().message;
+  EXPECT_EQ(first->records, 3);
+  EXPECT_EQ(first->measurements_new, 3);
+  EXPECT_EQ(first->measurements_known, 0);
+  EXPECT_EQ(first->devices, 2);
+  auto again = reg.import_records(records);
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->measurements_new, 0);
+  EXPECT_EQ(again->measurements_known, 3);
+
+  auto fleet = reg.fleet();
+  ASSERT_TRUE(fleet) << fleet.error().message;
+  ASSERT_EQ(fleet->size(), 1u);
+  const FleetModel& m = fleet->front();
+  EXPECT_EQ(m.name, "tiny");
+  EXPECT_EQ(m.sha256, *sha256_of_file(file));
+  EXPECT_EQ(m.rungs, (std::vector<std::string>{"cpu", "rung_sim_ep"}));
+  ASSERT_EQ(m.devices.size(), 2u);
+  const FleetDevice* mine = m.devices[0].device == kDevice ? &m.devices[0] : &m.devices[1];
+  const FleetDevice* phone = mine == &m.devices[0] ? &m.devices[1] : &m.devices[0];
+  EXPECT_EQ(mine->runtime_version, "1.30.0");
+  EXPECT_DOUBLE_EQ(*mine->rungs.at("cpu").p50_ms, 1.2);  // the latest of the two measurements
+  EXPECT_EQ(mine->rungs.at("cpu").measurements, 2);
+  EXPECT_EQ(mine->rungs.at("rung_sim_ep").output_match, "match");
+  EXPECT_EQ(phone->runtime_version, "1.29.0");
+  EXPECT_DOUBLE_EQ(*phone->rungs.at("rung_sim_ep").p50_ms, 14.0);
+}
+
+TEST_P(RegistryTest, ABadRecordImportsNothing) {
+  auto reg = open();
+  auto good = bench_record(model("tiny.onnx"), "1.30.0", kDevice);
+  auto bad = reg.import_records({good, {dir_ / "bad.json", R"({"schema": "rung-bench-record", "schema_version": 7})"}});
+  ASSERT_FALSE(bad);
+  EXPECT_THAT(bad.error().message, HasSubstr("bad.json"));
+  EXPECT_THAT(bad.error().message, HasSubstr("schema version 7"));
+  EXPECT_TRUE(reg.fleet()->empty());
+}
+
+TEST_P(RegistryTest, TheSchemaIsMigratedOnceAndANewerOneIsRefused) {
+  { auto reg = open(); }
+  auto db = registry::open_database(url_);  // a second open applies nothing again
+  ASSERT_TRUE(db) << db.error().message;
+  auto versions = (*db)->query("SELECT version, name FROM schema_migrations ORDER BY version");
+  ASSERT_TRUE(versions);
+  ASSERT_EQ(versions->size(), 2u);
+  EXPECT_EQ(registry::as_int((*versions)[0][0]), 1);
+  EXPECT_EQ(registry::as_text((*versions)[0][1]), "releases");
+  EXPECT_EQ(registry::as_text((*versions)[1][1]), "fleet");
+  ASSERT_TRUE((*db)->query("INSERT INTO schema_migrations (version, name, applied_at) VALUES (99, 'future', 'then')"));
+  auto newer = Registry::open(url_);
+  ASSERT_FALSE(newer);
+  EXPECT_THAT(newer.error().message, HasSubstr("schema version 99"));
+}
+
+TEST_P(RegistryTest, ARegistryOfSchemaVersionOneIsUpgradedWithItsMeasurementsInTheFleetView) {
+  // The registry as a rung that knew only migration 1 left it, with three measurements in it.
+  auto old = GetParam() == Db::kSqlite ? registry::open_sqlite(url_.substr(7)) : registry::open_postgresql(url_);
+  ASSERT_TRUE(old) << old.error().message;
+  registry::Database& db = **old;
+  ASSERT_TRUE(db.execute_script("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"));
+  ASSERT_TRUE(db.execute_script(registry::migrations_for(db.backend()).at(0).sql));
+  ASSERT_TRUE(db.query("INSERT INTO schema_migrations VALUES (1, 'releases', 'then')"));
+  const std::string insert =
+      "INSERT INTO measurements (digest, model_name, model_sha256, device, hostname, runtime_version, measured_at, rung, model_id, ok, "
+      "p50_ms, output_match) VALUES (?, 'det', 'abc', ?, 'h', '1.30.0', ?, 'cpu', 'det', 1, ?, 'reference')";
+  ASSERT_TRUE(db.query(insert, {std::string("d1"), std::string(kDevice), std::string("2026-11-01T00:00:00Z"), 9.0}));
+  ASSERT_TRUE(db.query(insert, {std::string("d2"), std::string(kDevice), std::string("2026-11-02T00:00:00Z"), 8.0}));
+  ASSERT_TRUE(db.query(insert, {std::string("d3"), std::string(kOtherDevice), std::string("2026-11-01T00:00:00Z"), 30.0}));
+
+  auto reg = open();
+  auto fleet = reg.fleet();
+  ASSERT_TRUE(fleet) << fleet.error().message;
+  ASSERT_EQ(fleet->size(), 1u);
+  ASSERT_EQ(fleet->front().devices.size(), 2u);
+  for (const auto& d : fleet->front().devices) {
+    const FleetCell& cpu = d.rungs.at("cpu");
+    EXPECT_EQ(cpu.measurements, d.device == kDevice ? 2 : 1);
+    EXPECT_DOUBLE_EQ(*cpu.p50_ms, d.device == kDevice ? 8.0 : 30.0);
+  }
+}
+
+TEST_P(RegistryTest, AnIncompleteReleaseIsAnErrorNotARow) {
+  auto reg = open();
+  Release r = release_of(model("tiny.onnx"));
+  r.version.clear();
+  auto out = reg.add(r, {}, {});
+  ASSERT_FALSE(out);
+  EXPECT_THAT(out.error().message, HasSubstr("a version"));
+  r = release_of(model("tiny.onnx"));
+  r.recipe_json = "[1, 2]";
+  EXPECT_FALSE(reg.add(r, {}, {}));
+  r = release_of(model("tiny.onnx"));
+  r.artifact.retained = false;
+  EXPECT_FALSE(reg.add(r, {}, {}));  // not retained needs its reason
+  auto garbage = reg.add(release_of(model("tiny.onnx")), {{dir_ / "x.json", "{\"schema\": 3}"}}, {});
+  ASSERT_FALSE(garbage);
+  EXPECT_THAT(garbage.error().message, HasSubstr("is not a rung bench record"));
+  EXPECT_TRUE(reg.list()->empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(Databases, RegistryTest, ::testing::Values(Db::kSqlite, Db::kPostgresql),
+                         [](const auto& info) { return test::db_name(info.param); });
+
+TEST(RegistryUrl, AFilePathOrSqliteUrlIsSqliteAndAnythingElseIsRefused) {
+  const fs::path dir = test::make_temp_dir("rung-registry-url");
+  auto plain = Registry::open((dir / "sub" / "r.sqlite").string());
+  ASSERT_TRUE(plain) << plain.error().message;
+  EXPECT_THAT(plain->describe(), HasSubstr("SQLite"));
+  EXPECT_TRUE(fs::exists(dir / "sub" / "r.sqlite"));
+  auto mysql = Registry::open("mysql://db/rung");
+  ASSERT_FALSE(mysql);
+  EXPECT_THAT(mysql.error().message, HasSubstr("postgresql://"));
+  std::ofstream(dir / "notes.txt") << "these are notes, not a database, and there are enough of them to fill a page";
+  auto text = Registry::open("sqlite:" + (dir / "notes.txt").string());
+  ASSERT_FALSE(text);
+  EXPECT_THAT(text.error().message, HasSubstr("notes.txt"));
+  auto down = Registry::open("postgresql:///rung?host=" + (dir / "no-server").string());
+  ASSERT_FALSE(down);
+  EXPECT_THAT(down.error().message, HasSubstr("cannot connect"));
+  fs::remove_all(dir);
+}
+
+TEST(RegistryUrl, TheDefaultLivesUnderTheUsersDataDirectory) {
+  test::ScopedEnv no_override("RUNG_REGISTRY", nullptr);
+  {
+    test::ScopedEnv xdg("XDG_DATA_HOME", "/data/ana");
+    EXPECT_EQ(Registry::default_url(), "sqlite:/data/ana/rung/registry.sqlite");
+  }
+  {
+    test::ScopedEnv xdg("XDG_DATA_HOME", nullptr);
+    test::ScopedEnv home("HOME", "/home/ana");
+    EXPECT_EQ(Registry::default_url(), "sqlite:/home/ana/.local/share/rung/registry.sqlite");
+  }
+  test::ScopedEnv set("RUNG_REGISTRY", "postgresql://fleet/rung");
+  EXPECT_EQ(Registry::default_url(), "postgresql://fleet/rung");
+}
+
+}  // namespace
+}  // namespace rung
