@@ -11,6 +11,7 @@
 
 #include "jobs/compile.h"
 #include "jobs/target_session.h"
+#include "os/json_input.h"
 #include "os/read_file.h"
 #include "runtime/clean_error.h"
 #include "session/inputs.h"
@@ -91,7 +92,7 @@ std::string provider_version_of(OrtProcess& process, const RungSpec& rung) {
 // The providers that ran nodes, from ONNX Runtime's own profile of one run.
 std::vector<std::pair<std::string, int>> nodes_by_provider(const fs::path& profile) {
   std::map<std::string, std::vector<std::string>> nodes;
-  auto j = nlohmann::json::parse(read_text_file(profile), nullptr, false);
+  auto j = parse_json_or_discarded(read_text_file(profile));
   if (j.is_object() && j.contains("traceEvents")) j = j["traceEvents"];
   if (!j.is_array()) return {};
   const std::string suffix = "_kernel_time";

@@ -6,6 +6,7 @@
 
 #include "jobs/parity_protocol.h"
 #include "jobs/target_session.h"
+#include "os/json_input.h"
 #include "session/tensor_file.h"
 
 namespace rung {
@@ -85,12 +86,20 @@ nlohmann::json parity_job_entry(const nlohmann::json& j, LineChannel* channel) {
   for (std::string line; channel->receive(line) == LineChannel::Read::kLine;) {
     std::size_t index = 0;
     std::filesystem::path dir;
+    std::string problem;
     try {
-      const auto request = nlohmann::json::parse(line);
-      index = request.at("run");
-      dir = request.at("inputs").get<std::string>();
+      auto request = parse_json(line);
+      if (request) {
+        index = request->at("run");
+        dir = request->at("inputs").get<std::string>();
+      } else {
+        problem = request.error().message;
+      }
     } catch (const nlohmann::json::exception& e) {
-      const std::string error = fmt::format("malformed request: {}", e.what());
+      problem = e.what();
+    }
+    if (!problem.empty()) {
+      const std::string error = fmt::format("malformed request: {}", problem);
       channel->send(nlohmann::json{{"done", nullptr}, {"error", error}}.dump());
       return failed(error);
     }

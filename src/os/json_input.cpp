@@ -49,6 +49,11 @@ Result<Json> bounded_parse(std::string_view text) {
 Result<nlohmann::json> parse_json(std::string_view text) { return bounded_parse<nlohmann::json>(text); }
 Result<nlohmann::ordered_json> parse_ordered_json(std::string_view text) { return bounded_parse<nlohmann::ordered_json>(text); }
 
+nlohmann::json parse_json_or_discarded(std::string_view text) {
+  auto j = parse_json(text);
+  return j ? std::move(*j) : nlohmann::json(nlohmann::json::value_t::discarded);
+}
+
 Result<nlohmann::json> read_json_file(const std::filesystem::path& file, std::uint64_t max_bytes) {
   auto text = read_regular_file(file, max_bytes);
   if (!text) return text.error();

@@ -29,6 +29,9 @@ inline constexpr std::uint64_t kMaxJsonFileBytes = 64ull << 20;
 Result<nlohmann::json> parse_json(std::string_view text);
 // The same keeping the keys' order (records rewritten with an addition).
 Result<nlohmann::ordered_json> parse_ordered_json(std::string_view text);
+// For readers that only need "usable or not": the value, or a discarded one
+// (is_discarded()) when the text is not JSON or nests too deep.
+nlohmann::json parse_json_or_discarded(std::string_view text);
 // The file's errors say what the path is (read_regular_file), then "{file}: not JSON: ...".
 Result<nlohmann::json> read_json_file(const std::filesystem::path& file, std::uint64_t max_bytes = kMaxJsonFileBytes);
 
@@ -54,6 +57,14 @@ std::optional<std::int64_t> json_integer(const Json& v, std::int64_t lo, std::in
     return i >= lo && i <= hi ? std::optional(i) : std::nullopt;
   }
   return std::nullopt;
+}
+
+// The string at `key` of an object, else `fallback` (absent, or not a string: never a type_error).
+template <class Json>
+std::string json_string_or(const Json& j, const char* key, std::string fallback) {
+  if (!j.is_object()) return fallback;
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->template get<std::string>() : fallback;
 }
 
 // A finite number.

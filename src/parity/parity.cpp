@@ -13,6 +13,7 @@
 
 #include "jobs/parity_protocol.h"
 #include "jobs/runner.h"
+#include "os/json_input.h"
 #include "os/worker_location.h"
 #include "parity/gate_file.h"
 #include "parity/inputs.h"
@@ -65,8 +66,10 @@ Status start_side(Side& s, const JobRunner& runner, bool allow_writable, std::ch
 Status await_ready(Side& s) {
   auto line = s.worker->receive();
   if (!line) return side_error(s, line.error().message);
+  auto parsed = parse_json(*line);
+  if (!parsed) return side_error(s, fmt::format("malformed answer from the worker: {}", parsed.error().message));
   try {
-    const auto j = nlohmann::json::parse(*line);
+    const auto& j = *parsed;
     if (!j.at("ready").get<bool>()) {
       const std::string stage = j.at("stage");
       const char* what = stage == "runtime" ? "the ONNX Runtime build could not be used"
@@ -131,8 +134,10 @@ Result<std::map<std::string, Tensor>> read_outputs(const fs::path& dir) {
 Status await_done(Side& s, const InputItem& item) {
   auto line = s.worker->receive();
   if (!line) return side_error(s, fmt::format("on input {}: {}", item.name, line.error().message));
+  auto parsed = parse_json(*line);
+  if (!parsed) return side_error(s, fmt::format("malformed answer from the worker: {}", parsed.error().message));
   try {
-    const auto j = nlohmann::json::parse(*line);
+    const auto& j = *parsed;
     if (j.contains("error")) return side_error(s, fmt::format("input {} failed to run: {}", item.name, j["error"].get<std::string>()));
   } catch (const nlohmann::json::exception& e) {
     return side_error(s, fmt::format("malformed answer from the worker: {}", e.what()));
