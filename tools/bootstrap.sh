@@ -12,7 +12,7 @@ PACKAGES=(g++ cmake make pkg-config ca-certificates
           libgtest-dev libgmock-dev libbenchmark-dev
           chromium python3-jsonschema libpng-dev libstb-dev python3-skimage
           imagemagick fonts-dejavu-core fonts-liberation2 fonts-freefont-ttf
-          libpq-dev postgresql)
+          libpq-dev postgresql clang libclang-rt-14-dev)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -175,8 +175,8 @@ Status check_input_spec(const ModelIo& io, const InputSpec& spec) {
       }
       continue;
     }
-    const bool symbolic = std::any_of(io.inputs.begin(), io.inputs.end(), [&](const TensorInfo& t) {
-      return std::find(t.symbolic_dims.begin(), t.symbolic_dims.end(), key) != t.symbolic_dims.end();
+    const bool symbolic = std::any_of(io.inputs.begin(), io.inputs.end(), [&dim = key](const TensorInfo& t) {
+      return std::find(t.symbolic_dims.begin(), t.symbolic_dims.end(), dim) != t.symbolic_dims.end();
     });
     if (!symbolic) {
       return Error{ErrorCode::kInvalidArgument, fmt::format("input spec: dims key '{}' is no symbolic dimension of the model's inputs ({}); "
