@@ -4,8 +4,6 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "commands.h"
 #include "model_args.h"
@@ -25,6 +23,7 @@ struct BenchCliOptions {
   std::uint64_t max_tensor_mb = 0;
   RuntimeArgs runtime;
   PluginArgs plugins;
+  SoftwareGpuArgs software_gpu;
   std::string input = "random";          // random | zeros | DIR
   std::string json;
   std::string html;
@@ -37,27 +36,6 @@ struct BenchCliOptions {
   double deadline_s = 900;
   bool compare_bare = false;
 };
-
-// The command line as typed, for the record's provenance.
-std::string command_line() {
-  std::ifstream in("/proc/self/cmdline", std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  std::string raw = s.str(), out;
-  std::size_t start = 0;
-  for (std::size_t i = 0; i <= raw.size(); ++i) {
-    if (i < raw.size() && raw[i] != '\0') continue;
-    if (i > start) {
-      std::string arg = raw.substr(start, i - start);
-      if (start == 0) arg = fs::path(arg).filename().string();
-      bool plain = arg.find_first_of(" \t'\"$`\\*?;&|<>()") == std::string::npos;
-      if (!out.empty()) out += ' ';
-      out += plain ? arg : "'" + arg + "'";
-    }
-    start = i + 1;
-  }
-  return out.empty() ? "rung bench" : out;
-}
 
 std::string ms(double v) { return v >= 100 ? fmt::format("{:.1f}", v) : v >= 1 ? fmt::format("{:.2f}", v) : fmt::format("{:.3f}", v); }
 std::string ms(const std::optional<double>& v) { return v ? ms(*v) : "-"; }
@@ -116,6 +94,7 @@ int run_bench_command(const BenchCliOptions& c) {
   if (c.models.empty()) throw CliError(kExitUsage, "give at least one MODEL (PATH or NAME=PATH)");
   if (c.duration_s <= 0 && c.runs < 1) throw CliError(kExitUsage, fmt::format("--runs must be at least 1, not {}", c.runs));
   if (c.deadline_s <= 0) throw CliError(kExitUsage, "--deadline must be positive");
+  c.software_gpu.apply();
   BenchOptions o;
   o.warmup = c.warmup;
   o.runs = c.runs;
@@ -211,6 +190,7 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--deadline", c->deadline_s, "Seconds a rung may take per model and round before it is killed")->capture_default_str();
   c->runtime.add_to(*cmd);
   c->plugins.add_to(*cmd);
+  c->software_gpu.add_to(*cmd);
   cmd->add_option("--hardware-root", c->hardware_root, "Read the hardware description under this directory (for testing)")->group("");
   cmd->callback([c] {
     int code = run_bench_command(*c);

@@ -29,11 +29,15 @@ struct CliError : std::runtime_error {
   int exit_code;
 };
 
+// The command line as typed ("rung bench m.onnx --runs 5"), for a record's provenance.
+std::string command_line();
+
 void add_doctor_command(CLI::App& app);
 void add_probe_command(CLI::App& app);
 void add_prepare_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
 void add_parity_command(CLI::App& app);
+void add_conform_command(CLI::App& app);
 void add_registry_command(CLI::App& app);
 
 }  // namespace rung::cli

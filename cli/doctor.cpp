@@ -2,12 +2,14 @@
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "commands.h"
 #include "runtime_args.h"
 #include "rung/hardware.h"
 #include "rung/ladder.h"
 #include "rung/runtime.h"
+#include "rung/software_gpu.h"
 #include "rung/standing.h"
 
 namespace rung::cli {
@@ -18,7 +20,32 @@ struct DoctorOptions {
   RuntimeArgs runtime;
   PluginArgs plugins;
   bool json = false;
+  SoftwareGpuArgs software_gpu;
 };
+
+// Whether the software GPU adapter is there, and whether this run lends it to its workers.
+struct AdapterFacts {
+  std::optional<SoftwareGpu> found;
+  std::string missing;  // why none was found
+  bool lent = false;
+  std::string line() const {
+    if (!found) return "none (" + missing + ")";
+    return found->describe() + (lent ? "; lent to the workers (WebGPU on lavapipe (software))" : "; not lent (--software-gpu or RUNG_SOFTWARE_GPU=1 lends it)");
+  }
+};
+
+AdapterFacts adapter_facts() {
+  AdapterFacts f;
+  if (auto lent = lent_software_gpu()) {
+    f.found = *lent;
+    f.lent = true;
+  } else if (auto gpu = find_software_gpu()) {
+    f.found = *gpu;
+  } else {
+    f.missing = gpu.error().message;
+  }
+  return f;
+}
 
 nlohmann::json hardware_json(const Hardware& hw) {
   nlohmann::json gpus = nlohmann::json::array();
@@ -88,7 +115,7 @@ nlohmann::json standing_json(const RungStanding& s) {
 }
 
 void print_text(const RuntimeDiscovery& d, const Hardware& hw, const Ladder& ladder,
-                const std::vector<RungStanding>& standing, const std::string& about) {
+                const std::vector<RungStanding>& standing, const std::string& about, const AdapterFacts& adapter) {
   fmt::print("{}\n\n", about);
   fmt::print("Runtime builds\n");
   for (std::size_t i = 0; i < d.builds.size(); ++i) {
@@ -117,6 +144,7 @@ void print_text(const RuntimeDiscovery& d, const Hardware& hw, const Ladder& lad
   if (hw.soc) fmt::print("  soc: {} {} {} ({})\n", hw.soc->vendor, hw.soc->family, hw.soc->machine, hw.soc->soc_id);
   if (hw.hexagon_dsp) fmt::print("  hexagon: compute DSP present\n");
   fmt::print("  identity: {}\n", hw.identity());
+  fmt::print("  software gpu: {}\n", adapter.line());
   fmt::print("\nLadder ({})\n", fmt::join(ladder.platforms, ", "));
   for (const auto& s : standing) {
     fmt::print("  {:<10} {:<28} {:<24} {}\n", s.rung.display, s.rung.provider, form_name(s.rung.form), s.note);
@@ -124,6 +152,8 @@ void print_text(const RuntimeDiscovery& d, const Hardware& hw, const Ladder& lad
 }
 
 int run_doctor(const DoctorOptions& opt) {
+  opt.software_gpu.apply();
+  const AdapterFacts adapter = adapter_facts();
   Hardware hw = detect_hardware(opt.hardware_root);
   RuntimeSearchOptions search;
   opt.runtime.apply_to(search);
@@ -149,11 +179,16 @@ int run_doctor(const DoctorOptions& opt) {
                           {"chosen", {{"library", chosen.library.string()}, {"version", chosen.version}, {"reason", discovery->choice_reason}}},
                           {"searched", searched},
                           {"hardware", hardware_json(hw)},
+                          {"software_gpu", adapter.found ? nlohmann::json{{"dir", adapter.found->dir.string()},
+                                                                          {"driver", adapter.found->driver.string()},
+                                                                          {"mesa", adapter.found->mesa_version},
+                                                                          {"lent", adapter.lent}}
+                                                         : nlohmann::json(nullptr)},
                           {"platforms", ladder.platforms},
                           {"ladder", rungs}};
     fmt::print("{}\n", out.dump(2));
   } else {
-    print_text(*discovery, hw, ladder, standing, about);
+    print_text(*discovery, hw, ladder, standing, about, adapter);
   }
   return kExitOk;
 }
@@ -168,6 +203,7 @@ void add_doctor_command(CLI::App& app) {
   opt->plugins.add_to(*cmd);
   cmd->add_option("--hardware-root", opt->hardware_root, "Read the hardware description under this directory (for testing)")
       ->group("");
+  opt->software_gpu.add_to(*cmd);
   cmd->callback([opt] {
     int code = run_doctor(*opt);
     if (code != kExitOk) throw CliError(code, "doctor failed");

@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   rung::cli::add_prepare_command(app);
   rung::cli::add_bench_command(app);
   rung::cli::add_parity_command(app);
+  rung::cli::add_conform_command(app);
   rung::cli::add_registry_command(app);
   try {
     app.parse(argc, argv);

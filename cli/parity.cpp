@@ -16,6 +16,7 @@ namespace {
 struct ParityCliOptions {
   std::string ref, cand, inputs, gate, preprocess, json, work_dir;
   RuntimeArgs runtime;
+  SoftwareGpuArgs software_gpu;
   std::size_t random = 0;
   std::uint64_t seed = 0;
   double deadline_s = 300;
@@ -23,6 +24,7 @@ struct ParityCliOptions {
 };
 
 void run_parity_command(const ParityCliOptions& c) {
+  c.software_gpu.apply();
   ParityOptions o;
   auto ref = ParitySide::parse(c.ref);
   if (!ref) throw CliError(kExitUsage, fmt::format("--ref {}", ref.error().message));
@@ -59,7 +61,9 @@ void add_parity_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("parity", "Run one model on two sides over the same inputs; gate on the decisions it makes, not only on tensors");
   cmd->footer(
       "SPEC: MODEL[,rung=cpu|cuda|...|PLUGIN.so][,ort=VERSION|DIR][,threads=N][,option.KEY=VALUE]\n"
+      "   or expected:DIR  (stored outputs: DIR/SET/output_K.pb for each input set SET, as an ONNX test folder holds them)\n"
       "  e.g. --ref det.onnx,ort=1.30.0 --cand det.onnx,ort=1.28.2\n"
+      "       --ref expected:test_abs --cand test_abs/model.onnx --inputs test_abs\n"
       "Exit: 0 every gate passes, 1 a gate fails (or a side could not run), 2 a usage or input error, 3 no such ONNX Runtime build.");
   cmd->add_option("--ref", c->ref, "The reference side (SPEC)")->required();
   cmd->add_option("--cand", c->cand, "The candidate side (SPEC)")->required();
@@ -72,6 +76,7 @@ void add_parity_command(CLI::App& app) {
   cmd->add_option("--deadline", c->deadline_s, "Seconds a side may take to build its session or run one input")->capture_default_str();
   c->runtime.add_to(*cmd);
   add_max_tensor_option(*cmd, c->max_tensor_mb);
+  c->software_gpu.add_to(*cmd);
   cmd->add_option("--work-dir", c->work_dir, "Keep the exchanged tensors here (default: a temporary directory, removed)")->group("");
   cmd->callback([c] { run_parity_command(*c); });
 }

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "commands.h"
@@ -17,6 +18,7 @@ struct ProbeCliOptions {
   ModelArgs models;
   RuntimeArgs runtime;
   PluginArgs plugins;
+  SoftwareGpuArgs software_gpu;
   std::vector<std::string> probe_models;
   std::string cache_dir;
   std::string hardware_root = "/";
@@ -24,7 +26,7 @@ struct ProbeCliOptions {
   bool json = false;
   bool reprobe = false;
   bool in_process = false;
-  double deadline_s = 60;
+  double deadline_s = 180;
   int runs = 3;
   int threads = 0;
   double accept_ratio = 1.0;
@@ -32,26 +34,30 @@ struct ProbeCliOptions {
 
 std::string ms(double v) { return v > 0 ? fmt::format("{:.2f}", v) : "-"; }
 
-void print_row(const std::string& rung, const Measurement& m, const std::string& verdict, const std::string& reason) {
+void print_row(std::size_t width, const std::string& rung, const Measurement& m, const std::string& verdict, const std::string& reason) {
   std::string ratio = m.ratio() > 0 ? fmt::format("{:.2f}x", m.ratio()) : "-";
-  fmt::print("  {:<20} {:<32} {:>9} {:>10} {:>7}  {}{}\n", rung, m.model, ms(m.build_ms), ms(m.median_ms), ratio, verdict,
+  fmt::print("  {:<{}} {:<32} {:>9} {:>10} {:>7}  {}{}\n", rung, width, m.model, ms(m.build_ms), ms(m.median_ms), ratio, verdict,
              reason.empty() ? "" : ": " + reason);
 }
 
 void print_table(const ProbeOutcome& out) {
-  fmt::print("  {:<20} {:<32} {:>9} {:>10} {:>7}  {}\n", "rung", "model", "build ms", "median ms", "ratio", "verdict");
-  for (const auto& m : out.floor.models) print_row(out.floor.display + " (floor)", m, m.verdict == Verdict::kTaken ? "floor" : verdict_name(m.verdict), m.reason);
+  // As wide as the longest rung's name ("WebGPU on lavapipe (software)"), 20 at least.
+  std::size_t width = std::max<std::size_t>(20, out.floor.display.size() + 8);
+  for (const auto& r : out.rungs) width = std::max(width, r.display.size());
+  fmt::print("  {:<{}} {:<32} {:>9} {:>10} {:>7}  {}\n", "rung", width, "model", "build ms", "median ms", "ratio", "verdict");
+  for (const auto& m : out.floor.models) print_row(width, out.floor.display + " (floor)", m, m.verdict == Verdict::kTaken ? "floor" : verdict_name(m.verdict), m.reason);
   for (const auto& r : out.rungs) {
     if (r.models.empty()) {
-      fmt::print("  {:<20} {:<32} {:>9} {:>10} {:>7}  {}{}\n", r.display, "-", "-", "-", "-", verdict_name(r.verdict),
+      fmt::print("  {:<{}} {:<32} {:>9} {:>10} {:>7}  {}{}\n", r.display, width, "-", "-", "-", "-", verdict_name(r.verdict),
                  r.reason.empty() ? "" : ": " + r.reason);
       continue;
     }
-    for (const auto& m : r.models) print_row(r.display, m, verdict_name(m.verdict), m.reason);
+    for (const auto& m : r.models) print_row(width, r.display, m, verdict_name(m.verdict), m.reason);
   }
 }
 
 int run_probe_command(const ProbeCliOptions& c) {
+  c.software_gpu.apply();
   ProbeOptions o;
   o.cache_dir = c.cache_dir.empty() ? default_cache_dir() : fs::path(c.cache_dir);
   o.hardware_root = c.hardware_root;
@@ -111,6 +117,7 @@ void add_probe_command(CLI::App& app) {
   cmd->add_option("--cache-dir", c->cache_dir, "Where the decision is cached (default: RUNG_CACHE_DIR or ~/.cache/rung/probe)");
   c->runtime.add_to(*cmd);
   c->plugins.add_to(*cmd);
+  c->software_gpu.add_to(*cmd);
   cmd->add_option("--hardware-root", c->hardware_root, "Read the hardware description under this directory (for testing)")->group("");
   cmd->callback([c] {
     int code = run_probe_command(*c);

@@ -1,5 +1,8 @@
 #include "runtime_args.h"
 
+#include "commands.h"
+#include "rung/software_gpu.h"
+
 namespace rung::cli {
 
 void RuntimeArgs::add_to(CLI::App& command) {
@@ -17,5 +20,15 @@ void PluginArgs::add_to(CLI::App& command) {
 }
 
 std::vector<std::filesystem::path> PluginArgs::paths() const { return {dirs.begin(), dirs.end()}; }
+
+void SoftwareGpuArgs::add_to(CLI::App& command) {
+  command.add_flag("--software-gpu", lend,
+                   "Lend Mesa's lavapipe (software Vulkan, fetched by tools/fetch-deps.sh) to the workers, so the WebGPU rung runs "
+                   "(far slower than the CPU; also RUNG_SOFTWARE_GPU=1)");
+}
+
+void SoftwareGpuArgs::apply() const {
+  if (auto s = lend_software_gpu_if_asked(lend); !s) throw CliError(kExitUsage, "--software-gpu: " + s.error().message);
+}
 
 }  // namespace rung::cli

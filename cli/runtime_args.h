@@ -1,6 +1,6 @@
 // Option groups beside the model options: where ONNX Runtime builds are looked
-// for (every command that loads one) and where plugin EPs are (every command
-// that walks the ladder).
+// for (every command that loads one), where plugin EPs are (every command that
+// walks the ladder) and the software GPU (every command whose workers may run WebGPU).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -28,6 +28,16 @@ struct PluginArgs {
 
   void add_to(CLI::App& command);
   std::vector<std::filesystem::path> paths() const;
+};
+
+// --software-gpu: lend Mesa's lavapipe (software Vulkan) to the command's child
+// processes, so that the WebGPU rung runs there (RUNG_SOFTWARE_GPU=1 does the same).
+struct SoftwareGpuArgs {
+  bool lend = false;
+
+  void add_to(CLI::App& command);
+  // Lends it when the flag or the environment asks; a usage error (CliError) when it is not there.
+  void apply() const;
 };
 
 }  // namespace rung::cli

@@ -3,7 +3,6 @@
 // refused with no record left behind.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <png.h>
 
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -27,27 +26,6 @@ std::size_t count(const std::string& text, const std::string& needle) {
   return n;
 }
 
-struct Image {
-  int width = 0, height = 0;
-  std::vector<std::uint8_t> rgba;
-};
-
-Image decode_png(const fs::path& file) {
-  Image img;
-  png_image p{};
-  p.version = PNG_IMAGE_VERSION;
-  if (!png_image_begin_read_from_file(&p, file.c_str())) return img;
-  p.format = PNG_FORMAT_RGBA;
-  img.rgba.resize(PNG_IMAGE_SIZE(p));
-  if (!png_image_finish_read(&p, nullptr, img.rgba.data(), 0, nullptr)) {
-    png_image_free(&p);
-    return {};
-  }
-  img.width = static_cast<int>(p.width);
-  img.height = static_cast<int>(p.height);
-  return img;
-}
-
 class BenchCliTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -68,17 +46,9 @@ class BenchCliTest : public ::testing::Test {
            " --plugin-dir " + (dir_ / "plugins").string() + " --warmup 1 " + args;
   }
 
-  // Headless Chromium, as the issue asks: a fresh profile, nothing in the background, no network.
+  // Headless Chromium, as the issue asks: a fresh profile each time.
   test::CommandResult chromium(const std::string& mode, const fs::path& html) {
-    auto which = test::run_command("command -v chromium");
-    if (which.exit_code != 0) {
-      ADD_FAILURE() << "chromium is not installed: tools/bootstrap.sh installs it";
-      return which;
-    }
-    fs::path profile = dir_ / ("chromium-profile-" + std::to_string(profile_count_++));
-    return test::run_command("timeout 120 chromium --headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking "
-                             "--disable-component-update --disable-sync --user-data-dir='" +
-                             profile.string() + "' " + mode + " 'file://" + html.string() + "'");
+    return test::run_chromium(mode, html, dir_ / ("chromium-profile-" + std::to_string(profile_count_++)));
   }
 
   fs::path dir_;
@@ -128,7 +98,7 @@ TEST_F(BenchCliTest, TableRecordAndAReportChromiumRendersWithOneBarPerRow) {
   const fs::path shot = dir_ / "shot.png";
   auto shoot = chromium("--screenshot='" + shot.string() + "' --window-size=1280,900 --hide-scrollbars", dir_ / "report.html");
   ASSERT_EQ(shoot.exit_code, 0) << shoot.err;
-  auto img = decode_png(shot);
+  auto img = test::decode_png(shot);
   ASSERT_EQ(img.width, 1280);
   ASSERT_EQ(img.height, 900);
   std::size_t bar_pixels = 0, non_white = 0;
@@ -153,6 +123,27 @@ TEST_F(BenchCliTest, ASecondRunAppendsToTheRecord) {
   ASSERT_EQ(second.exit_code, 0) << second.err;
   auto j = nlohmann::json::parse(test::read_file(file));
   EXPECT_EQ(j["measurements"].size(), 2u);
+}
+
+TEST_F(BenchCliTest, EveryTensorTypeIsGeneratedRunAndCompared) {
+  using test::ElemType;
+  test::ModelBuilder m(18);
+  m.input("s", {2, 3}, ElemType::String).node("Identity", {"s"}, {"s_out"}).output("s_out", {2, 3}, ElemType::String);
+  m.input("u", {4}, ElemType::Uint64).node("Add", {"u", "u"}, {"u2"}).output("u2", {4}, ElemType::Uint64);
+  m.input("w", {4}, ElemType::Uint32).node("Identity", {"w"}, {"w_out"}).output("w_out", {4}, ElemType::Uint32);
+  m.input("h", {4}, ElemType::Uint16).node("Identity", {"h"}, {"h_out"}).output("h_out", {4}, ElemType::Uint16);
+  m.input("f", {4}).node("Cast", {"f"}, {"bf"}).attribute("to", 16).output("bf", {4}, ElemType::BFloat16);
+  m.save(dir_ / "types.onnx");
+  for (const char* input : {"random", "zeros"}) {
+    auto r = test::run_command(bench((dir_ / "types.onnx").string() + " --runs 2 --rung rung_sim_ep --input " + input));
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    EXPECT_THAT(r.out, HasSubstr("s string [2, 3]"));
+    EXPECT_THAT(r.out, HasSubstr("u uint64 [4]"));
+    EXPECT_THAT(r.out, HasSubstr("h uint16 [4]"));
+    // The simulated accelerator claims none of these nodes: it computes what the CPU does, and says so.
+    EXPECT_THAT(r.out, HasSubstr("match"));
+    EXPECT_THAT(r.out, Not(HasSubstr("element type")));
+  }
 }
 
 TEST_F(BenchCliTest, ProgressIsShownOnATerminal) {

@@ -19,31 +19,8 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-fs::path schema_file() { return test::fixtures_dir() / ".." / ".." / "schemas" / "bench-record.schema.json"; }
-
-// Debian's interpreter, where python3-jsonschema installs (a pyenv or venv python may lack it).
-constexpr const char* kPython = "/usr/bin/python3";
-
 // Empty when `record` is valid; else the validator's messages.
-std::string schema_errors(const fs::path& record) {
-  auto have = test::run_command(std::string(kPython) + " -c 'import jsonschema'");
-  if (have.exit_code != 0) {
-    ADD_FAILURE() << "python3-jsonschema is missing (" << have.err << "): install it with tools/bootstrap.sh";
-    return "no validator";
-  }
-  const std::string script =
-      "import json, sys, jsonschema\n"
-      "schema = json.load(open(sys.argv[1]))\n"
-      "jsonschema.Draft202012Validator.check_schema(schema)\n"
-      "errors = list(jsonschema.Draft202012Validator(schema).iter_errors(json.load(open(sys.argv[2]))))\n"
-      "for e in errors: print(e.message, 'at', list(e.absolute_path))\n"
-      "sys.exit(1 if errors else 0)\n";
-  fs::path py = record.parent_path() / "validate.py";
-  std::ofstream(py) << script;
-  auto r = test::run_command(std::string(kPython) + " '" + py.string() + "' '" + schema_file().string() + "' '" + record.string() + "'");
-  if (r.exit_code == 0) return {};
-  return r.out + r.err;
-}
+std::string schema_errors(const fs::path& record) { return test::schema_errors(test::schema_path("bench-record.schema.json"), record); }
 
 BenchReport hand_made_report() {
   BenchReport rep;

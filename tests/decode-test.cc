@@ -103,6 +103,46 @@ TEST(TextBoxes, ARotatedLineGivesARotatedBox) {
   EXPECT_NEAR(std::atan2(q[1].y - q[0].y, q[1].x - q[0].x), a, 0.05);
 }
 
+TEST(TextBoxes, AHoleIsABorderOfItsOwnAsInPpOcrContours) {
+  // A 20 x 20 region with a 3 x 3 hole below the threshold: OpenCV's RETR_LIST
+  // gives the hole's border too, and its 4 x 4 rectangle scores 0.67 (16 pixels
+  // at 0.9, 9 at 0.25), so PP-OCR keeps a box for it; a larger hole scores too low.
+  const std::size_t h = 40, w = 40;
+  auto ring = [&](std::size_t hole) {
+    std::vector<float> map(h * w, 0.0f);
+    for (std::size_t y = 10; y < 30; ++y) {
+      for (std::size_t x = 10; x < 30; ++x) map[y * w + x] = 0.9f;
+    }
+    for (std::size_t y = 19; y < 19 + hole; ++y) {
+      for (std::size_t x = 19; x < 19 + hole; ++x) map[y * w + x] = 0.25f;
+    }
+    return map;
+  };
+  const auto two = extract_text_boxes(ring(3), h, w);
+  ASSERT_EQ(two.size(), 2u);
+  EXPECT_NEAR(quad_width(two[0].quad), 19 + 2 * 361 * 1.5 / 76, 1.5);  // the outer border first, in raster order
+  EXPECT_NEAR(quad_width(two[1].quad), 4 + 2 * 16 * 1.5 / 16, 1.5);
+  EXPECT_NEAR(two[1].score, (16 * 0.9 + 9 * 0.25) / 25, 1e-6);
+  EXPECT_EQ(extract_text_boxes(ring(6), h, w).size(), 1u);
+}
+
+TEST(TextBoxes, BoxesScaleToTheSourceImageBeforeRounding) {
+  const std::size_t h = 32, w = 64;
+  std::vector<float> map(h * w, 0.0f);
+  for (std::size_t y = 10; y < 20; ++y) {
+    for (std::size_t x = 10; x < 50; ++x) map[y * w + x] = 0.9f;
+  }
+  TextBoxOptions o;
+  o.output_width = 160;   // the map is 0.4 of the source across
+  o.output_height = 48;   // and 2/3 of it down
+  const auto boxes = extract_text_boxes(map, h, w, o);
+  ASSERT_EQ(boxes.size(), 1u);
+  const double d = 39 * 9 * 1.5 / 96;  // the rectangle through pixel centres grows by this in map pixels
+  EXPECT_EQ(boxes[0].quad[0].x, std::round((10 - d) * 2.5));
+  EXPECT_EQ(boxes[0].quad[0].y, std::round((10 - d) * 1.5));
+  EXPECT_EQ(boxes[0].quad[2].x, std::round((49 + d) * 2.5));
+}
+
 TEST(Matching, OneToOneByDecreasingIou) {
   const std::vector<Quad> ref{axis_aligned_quad(0, 0, 10, 10), axis_aligned_quad(20, 0, 30, 10), axis_aligned_quad(50, 50, 60, 60)};
   const std::vector<Quad> cand{axis_aligned_quad(21, 0, 31, 10), axis_aligned_quad(1, 0, 11, 10), axis_aligned_quad(0, 1, 10, 11),

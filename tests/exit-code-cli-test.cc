@@ -6,9 +6,11 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <cstring>
 #include <fstream>
 
 #include "model_builder.h"
+#include "session/tensor_file.h"
 #include "test_support.h"
 
 namespace rung {
@@ -36,13 +38,33 @@ const Command kCommands[] = {
      }},
     {"bench", [](const fs::path& m, const fs::path&) { return "bench tiny=" + m.string() + " --rung cpu --runs 1 --warmup 0 --hardware-root " + cpu_vm(); }},
     {"parity", [](const fs::path& m, const fs::path&) { return "parity --ref " + m.string() + " --cand " + m.string() + " --random 1"; }},
+    {"conform", [](const fs::path&, const fs::path& d) { return "conform --suite " + (d / "suite").string() + " --rung cpu"; }},
 };
+
+// The model as a conform suite of one test: zeros in, Relu(0 * 0.75 + 0.25 - 0) out.
+void write_conform_suite(const fs::path& model, const fs::path& suite) {
+  const fs::path test = suite / "test_tiny";
+  fs::create_directories(test / "test_data_set_0");
+  fs::copy_file(model, test / "model.onnx");
+  auto filled = [](const char* name, float v) {
+    Tensor t;
+    t.name = name;
+    t.type = ElementType::kFloat;
+    t.shape = {1, 4, 8};
+    t.bytes.resize(32 * sizeof(float));
+    for (std::size_t i = 0; i < 32; ++i) std::memcpy(t.bytes.data() + i * sizeof(float), &v, sizeof v);
+    return t;
+  };
+  ASSERT_TRUE(write_tensor_file(filled("x", 0.0f), test / "test_data_set_0" / "input_0.pb"));
+  ASSERT_TRUE(write_tensor_file(filled("y", 0.25f), test / "test_data_set_0" / "output_0.pb"));
+}
 
 class ExitCodeCliTest : public ::testing::TestWithParam<Command> {
  protected:
   void SetUp() override {
     dir_ = test::make_temp_dir("rung-exit-code");
     model_ = test::write_elementwise_model(dir_ / "tiny.onnx", {1, 4, 8});
+    write_conform_suite(model_, dir_ / "suite");
     // A copy of the CLI in a directory of its own has no runtimes/ beside it: it finds a build only where told.
     fs::create_directories(dir_ / "lonely");
     fs::copy_file(test::cli_path(), dir_ / "lonely" / "rung");

@@ -192,7 +192,7 @@ TEST_F(JobRunnerTest, AnUnknownKindIsAUsageErrorOfTheWorker) {
   const JobOutcome out = run(probe_job(cpu()), std::chrono::seconds(30), test::worker_path(), "no-such-kind");
   ASSERT_EQ(out.status, Status::kFailed);
   EXPECT_THAT(out.describe(), StartsWith("the worker exited with status 2 and no result"));
-  EXPECT_THAT(test::read_file(dir_ / "work" / "worker.log"), HasSubstr("KIND: probe, bench, compile, parity"));
+  EXPECT_THAT(test::read_file(dir_ / "work" / "worker.log"), HasSubstr("KIND: probe, bench, compile, parity, conform"));
 }
 
 TEST_F(JobRunnerTest, AProgressHookIsCalledWhileTheJobRuns) {

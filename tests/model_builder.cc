@@ -24,6 +24,14 @@ void set_value_info(onnx::ValueInfoProto* vi, const std::string& name, const std
   }
 }
 
+// "sequence" or "optional" around a tensor of unknown shape.
+void set_wrapped_info(onnx::ValueInfoProto* vi, const std::string& name, ElemType type, bool sequence) {
+  vi->set_name(name);
+  onnx::TypeProto* inner = sequence ? vi->mutable_type()->mutable_sequence_type()->mutable_elem_type()
+                                    : vi->mutable_type()->mutable_optional_type()->mutable_elem_type();
+  inner->mutable_tensor_type()->set_elem_type(static_cast<int32_t>(type));
+}
+
 onnx::TensorProto float_tensor(const std::string& name, const std::vector<int64_t>& shape, const std::vector<float>& values) {
   onnx::TensorProto t;
   t.set_name(name);
@@ -60,6 +68,36 @@ ModelBuilder& ModelBuilder::input(const std::string& name, const std::vector<int
 
 ModelBuilder& ModelBuilder::output(const std::string& name, const std::vector<int64_t>& shape, ElemType type) {
   set_value_info(model_->mutable_graph()->add_output(), name, shape, type);
+  return *this;
+}
+
+ModelBuilder& ModelBuilder::sequence_input(const std::string& name, ElemType type) {
+  set_wrapped_info(model_->mutable_graph()->add_input(), name, type, true);
+  return *this;
+}
+
+ModelBuilder& ModelBuilder::sequence_output(const std::string& name, ElemType type) {
+  set_wrapped_info(model_->mutable_graph()->add_output(), name, type, true);
+  return *this;
+}
+
+ModelBuilder& ModelBuilder::optional_input(const std::string& name, ElemType type) {
+  set_wrapped_info(model_->mutable_graph()->add_input(), name, type, false);
+  return *this;
+}
+
+ModelBuilder& ModelBuilder::optional_output(const std::string& name, ElemType type) {
+  set_wrapped_info(model_->mutable_graph()->add_output(), name, type, false);
+  return *this;
+}
+
+ModelBuilder& ModelBuilder::attribute(const std::string& name, int64_t value) {
+  auto* graph = model_->mutable_graph();
+  if (graph->node_size() == 0) throw std::runtime_error("attribute() before any node()");
+  auto* a = graph->mutable_node(graph->node_size() - 1)->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INT);
+  a->set_i(value);
   return *this;
 }
 

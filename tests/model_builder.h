@@ -14,7 +14,10 @@ class ModelProto;
 namespace rung::test {
 
 // Element types accepted by ModelBuilder (values of onnx::TensorProto::DataType).
-enum class ElemType : int32_t { Float = 1, Int64 = 7, String = 8, Bool = 9, Uint32 = 12 };
+enum class ElemType : int32_t {
+  Float = 1, Uint8 = 2, Int8 = 3, Uint16 = 4, Int16 = 5, Int32 = 6, Int64 = 7, String = 8, Bool = 9,
+  Float16 = 10, Double = 11, Uint32 = 12, Uint64 = 13, BFloat16 = 16,
+};
 
 class ModelBuilder {
  public:
@@ -27,6 +30,11 @@ class ModelBuilder {
   // Graph inputs/outputs. A negative dimension becomes a symbolic one ("d<index>").
   ModelBuilder& input(const std::string& name, const std::vector<int64_t>& shape, ElemType type = ElemType::Float);
   ModelBuilder& output(const std::string& name, const std::vector<int64_t>& shape, ElemType type = ElemType::Float);
+  // A sequence of tensors, or an optional tensor, of `type` and unknown shape.
+  ModelBuilder& sequence_input(const std::string& name, ElemType type);
+  ModelBuilder& sequence_output(const std::string& name, ElemType type);
+  ModelBuilder& optional_input(const std::string& name, ElemType type);
+  ModelBuilder& optional_output(const std::string& name, ElemType type);
   ModelBuilder& initializer(const std::string& name, const std::vector<int64_t>& shape,
                             const std::vector<float>& values);
   ModelBuilder& initializer_int64(const std::string& name, const std::vector<int64_t>& shape,
@@ -34,6 +42,8 @@ class ModelBuilder {
   // A node of the default domain; its name defaults to "<op_type>_<index>".
   ModelBuilder& node(const std::string& op_type, const std::vector<std::string>& inputs,
                      const std::vector<std::string>& outputs, const std::string& name = "");
+  // An integer attribute of the node added last (Cast's "to").
+  ModelBuilder& attribute(const std::string& name, int64_t value);
   // A node holding subgraphs (an If's branches, a Loop's body): attribute name -> the builder whose graph it holds.
   ModelBuilder& node(const std::string& op_type, const std::vector<std::string>& inputs,
                      const std::vector<std::string>& outputs,

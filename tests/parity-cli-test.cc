@@ -192,3 +192,68 @@ TEST_F(ParityCliTest, ACandidateThatCrashesIsReportedNotPropagated) {
 
 }  // namespace
 }  // namespace rung
+
+namespace rung {
+namespace {
+
+// An ONNX test folder: model.onnx beside test_data_set_N/ with inputs and expected outputs.
+class ParityTestFolderTest : public ParityCliTest {
+ protected:
+  fs::path test_folder(const std::vector<float>& expected) {
+    const fs::path t = dir_ / "node" / "test_relu";
+    fs::create_directories(t / "test_data_set_0");
+    fs::create_directories(t / "test_data_set_1");
+    fs::copy_file(model_, t / "model.onnx");
+    EXPECT_TRUE(write_tensor_file(test::float_tensor("x", {1, 4}, {-1, 0.5f, 2, -3}), t / "test_data_set_0" / "input_0.pb"));
+    EXPECT_TRUE(write_tensor_file(test::float_tensor("y", {1, 4}, expected), t / "test_data_set_0" / "output_0.pb"));
+    EXPECT_TRUE(write_tensor_file(test::float_tensor("x", {1, 4}, {1, 1, 1, 1}), t / "test_data_set_1" / "input_0.pb"));
+    EXPECT_TRUE(write_tensor_file(test::float_tensor("y", {1, 4}, {1, 1, 1, 1}), t / "test_data_set_1" / "output_0.pb"));
+    return t;
+  }
+};
+
+TEST_F(ParityTestFolderTest, ASideHeldToTheTestsStoredOutputs) {
+  const fs::path t = test_folder({0, 0.5f, 2, 0});
+  auto r = run("'expected:" + t.string() + "'", test::side(t / "model.onnx"), "--inputs '" + t.string() + "'");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("ref   the outputs stored in " + t.string()));
+  EXPECT_THAT(r.out, HasSubstr("PASS  tensor · y: 2 of 2 inputs within"));
+}
+
+TEST_F(ParityTestFolderTest, StoredOutputsThatDifferFailTheGate) {
+  const fs::path t = test_folder({0, 0.5f, 2.5f, 0});
+  auto r = run("'expected:" + t.string() + "'", test::side(t / "model.onnx"), "--inputs '" + t.string() + "'");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("FAIL  tensor · y: 1 of 2 inputs within"));
+  EXPECT_THAT(r.out, HasSubstr("failing inputs: test_data_set_0"));
+}
+
+TEST_F(ParityTestFolderTest, StoredOutputsMustBeThereAndOneSideMustRun) {
+  const fs::path t = test_folder({0, 0.5f, 2, 0});
+  auto missing = run("'expected:" + (dir_ / "elsewhere").string() + "'", test::side(t / "model.onnx"), "--inputs '" + t.string() + "'");
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_THAT(missing.err, HasSubstr("elsewhere: the directory of stored outputs is not there"));
+  auto wrong = run("'expected:" + (dir_ / "in").string() + "'", test::side(t / "model.onnx"), "--inputs '" + t.string() + "'");
+  EXPECT_EQ(wrong.exit_code, 2);
+  EXPECT_THAT(wrong.err, HasSubstr("holds no test_data_set_0/ with the outputs of input test_data_set_0"));
+  auto both = run("'expected:" + t.string() + "'", "'expected:" + t.string() + "'", "--inputs '" + t.string() + "'");
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_THAT(both.err, HasSubstr("both sides are stored outputs"));
+}
+
+TEST_F(ParityTestFolderTest, SequencesAndOptionalValuesGoToTheValueGate) {
+  test::ModelBuilder b(18);
+  b.input("x", {2}).node("SequenceConstruct", {"x", "x"}, {"seq"}).sequence_output("seq", test::ElemType::Float);
+  b.node("Optional", {"x"}, {"opt"}).optional_output("opt", test::ElemType::Float);
+  b.node("Relu", {"x"}, {"y"}).output("y", {2});
+  const fs::path m = b.save(dir_ / "values.onnx");
+  fs::create_directories(dir_ / "vin");
+  ASSERT_TRUE(write_tensor_file(test::float_tensor("x", {2}, {-1, 2}), dir_ / "vin" / "a.pb"));
+  auto same = run(test::side(m), test::side(m, "1.28.2"), "--inputs '" + (dir_ / "vin").string() + "'");
+  EXPECT_EQ(same.exit_code, 0) << same.out << same.err;
+  EXPECT_THAT(same.out, HasSubstr("PASS  tensor · y"));
+  EXPECT_THAT(same.out, HasSubstr("PASS  value · 2 outputs: 1 of 1 inputs give the same sequences and optional values"));
+}
+
+}  // namespace
+}  // namespace rung

@@ -1,5 +1,7 @@
 #include "test_support.h"
 
+#include <gtest/gtest.h>
+#include <png.h>
 #include <sys/wait.h>
 
 #include <cstdio>
@@ -54,6 +56,57 @@ CommandResult run_command(const std::string& command) {
   r.err = read_file(err);
   std::filesystem::remove_all(dir);
   return r;
+}
+
+CommandResult run_chromium(const std::string& mode, const std::filesystem::path& html, const std::filesystem::path& profile_dir) {
+  auto which = run_command("command -v chromium");
+  if (which.exit_code != 0) {
+    ADD_FAILURE() << "chromium is not installed: tools/bootstrap.sh installs it";
+    return which;
+  }
+  return run_command("timeout 120 chromium --headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking "
+                     "--disable-component-update --disable-sync --user-data-dir='" +
+                     profile_dir.string() + "' " + mode + " 'file://" + html.string() + "'");
+}
+
+Image decode_png(const std::filesystem::path& file) {
+  Image img;
+  png_image p{};
+  p.version = PNG_IMAGE_VERSION;
+  if (!png_image_begin_read_from_file(&p, file.c_str())) return img;
+  p.format = PNG_FORMAT_RGBA;
+  img.rgba.resize(PNG_IMAGE_SIZE(p));
+  if (!png_image_finish_read(&p, nullptr, img.rgba.data(), 0, nullptr)) {
+    png_image_free(&p);
+    return {};
+  }
+  img.width = static_cast<int>(p.width);
+  img.height = static_cast<int>(p.height);
+  return img;
+}
+
+std::filesystem::path schema_path(const std::string& name) { return fixtures_dir() / ".." / ".." / "schemas" / name; }
+
+std::string schema_errors(const std::filesystem::path& schema, const std::filesystem::path& record) {
+  // Debian's interpreter, where python3-jsonschema installs (a pyenv or venv python may lack it).
+  const std::string python = "/usr/bin/python3";
+  auto have = run_command(python + " -c 'import jsonschema'");
+  if (have.exit_code != 0) {
+    ADD_FAILURE() << "python3-jsonschema is missing (" << have.err << "): install it with tools/bootstrap.sh";
+    return "no validator";
+  }
+  const std::string script =
+      "import json, sys, jsonschema\n"
+      "schema = json.load(open(sys.argv[1]))\n"
+      "jsonschema.Draft202012Validator.check_schema(schema)\n"
+      "errors = list(jsonschema.Draft202012Validator(schema).iter_errors(json.load(open(sys.argv[2]))))\n"
+      "for e in errors: print(e.message, 'at', list(e.absolute_path))\n"
+      "sys.exit(1 if errors else 0)\n";
+  const std::filesystem::path py = record.parent_path() / "validate.py";
+  std::ofstream(py) << script;
+  auto r = run_command(python + " '" + py.string() + "' '" + schema.string() + "' '" + record.string() + "'");
+  if (r.exit_code == 0) return {};
+  return r.out + r.err;
 }
 
 }  // namespace rung::test

@@ -1,6 +1,7 @@
 // Paths the tests use: the fetched runtime builds and models, fixtures, built binaries.
 #pragma once
 
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
@@ -46,6 +47,23 @@ struct CommandResult {
   std::string err;
 };
 CommandResult run_command(const std::string& command);
+
+// Headless Chromium on a file: a fresh profile in `profile_dir`, nothing in the
+// background, no network. `mode` is "--dump-dom" or "--screenshot=FILE ...".
+// Reports a test failure (and returns it) when chromium is not installed.
+CommandResult run_chromium(const std::string& mode, const std::filesystem::path& html, const std::filesystem::path& profile_dir);
+
+// A PNG decoded to RGBA (libpng's simplified API); empty when it does not decode.
+struct Image {
+  int width = 0, height = 0;
+  std::vector<std::uint8_t> rgba;
+};
+Image decode_png(const std::filesystem::path& file);
+
+// Checks `record` against a JSON Schema with Debian's python3-jsonschema: empty
+// when valid, else the validator's messages (a missing validator is a test failure).
+std::string schema_errors(const std::filesystem::path& schema, const std::filesystem::path& record);
+std::filesystem::path schema_path(const std::string& name);  // schemas/NAME in the source tree
 
 // An environment variable set (or unset, with nullptr) for one scope.
 class ScopedEnv {

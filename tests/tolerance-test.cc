@@ -123,6 +123,17 @@ TEST(ToleranceTest, NanMismatchesAnythingItselfIncludedAtAnyTolerance) {
   EXPECT_FALSE(d.measured());
 }
 
+TEST(ToleranceTest, NanEqualsNanOnlyWhereTheToleranceSaysSoAndNothingElse) {
+  Tolerance t = Tolerance::exact();
+  t.nan_equal = true;  // NumPy's equal_nan, as ONNX's expected outputs are checked
+  EXPECT_FALSE(mismatch(t, kNaN, kNaN));
+  EXPECT_TRUE(mismatch(t, kNaN, 1.0));
+  EXPECT_TRUE(mismatch(t, 1.0, kNaN));
+  EXPECT_TRUE(mismatch(t, kNaN, kInf));
+  EXPECT_EQ(t.atol_to_pass(t.compare(kNaN, kNaN)), 0.0);
+  EXPECT_TRUE(mismatch(t, 1.0, 1.0 + kStep));  // the bounds themselves are unchanged
+}
+
 TEST(ToleranceTest, TheLoosestBoundsThatPassAnElementAreItsOwnDifferences) {
   // abs 0.5, rel 0.5, held to atol 0.1 and rtol 0.1: it fails.
   const Tolerance t{0.1, 0.1};
@@ -153,6 +164,11 @@ TEST(ToleranceTest, NamedTolerancesHoldTheirDocumentedNumbers) {
   EXPECT_TRUE(is(Tolerance::quantised(), 5e-2, 1e-1));
   EXPECT_TRUE(is(Tolerance::polygraphy(), 1e-5, 1e-5));
   EXPECT_TRUE(is(Tolerance{}, 1e-4, 1e-3));  // a default Tolerance is close()
+  EXPECT_TRUE(is(Tolerance::onnx_backend(), 1e-7, 1e-3));
+  EXPECT_TRUE(Tolerance::onnx_backend().nan_equal);
+  EXPECT_FALSE(Tolerance{}.nan_equal);
+  EXPECT_TRUE(is(Tolerance::float16(), 1e-3, 2.0 / 1024));
+  EXPECT_TRUE(is(Tolerance::bfloat16(), 1e-2, 2.0 / 128));
 }
 
 TEST(ToleranceTest, AFormIsHeldToTheToleranceOfTheArithmeticItRuns) {

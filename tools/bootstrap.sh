@@ -12,7 +12,12 @@ PACKAGES=(g++ cmake make pkg-config ca-certificates
           libgtest-dev libgmock-dev libbenchmark-dev
           chromium python3-jsonschema libpng-dev libstb-dev python3-skimage
           imagemagick fonts-dejavu-core fonts-liberation2 fonts-freefont-ttf
-          libpq-dev postgresql clang libclang-rt-14-dev)
+          libpq-dev postgresql
+          libonnx-testdata
+          # The stock Vulkan loader, and what the software GPU adapter (Mesa 25's lavapipe,
+          # fetched by tools/fetch-deps.sh into the deps cache, never installed) links against.
+          libvulkan1 libllvm15 libelf1 libexpat1 libwayland-client0 libx11-xcb1 libxcb1 libxcb-dri3-0
+          libxcb-present0 libxcb-randr0 libxcb-shm0 libxcb-sync1 libxcb-xfixes0 libxshmfence1 libzstd1 zlib1g)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -25,11 +25,11 @@ PUBLIC = {
     "result": None,
     "tensor": "core", "tolerance": "core", "hardware": "core", "ladder": "core", "model": "core",
     "geometry": "core", "input_spec": "core",
-    "runtime": "runtime", "standing": "runtime",
+    "runtime": "runtime", "standing": "runtime", "software_gpu": "runtime",
     "decode": "decode", "image": "image",
     "probe": "probe", "engine": "engine",
     "bench": "bench", "bench_html": "bench", "bench_record": "bench",
-    "parity": "parity",
+    "parity": "parity", "conform": "conform", "pipeline": "pipeline",
     "registry": "registry",
 }
 

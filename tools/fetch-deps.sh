@@ -75,3 +75,92 @@ for entry in "${PACKAGES[@]}"; do
   echo "fetch-deps: $spec -> $DEPS/$dest" >&2
 done
 chmod go-w "$DEPS" "$DEPS/runtimes" 2>/dev/null || true
+
+# --- Software GPU: Mesa 25's lavapipe (software Vulkan) for a real WebGPU rung -----
+# Debian 12's own lavapipe (Mesa 22.3) lacks the shader*ArrayDynamicIndexing
+# features Dawn requires, so ONNX Runtime's WebGPU provider finds "No supported
+# adapters". bookworm-backports carries Mesa 25 built against bookworm's LLVM 15.
+# These .debs are fetched with a private apt configuration (its own sources list
+# and package lists in a temporary directory, adding only the backports suite of
+# the mirror apt already uses), checked by SHA-256 and unpacked with dpkg -x into
+# $DEPS/software-gpu: nothing is installed system-wide and the system's apt state
+# is untouched. rung uses them only when asked (--software-gpu, RUNG_SOFTWARE_GPU=1).
+# Set RUNG_SKIP_SOFTWARE_GPU=1 to skip this block.
+SOFTWARE_GPU_DEBS=(
+  "mesa-vulkan-drivers=25.0.7-2~bpo12+1|3899f1800424c60a05df5d6913076a526ca8fdbabec43672cd397563d1ca3263"
+  "libdrm2=2.4.123-1~bpo12+1|9cc2f341964286295124a32d3625edb76730500625e54a1e682761f883064d7b"
+  "libdrm-amdgpu1=2.4.123-1~bpo12+1|334e2ae389af0e9cb607c2ccfbbf7ae9feb34131ff998550baeffeeae6cda296"
+)
+SOFTWARE_GPU_DIR="$DEPS/software-gpu/mesa-25.0.7"
+
+deb_file_name() { # name=version -> the file apt-get download writes (':' is escaped as %3a)
+  local spec="$1"
+  echo "${spec%%=*}_${spec#*=}_amd64.deb" | sed 's/:/%3a/g'
+}
+
+debian_mirror() { # the URI apt already uses for this release, or Debian's own
+  local codename uri
+  codename="$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")"
+  uri="$(apt-get indextargets --format '$(REPO_URI) $(RELEASE)' 2>/dev/null | awk -v c="$codename" '$2 == c {print $1; exit}')"
+  echo "${uri:-http://deb.debian.org/debian/}"
+}
+
+fetch_software_gpu() {
+  local stamp="$SOFTWARE_GPU_DIR/.stamp" want entry spec sum file missing=()
+  want="$(printf '%s\n' "${SOFTWARE_GPU_DEBS[@]}")"
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then return; fi
+  if [ "$(dpkg --print-architecture 2>/dev/null)" != "amd64" ]; then
+    echo "fetch-deps: the software GPU (lavapipe) is pinned for amd64; skipped on this machine" >&2; return
+  fi
+  local debs="$DEPS/debs"
+  mkdir -p "$debs"
+  for entry in "${SOFTWARE_GPU_DEBS[@]}"; do
+    IFS='|' read -r spec sum <<<"$entry"
+    file="$debs/$(deb_file_name "$spec")"
+    [ -f "$file" ] && echo "$sum  $file" | sha256sum --check --status || missing+=("$spec")
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    local apt_dir codename
+    apt_dir="$(mktemp -d)"
+    codename="$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")"
+    mkdir -p "$apt_dir/lists/partial" "$apt_dir/archives/partial"
+    echo "deb $(debian_mirror) $codename-backports main" >"$apt_dir/sources.list"
+    local apt_opts=(-o "Dir::Etc::sourcelist=$apt_dir/sources.list" -o "Dir::Etc::sourceparts=-"
+                    -o "Dir::State::Lists=$apt_dir/lists" -o "Dir::Cache=$apt_dir" -o "Dir::Cache::pkgcache="
+                    -o "Dir::Cache::srcpkgcache=" -o "APT::Sandbox::User=root" -qq)
+    echo "fetch-deps: downloading ${missing[*]} from $codename-backports (private apt configuration in $apt_dir)" >&2
+    apt-get "${apt_opts[@]}" update >&2
+    (cd "$debs" && apt-get "${apt_opts[@]}" download "${missing[@]}" >&2)
+    rm -rf "$apt_dir"
+  fi
+  local tmp
+  tmp="$(mktemp -d "$DEPS/.unpack.XXXXXX")"
+  for entry in "${SOFTWARE_GPU_DEBS[@]}"; do
+    IFS='|' read -r spec sum <<<"$entry"
+    file="$debs/$(deb_file_name "$spec")"
+    if ! echo "$sum  $file" | sha256sum --check --status; then
+      echo "fetch-deps: $spec: SHA-256 of $file is $(sha256sum "$file" 2>/dev/null | cut -d' ' -f1), expected $sum; refusing to unpack" >&2
+      [ -f "$file" ] && mv "$file" "$file.rejected"
+      rm -rf "$tmp"; exit 1
+    fi
+    dpkg -x "$file" "$tmp/root"
+  done
+  local out="$SOFTWARE_GPU_DIR.new" lib="$tmp/root/usr/lib/x86_64-linux-gnu"
+  rm -rf "$out"; mkdir -p "$out"
+  # Keep the lavapipe driver and the libdrm it needs; the other drivers and layers stay out.
+  cp -P "$lib"/libvulkan_lvp.so "$lib"/libdrm.so.2* "$lib"/libdrm_amdgpu.so.1* "$out/"
+  rm -rf "$tmp"
+  # The Vulkan loader's manifest, naming the driver by absolute path (rung points
+  # VK_DRIVER_FILES and VK_ICD_FILENAMES at it in its child processes only).
+  local api
+  api="$(dpkg-deb -f "$debs/$(deb_file_name "${SOFTWARE_GPU_DEBS[0]%%|*}")" Version)"
+  printf '{\n  "file_format_version": "1.0.0",\n  "ICD": {"library_path": "%s", "api_version": "1.4.305"},\n  "rung": {"driver": "lavapipe", "mesa": "%s"}\n}\n' \
+    "$SOFTWARE_GPU_DIR/libvulkan_lvp.so" "$api" >"$out/lvp_icd.json"
+  chmod -R go-w "$out"
+  echo "$want" >"$out/.stamp"
+  rm -rf "$SOFTWARE_GPU_DIR"; mv "$out" "$SOFTWARE_GPU_DIR"
+  chmod go-w "$DEPS/software-gpu"
+  echo "fetch-deps: lavapipe (Mesa ${api}) -> $SOFTWARE_GPU_DIR" >&2
+}
+
+if [ "${RUNG_SKIP_SOFTWARE_GPU:-0}" != 1 ]; then fetch_software_gpu; fi

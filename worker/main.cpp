@@ -3,6 +3,7 @@
 // `rung-probe-worker KIND JOB.json [--channel=FD]`; the parent is jobs/runner.h.
 #include "jobs/benchmark.h"
 #include "jobs/compile.h"
+#include "jobs/conform_worker.h"
 #include "jobs/measure.h"
 #include "jobs/parity_side.h"
 #include "jobs/worker.h"
@@ -15,6 +16,7 @@ constexpr rung::JobKind kKinds[] = {
     {"bench", rung::bench_job_entry},      // bench's measurement of one rung on one model, one round
     {"compile", rung::compile_job_entry},  // one model's engine for the engine's cache
     {"parity", rung::parity_job_entry},    // one side of a parity comparison, fed over its channel
+    {"conform", rung::conform_job_entry},  // ONNX backend tests on one rung, fed over its channel
 };
 
 }  // namespace

@@ -54,6 +54,13 @@ struct TextBoxOptions {
   double unclip_ratio = 1.5;    // the region's rectangle grows by area * ratio / perimeter on every side
   double min_size = 3;          // short side (pixels) below which a region is dropped
   std::size_t max_candidates = 1000;
+  // Score by the mean inside the region's contour (PP-OCR's score_mode "slow")
+  // rather than inside its rectangle ("fast"): a curved line keeps its score.
+  bool contour_score = false;
+  // The boxes' coordinates: the map's own when 0, else scaled to this size (the
+  // source image's, rounded there as PP-OCR does) before rounding.
+  double output_width = 0;
+  double output_height = 0;
 };
 
 struct TextBox {
@@ -61,11 +68,12 @@ struct TextBox {
   double score = 0; // mean probability inside the rectangle before it grew
 };
 
-// Thresholds the map, takes each 8-connected region, fits its minimum-area
-// rectangle, scores it on the map, grows it (for a rectangle the exact result
-// of PP-OCR's polygon offset followed by its minimum-area rectangle), and keeps
-// it when large and confident enough. Regions are found by connected components
-// rather than OpenCV contours: holes inside a region give no boxes of their own.
+// PaddleOCR's DBPostProcess: thresholds the map, follows every border of the
+// binary map (outer and hole ones, as OpenCV's findContours with RETR_LIST),
+// fits each border's minimum-area rectangle, scores it by the map's mean inside
+// it, grows it by area * unclip_ratio / perimeter on every side (for a rectangle
+// the minimum-area rectangle of PP-OCR's rounded polygon offset), and keeps it
+// when large and confident enough. Boxes come in the order their borders are met.
 std::vector<TextBox> extract_text_boxes(std::span<const float> probability, std::size_t height, std::size_t width,
                                         const TextBoxOptions& options = {});
 

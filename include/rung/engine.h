@@ -37,7 +37,7 @@ struct EngineOptions {
   // The probe (see rung/probe.h for each).
   int probe_runs = 3;
   double acceptance_ratio = 1.0;
-  std::chrono::milliseconds probe_deadline{60'000};
+  std::chrono::milliseconds probe_deadline{180'000};
   bool isolate = true;                            // probe and engine builds in child processes
   std::filesystem::path worker;
   std::optional<std::string> forced_rung;

@@ -37,9 +37,12 @@ Status write_png(const Image& image, const std::filesystem::path& path);
 // Bilinear, sampling at pixel centres (as OpenCV's INTER_LINEAR does when enlarging).
 Image resize_bilinear(const Image& src, int width, int height);
 // The quad's content warped upright to its own width x height (PP-OCR's
-// get_rotate_crop_image): a crop at least 1.5 times taller than wide is
-// turned 90 degrees, because a text line is wider than tall.
+// get_rotate_crop_image: a perspective warp, bicubic, edges replicated): a crop
+// at least 1.5 times taller than wide is turned 90 degrees, because a text line
+// is wider than tall.
 Image crop_quad(const Image& src, const Quad& quad);
+// Turned half a turn (a text line the angle classifier reads upside down).
+Image rotate_180(const Image& src);
 
 // How an image becomes a model's input tensor.
 struct ImagePreprocess {

@@ -19,16 +19,20 @@
 
 namespace rung {
 
-// A model and where it runs.
+// A model and where it runs; or outputs stored on disk ("expected:DIR").
 struct ParitySide {
   std::filesystem::path model;
+  // "expected:DIR": no model runs; each input set's outputs are DIR/<input set>/output_K.pb
+  // (an ONNX test folder's test_data_set_N/output_K.pb).
+  std::filesystem::path expected;
   std::string runtime;      // "": the build rung chooses; a version ("1.28.2", "1.29"); or a directory or library path
   std::string rung = "cpu"; // "cpu", a ladder rung ("cuda", "webgpu"), or a plugin EP library (a path ending in .so)
   int threads = 0;          // intra-op threads; 0: ONNX Runtime's default
   std::map<std::string, std::string> provider_options;  // given to the provider verbatim
 
-  // "MODEL[,rung=R][,ort=VERSION|DIR][,threads=N][,option.KEY=VALUE...]"
+  // "MODEL[,rung=R][,ort=VERSION|DIR][,threads=N][,option.KEY=VALUE...]" or "expected:DIR"
   static Result<ParitySide> parse(const std::string& spec);
+  bool stored() const { return !expected.empty(); }
   std::string describe() const;  // "det.onnx on cpu, ONNX Runtime 1.28.2, 1 thread"
 };
 
@@ -36,7 +40,8 @@ struct ParityOptions {
   ParitySide ref;
   ParitySide cand;
   // Inputs: a directory of tensors (.pb or .npy files, or one subdirectory of them
-  // per input set, as the ONNX test suites store them) or of images; or, when
+  // per input set, as the ONNX test suites store them; an ONNX test folder, with
+  // model.onnx beside its test_data_set_N/, is one) or of images; or, when
   // `random` > 0, that many seeded random input sets.
   std::filesystem::path inputs_dir;
   std::size_t random = 0;

@@ -54,7 +54,7 @@ struct ProbeOptions {
   int runs = 3;                                 // timed runs after one untimed run
   double acceptance_ratio = 1.0;                // taken when median < floor median * ratio
   Tolerance tolerance = Tolerance::close();
-  std::chrono::milliseconds deadline{60'000};   // per rung and model, isolated mode
+  std::chrono::milliseconds deadline{180'000};  // per rung and model, isolated mode: a first run may compile shaders for tens of seconds
   bool isolate = true;                          // child processes; false = in process, with the attempt file
   std::filesystem::path worker;                 // default: RUNG_PROBE_WORKER, beside the executable, libexec
   std::optional<std::string> forced_rung;       // else RUNG_FORCE_RUNG

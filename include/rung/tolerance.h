@@ -1,8 +1,9 @@
 // Whether two tensors compute the same thing. One element rule, Tolerance::compare,
 // serves every comparison (the probe's faithfulness, bench's output match, parity's
-// tensor gate): an element mismatches only where BOTH the absolute difference
-// exceeds atol AND the relative difference exceeds rtol; a NaN on either side, or
-// an infinity the other side does not equal, always mismatches.
+// tensor gate, conform's expected outputs): an element mismatches only where BOTH
+// the absolute difference exceeds atol AND the relative difference exceeds rtol; a
+// NaN on either side (unless both are NaN and nan_equal says so), or an infinity
+// the other side does not equal, always mismatches.
 #pragma once
 
 #include <string>
@@ -27,6 +28,9 @@ struct ElementDifference {
 struct Tolerance {
   double atol = 1e-4;
   double rtol = 1e-3;
+  // NaN against NaN counts as equal (as NumPy's assert_allclose, which ONNX's
+  // expected outputs are checked with, counts it); NaN against a number never does.
+  bool nan_equal = false;
 
   // The element rule, the only place it is written.
   ElementDifference compare(double reference, double candidate) const;
@@ -43,6 +47,16 @@ struct Tolerance {
   // An fp16 engine of an f32 model: fp16 keeps about 3 significant digits (a step of 1e-3 near 1),
   // and a few layers compound it, so a few parts in a hundred.
   static Tolerance approximate() { return {1e-2, 5e-2}; }
+  // ONNX's own bounds for its backend tests' expected outputs (onnx/backend/test/runner).
+  static Tolerance onnx_backend() { return {1e-7, 1e-3, true}; }
+  // What a narrow float type itself can hold: two units in the last place of its
+  // mantissa, relative (float16 keeps 11 significant bits, bfloat16 8, float8 4 or 3).
+  static Tolerance float16() { return {1e-3, 2.0 / 1024}; }
+  static Tolerance bfloat16() { return {1e-2, 2.0 / 128}; }
+  static Tolerance float8() { return {1e-1, 2.0 / 4}; }
+  // This tolerance, loosened to the precision `type` holds (never tightened):
+  // float16 outputs are compared at float16's bounds at least.
+  Tolerance for_type(ElementType type) const;
   // A quantised (QDQ) form of an f32 model: 8-bit activations round to one of 256 levels, a step of
   // about 0.004 over a range of 1, and a dozen layers compound a few steps. Loose on purpose: whether
   // a quantised form is good enough is decided by parity's decision gates, not by this bound.
@@ -63,7 +77,9 @@ struct TensorComparison {
   bool types_match = true;
   std::size_t elements = 0;
   std::size_t mismatches = 0;
-  std::size_t nan_mismatches = 0;  // mismatches with a NaN on one side (or both)
+  std::size_t nan_mismatches = 0;  // mismatches with a NaN on one side (or both, unless the tolerance counts NaN equal)
+  std::string first_string_difference;  // strings: "at 3: 'a' vs 'b'"
+  std::string difference;               // when types or shapes differ: "float32 [2, 3] against int64 [2, 3]"
   double max_abs = 0.0;
   double max_rel = 0.0;
   bool faithful() const { return shapes_match && types_match && mismatches == 0; }
@@ -82,5 +98,17 @@ struct OutputsComparison {
 
 OutputsComparison compare_outputs(const std::vector<Tensor>& reference, const std::vector<Tensor>& candidate,
                                   const Tolerance& tolerance);
+
+// Values compare tensor by tensor: a sequence's elements in order (named
+// "out[2]"), an optional's held value. A different structure (another length,
+// None on one side only, a sequence against a tensor) is a mismatch of its own.
+struct ValueComparison {
+  std::vector<TensorComparison> tensors;
+  std::string structure;  // the first structural difference; empty when both values have the same structure
+  bool faithful() const;
+  std::string first_problem() const;  // empty when faithful
+};
+
+ValueComparison compare_values(const Value& reference, const Value& candidate, const Tolerance& tolerance);
 
 }  // namespace rung

@@ -4,26 +4,11 @@
 
 #include <algorithm>
 
+#include "core/html_text.h"
 #include "os/atomic_file.h"
 
 namespace rung {
 namespace {
-
-std::string esc(const std::string& s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
 
 std::string ms(double v) { return v >= 100 ? fmt::format("{:.1f}", v) : v >= 1 ? fmt::format("{:.2f}", v) : fmt::format("{:.4f}", v); }
 std::string ms(const std::optional<double>& v) { return v ? ms(*v) : "–"; }
@@ -88,19 +73,19 @@ std::string chart(const BenchReport& rep) {
     }
     if (top <= 0) top = 1;
     s += fmt::format("<g class=\"model\" data-model=\"{}\">\n<text class=\"model-title\" x=\"0\" y=\"{}\">{} · p50 latency, ms</text>\n",
-                     esc(m.name), y + 18, esc(m.model_id));
+                     html_escape(m.name), y + 18, html_escape(m.model_id));
     y += kTitleHeight;
     const int rows_top = y;
     for (const auto& r : m.rows) {
       const char* cls = !r.ok ? "failed" : r.match == OutputMatch::kMismatch ? "mismatch" : r.match == OutputMatch::kReference ? "reference" : "match";
       const double w = r.ok ? std::max(2.0, kBarWidth * r.latency.p50 / top) : 6.0;
-      s += fmt::format("<text x=\"0\" y=\"{}\">{}</text>\n", y + 17, esc(r.display));
+      s += fmt::format("<text x=\"0\" y=\"{}\">{}</text>\n", y + 17, html_escape(r.display));
       s += fmt::format("<rect class=\"bar {}\" data-model=\"{}\" data-rung=\"{}\" x=\"{}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\"><title>{}</title></rect>\n",
-                       cls, esc(m.name), esc(r.rung), kLabelWidth, y + 4, w, kRowHeight - 8,
-                       esc(r.ok ? fmt::format("{} p50 {} ms", r.display, ms(r.latency.p50)) : r.failure_reason));
+                       cls, html_escape(m.name), html_escape(r.rung), kLabelWidth, y + 4, w, kRowHeight - 8,
+                       html_escape(r.ok ? fmt::format("{} p50 {} ms", r.display, ms(r.latency.p50)) : r.failure_reason));
       std::string label = r.ok ? fmt::format("{} ms · {}", ms(r.latency.p50), verdict_text(r)) : verdict_text(r);
       if (r.ok && r.computes_something_else()) label = "≠ " + label;
-      s += fmt::format("<text class=\"verdict {}\" x=\"{:.1f}\" y=\"{}\">{}</text>\n", cls, kLabelWidth + w + 8, y + 17, esc(label));
+      s += fmt::format("<text class=\"verdict {}\" x=\"{:.1f}\" y=\"{}\">{}</text>\n", cls, kLabelWidth + w + 8, y + 17, html_escape(label));
       y += kRowHeight;
     }
     if (floor_p50 > 0) {
@@ -126,21 +111,21 @@ std::string table(const BenchModelReport& m) {
     if (!r.ok) {
       s += fmt::format("<tr class=\"{}\" data-rung=\"{}\"><td>{}</td><td>{}</td><td colspan=\"13\" class=\"text\">failed ({}): {}</td>"
                        "<td>not compared</td></tr>\n",
-                       cls, esc(r.rung), esc(r.display), esc(r.model_id), esc(r.failure_class), esc(r.failure_reason));
+                       cls, html_escape(r.rung), html_escape(r.display), html_escape(r.model_id), html_escape(r.failure_class), html_escape(r.failure_reason));
       continue;
     }
     const auto& l = r.latency;
     std::string notes;
-    for (const auto& e : r.evidence) notes += (notes.empty() ? "" : "<br>") + esc(e);
+    for (const auto& e : r.evidence) notes += (notes.empty() ? "" : "<br>") + html_escape(e);
     if (r.high_variation()) notes = fmt::format("<span class=\"warn\">cv above {:.0f}%: noisy</span>", kHighVariation * 100) + (notes.empty() ? "" : "<br>") + notes;
     s += fmt::format(
         "<tr class=\"{}\" data-rung=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
         "<td>{}</td><td>{}</td><td>{}</td><td>{:.1f}%</td><td>{}</td><td>{:.0f}</td><td>{}</td><td class=\"text\">{}</td></tr>\n"
         "<tr class=\"notes\"><td></td><td colspan=\"16\" class=\"text\">{}</td></tr>\n",
-        cls, esc(r.rung), esc(r.display), esc(r.model_id), ms(r.build_cold_ms), ms(r.build_cached_ms), ms(r.first_run_ms),
+        cls, html_escape(r.rung), html_escape(r.display), html_escape(r.model_id), ms(r.build_cold_ms), ms(r.build_cached_ms), ms(r.first_run_ms),
         marked(r, ms(l.min)), marked(r, ms(l.p50)), marked(r, ms(l.p90)), marked(r, ms(l.p99)), marked(r, ms(l.max)),
         marked(r, ms(l.mean)), l.cv * 100, marked(r, fmt::format("{:.1f}", r.throughput_per_s)), r.peak_rss_mb,
-        r.ratio_to_floor ? marked(r, fmt::format("{:.2f}", *r.ratio_to_floor)) : "–", esc(verdict_text(r)), notes);
+        r.ratio_to_floor ? marked(r, fmt::format("{:.2f}", *r.ratio_to_floor)) : "–", html_escape(verdict_text(r)), notes);
   }
   s += "</tbody>\n</table>\n";
   return s;
@@ -151,30 +136,30 @@ std::string table(const BenchModelReport& m) {
 std::string bench_html(const BenchReport& rep, const std::string& command) {
   std::string title = "rung bench";
   for (std::size_t i = 0; i < rep.models.size(); ++i) title += (i ? ", " : " · ") + rep.models[i].name;
-  std::string s = "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" + esc(title) +
+  std::string s = "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" + html_escape(title) +
                   "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
-  s += "<h1>" + esc(title) + "</h1>\n";
+  s += "<h1>" + html_escape(title) + "</h1>\n";
   s += fmt::format("<p class=\"env\">{} · {} · {} ({} logical CPUs) · ONNX Runtime {} (API {}) · threads {} · measured {}</p>\n",
-                   esc(rep.hostname), esc(rep.os), esc(rep.cpu), rep.logical_cpus, esc(rep.runtime_version), rep.api_version,
+                   html_escape(rep.hostname), html_escape(rep.os), html_escape(rep.cpu), rep.logical_cpus, html_escape(rep.runtime_version), rep.api_version,
                    rep.settings.threads == 0 ? std::string("ONNX Runtime's default") : std::to_string(rep.settings.threads),
-                   esc(rep.date));
+                   html_escape(rep.date));
   s += fmt::format("<p class=\"env\">{} warm-up runs, {}, {} round{} (rung order rotated each round; ratios paired within a round); "
                    "inputs: {}; each rung in its own process. Times in ms. ≠ marks a rung whose outputs differ from the CPU's: "
                    "its numbers are for something else.</p>\n",
                    rep.settings.warmup,
                    rep.settings.duration_s > 0 ? fmt::format("timed for {:g} s", rep.settings.duration_s)
                                                : fmt::format("{} timed runs", rep.settings.runs),
-                   rep.settings.rounds, rep.settings.rounds == 1 ? "" : "s", esc(rep.inputs_mode));
-  s += "<p class=\"env\">command: <code>" + esc(command) + "</code></p>\n";
+                   rep.settings.rounds, rep.settings.rounds == 1 ? "" : "s", html_escape(rep.inputs_mode));
+  s += "<p class=\"env\">command: <code>" + html_escape(command) + "</code></p>\n";
   s += "<h2>p50 latency per rung</h2>\n" + chart(rep);
   for (const auto& m : rep.models) {
-    s += fmt::format("<h2>{}</h2>\n<p class=\"model-facts\">{} · {} · {} bytes · sha256 {} · opset {} · inputs: {}</p>\n", esc(m.model_id),
-                     esc(m.path.filename().string()), esc(m.form), m.size_bytes, esc(m.sha256), m.opset, esc(m.inputs_described));
+    s += fmt::format("<h2>{}</h2>\n<p class=\"model-facts\">{} · {} · {} bytes · sha256 {} · opset {} · inputs: {}</p>\n", html_escape(m.model_id),
+                     html_escape(m.path.filename().string()), html_escape(m.form), m.size_bytes, html_escape(m.sha256), m.opset, html_escape(m.inputs_described));
     s += table(m);
   }
   if (!rep.warnings.empty()) {
     s += "<h2>Warnings</h2>\n<ul>\n";
-    for (const auto& w : rep.warnings) s += "<li class=\"warn\">" + esc(w) + "</li>\n";
+    for (const auto& w : rep.warnings) s += "<li class=\"warn\">" + html_escape(w) + "</li>\n";
     s += "</ul>\n";
   }
   s += "</body>\n</html>\n";

@@ -19,7 +19,8 @@ bool is_quantised(NumericForm f) { return f == NumericForm::kInt8 || f == Numeri
 
 ElementDifference Tolerance::compare(double reference, double candidate) const {
   ElementDifference d;
-  if (std::isnan(reference) || std::isnan(candidate)) {  // NaN agrees with nothing, itself included
+  if (nan_equal && std::isnan(reference) && std::isnan(candidate)) return d;  // NumPy's equal_nan
+  if (std::isnan(reference) || std::isnan(candidate)) {  // otherwise NaN agrees with nothing, itself included
     d.nan = true;
     d.abs = d.rel = std::numeric_limits<double>::quiet_NaN();
     d.mismatch = true;
@@ -56,9 +57,24 @@ Tolerance Tolerance::for_forms(NumericForm model, NumericForm executed, const To
   return same_form;
 }
 
+Tolerance Tolerance::for_type(ElementType type) const {
+  Tolerance floor;
+  switch (type) {
+    case ElementType::kFloat16: floor = float16(); break;
+    case ElementType::kBFloat16: floor = bfloat16(); break;
+    case ElementType::kFloat8E4M3FN: case ElementType::kFloat8E4M3FNUZ: case ElementType::kFloat8E5M2:
+    case ElementType::kFloat8E5M2FNUZ: floor = float8(); break;
+    default: return *this;
+  }
+  return {std::max(atol, floor.atol), std::max(rtol, floor.rtol), nan_equal};
+}
+
 std::string TensorComparison::describe() const {
-  if (!types_match) return fmt::format("output '{}': element types differ", name);
-  if (!shapes_match) return fmt::format("output '{}': shapes differ", name);
+  if (!types_match) return fmt::format("output '{}': element types differ: {}", name, difference);
+  if (!shapes_match) return fmt::format("output '{}': shapes differ: {}", name, difference);
+  if (!first_string_difference.empty()) {
+    return fmt::format("output '{}': {} of {} strings differ (first {})", name, mismatches, elements, first_string_difference);
+  }
   return fmt::format("output '{}': {} of {} elements differ{} (max abs {:.3g}, max rel {:.3g})", name, mismatches, elements,
                      nan_mismatches ? fmt::format(", {} with NaN", nan_mismatches) : "", max_abs, max_rel);
 }
@@ -68,11 +84,24 @@ TensorComparison compare_tensors(const Tensor& reference, const Tensor& candidat
   c.name = reference.name;
   c.types_match = reference.type == candidate.type;
   c.shapes_match = reference.shape == candidate.shape;
-  if (!c.types_match || !c.shapes_match) return c;
+  if (!c.types_match || !c.shapes_match) {
+    c.difference = fmt::format("{} {} against {} {}", element_type_name(reference.type), shape_string(reference.shape),
+                               element_type_name(candidate.type), shape_string(candidate.shape));
+    return c;
+  }
+  if (reference.type == ElementType::kString) {  // strings compare exactly
+    c.elements = reference.strings.size();
+    for (std::size_t i = 0; i < c.elements && i < candidate.strings.size(); ++i) {
+      if (reference.strings[i] == candidate.strings[i]) continue;
+      if (c.mismatches++ == 0) c.first_string_difference = fmt::format("at {}: '{}' vs '{}'", i, reference.strings[i], candidate.strings[i]);
+    }
+    return c;
+  }
+  const Tolerance bounds = tolerance.for_type(reference.type);
   auto a = reference.to_doubles(), b = candidate.to_doubles();
   c.elements = a.size();
   for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) {
-    const ElementDifference d = tolerance.compare(a[i], b[i]);
+    const ElementDifference d = bounds.compare(a[i], b[i]);
     if (d.mismatch) {
       ++c.mismatches;
       c.nan_mismatches += d.nan;
@@ -107,6 +136,67 @@ OutputsComparison compare_outputs(const std::vector<Tensor>& reference, const st
       out.outputs.push_back(compare_tensors(r, *it, tolerance));
     }
   }
+  return out;
+}
+
+namespace {
+
+const char* kind_name(const Value& v) {
+  switch (v.kind) {
+    case Value::Kind::kTensor: return "a tensor";
+    case Value::Kind::kSequence: return "a sequence";
+    case Value::Kind::kOptional: return v.items.empty() ? "None" : "an optional value";
+  }
+  return "?";
+}
+
+void compare_into(const Value& a, const Value& b, const std::string& name, const Tolerance& tolerance, ValueComparison& out) {
+  if (!out.structure.empty()) return;
+  if (a.kind != b.kind) {
+    out.structure = fmt::format("output '{}': {} against {}", name, kind_name(a), kind_name(b));
+    return;
+  }
+  switch (a.kind) {
+    case Value::Kind::kTensor: {
+      Tensor reference = a.tensor;
+      reference.name = name;
+      out.tensors.push_back(compare_tensors(reference, b.tensor, tolerance));
+      return;
+    }
+    case Value::Kind::kSequence:
+      if (a.items.size() != b.items.size()) {
+        out.structure = fmt::format("output '{}': a sequence of {} against one of {}", name, a.items.size(), b.items.size());
+        return;
+      }
+      for (std::size_t i = 0; i < a.items.size(); ++i) compare_into(a.items[i], b.items[i], fmt::format("{}[{}]", name, i), tolerance, out);
+      return;
+    case Value::Kind::kOptional:
+      if (a.items.size() != b.items.size()) {
+        out.structure = fmt::format("output '{}': {} against {}", name, kind_name(a), kind_name(b));
+        return;
+      }
+      if (!a.items.empty()) compare_into(a.items.front(), b.items.front(), name, tolerance, out);
+      return;
+  }
+}
+
+}  // namespace
+
+bool ValueComparison::faithful() const {
+  return structure.empty() && std::all_of(tensors.begin(), tensors.end(), [](const auto& t) { return t.faithful(); });
+}
+
+std::string ValueComparison::first_problem() const {
+  if (!structure.empty()) return structure;
+  for (const auto& t : tensors) {
+    if (!t.faithful()) return t.describe();
+  }
+  return {};
+}
+
+ValueComparison compare_values(const Value& reference, const Value& candidate, const Tolerance& tolerance) {
+  ValueComparison out;
+  compare_into(reference, candidate, reference.name, tolerance, out);
   return out;
 }
 

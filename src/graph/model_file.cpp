@@ -92,6 +92,17 @@ void classify(const onnx::GraphProto& g, ModelFileFacts& f) {
 
 }  // namespace
 
+Result<std::vector<std::string>> graph_op_types(const fs::path& file) {
+  auto model = read_onnx_model(file);
+  if (!model) return model.error();
+  std::vector<std::string> ops;
+  for (const auto& n : model->graph().node()) {
+    const bool standard = n.domain().empty() || n.domain() == "ai.onnx";
+    ops.push_back(standard ? n.op_type() : n.domain() + "." + n.op_type());
+  }
+  return ops;
+}
+
 Result<ModelFileFacts> inspect_model_file(const fs::path& file) {
   auto model = read_onnx_model(file);
   if (!model) return model.error();

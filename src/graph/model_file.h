@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "rung/model.h"
 #include "rung/result.h"
@@ -37,5 +38,9 @@ struct ModelFileFacts {
 
 // kNotFound when the file is missing, kInvalidArgument when it is not an ONNX model.
 Result<ModelFileFacts> inspect_model_file(const std::filesystem::path& file);
+
+// The operator types of the main graph's nodes, in node order, repeats kept;
+// "domain.Op" outside the default domain. An error when the file does not parse.
+Result<std::vector<std::string>> graph_op_types(const std::filesystem::path& file);
 
 }  // namespace rung

@@ -26,6 +26,35 @@ void sample(const Image& src, double x, double y, std::uint8_t* out) {
   }
 }
 
+// OpenCV's bicubic kernel (A = -0.75), the weights of the four taps around t in [0, 1).
+std::array<double, 4> cubic_weights(double t) {
+  constexpr double a = -0.75;
+  const auto near = [](double d) { return ((a + 2) * d - (a + 3)) * d * d + 1; };
+  const auto far = [](double d) { return ((a * d - 5 * a) * d + 8 * a) * d - 4 * a; };
+  return {far(1 + t), near(t), near(1 - t), far(2 - t)};
+}
+
+// Bicubic sample at (x, y), edges replicated (PP-OCR's crops: INTER_CUBIC, BORDER_REPLICATE).
+void sample_cubic(const Image& src, double x, double y, std::uint8_t* out) {
+  const int x0 = static_cast<int>(std::floor(x)), y0 = static_cast<int>(std::floor(y));
+  const auto wx = cubic_weights(x - x0), wy = cubic_weights(y - y0);
+  std::array<std::size_t, 4> cols{}, rows{};
+  for (int k = 0; k < 4; ++k) {
+    cols[static_cast<std::size_t>(k)] = static_cast<std::size_t>(std::clamp(x0 - 1 + k, 0, src.width - 1));
+    rows[static_cast<std::size_t>(k)] = static_cast<std::size_t>(std::clamp(y0 - 1 + k, 0, src.height - 1));
+  }
+  const auto channels = static_cast<std::size_t>(src.channels), width = static_cast<std::size_t>(src.width);
+  for (std::size_t c = 0; c < channels; ++c) {
+    double v = 0;
+    for (std::size_t j = 0; j < 4; ++j) {
+      double row = 0;
+      for (std::size_t i = 0; i < 4; ++i) row += wx[i] * src.pixels[(rows[j] * width + cols[i]) * channels + c];
+      v += wy[j] * row;
+    }
+    out[c] = static_cast<std::uint8_t>(std::clamp(std::lround(v), 0L, 255L));
+  }
+}
+
 Image blank(int width, int height, int channels) {
   Image img;
   img.width = std::max(width, 1);
@@ -93,7 +122,7 @@ Image crop_quad(const Image& src, const Quad& quad) {
   for (int y = 0; y < h; ++y) {
     for (int x = 0; x < w; ++x) {
       const double d = m[6] * x + m[7] * y + m[8];
-      sample(src, (m[0] * x + m[1] * y + m[2]) / d, (m[3] * x + m[4] * y + m[5]) / d, pixel(out, x, y));
+      sample_cubic(src, (m[0] * x + m[1] * y + m[2]) / d, (m[3] * x + m[4] * y + m[5]) / d, pixel(out, x, y));
     }
   }
   if (h < 1.5 * w) return out;
@@ -103,6 +132,18 @@ Image crop_quad(const Image& src, const Quad& quad) {
     for (int x = 0; x < w; ++x) std::copy_n(pixel(out, x, y), src.channels, pixel(turned, y, w - 1 - x));
   }
   return turned;
+}
+
+Image rotate_180(const Image& src) {
+  Image out = src;
+  const auto channels = static_cast<std::size_t>(src.channels);
+  const std::size_t pixels = out.pixels.size() / std::max<std::size_t>(channels, 1);
+  for (std::size_t i = 0; i < pixels / 2; ++i) {
+    std::swap_ranges(out.pixels.begin() + static_cast<std::ptrdiff_t>(i * channels),
+                     out.pixels.begin() + static_cast<std::ptrdiff_t>((i + 1) * channels),
+                     out.pixels.begin() + static_cast<std::ptrdiff_t>((pixels - 1 - i) * channels));
+  }
+  return out;
 }
 
 }  // namespace rung

@@ -7,12 +7,10 @@
 
 #include <algorithm>
 #include <chrono>
-#include <map>
 
 #include "jobs/compile.h"
+#include "jobs/profile_placement.h"
 #include "jobs/target_session.h"
-#include "os/json_input.h"
-#include "os/read_file.h"
 #include "runtime/clean_error.h"
 #include "session/inputs.h"
 #include "session/tensor_file.h"
@@ -69,9 +67,12 @@ Status check_shapes(const ModelIo& io, const std::vector<Tensor>& inputs) {
   return {};
 }
 
+// Zeros, and empty strings for a string input.
 void zero_generated(std::vector<Tensor>& inputs, const InputSpec& spec) {
   for (auto& t : inputs) {
-    if (spec.values.count(t.name) == 0) std::fill(t.bytes.begin(), t.bytes.end(), std::byte{0});
+    if (spec.values.count(t.name) != 0) continue;
+    std::fill(t.bytes.begin(), t.bytes.end(), std::byte{0});
+    for (auto& s : t.strings) s.clear();
   }
 }
 
@@ -89,40 +90,15 @@ std::string provider_version_of(OrtProcess& process, const RungSpec& rung) {
   return {};
 }
 
-// The providers that ran nodes, from ONNX Runtime's own profile of one run.
-std::vector<std::pair<std::string, int>> nodes_by_provider(const fs::path& profile) {
-  std::map<std::string, std::vector<std::string>> nodes;
-  auto j = parse_json_or_discarded(read_text_file(profile));
-  if (j.is_object() && j.contains("traceEvents")) j = j["traceEvents"];
-  if (!j.is_array()) return {};
-  const std::string suffix = "_kernel_time";
-  for (const auto& e : j) {
-    if (!e.is_object() || e.value("cat", "") != "Node") continue;
-    std::string name = e.value("name", "");
-    if (name.size() <= suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) continue;
-    if (!e.contains("args") || !e["args"].is_object()) continue;
-    std::string provider = e["args"].value("provider", "");
-    if (provider.empty()) continue;
-    auto& list = nodes[provider];
-    name.resize(name.size() - suffix.size());
-    if (std::find(list.begin(), list.end(), name) == list.end()) list.push_back(name);
-  }
-  std::vector<std::pair<std::string, int>> out;
-  for (const auto& [p, list] : nodes) out.emplace_back(p, static_cast<int>(list.size()));
-  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
-  return out;
-}
-
 // The same inputs through OrtApi::Run and nothing else: values created once,
 // names held, outputs released. What an application calling ONNX Runtime
 // directly pays; the difference to run_session is rung's overhead.
 class BareLoop {
  public:
   BareLoop(PreparedSession& prepared, const std::vector<Tensor>& inputs)
-      : session_(prepared.session), mem_(Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeDefault)) {
+      : session_(prepared.session) {
     for (const auto& t : inputs) {
-      values_.push_back(Ort::Value::CreateTensor(mem_, const_cast<std::byte*>(t.bytes.data()), t.bytes.size(), t.shape.data(),
-                                                 t.shape.size(), ort_element_type(t.type)));
+      values_.push_back(tensor_value(t));
       raw_inputs_.push_back(values_.back());
       in_names_.push_back(t.name.c_str());
     }
@@ -150,7 +126,6 @@ class BareLoop {
 
  private:
   OrtSession* session_;
-  Ort::MemoryInfo mem_;
   std::vector<Ort::Value> values_;
   std::vector<const OrtValue*> raw_inputs_;
   std::vector<const char*> in_names_, out_names_;

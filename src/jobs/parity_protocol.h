@@ -2,6 +2,7 @@
 // a channel (jobs/runner.h). Over it, one JSON object a line:
 //   worker -> parent  {"ready": true, "version", "api", "rung", "io"}  (or "ready": false, "stage", "error")
 //   parent -> worker  {"run": I, "inputs": DIR}   DIR holds input_K.pb for each model input K, in model order
+//                                                 (a TensorProto, SequenceProto or OptionalProto, as the model declares it)
 //   worker -> parent  {"done": I, "ms": T}        outputs written to OUTPUTS_DIR/I/output_K.pb (or "error")
 // The parent closes the socket when done; the worker then exits. Outputs go
 // through files, so a side's memory holds one input's tensors at a time, and
@@ -25,7 +26,10 @@ struct ParityJob {
 };
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ParityJob, target, outputs_dir)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TensorInfo, name, type, shape, symbolic_dims)
+// A description travels with its types by name ("float32", "string"), never by
+// enum number, and with what wraps each tensor (a sequence, an optional value).
+void to_json(nlohmann::json& j, const TensorInfo& t);
+void from_json(const nlohmann::json& j, TensorInfo& t);  // throws nlohmann::json::exception when malformed
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ModelIo, inputs, outputs)
 
 }  // namespace rung

@@ -6,6 +6,7 @@
 
 #include "jobs/parity_protocol.h"
 #include "jobs/target_session.h"
+#include "jobs/worker_rung.h"
 #include "os/json_input.h"
 #include "session/tensor_file.h"
 
@@ -14,29 +15,8 @@ namespace {
 
 nlohmann::json failed(const std::string& error) { return {{"ok", false}, {"error", error}}; }
 
-// The rung as the command line named it, completed on the loaded build.
-Result<RungSpec> resolve_rung(OrtProcess& process, const RungSpec& named) {
-  if (!named.plugin_library.empty()) {
-    auto eps = process.plugin_ep_names(named.plugin_library);
-    if (!eps) return eps.error();
-    return plugin_rung(eps->front(), named.plugin_library);
-  }
-  const RungSpec* rung = find_rung(named.name);
-  if (rung == nullptr) return Error{ErrorCode::kInvalidArgument, fmt::format("unknown rung '{}'", named.name)};
-  if (!rung->provider.empty() && rung->append != AppendMethod::kNone && !process.build().has_provider(rung->provider)) {
-    return Error{ErrorCode::kUnsupported, fmt::format("ONNX Runtime {} at {} does not carry {}", process.build().version,
-                                                      process.build().library.string(), rung->provider)};
-  }
-  return *rung;
-}
-
-struct OpenSide {
-  Ort::Session session{nullptr};
-  ModelIo io;
-};
-
 // Builds the side's session and says so to the parent (ready, or why not).
-Result<OpenSide> open_side(const ParityJob& job, LineChannel& channel) {
+Result<PreparedSession> open_side(const ParityJob& job, LineChannel& channel) {
   auto refuse = [&](const char* stage, const std::string& error) -> Error {
     channel.send(nlohmann::json{{"ready", false}, {"stage", stage}, {"error", error}}.dump());
     return Error{ErrorCode::kRuntime, error};
@@ -49,27 +29,36 @@ Result<OpenSide> open_side(const ParityJob& job, LineChannel& channel) {
   resolved.rung = *rung;
   auto session = open_session(**process, job.target.model, session_settings(resolved));
   if (!session) return refuse("build", session.error().message);
-  OpenSide side{std::move(*session), {}};
-  side.io = describe_session(side.session);
+  auto side = prepare_session(std::move(*session));
+  if (!side) return refuse("build", side.error().message);
   const RuntimeBuild& build = (*process)->build();
   if (!channel.send(nlohmann::json{{"ready", true}, {"version", build.version}, {"api", build.api_version}, {"rung", rung->display},
-                                   {"io", side.io}}
+                                   {"io", side->io}}
                         .dump())) {
     return Error{ErrorCode::kIo, "the parent closed the channel"};
   }
   return side;
 }
 
-// Runs one input: reads its tensors from `dir`, writes the outputs under OUTPUTS_DIR/INDEX.
-Result<double> run_input(OpenSide& side, const std::filesystem::path& dir, const std::filesystem::path& out_dir) {
-  std::vector<Tensor> inputs;
-  for (std::size_t k = 0; k < side.io.inputs.size(); ++k) {
-    auto t = read_tensor_file(dir / fmt::format("input_{}.pb", k));
-    if (!t) return t.error();
-    inputs.push_back(std::move(*t));
+// Each input as the model declares it: a tensor, a sequence, an optional value.
+Result<std::vector<Value>> read_inputs(const ModelIo& io, const std::filesystem::path& dir) {
+  std::vector<Value> inputs;
+  for (std::size_t k = 0; k < io.inputs.size(); ++k) {
+    auto v = read_value_file(dir / fmt::format("input_{}.pb", k), io.inputs[k].kind());
+    if (!v) return v.error();
+    v->name = io.inputs[k].name;
+    if (v->kind == Value::Kind::kTensor) v->tensor.name = v->name;
+    inputs.push_back(std::move(*v));
   }
+  return inputs;
+}
+
+// Runs one input: reads its values from `dir`, writes the outputs under OUTPUTS_DIR/INDEX.
+Result<double> run_input(PreparedSession& side, const std::filesystem::path& dir, const std::filesystem::path& out_dir) {
+  auto inputs = read_inputs(side.io, dir);
+  if (!inputs) return inputs.error();
   const auto t0 = std::chrono::steady_clock::now();
-  auto outputs = run_session(side.session, inputs);
+  auto outputs = run_session_values(side, *inputs);
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   if (!outputs) return outputs.error();
   if (auto s = write_output_directory(*outputs, out_dir); !s) return s.error();

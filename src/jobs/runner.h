@@ -47,7 +47,7 @@ struct JobOutcome {
 };
 
 struct JobRequest {
-  std::string kind;                    // an entry of the worker's table: "probe", "bench", "compile", "parity"
+  std::string kind;                    // an entry of the worker's table: "probe", "bench", "compile", "parity", "conform"
   nlohmann::json job;                  // the job description the entry reads
   std::chrono::milliseconds deadline{60'000};  // run(): for the whole job; start(): for each answer
   std::filesystem::path work_dir;      // created if missing; job.json, worker.log and result.json live here

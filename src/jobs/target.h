@@ -23,6 +23,16 @@ struct JobTarget {
   std::map<std::string, std::string> provider_options;  // passed through to the provider verbatim
 };
 
+// A rung as a command line names it: "cpu" or a ladder rung's name in rung.name,
+// a plugin EP library (a path, or a file name ending in .so) in rung.plugin_library.
+// The worker completes it on its build (jobs/worker_rung.h).
+inline RungSpec named_rung(const std::string& rung) {
+  RungSpec named;
+  const bool is_library = rung.find('/') != std::string::npos || rung.ends_with(".so");
+  (is_library ? named.plugin_library : named.name) = rung;
+  return named;
+}
+
 // The JSON forms jobs speak, one key per field (from_json throws
 // nlohmann::json::exception when a key is missing or of the wrong type).
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RungSpec, name, display, provider, append, form, compiles_engines, provider_libraries,

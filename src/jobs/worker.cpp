@@ -27,7 +27,7 @@ int usage(std::span<const JobKind> kinds) {
   std::vector<std::string_view> names;
   for (const auto& k : kinds) names.push_back(k.name);
   fmt::print(stderr, "usage: rung-probe-worker KIND JOB.json [--channel=FD]\n  KIND: {}\n"
-                     "Started by rung (probe, bench, prepare, parity); writes result.json beside the job.\n",
+                     "Started by rung (probe, bench, prepare, parity, conform); writes result.json beside the job.\n",
              fmt::join(names, ", "));
   return 2;
 }

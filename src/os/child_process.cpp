@@ -12,7 +12,7 @@
 #include <cstring>
 #include <thread>
 
-extern char** environ;
+#include "os/child_environment.h"
 
 namespace rung {
 
@@ -44,7 +44,8 @@ Result<ChildProcess> ChildProcess::spawn(const std::filesystem::path& program, c
   if (pass_fd != -1) posix_spawn_file_actions_adddup2(&actions, pass_fd, as_fd);
   const auto start = Clock::now();
   pid_t pid = 0;
-  const int rc = posix_spawn(&pid, program.c_str(), &actions, nullptr, argv.data(), environ);
+  ChildEnvironment env;
+  const int rc = posix_spawn(&pid, program.c_str(), &actions, nullptr, argv.data(), env.data());
   posix_spawn_file_actions_destroy(&actions);
   if (moved >= 0) close(moved);
   if (rc != 0) return Error{ErrorCode::kNotFound, std::strerror(rc)};

@@ -5,12 +5,18 @@
 namespace rung {
 namespace fs = std::filesystem;
 
+fs::path executable_dir() {
+  std::error_code ec;
+  auto exe = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? fs::path() : exe.parent_path();
+}
+
 fs::path find_worker(const fs::path& configured) {
   if (!configured.empty()) return configured;
   if (const char* env = std::getenv("RUNG_PROBE_WORKER"); env != nullptr && *env) return env;
+  const fs::path beside = executable_dir();
   std::error_code ec;
-  auto exe = fs::read_symlink("/proc/self/exe", ec);
-  for (const fs::path& p : {ec ? fs::path() : exe.parent_path() / "rung-probe-worker",
+  for (const fs::path& p : {beside.empty() ? fs::path() : beside / "rung-probe-worker",
                             fs::path(RUNG_INSTALL_LIBEXECDIR) / "rung-probe-worker"}) {
     if (!p.empty() && fs::is_regular_file(p, ec)) return p;
   }

@@ -15,11 +15,14 @@ namespace fs = std::filesystem;
 namespace {
 
 bool is_tensor_file(const fs::path& p) { return p.extension() == ".pb" || p.extension() == ".npy"; }
+// ONNX's test folders keep each set's expected outputs beside its inputs: never an input.
+bool is_expected_output(const fs::path& p) { return p.filename().string().starts_with("output_") && p.extension() == ".pb"; }
+bool is_onnx_test_folder(const fs::path& dir) {
+  std::error_code ec;
+  return fs::is_regular_file(dir / "model.onnx", ec);
+}
 bool hidden(const fs::path& p) { return p.filename().string().starts_with("."); }
 
-Result<Tensor> read_any(const fs::path& p, std::uint64_t max_bytes) {
-  return p.extension() == ".npy" ? read_npy_file(p, max_bytes) : read_tensor_file(p, max_bytes);
-}
 
 std::string names_of(const std::vector<TensorInfo>& infos) {
   std::vector<std::string> n;
@@ -42,8 +45,11 @@ Result<InputItems> InputItems::listed(const fs::path& dir) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return Error{ErrorCode::kNotFound, fmt::format("{}: not a directory", dir.string())};
   std::vector<fs::path> entries;
+  const bool test_folder = is_onnx_test_folder(dir);  // model.onnx beside test_data_set_N/: the sets are the inputs
   for (const auto& e : fs::directory_iterator(dir, ec)) {
-    if (!hidden(e.path())) entries.push_back(e.path());
+    if (hidden(e.path())) continue;
+    if (test_folder && !(e.is_directory(ec) && e.path().filename().string().starts_with("test_data_set_"))) continue;
+    entries.push_back(e.path());
   }
   std::sort(entries.begin(), entries.end());
   std::vector<InputItem> items;
@@ -52,7 +58,7 @@ Result<InputItems> InputItems::listed(const fs::path& dir) {
     item.name = p.filename().string();
     if (fs::is_directory(p, ec)) {
       for (const auto& f : fs::directory_iterator(p, ec)) {
-        if (is_tensor_file(f.path())) item.files.push_back(f.path());
+        if (is_tensor_file(f.path()) && !is_expected_output(f.path())) item.files.push_back(f.path());
       }
       std::sort(item.files.begin(), item.files.end());
       if (item.files.empty()) return Error{ErrorCode::kInvalidArgument, fmt::format("{}: holds no tensor files (.pb, .npy)", p.string())};
@@ -70,7 +76,9 @@ Result<InputItems> InputItems::listed(const fs::path& dir) {
     item.index = items.size();
     items.push_back(std::move(item));
   }
-  if (items.empty()) return Error{ErrorCode::kInvalidArgument, fmt::format("{}: the input directory is empty", dir.string())};
+  if (items.empty()) {
+    return Error{ErrorCode::kInvalidArgument, fmt::format("{}: {}", dir.string(), test_folder ? "an ONNX test folder with no test_data_set_N/" : "the input directory is empty")};
+  }
   InputItems out;
   out.listed_ = std::move(items);
   return out;
@@ -92,9 +100,47 @@ const InputItem* InputItems::first_image() const {
   return it == listed_.end() ? nullptr : &*it;
 }
 
-Result<std::vector<Tensor>> make_item_tensors(const InputItem& item, const ModelIo& io, const InputPlan& plan) {
+namespace {
+
+// The kind of value a tensor file is read as: the model input it is named after
+// (by file stem, or input_K by position) says; a .npy is always a tensor.
+Value::Kind kind_for(const fs::path& f, const ModelIo& io) {
+  if (f.extension() == ".npy") return Value::Kind::kTensor;
+  const std::string stem = f.stem().string();
+  for (const auto& in : io.inputs) {
+    if (in.name == stem) return in.kind();
+  }
+  if (stem.starts_with("input_")) {
+    try {
+      const auto n = std::stoul(stem.substr(6));
+      if (n < io.inputs.size()) return io.inputs[n].kind();
+    } catch (const std::exception&) {
+    }
+  }
+  return Value::Kind::kTensor;
+}
+
+Result<Value> read_any(const fs::path& f, const ModelIo& io, std::uint64_t max_bytes) {
+  if (f.extension() == ".npy") {
+    auto t = read_npy_file(f, max_bytes);
+    if (!t) return t.error();
+    return Value::of(std::move(*t));
+  }
+  return read_value_file(f, kind_for(f, io), max_bytes);
+}
+
+Status check_value(const Value& v, const TensorInfo& info, const std::string& where) {
+  if (info.is_tensor() && v.kind == Value::Kind::kTensor) return check_tensor(v.tensor, info, where);
+  if (v.kind == info.kind()) return {};
+  return Error{ErrorCode::kInvalidArgument, fmt::format("{}: the value for input '{}' is {}; the model wants {}", where, info.name,
+                                                        v.describe(), info.describe())};
+}
+
+}  // namespace
+
+Result<std::vector<Value>> make_item_values(const InputItem& item, const ModelIo& io, const InputPlan& plan) {
   const std::string where = item.files.empty() ? item.name : item.files.front().string();
-  std::map<std::string, Tensor> given;
+  std::map<std::string, Value> given;
   auto model_input = [&](const std::string& name) {
     return std::find_if(io.inputs.begin(), io.inputs.end(), [&](const TensorInfo& t) { return t.name == name; });
   };
@@ -109,11 +155,11 @@ Result<std::vector<Tensor>> make_item_tensors(const InputItem& item, const Model
   if (auto s = check_input_spec(io, plan.spec); !s) return s.error();
   if (item.kind == InputItem::Kind::kTensors) {
     for (const auto& f : item.files) {
-      auto t = read_any(f, plan.spec.max_tensor_bytes);
-      if (!t) return t.error();
+      auto v = read_any(f, io, plan.spec.max_tensor_bytes);
+      if (!v) return v.error();
       std::string target;
-      if (model_input(t->name) != io.inputs.end()) {
-        target = t->name;
+      if (model_input(v->name) != io.inputs.end()) {
+        target = v->name;
       } else if (model_input(f.stem().string()) != io.inputs.end()) {
         target = f.stem().string();
       } else if (f.stem().string().starts_with("input_")) {  // the ONNX test suites' input_N.pb, in input order
@@ -129,11 +175,13 @@ Result<std::vector<Tensor>> make_item_tensors(const InputItem& item, const Model
       }
       if (target.empty()) {
         return Error{ErrorCode::kInvalidArgument, fmt::format("{}: tensor '{}' matches no input of the model (its inputs: {})", f.string(),
-                                                              t->name, names_of(io.inputs))};
+                                                              v->name, names_of(io.inputs))};
       }
       if (given.count(target)) return Error{ErrorCode::kInvalidArgument, fmt::format("{}: a second tensor for input '{}'", f.string(), target)};
-      t->name = target;
-      given[target] = std::move(*t);
+      v->name = target;
+      if (v->kind == Value::Kind::kTensor) v->tensor.name = target;
+      adopt_bfloat16(*v, model_input(target)->type);
+      given[target] = std::move(*v);
     }
   } else if (item.kind == InputItem::Kind::kImage) {
     if (!plan.preprocess) {
@@ -142,7 +190,7 @@ Result<std::vector<Tensor>> make_item_tensors(const InputItem& item, const Model
     }
     std::string target = plan.image_input;
     if (target.empty()) {
-      auto open = open_inputs([](const TensorInfo& t) { return t.shape.size() == 4; });
+      auto open = open_inputs([](const TensorInfo& t) { return t.is_tensor() && t.shape.size() == 4; });
       if (open.size() != 1) {
         return Error{ErrorCode::kInvalidArgument, fmt::format("{}: cannot tell which model input takes the image ({} candidates among {}); "
                                                               "name it as the preprocessing's \"input\"", where, open.size(), names_of(io.inputs))};
@@ -157,12 +205,16 @@ Result<std::vector<Tensor>> make_item_tensors(const InputItem& item, const Model
     auto shape = image_tensor_shape(image->width, image->height, *plan.preprocess, fmt::format("{} as input '{}'", where, target),
                                     plan.spec.max_tensor_bytes);
     if (!shape) return shape.error();
-    given[target] = image_to_tensor(*image, *plan.preprocess, target);
+    given[target] = Value::of(image_to_tensor(*image, *plan.preprocess, target));
   }
-  // The rest: the spec's values, or seeded random values for random items.
+  // The rest: None for an optional input, the spec's values, or seeded random values for random items.
   std::vector<TensorInfo> rest;
   for (const auto& in : io.inputs) {
     if (given.count(in.name)) continue;
+    if (in.kind() == Value::Kind::kOptional && !plan.spec.values.count(in.name)) {
+      given[in.name] = Value::optional(in.name, std::nullopt);
+      continue;
+    }
     if (item.kind != InputItem::Kind::kRandom && !plan.spec.values.count(in.name)) {
       return Error{ErrorCode::kInvalidArgument,
                    fmt::format("{}: gives no tensor for model input '{}' (add one, or a value under the gate file's inputs.values)", where, in.name)};
@@ -172,13 +224,13 @@ Result<std::vector<Tensor>> make_item_tensors(const InputItem& item, const Model
   if (!rest.empty()) {
     auto made = generate_inputs(rest, plan.spec, plan.seed + item.index);
     if (!made) return Error{made.error().code, fmt::format("{}: {}", where, made.error().message)};
-    for (auto& t : *made) given[t.name] = std::move(t);
+    for (auto& t : *made) given[t.name] = Value::of(std::move(t));
   }
-  std::vector<Tensor> out;
+  std::vector<Value> out;
   for (const auto& in : io.inputs) {
-    Tensor& t = given.at(in.name);
-    if (auto s = check_tensor(t, in, where); !s) return s.error();
-    out.push_back(std::move(t));
+    Value& v = given.at(in.name);
+    if (auto s = check_value(v, in, where); !s) return s.error();
+    out.push_back(std::move(v));
   }
   return out;
 }

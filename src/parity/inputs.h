@@ -49,7 +49,9 @@ struct InputPlan {
   std::uint64_t seed = 0;
 };
 
-// One tensor per model input, checked against the model (type, rank, fixed dimensions).
-Result<std::vector<Tensor>> make_item_tensors(const InputItem& item, const ModelIo& io, const InputPlan& plan);
+// One value per model input, checked against the model (type, rank, fixed
+// dimensions; a sequence or optional where the model takes one). An optional
+// input no file gives is None.
+Result<std::vector<Value>> make_item_values(const InputItem& item, const ModelIo& io, const InputPlan& plan);
 
 }  // namespace rung

@@ -6,7 +6,6 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <stdlib.h>
 
 #include <algorithm>
 #include <map>
@@ -14,10 +13,14 @@
 #include "jobs/parity_protocol.h"
 #include "jobs/runner.h"
 #include "os/json_input.h"
+#include "os/work_dir.h"
 #include "os/worker_location.h"
 #include "parity/gate_file.h"
+#include "parity/gates/value.h"
 #include "parity/inputs.h"
 #include "parity/side.h"
+#include "runtime/resolver.h"
+#include "runtime/software_gpu.h"
 #include "session/tensor_file.h"
 
 namespace rung {
@@ -36,14 +39,6 @@ struct Side {
 
 Error side_error(const Side& s, const std::string& message) {
   return Error{ErrorCode::kRuntime, fmt::format("{} ({}): {}", s.role, s.spec->describe(), message)};
-}
-
-// The rung as the side names it; the worker completes it on its build (jobs/parity_protocol.h).
-RungSpec named_rung(const std::string& rung) {
-  RungSpec named;
-  const bool is_library = rung.find('/') != std::string::npos || rung.ends_with(".so");
-  (is_library ? named.plugin_library : named.name) = rung;
-  return named;
 }
 
 Status start_side(Side& s, const JobRunner& runner, bool allow_writable, std::chrono::milliseconds deadline) {
@@ -79,6 +74,7 @@ Status await_ready(Side& s) {
     }
     s.io = j.at("io").get<ModelIo>();
     std::string rung = j.at("rung");
+    if (const RungSpec* spec = find_rung(s.spec->rung)) rung = adapter_display(*spec);  // "WebGPU on lavapipe (software)"
     s.described = fmt::format("{} · {} · ONNX Runtime {} ({}){}", s.spec->model.filename().string(), rung, j.at("version").get<std::string>(),
                               s.runtime.library.parent_path().filename().string(),
                               s.spec->threads > 0 ? fmt::format(" · {} thread{}", s.spec->threads, s.spec->threads == 1 ? "" : "s") : "");
@@ -117,17 +113,20 @@ Status compare_io(const std::vector<TensorInfo>& ref, const std::vector<TensorIn
   return {};
 }
 
-Result<std::map<std::string, Tensor>> read_outputs(const fs::path& dir) {
-  std::map<std::string, Tensor> out;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir, ec)) {
-    if (e.path().extension() != ".pb") continue;
-    auto t = read_tensor_file(e.path());
-    if (!t) return t.error();
-    std::string name = t->name;
-    out[name] = std::move(*t);
+// One input set's outputs: output_K.pb for the model's K-th output, read as the
+// model declares it (a sequence's file is a SequenceProto).
+Result<std::map<std::string, Value>> read_outputs(const fs::path& dir, const ModelIo& io) {
+  std::map<std::string, Value> out;
+  for (std::size_t k = 0; k < io.outputs.size(); ++k) {
+    const fs::path file = dir / fmt::format("output_{}.pb", k);
+    std::error_code ec;
+    if (!fs::exists(file, ec)) continue;  // said as a missing output by the caller
+    auto v = read_value_file(file, io.outputs[k].kind());
+    if (!v) return v.error();
+    v->name = io.outputs[k].name;
+    adopt_bfloat16(*v, io.outputs[k].type);
+    out[v->name] = std::move(*v);
   }
-  if (ec) return Error{ErrorCode::kIo, fmt::format("{}: {}", dir.string(), ec.message())};
   return out;
 }
 
@@ -144,16 +143,6 @@ Status await_done(Side& s, const InputItem& item) {
   }
   return {};
 }
-
-// Removes the work directory it made, whatever way the run ends.
-struct WorkDir {
-  fs::path path;
-  bool owned = false;
-  ~WorkDir() {
-    std::error_code ec;
-    if (owned) fs::remove_all(path, ec);
-  }
-};
 
 // The gate file (or the default tensor gate) and the declared preprocessing.
 Result<GateFile> read_gates(const ParityOptions& o) {
@@ -190,9 +179,13 @@ Result<InputItems> list_items(const ParityOptions& o, const InputPlan& plan) {
 }
 
 Status check_models(const ParityOptions& o) {
+  if (o.ref.stored() && o.cand.stored()) return Error{ErrorCode::kInvalidArgument, "both sides are stored outputs: one side must run a model"};
   for (const ParitySide* s : {&o.ref, &o.cand}) {
     std::error_code ec;
-    if (!fs::is_regular_file(s->model, ec)) {
+    if (s->stored() && !fs::is_directory(s->expected, ec)) {
+      return Error{ErrorCode::kNotFound, fmt::format("{}: the directory of stored outputs is not there", s->expected.string())};
+    }
+    if (!s->stored() && !fs::is_regular_file(s->model, ec)) {
       return Error{ErrorCode::kNotFound, fmt::format("{}: the model file is not there", s->model.string())};
     }
   }
@@ -202,6 +195,7 @@ Status check_models(const ParityOptions& o) {
 Status resolve_runtimes(const ParityOptions& o, Side& ref, Side& cand) {
   RuntimeResolver resolver(o.runtimes);
   for (Side* s : {&ref, &cand}) {
+    if (s->spec->stored()) continue;
     auto rt = resolver.resolve(s->spec->runtime);
     if (!rt) return Error{rt.error().code, fmt::format("{} ({}): {}", s->role, s->spec->describe(), rt.error().message)};
     s->runtime = *rt;
@@ -209,27 +203,25 @@ Status resolve_runtimes(const ParityOptions& o, Side& ref, Side& cand) {
   return {};
 }
 
-Status open_work_dir(const ParityOptions& o, WorkDir& work) {
-  if (!o.work_dir.empty()) {
-    work.path = o.work_dir;
-    return {};
-  }
-  std::string tmpl = (fs::temp_directory_path() / "rung-parity.XXXXXX").string();
-  if (mkdtemp(tmpl.data()) == nullptr) return Error{ErrorCode::kIo, fmt::format("cannot create a work directory like {}", tmpl)};
-  work = {tmpl, true};
-  return {};
-}
-
-// Both sides started and ready, their models agreeing on inputs and outputs, and every gate able to read them.
+// Both sides started and ready (a side of stored outputs starts nothing and takes
+// the model's description from the other), their models agreeing on inputs and
+// outputs, and every gate able to read them.
 Status start_sides(const ParityOptions& o, const GateFile& gates, const JobRunner& runner, const fs::path& work, Side& ref, Side& cand) {
   ref.dir = work / "ref";
   cand.dir = work / "cand";
   for (Side* s : {&ref, &cand}) {
+    if (s->spec->stored()) continue;
     if (auto st = start_side(*s, runner, o.runtimes.allow_writable_by_others, o.deadline); !st) return st.error();
   }
-  if (o.on_progress) o.on_progress("building both sessions");
+  if (o.on_progress) o.on_progress(ref.spec->stored() || cand.spec->stored() ? "building the session" : "building both sessions");
   for (Side* s : {&ref, &cand}) {
+    if (s->spec->stored()) continue;
     if (auto st = await_ready(*s); !st) return st.error();
+  }
+  for (Side* s : {&ref, &cand}) {
+    if (!s->spec->stored()) continue;
+    s->io = (s == &ref ? cand : ref).io;
+    s->described = s->spec->describe();
   }
   if (auto st = compare_io(ref.io.inputs, cand.io.inputs, "input"); !st) return st.error();
   if (auto st = compare_io(ref.io.outputs, cand.io.outputs, "output"); !st) return st.error();
@@ -241,29 +233,45 @@ Status start_sides(const ParityOptions& o, const GateFile& gates, const JobRunne
   return {};
 }
 
-// One input through both sides: its tensors written, both asked to run them,
-// their outputs given to every gate, then every file of it deleted.
+// A side's outputs of input `i`: what its worker wrote, or what is stored for the input set.
+Result<std::map<std::string, Value>> outputs_of(const Side& s, const InputItem& item, std::size_t i) {
+  if (!s.spec->stored()) return read_outputs(s.dir / "out" / std::to_string(i), s.io);
+  const fs::path stored = s.spec->expected / item.name;
+  std::error_code ec;
+  if (!fs::is_directory(stored, ec)) {
+    return Error{ErrorCode::kInvalidArgument, fmt::format("{}: holds no {}/ with the outputs of input {} (expected:DIR holds a folder "
+                                                          "per input set, as an ONNX test folder does)",
+                                                          s.spec->expected.string(), item.name, item.name)};
+  }
+  return read_outputs(stored, s.io);
+}
+
+// One input through both sides: its values written, the running sides asked to
+// run them, their tensor outputs given to every gate and their sequences and
+// optional values to the value gate, then every file of it deleted.
 Status compare_item(const InputItem& item, std::size_t i, const InputPlan& plan, const fs::path& work, Side& ref, Side& cand,
-                    GateFile& gates) {
-  auto tensors = make_item_tensors(item, ref.io, plan);
-  if (!tensors) return tensors.error();
+                    GateFile& gates, ValueGate& value_gate) {
+  auto values = make_item_values(item, ref.io, plan);
+  if (!values) return values.error();
   const fs::path in_dir = work / "inputs" / std::to_string(i);
   std::error_code ec;
   fs::create_directories(in_dir, ec);
-  for (std::size_t k = 0; k < tensors->size(); ++k) {
-    if (auto st = write_tensor_file((*tensors)[k], in_dir / fmt::format("input_{}.pb", k)); !st) return st.error();
+  for (std::size_t k = 0; k < values->size(); ++k) {
+    if (auto st = write_value_file((*values)[k], in_dir / fmt::format("input_{}.pb", k)); !st) return st.error();
   }
-  tensors->clear();
+  values->clear();
   const std::string request = nlohmann::json{{"run", i}, {"inputs", in_dir.string()}}.dump();
   for (Side* s : {&ref, &cand}) {
+    if (!s->worker) continue;
     if (auto st = s->worker->send(request); !st) return side_error(*s, st.error().message);
   }
   for (Side* s : {&ref, &cand}) {
+    if (!s->worker) continue;
     if (auto st = await_done(*s, item); !st) return st.error();
   }
-  auto ref_out = read_outputs(ref.dir / "out" / std::to_string(i));
+  auto ref_out = outputs_of(ref, item, i);
   if (!ref_out) return ref_out.error();
-  auto cand_out = read_outputs(cand.dir / "out" / std::to_string(i));
+  auto cand_out = outputs_of(cand, item, i);
   if (!cand_out) return cand_out.error();
   OutputMap rm, cm;
   for (const auto& info : ref.io.outputs) {
@@ -273,12 +281,18 @@ Status compare_item(const InputItem& item, std::size_t i, const InputPlan& plan,
       return Error{ErrorCode::kRuntime, fmt::format("input {}: output '{}' is missing from the {}'s results", item.name, info.name,
                                                     a == ref_out->end() ? "ref" : "cand")};
     }
-    rm[info.name] = &a->second;
-    cm[info.name] = &b->second;
+    if (!info.is_tensor()) continue;  // the value gate's
+    if (a->second.kind != Value::Kind::kTensor || b->second.kind != Value::Kind::kTensor) {
+      return Error{ErrorCode::kRuntime, fmt::format("input {}: output '{}' is not a tensor on the {}", item.name, info.name,
+                                                    a->second.kind != Value::Kind::kTensor ? "ref" : "cand")};
+    }
+    rm[info.name] = &a->second.tensor;
+    cm[info.name] = &b->second.tensor;
   }
   for (auto& g : gates.gates) {
     if (auto st = g->add(item.name, rm, cm); !st) return Error{st.error().code, fmt::format("input {}: {}", item.name, st.error().message)};
   }
+  if (!value_gate.empty()) value_gate.add(item.name, *ref_out, *cand_out);
   fs::remove_all(in_dir, ec);
   fs::remove_all(ref.dir / "out" / std::to_string(i), ec);
   fs::remove_all(cand.dir / "out" / std::to_string(i), ec);
@@ -303,14 +317,17 @@ Result<ParityReport> run_parity(const ParityOptions& o) {
   if (worker.empty()) {
     return Error{ErrorCode::kNotFound, "the rung-probe-worker executable was not found (beside rung, in RUNG_PROBE_WORKER, or installed)"};
   }
-  if (auto st = open_work_dir(o, work); !st) return st.error();
-  if (auto st = start_sides(o, *gates, JobRunner(worker), work.path, ref, cand); !st) return st.error();
+  if (auto st = work.open(o.work_dir, "rung-parity"); !st) return st.error();
+  if (auto st = start_sides(o, *gates, JobRunner(worker), work.path(), ref, cand); !st) return st.error();
+  ValueGate value_gate(ref.io, Tolerance::polygraphy());
   for (std::size_t i = 0; i < items->size(); ++i) {
     const InputItem item = items->at(i);
     if (o.on_progress) o.on_progress(fmt::format("input {} of {}: {}", i + 1, items->size(), item.name));
-    if (auto st = compare_item(item, i, plan, work.path, ref, cand, *gates); !st) return st.error();
+    if (auto st = compare_item(item, i, plan, work.path(), ref, cand, *gates, value_gate); !st) return st.error();
   }
-  for (Side* s : {&ref, &cand}) s->worker->finish(std::chrono::seconds(10));
+  for (Side* s : {&ref, &cand}) {
+    if (s->worker) s->worker->finish(std::chrono::seconds(10));
+  }
 
   ParityReport report;
   report.ref = ref.described;
@@ -319,6 +336,7 @@ Result<ParityReport> run_parity(const ParityOptions& o) {
   report.cand_run = describe_side_run(o.cand, cand.runtime.version);
   report.inputs = items->size();
   for (const auto& g : gates->gates) report.gates.push_back(g->finish());
+  if (!value_gate.empty()) report.gates.push_back(value_gate.finish());
   return report;
 }
 

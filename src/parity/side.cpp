@@ -1,17 +1,23 @@
-#include "parity/side.h"
+// A parity side as the command line names it: MODEL[,rung=R][,ort=V][,threads=N][,option.K=V].
+#include "rung/parity.h"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "graph/model_file.h"
+#include "jobs/target.h"
+#include "parity/side.h"
 #include "rung/hardware.h"
-#include "rung/parity.h"
 #include "runtime/plugin_rungs.h"
 
 namespace rung {
 
 Result<ParitySide> ParitySide::parse(const std::string& spec) {
   ParitySide side;
+  if (spec.starts_with("expected:")) {
+    side.expected = spec.substr(9);
+    if (side.expected.empty()) return Error{ErrorCode::kInvalidArgument, fmt::format("'{}': expected: needs the directory of stored outputs", spec)};
+    return side;
+  }
   std::vector<std::string> parts;
   std::size_t start = 0;
   for (std::size_t comma; (comma = spec.find(',', start)) != std::string::npos; start = comma + 1) parts.push_back(spec.substr(start, comma - start));
@@ -47,6 +53,7 @@ Result<ParitySide> ParitySide::parse(const std::string& spec) {
 }
 
 std::string ParitySide::describe() const {
+  if (stored()) return fmt::format("the outputs stored in {}", expected.string());
   std::string s = fmt::format("{} on {}", model.filename().string(), rung.find('/') != std::string::npos ? std::filesystem::path(rung).filename().string() : rung);
   s += runtime.empty() ? ", the chosen ONNX Runtime build" : fmt::format(", ONNX Runtime {}", runtime);
   if (threads > 0) s += fmt::format(", {} thread{}", threads, threads == 1 ? "" : "s");
@@ -56,58 +63,21 @@ std::string ParitySide::describe() const {
 
 ParitySideRun describe_side_run(const ParitySide& side, const std::string& runtime_version) {
   ParitySideRun run;
+  if (side.stored()) {  // nothing ran: the outputs were stored elsewhere
+    run.model_file = side.expected.filename().string();
+    run.rung = "expected";
+    return run;
+  }
   run.model_file = side.model.filename().string();
   if (auto facts = inspect_model_file(side.model)) {
     run.model_sha256 = facts->sha256;
     run.model_stable_sha256 = facts->stable_sha256;
   }
-  const bool library = side.rung.find('/') != std::string::npos || side.rung.ends_with(".so");
-  run.rung = library ? plugin_rung_name(side.rung) : side.rung;
+  const RungSpec named = named_rung(side.rung);
+  run.rung = named.plugin_library.empty() ? named.name : plugin_rung_name(named.plugin_library);
   run.runtime_version = runtime_version;
   run.device = detect_hardware("/").identity();
   return run;
-}
-
-Result<const RuntimeDiscovery*> RuntimeResolver::discovery() {
-  if (!discovered_) discovered_ = discover_runtimes(search_, detect_hardware("/"));
-  if (!discovered_->ok()) return discovered_->error();
-  return &discovered_->value();
-}
-
-Result<ResolvedRuntime> RuntimeResolver::resolve(const std::string& wanted) {
-  std::error_code ec;
-  if (!wanted.empty() && std::filesystem::exists(wanted, ec)) {
-    if (std::filesystem::is_regular_file(wanted, ec)) {
-      auto b = load_runtime_build(wanted, search_.allow_writable_by_others);
-      if (!b) return Error{ErrorCode::kNoRuntime, b.error().message};
-      return ResolvedRuntime{b->library, b->version};
-    }
-    RuntimeSearchOptions only = search_;
-    only.explicit_dir = wanted;
-    only.include_default_locations = false;
-    only.read_environment = false;
-    auto d = discover_runtimes(only, detect_hardware("/"));
-    if (!d) return Error{ErrorCode::kNoRuntime, d.error().message};
-    for (const auto& b : d->builds) {
-      if (b.loaded) return ResolvedRuntime{b.library, b.version};
-    }
-    return Error{ErrorCode::kNoRuntime, fmt::format("{}: holds no usable ONNX Runtime build", wanted)};
-  }
-  auto d = discovery();
-  if (!d) return d.error();  // a bad --ort-dir is the caller's; finding no build is kNoRuntime
-  if (wanted.empty()) {
-    const RuntimeBuild* b = (*d)->chosen_build();
-    if (b == nullptr) return Error{ErrorCode::kNoRuntime, "no usable ONNX Runtime build was found"};
-    return ResolvedRuntime{b->library, b->version};
-  }
-  std::vector<std::string> versions;
-  for (const auto& b : (*d)->builds) {
-    if (!b.loaded) continue;
-    if (b.version == wanted || b.version.starts_with(wanted + ".")) return ResolvedRuntime{b.library, b.version};
-    versions.push_back(b.version);
-  }
-  return Error{ErrorCode::kNoRuntime, fmt::format("no ONNX Runtime {} among the builds found ({}); name a directory or library instead",
-                                                   wanted, versions.empty() ? "none" : fmt::format("{}", fmt::join(versions, ", ")))};
 }
 
 }  // namespace rung

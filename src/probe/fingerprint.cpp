@@ -13,7 +13,8 @@ Result<std::string> make_fingerprint(const FingerprintInputs& in, FileHashCache&
   }
   nlohmann::json ladder = nlohmann::json::array();
   for (const auto& r : *in.ladder) {
-    nlohmann::json rung = {{"name", r.name}, {"provider", r.provider}};
+    // The display name says which adapter a rung runs on (a lent software GPU renames WebGPU's).
+    nlohmann::json rung = {{"name", r.name}, {"display", r.display}, {"provider", r.provider}};
     if (!r.plugin_library.empty()) {
       auto digest = hashes.hash(r.plugin_library);
       rung["plugin_sha256"] = digest ? *digest : std::string("missing");

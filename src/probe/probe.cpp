@@ -24,6 +24,7 @@
 #include "probe/fingerprint.h"
 #include "runtime/dependencies.h"
 #include "runtime/plugin_rungs.h"
+#include "runtime/software_gpu.h"
 #include "session/tensor_file.h"
 
 namespace rung {
@@ -52,6 +53,7 @@ std::pair<Verdict, ProbeJobResult> judged(const JobOutcome& outcome) {
     case JobOutcome::Status::kCrashed: return {Verdict::kCrashed, r};
     case JobOutcome::Status::kTimedOut: break;
   }
+  r.error += " (a first run that compiles shaders can take longer: raise --deadline)";
   r.build_ms = outcome.elapsed_ms;  // the time it was given, up to the kill
   return {Verdict::kTimedOut, r};
 }
@@ -371,6 +373,9 @@ void walk(const ProbeSetting& s, const std::string& fingerprint, ProbeOutcome& o
 
 Result<ProbeOutcome> run_probe(const ProbeOptions& o) {
   if (auto st = check_options(o); !st) return st.error();
+  // RUNG_SOFTWARE_GPU=1 lends the software adapter to the workers (before the ladder
+  // names its rungs); without it, the probe goes on without.
+  const Status lent = lend_software_gpu_if_asked(false);
   auto setting = find_setting(o);
   if (!setting) return setting.error();
   ProbeSetting& s = *setting;
@@ -380,6 +385,7 @@ Result<ProbeOutcome> run_probe(const ProbeOptions& o) {
   out.runtime_library = s.build->library;
   out.builds_found = s.discovery.builds.size();
   out.cache_file = o.cache_dir / "probe.json";
+  if (!lent) note(o, out, "RUNG_SOFTWARE_GPU asks for the software GPU adapter, but: " + lent.error().message);
   s.can_cache = prepare_cache_dir(o, out);
 
   FileHashCache hashes(o.cache_dir);

@@ -14,10 +14,7 @@
 
 namespace rung {
 namespace fs = std::filesystem;
-namespace {
 
-// A library, or the directory holding it, that another user can write to could be
-// swapped for anything; loading it would run their code in our process.
 Status check_not_writable_by_others(const fs::path& library) {
   std::error_code ec;
   fs::path real = fs::canonical(library, ec);
@@ -33,8 +30,6 @@ Status check_not_writable_by_others(const fs::path& library) {
   }
   return {};
 }
-
-}  // namespace
 
 int compiled_api_version() { return ORT_API_VERSION; }
 

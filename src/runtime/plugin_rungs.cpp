@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "os/elf_dynamic.h"
+#include "runtime/software_gpu.h"
 
 namespace rung {
 namespace fs = std::filesystem;
@@ -43,6 +44,7 @@ std::vector<RungSpec> plugin_rungs(const std::vector<fs::path>& plugin_dirs) {
 std::vector<RungSpec> effective_ladder(const Hardware& hardware, const RuntimeBuild& build, const std::vector<fs::path>& plugin_dirs) {
   std::vector<RungSpec> ladder = plugin_rungs(plugin_dirs);
   for (auto& r : ladder_for(hardware).for_build(build.providers)) ladder.push_back(std::move(r));
+  name_software_adapter(ladder);
   return ladder;
 }
 

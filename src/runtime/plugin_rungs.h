@@ -18,7 +18,8 @@ std::vector<RungSpec> plugin_rungs(const std::vector<std::filesystem::path>& plu
 std::string plugin_rung_name(const std::filesystem::path& library);
 
 // The full ladder a process walks: plugin rungs above the platform's own rungs
-// that this build carries, the CPU last.
+// that this build carries, the CPU last. While a software GPU adapter is lent,
+// the rung that runs on it says so ("WebGPU on lavapipe (software)").
 std::vector<RungSpec> effective_ladder(const Hardware& hardware, const RuntimeBuild& build,
                                        const std::vector<std::filesystem::path>& plugin_dirs);
 

@@ -6,6 +6,8 @@
 #include <cctype>
 #include <cstdlib>
 
+#include "os/worker_location.h"
+
 namespace rung {
 namespace fs = std::filesystem;
 namespace {
@@ -55,12 +57,6 @@ std::vector<fs::path> subdirectories_newest_first(const fs::path& dir) {
     return natural_less(b.filename().string(), a.filename().string());
   });
   return out;
-}
-
-fs::path default_executable_dir() {
-  std::error_code ec;
-  auto exe = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? fs::path() : exe.parent_path();
 }
 
 // A directory named by the caller or the environment: the library itself, or builds in subdirectories.
@@ -132,7 +128,7 @@ Result<RuntimeSearch> search_runtimes(const RuntimeSearchOptions& options) {
     }
   }
   if (options.include_default_locations) {
-    fs::path beside = options.executable_dir.value_or(default_executable_dir());
+    fs::path beside = options.executable_dir.value_or(executable_dir());
     if (!beside.empty()) {
       fs::path runtimes = beside / "runtimes";
       std::vector<fs::path> libs;

@@ -7,6 +7,7 @@
 #include "core/libraries.h"
 #include "runtime/dependencies.h"
 #include "runtime/plugin_rungs.h"
+#include "runtime/software_gpu.h"
 
 namespace rung {
 
@@ -20,6 +21,7 @@ std::vector<RungStanding> ladder_standing(const Ladder& ladder, const RuntimeBui
   for (const auto& rung : rungs) {
     RungStanding s;
     s.rung = rung;
+    s.rung.display = adapter_display(rung);
     s.provider_in_build = rung.append == AppendMethod::kPluginDevice || build.has_provider(rung.provider);
     if (!s.provider_in_build) {
       s.note = fmt::format("not in ONNX Runtime {}", build.version);
@@ -38,7 +40,8 @@ std::vector<RungStanding> ladder_standing(const Ladder& ladder, const RuntimeBui
     s.provider_version = deps.provider_version;
     s.problems = deps.problems;
     s.ready = s.problems.empty();
-    s.note = s.ready ? "ready to probe" : deps.words();
+    const bool software = s.rung.display != rung.display;
+    s.note = !s.ready ? deps.words() : software ? "ready to probe on a software adapter (far slower than the CPU)" : "ready to probe";
     out.push_back(std::move(s));
   }
   return out;

@@ -4,7 +4,6 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <cstring>
 #include <functional>
 #include <limits>
 #include <random>
@@ -46,16 +45,6 @@ void fill(Tensor& t, const std::function<T(std::size_t)>& value) {
   for (std::size_t i = 0; i < n; ++i) out[i] = value(i);
 }
 
-std::uint16_t float_to_half(float f) {
-  std::uint32_t x;
-  std::memcpy(&x, &f, 4);
-  std::uint32_t sign = (x >> 16) & 0x8000, mant = x & 0x7fffff;
-  int exp = static_cast<int>((x >> 23) & 0xff) - 127 + 15;
-  if (exp <= 0) return static_cast<std::uint16_t>(sign);
-  if (exp >= 31) return static_cast<std::uint16_t>(sign | 0x7c00);
-  return static_cast<std::uint16_t>(sign | static_cast<std::uint32_t>(exp) << 10 | mant >> 13);
-}
-
 Error cannot_generate(const std::string& input) {
   return Error{ErrorCode::kInvalidArgument, fmt::format("input '{}' has an element type rung cannot generate: give it a tensor file", input)};
 }
@@ -72,38 +61,40 @@ T saturate(double v) {
   }
 }
 
+// Floats are uniform in [0, 1), integers in [0, 4), booleans 0 or 1, strings
+// "s0" to "s3"; a spec's constant values are repeated to fill,
+// saturated at the type's range, never cast out of it.
 Status fill_tensor(Tensor& t, const std::vector<double>* constant, std::mt19937_64& rng) {
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   std::uniform_int_distribution<int> small(0, 3);
-  // Random integers are 0..3 (0..1 for bool); a spec's values are saturated to the type.
-  auto value = [&]<class T>(std::size_t i, T random) -> T { return constant ? saturate<T>((*constant)[i % constant->size()]) : random; };
+  auto pick = [&](std::size_t i) -> double { return (*constant)[i % constant->size()]; };
+  auto real = [&](std::size_t i) { return constant ? pick(i) : unit(rng); };
+  auto whole = [&](std::size_t i) { return constant ? pick(i) : static_cast<double>(small(rng)); };
   switch (t.type) {
-    case ElementType::kFloat:
-      fill<float>(t, [&](std::size_t i) { return value(i, static_cast<float>(unit(rng))); });
+    case ElementType::kFloat: fill<float>(t, [&](std::size_t i) { return saturate<float>(real(i)); }); return {};
+    case ElementType::kDouble: fill<double>(t, real); return {};
+    case ElementType::kFloat16: fill<std::uint16_t>(t, [&](std::size_t i) { return double_to_half(real(i)); }); return {};
+    case ElementType::kBFloat16: fill<std::uint16_t>(t, [&](std::size_t i) { return double_to_bfloat16(real(i)); }); return {};
+    case ElementType::kFloat8E4M3FN: case ElementType::kFloat8E4M3FNUZ: case ElementType::kFloat8E5M2:
+    case ElementType::kFloat8E5M2FNUZ:
+      fill<std::uint8_t>(t, [&](std::size_t i) { return double_to_float8(t.type, real(i)); });
       return {};
-    case ElementType::kDouble:
-      fill<double>(t, [&](std::size_t i) { return value(i, unit(rng)); });
-      return {};
-    case ElementType::kFloat16:
-      fill<std::uint16_t>(t, [&](std::size_t i) { return float_to_half(value(i, static_cast<float>(unit(rng)))); });
-      return {};
-    case ElementType::kInt64:
-      fill<std::int64_t>(t, [&](std::size_t i) { return value(i, std::int64_t{small(rng)}); });
-      return {};
-    case ElementType::kInt32:
-      fill<std::int32_t>(t, [&](std::size_t i) { return value(i, std::int32_t{small(rng)}); });
-      return {};
-    case ElementType::kInt16:
-      fill<std::int16_t>(t, [&](std::size_t i) { return value(i, static_cast<std::int16_t>(small(rng))); });
-      return {};
-    case ElementType::kInt8:
-      fill<std::int8_t>(t, [&](std::size_t i) { return value(i, static_cast<std::int8_t>(small(rng))); });
-      return {};
-    case ElementType::kUint8:
-      fill<std::uint8_t>(t, [&](std::size_t i) { return value(i, static_cast<std::uint8_t>(small(rng))); });
-      return {};
+    case ElementType::kInt64: fill<std::int64_t>(t, [&](std::size_t i) { return saturate<std::int64_t>(whole(i)); }); return {};
+    case ElementType::kUint64: fill<std::uint64_t>(t, [&](std::size_t i) { return saturate<std::uint64_t>(whole(i)); }); return {};
+    case ElementType::kInt32: fill<std::int32_t>(t, [&](std::size_t i) { return saturate<std::int32_t>(whole(i)); }); return {};
+    case ElementType::kUint32: fill<std::uint32_t>(t, [&](std::size_t i) { return saturate<std::uint32_t>(whole(i)); }); return {};
+    case ElementType::kInt16: fill<std::int16_t>(t, [&](std::size_t i) { return saturate<std::int16_t>(whole(i)); }); return {};
+    case ElementType::kUint16: fill<std::uint16_t>(t, [&](std::size_t i) { return saturate<std::uint16_t>(whole(i)); }); return {};
+    case ElementType::kInt8: fill<std::int8_t>(t, [&](std::size_t i) { return saturate<std::int8_t>(whole(i)); }); return {};
+    case ElementType::kUint8: fill<std::uint8_t>(t, [&](std::size_t i) { return saturate<std::uint8_t>(whole(i)); }); return {};
     case ElementType::kBool:
-      fill<std::uint8_t>(t, [&](std::size_t i) { return static_cast<std::uint8_t>(value(i, static_cast<std::uint8_t>(small(rng) & 1)) != 0); });
+      fill<std::uint8_t>(t, [&](std::size_t i) { return static_cast<std::uint8_t>(constant ? pick(i) != 0 : small(rng) & 1); });
+      return {};
+    case ElementType::kString:
+      t.strings.resize(static_cast<std::size_t>(*t.element_count()));
+      for (std::size_t i = 0; i < t.strings.size(); ++i) {
+        t.strings[i] = constant ? fmt::format("{}", pick(i)) : fmt::format("s{}", small(rng));
+      }
       return {};
     case ElementType::kUnsupported:
       break;
@@ -216,6 +207,10 @@ Result<std::vector<Tensor>> make_inputs(const ModelIo& io, const InputSpec& spec
   std::vector<Tensor> out;
   for (std::size_t i = 0; i < io.inputs.size(); ++i) {
     const auto& info = io.inputs[i];
+    if (!info.is_tensor()) {
+      return Error{ErrorCode::kUnsupported, fmt::format("input '{}' is {}; rung generates tensors only: give recorded inputs "
+                                                        "(the ONNX test suites' input_N.pb)", info.name, info.describe())};
+    }
     if (!recorded.empty()) {
       auto it = std::find_if(recorded.begin(), recorded.end(), [&](const Tensor& t) { return t.name == info.name; });
       const Tensor* found = it != recorded.end() ? &*it : (i < recorded.size() ? &recorded[i] : nullptr);

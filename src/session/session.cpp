@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
+#include <optional>
 
+#include "core/onnx_types.h"
 #include "runtime/ort_api.h"
 
 namespace rung {
@@ -12,50 +15,47 @@ namespace {
 // EP device and plugin library entries arrived in API 22.
 constexpr int kPluginApiVersion = 22;
 
-ElementType from_ort(ONNXTensorElementDataType t) {
-  switch (t) {
-    case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT: return ElementType::kFloat;
-    case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16: return ElementType::kFloat16;
-    case ONNX_TENSOR_ELEMENT_DATA_TYPE_DOUBLE: return ElementType::kDouble;
-    case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT8: return ElementType::kInt8;
-    case ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT8: return ElementType::kUint8;
-    case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT16: return ElementType::kInt16;
-    case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32: return ElementType::kInt32;
-    case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64: return ElementType::kInt64;
-    case ONNX_TENSOR_ELEMENT_DATA_TYPE_BOOL: return ElementType::kBool;
-    default: return ElementType::kUnsupported;
-  }
-}
+ElementType from_ort(ONNXTensorElementDataType t) { return element_type_from_onnx(static_cast<int>(t)); }
 
-ONNXTensorElementDataType to_ort(ElementType t) {
-  switch (t) {
-    case ElementType::kFloat: return ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT;
-    case ElementType::kFloat16: return ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16;
-    case ElementType::kDouble: return ONNX_TENSOR_ELEMENT_DATA_TYPE_DOUBLE;
-    case ElementType::kInt8: return ONNX_TENSOR_ELEMENT_DATA_TYPE_INT8;
-    case ElementType::kUint8: return ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT8;
-    case ElementType::kInt16: return ONNX_TENSOR_ELEMENT_DATA_TYPE_INT16;
-    case ElementType::kInt32: return ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32;
-    case ElementType::kInt64: return ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64;
-    case ElementType::kBool: return ONNX_TENSOR_ELEMENT_DATA_TYPE_BOOL;
-    case ElementType::kUnsupported: break;
+ONNXTensorElementDataType to_ort(ElementType t) { return static_cast<ONNXTensorElementDataType>(onnx_data_type(t)); }
+
+// Describes a type, unwrapping sequences and optionals down to their tensor.
+void describe_type(const Ort::ConstTypeInfo& type, TensorInfo& info) {
+  switch (type.GetONNXType()) {
+    case ONNX_TYPE_TENSOR: {
+      auto t = type.GetTensorTypeAndShapeInfo();
+      const auto element = t.GetElementType();
+      info.type = from_ort(element);
+      if (info.type == ElementType::kUnsupported) info.other = fmt::format("tensor of {}", onnx_data_type_name(static_cast<int>(element)));
+      info.shape = t.GetShape();
+      std::vector<const char*> sym(info.shape.size(), nullptr);
+      if (!sym.empty()) t.GetSymbolicDimensions(sym.data(), sym.size());
+      for (const char* s : sym) info.symbolic_dims.emplace_back(s != nullptr ? s : "");
+      return;
+    }
+    case ONNX_TYPE_SEQUENCE: {
+      info.wrappers.push_back(Value::Kind::kSequence);
+      auto element = type.GetSequenceTypeInfo().GetSequenceElementType();
+      describe_type(element.GetConst(), info);
+      return;
+    }
+    case ONNX_TYPE_OPTIONAL: {
+      info.wrappers.push_back(Value::Kind::kOptional);
+      auto contained = type.GetOptionalTypeInfo().GetOptionalElementType();
+      describe_type(contained.GetConst(), info);
+      return;
+    }
+    case ONNX_TYPE_MAP: info.other = "map"; break;
+    case ONNX_TYPE_SPARSETENSOR: info.other = "sparse tensor"; break;
+    default: info.other = "opaque value"; break;
   }
-  return ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
+  info.type = ElementType::kUnsupported;
 }
 
 TensorInfo info_of(const std::string& name, const Ort::TypeInfo& type) {
   TensorInfo info;
   info.name = name;
-  if (type.GetONNXType() != ONNX_TYPE_TENSOR) {
-    info.type = ElementType::kUnsupported;
-    return info;
-  }
-  auto t = type.GetTensorTypeAndShapeInfo();
-  info.type = from_ort(t.GetElementType());
-  info.shape = t.GetShape();
-  std::vector<const char*> sym(info.shape.size(), nullptr);
-  if (!sym.empty()) t.GetSymbolicDimensions(sym.data(), sym.size());
-  for (const char* s : sym) info.symbolic_dims.emplace_back(s != nullptr ? s : "");
+  describe_type(type.GetConst(), info);
   return info;
 }
 
@@ -207,43 +207,166 @@ ModelIo describe_session(const Ort::Session& session) {
 
 namespace {
 
+const Ort::MemoryInfo& cpu_memory() {
+  static const Ort::MemoryInfo mem = Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeDefault);
+  return mem;
+}
+
+Result<std::optional<Ort::Value>> tensor_feed(const Tensor& t, const std::string& name) {
+  if (t.type == ElementType::kUnsupported) {
+    return Error{ErrorCode::kUnsupported, fmt::format("input '{}' has an element type rung cannot feed", name)};
+  }
+  return std::optional<Ort::Value>(tensor_value(t));
+}
+
+// The value to feed; nullopt for an optional that is None (left out of the feeds).
+Result<std::optional<Ort::Value>> input_value(const Value& v) {
+  switch (v.kind) {
+    case Value::Kind::kTensor:
+      return tensor_feed(v.tensor, v.name);
+    case Value::Kind::kSequence: {
+      std::vector<Ort::Value> items;
+      for (const auto& item : v.items) {
+        if (item.kind != Value::Kind::kTensor) {
+          return Error{ErrorCode::kUnsupported, fmt::format("input '{}': a sequence of {} values; ONNX Runtime takes sequences of tensors",
+                                                            v.name, item.kind == Value::Kind::kSequence ? "sequence" : "optional")};
+        }
+        items.push_back(tensor_value(item.tensor));
+      }
+      return std::optional<Ort::Value>(Ort::Value::CreateSequence(items));
+    }
+    case Value::Kind::kOptional:
+      if (v.items.empty()) return std::optional<Ort::Value>();
+      return input_value(v.items.front());
+  }
+  return Error{ErrorCode::kUnsupported, fmt::format("input '{}': unknown kind of value", v.name)};
+}
+
+Tensor tensor_of(const Ort::ConstValue& value, const std::string& name) {
+  Tensor t;
+  t.name = name;
+  auto info = value.GetTensorTypeAndShapeInfo();
+  t.type = from_ort(info.GetElementType());
+  t.shape = info.GetShape();
+  // ONNX Runtime's own shape: its count cannot fail, and a failure would hold nothing.
+  const auto count = t.element_count();
+  const std::size_t n = count ? static_cast<std::size_t>(*count) : 0;
+  if (t.type == ElementType::kString) {
+    t.strings.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) t.strings.push_back(value.GetStringTensorElement(i));
+  } else if (t.type != ElementType::kUnsupported) {
+    const auto* data = static_cast<const std::byte*>(value.GetTensorRawData());
+    t.bytes.assign(data, data + n * element_size(t.type));
+  }
+  return t;
+}
+
+// An output as the model declares it: `depth` counts the wrappers already unwrapped.
+Result<Value> output_value(const Ort::ConstValue& value, const TensorInfo& info, std::size_t depth, const std::string& name) {
+  if (depth < info.wrappers.size() && info.wrappers[depth] == Value::Kind::kOptional) {
+    if (!value.HasValue()) return Value::optional(name, std::nullopt);
+    auto held = output_value(value, info, depth + 1, name);
+    if (!held) return held.error();
+    return Value::optional(name, std::move(*held));
+  }
+  if (!value.HasValue()) return Error{ErrorCode::kRuntime, fmt::format("output '{}' is None, but the model does not declare it optional", name)};
+  const ONNXType type = value.GetTypeInfo().GetONNXType();
+  if (type == ONNX_TYPE_TENSOR) {
+    Tensor t = tensor_of(value, name);
+    if (t.type == ElementType::kUnsupported) {
+      return Error{ErrorCode::kUnsupported, fmt::format("output '{}' is a tensor of {}, which rung does not hold", name,
+                                                        onnx_data_type_name(static_cast<int>(value.GetTensorTypeAndShapeInfo().GetElementType())))};
+    }
+    return Value::of(std::move(t));
+  }
+  if (type == ONNX_TYPE_SEQUENCE) {
+    Ort::AllocatorWithDefaultOptions alloc;
+    std::vector<Value> items;
+    const std::size_t n = value.GetCount();
+    for (std::size_t i = 0; i < n; ++i) {
+      Ort::Value item = value.GetValue(static_cast<int>(i), alloc);
+      auto v = output_value(item.GetConst(), info, depth + 1, fmt::format("{}[{}]", name, i));
+      if (!v) return v.error();
+      items.push_back(std::move(*v));
+    }
+    return Value::sequence(name, std::move(items));
+  }
+  return Error{ErrorCode::kUnsupported, fmt::format("output '{}' is {}, which rung does not hold", name, info.describe())};
+}
+
+// What a run is given: a value per input fed, and the names they go to.
+struct Feeds {
+  std::vector<Ort::Value> values;
+  std::vector<const char*> names;
+};
+
+// Each input's value as `make` builds it (nullopt: left out of the feeds).
+template <class Input, class Make>
+Result<Feeds> collect_feeds(const std::vector<Input>& inputs, Make make) {
+  Feeds f;
+  f.values.reserve(inputs.size());
+  f.names.reserve(inputs.size());
+  for (const auto& in : inputs) {
+    Result<std::optional<Ort::Value>> v = make(in);
+    if (!v) return v.error();
+    if (!*v) continue;
+    f.values.push_back(std::move(**v));
+    f.names.push_back(in.name.c_str());
+  }
+  return f;
+}
+
+// Runs the feeds and asks for every output, in the model's order. Throws Ort::Exception.
+std::vector<Ort::Value> run_feeds(Ort::Session& session, const ModelIo& io, const Feeds& feeds,
+                                  const std::map<std::string, std::string>& run_config) {
+  std::vector<const char*> out_names;
+  out_names.reserve(io.outputs.size());
+  for (const auto& o : io.outputs) out_names.push_back(o.name.c_str());
+  // Run options only when asked for: the common run builds none.
+  Ort::RunOptions run_options{nullptr};
+  if (!run_config.empty()) {
+    run_options = Ort::RunOptions();
+    for (const auto& [k, v] : run_config) run_options.AddConfigEntry(k.c_str(), v.c_str());
+  }
+  return session.Run(run_options, feeds.names.data(), feeds.values.data(), feeds.values.size(), out_names.data(), out_names.size());
+}
+
+Result<std::vector<Value>> run_values(Ort::Session& session, const ModelIo& io, const std::vector<Value>& inputs,
+                                      const std::map<std::string, std::string>& run_config) {
+  try {
+    auto feeds = collect_feeds(inputs, input_value);  // an optional None is left out
+    if (!feeds) return feeds.error();
+    auto results = run_feeds(session, io, *feeds, run_config);
+    std::vector<Value> out;
+    out.reserve(results.size());
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      auto v = output_value(results[i].GetConst(), io.outputs[i], 0, io.outputs[i].name);
+      if (!v) return v.error();
+      out.push_back(std::move(*v));
+    }
+    return out;
+  } catch (const Ort::Exception& e) {
+    return Error{ErrorCode::kRuntime, e.what()};
+  }
+}
+
+// The tensor-only path: what the probe, bench and engine run, no Value copies on the way.
 Result<std::vector<Tensor>> run_described(Ort::Session& session, const ModelIo& io, const std::vector<Tensor>& inputs,
                                           const std::map<std::string, std::string>& run_config) {
   try {
-    static const Ort::MemoryInfo mem = Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeDefault);
-    std::vector<Ort::Value> values;
-    std::vector<const char*> in_names;
-    values.reserve(inputs.size());
-    in_names.reserve(inputs.size());
-    for (const auto& t : inputs) {
-      values.push_back(Ort::Value::CreateTensor(mem, const_cast<std::byte*>(t.bytes.data()), t.bytes.size(), t.shape.data(),
-                                                t.shape.size(), to_ort(t.type)));
-      in_names.push_back(t.name.c_str());
-    }
-    std::vector<const char*> out_names;
-    out_names.reserve(io.outputs.size());
-    for (const auto& o : io.outputs) out_names.push_back(o.name.c_str());
-    // Run options only when asked for: the common run builds none.
-    Ort::RunOptions run_options{nullptr};
-    if (!run_config.empty()) {
-      run_options = Ort::RunOptions();
-      for (const auto& [k, v] : run_config) run_options.AddConfigEntry(k.c_str(), v.c_str());
-    }
-    auto results = session.Run(run_options, in_names.data(), values.data(), values.size(), out_names.data(),
-                               out_names.size());
+    auto feeds = collect_feeds(inputs, [](const Tensor& t) { return tensor_feed(t, t.name); });
+    if (!feeds) return feeds.error();
+    auto results = run_feeds(session, io, *feeds, run_config);
     std::vector<Tensor> out;
     out.reserve(results.size());
     for (std::size_t i = 0; i < results.size(); ++i) {
-      Tensor t;
-      t.name = io.outputs[i].name;
-      if (!results[i].IsTensor()) return Error{ErrorCode::kUnsupported, fmt::format("output '{}' is not a tensor", t.name)};
-      auto info = results[i].GetTensorTypeAndShapeInfo();
-      t.type = from_ort(info.GetElementType());
-      t.shape = info.GetShape();
-      const auto* data = static_cast<const std::byte*>(results[i].GetTensorRawData());
-      auto bytes = tensor_bytes(fmt::format("output '{}'", t.name), t.type, t.shape, UINT64_MAX);
-      if (!bytes) return bytes.error();
-      t.bytes.assign(data, data + *bytes);
+      if (!results[i].IsTensor()) {
+        return Error{ErrorCode::kUnsupported, fmt::format("output '{}' is {}, not a tensor", io.outputs[i].name, io.outputs[i].describe())};
+      }
+      Tensor t = tensor_of(results[i].GetConst(), io.outputs[i].name);
+      if (t.type == ElementType::kUnsupported) {
+        return Error{ErrorCode::kUnsupported, fmt::format("output '{}' is {}, which rung does not hold", t.name, io.outputs[i].describe())};
+      }
       out.push_back(std::move(t));
     }
     return out;
@@ -255,6 +378,23 @@ Result<std::vector<Tensor>> run_described(Ort::Session& session, const ModelIo& 
 }  // namespace
 
 ONNXTensorElementDataType ort_element_type(ElementType type) { return to_ort(type); }
+
+Ort::Value tensor_value(const Tensor& t) {
+  if (t.type == ElementType::kString) {
+    Ort::AllocatorWithDefaultOptions alloc;
+    auto v = Ort::Value::CreateTensor(alloc, t.shape.data(), t.shape.size(), ONNX_TENSOR_ELEMENT_DATA_TYPE_STRING);
+    // By length, not as C strings: an ONNX string may hold a NUL.
+    for (std::size_t i = 0; i < t.strings.size(); ++i) {
+      char* buffer = v.GetResizedStringTensorElementBuffer(i, t.strings[i].size());
+      std::memcpy(buffer, t.strings[i].data(), t.strings[i].size());
+    }
+    return v;
+  }
+  static std::byte empty[1];  // ONNX Runtime wants a pointer even for no elements
+  auto* data = t.bytes.empty() ? empty : const_cast<std::byte*>(t.bytes.data());
+  return Ort::Value::CreateTensor(cpu_memory(), data, t.bytes.size(), t.shape.data(), t.shape.size(), to_ort(t.type));
+}
+
 
 Result<std::vector<Tensor>> run_session(Ort::Session& session, const std::vector<Tensor>& inputs) {
   try {
@@ -277,6 +417,10 @@ Result<PreparedSession> prepare_session(Ort::Session session) {
 Result<std::vector<Tensor>> run_session(PreparedSession& prepared, const std::vector<Tensor>& inputs,
                                         const std::map<std::string, std::string>& run_config) {
   return run_described(prepared.session, prepared.io, inputs, run_config);
+}
+
+Result<std::vector<Value>> run_session_values(PreparedSession& prepared, const std::vector<Value>& inputs) {
+  return run_values(prepared.session, prepared.io, inputs, {});
 }
 
 }  // namespace rung

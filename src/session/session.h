@@ -60,8 +60,11 @@ Status append_provider(Ort::SessionOptions& options, OrtProcess& process, const 
 Result<Ort::Session> open_session(OrtProcess& process, const std::filesystem::path& model, const SessionSettings& settings);
 ModelIo describe_session(const Ort::Session& session);
 ONNXTensorElementDataType ort_element_type(ElementType type);
+// An ONNX Runtime value over a tensor's bytes (no copy: the tensor must outlive
+// it), or with its strings copied in. Throws Ort::Exception.
+Ort::Value tensor_value(const Tensor& tensor);
 // Describes the session on every call (names and type infos are allocated each
-// time); for a loop, prepare the session once instead.
+// time); for a loop, prepare the session once instead. Every output must be a tensor.
 Result<std::vector<Tensor>> run_session(Ort::Session& session, const std::vector<Tensor>& inputs);
 
 // A session with its inputs and outputs described once: a run then looks up no
@@ -74,5 +77,13 @@ Result<PreparedSession> prepare_session(Ort::Session session);
 // `run_config`: per-run provider settings (see run_option_map).
 Result<std::vector<Tensor>> run_session(PreparedSession& prepared, const std::vector<Tensor>& inputs,
                                         const std::map<std::string, std::string>& run_config = {});
+// Any value the model takes and gives: tensors, sequences, optional values. An
+// optional input that is None is left out of the feeds (ONNX Runtime reads an
+// absent optional input as None). Outputs come back in the model's order.
+Result<std::vector<Value>> run_session_values(PreparedSession& prepared, const std::vector<Value>& inputs);
+
+// Errors from building the input values (ONNX Runtime refusing a value, such as
+// an empty sequence) are kRuntime with ONNX Runtime's message; values rung
+// cannot express are kUnsupported.
 
 }  // namespace rung

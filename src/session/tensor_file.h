@@ -1,4 +1,6 @@
-// Tensors on disk as ONNX TensorProto (.pb), the form the ONNX test suites use.
+// Tensors and values on disk as ONNX protobufs (.pb), the form the ONNX test
+// suites use: a TensorProto for a tensor, a SequenceProto for a sequence, an
+// OptionalProto for an optional value.
 #pragma once
 
 #include <cstdint>
@@ -20,9 +22,20 @@ Result<Tensor> parse_tensor_proto(std::string_view bytes, const std::string& whe
                                   std::uint64_t max_bytes = kDefaultMaxTensorBytes);
 Status write_tensor_file(const Tensor& tensor, const std::filesystem::path& path);
 
+// A file's bytes say nothing of which message they hold: `kind` is what the
+// model declares for it (a sequence input's file is a SequenceProto).
+Result<Value> read_value_file(const std::filesystem::path& path, Value::Kind kind, std::uint64_t max_bytes = kDefaultMaxTensorBytes);
+Status write_value_file(const Value& value, const std::filesystem::path& path);
+
+// ONNX's test data before 1.14 stores bfloat16 tensors as their uint16 bit
+// patterns (NumPy had no bfloat16). Where the model declares bfloat16, a uint16
+// tensor read for it (or held in a sequence or optional) is retagged as what it holds.
+void adopt_bfloat16(Value& value, ElementType declared);
+
 // Every *.pb in a directory, in name order (input_0.pb, input_1.pb, ...).
 Result<std::vector<Tensor>> read_tensor_directory(const std::filesystem::path& dir, std::uint64_t max_bytes = kDefaultMaxTensorBytes);
-// Writes `tensors` into `dir` (created if missing) as output_0.pb, output_1.pb, ...
+// Writes `tensors` (or values) into `dir` (created if missing) as output_0.pb, output_1.pb, ...
 Status write_output_directory(const std::vector<Tensor>& tensors, const std::filesystem::path& dir);
+Status write_output_directory(const std::vector<Value>& values, const std::filesystem::path& dir);
 
 }  // namespace rung

@@ -16,7 +16,11 @@ const TensorInfo* find_output(const ModelIo& io, const std::string& name) {
 }
 
 Status require_output(const ModelIo& io, const std::string& name, const std::string& where) {
-  if (find_output(io, name) != nullptr) return {};
+  if (const TensorInfo* o = find_output(io, name); o != nullptr) {
+    if (o->is_tensor()) return {};
+    return Error{ErrorCode::kInvalidArgument, fmt::format("{}: output '{}' is {}; decoders read tensors (values are compared "
+                                                          "element by element without a gate)", where, name, o->describe())};
+  }
   std::vector<std::string> names;
   for (const auto& o : io.outputs) names.push_back("'" + o.name + "'");
   return Error{ErrorCode::kInvalidArgument,

@@ -71,8 +71,10 @@ class TensorGate final : public ParityGate {
   std::vector<std::string> outputs() const override { return names_; }
 
   Status check(const ModelIo& io) override {
-    if (names_.empty()) {
-      for (const auto& o : io.outputs) names_.push_back(o.name);
+    if (names_.empty()) {  // every tensor output; sequences and optional values are compared apart
+      for (const auto& o : io.outputs) {
+        if (o.is_tensor()) names_.push_back(o.name);
+      }
       stats_.resize(names_.size());
     }
     for (const auto& n : names_) {
@@ -167,6 +169,16 @@ class TensorGate final : public ParityGate {
       need_atol = need_rtol = kInf;
       return false;
     }
+    if (a.type == ElementType::kString) {  // strings compare exactly: no tolerance makes two differ less
+      std::size_t differ = 0;
+      for (std::size_t i = 0; i < a.strings.size() && i < b.strings.size(); ++i) differ += a.strings[i] != b.strings[i];
+      s.elements += a.strings.size();
+      s.mismatches += differ;
+      if (differ > 0) need_atol = need_rtol = kInf;
+      return differ == 0;
+    }
+    // A narrow float type is held to its own precision at least (Tolerance::float16(), bfloat16()).
+    const Tolerance bounds = tolerance_.for_type(a.type);
     const auto x = a.to_doubles(), y = b.to_doubles();
     s.elements += x.size();
     std::size_t mismatches = 0;
@@ -176,10 +188,10 @@ class TensorGate final : public ParityGate {
       s.nan_cand += std::isnan(q);
       s.inf_ref += std::isinf(p);
       s.inf_cand += std::isinf(q);
-      const ElementDifference d = tolerance_.compare(p, q);
+      const ElementDifference d = bounds.compare(p, q);
       mismatches += d.mismatch;
-      need_atol = std::max(need_atol, tolerance_.atol_to_pass(d));
-      need_rtol = std::max(need_rtol, tolerance_.rtol_to_pass(d));
+      need_atol = std::max(need_atol, bounds.atol_to_pass(d));
+      need_rtol = std::max(need_rtol, bounds.rtol_to_pass(d));
       if (!d.measured()) continue;  // NaN and infinities are counted above, not averaged
       ++s.finite;
       s.sum_abs += d.abs;

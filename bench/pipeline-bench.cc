@@ -1,0 +1,227 @@
+// The batch text index end to end (decode included), as issue M4 asks: on the
+// CPU floor and on the chosen rung (the simulated accelerator), the pipeline
+// against a sequential loop over the same pages with the same sessions, where
+// the time went, whether memory stays flat, and how well the pages were read.
+// Every figure is a ratio or a count measured in this one run.
+//
+//   pipeline-bench [--pages 200] [--corpus DIR] [--plugin-dir DIR] [--json FILE]
+//
+// The corpus is tools/make-text-corpus.py's set "pages" (rendered once, then
+// kept in DIR, default $RUNG_DEPS_DIR/corpus, outside the work tree).
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "os/atomic_file.h"
+#include "os/read_file.h"
+#include "rung/pipeline.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path kScan = "/usr/lib/python3/dist-packages/skimage/data/page.png";
+
+struct Page {
+  fs::path image;
+  std::vector<std::string> truth;
+  bool turned = false;
+};
+
+// Renders the set once; a kept set with enough pages is reused.
+std::vector<Page> corpus(const fs::path& dir, std::size_t pages) {
+  const fs::path set = dir / "pages";
+  auto manifest = nlohmann::json::parse(rung::read_text_file(set / "manifest.json"), nullptr, false);
+  if (manifest.is_discarded() || manifest["pages"].size() < pages) {
+    const std::string cmd = fmt::format("python3 '{}' --out '{}' --set pages --pages {}", RUNG_BENCH_CORPUS_SCRIPT, dir.string(), pages);
+    fmt::print(stderr, "rendering the corpus: {}\n", cmd);
+    if (std::system(cmd.c_str()) != 0) return {};
+    manifest = nlohmann::json::parse(rung::read_text_file(set / "manifest.json"), nullptr, false);
+  }
+  std::vector<Page> out;
+  for (const auto& p : manifest["pages"]) {
+    if (out.size() == pages) break;
+    const fs::path image = set / p["image"].get<std::string>();
+    auto truth = rung::read_truth_lines(fs::path(image).replace_extension(".json"));
+    if (!truth) return {};
+    out.push_back({image, *truth, p["rotation"] == 180});
+  }
+  return out;
+}
+
+// Peak resident memory since the last reset (Linux: /proc/self/clear_refs "5" resets VmHWM).
+void reset_peak_rss() { std::ofstream("/proc/self/clear_refs") << "5"; }
+double peak_rss_mib() {
+  std::ifstream in("/proc/self/status");
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;
+  }
+  return 0;
+}
+
+// The machine's 1-minute load average: the figures mean little when other work shares the cores.
+double load_average() {
+  double one = 0;
+  std::ifstream("/proc/loadavg") >> one;
+  return one;
+}
+
+struct Accuracy {
+  rung::TextScore all, upright, turned;
+};
+
+struct RungRun {
+  rung::PipelineReport sequential, pipelined;
+  double rss_few = 0, rss_all = 0;  // MiB, pipelined over 20 pages and over all
+  double load_before = 0, load_after = 0;
+  Accuracy accuracy;
+  rung::TextScore scan;
+  std::size_t scan_lines = 0;
+};
+
+std::vector<std::string> texts(const rung::OcrPage& p) {
+  std::vector<std::string> out;
+  for (const auto& l : p.lines) out.push_back(l.text);
+  return out;
+}
+
+rung::Result<rung::PipelineReport> read(rung::Job& job, const rung::CharacterList& chars, const std::vector<fs::path>& images,
+                                        bool sequential, const std::function<void(const rung::OcrPage&)>& on_page = {}) {
+  rung::PipelineOptions o;
+  o.sequential = sequential;
+  o.on_page = on_page;
+  return rung::run_ocr_pipeline(job, chars, images, o);
+}
+
+rung::Result<RungRun> measure(rung::Engine& engine, const rung::CharacterList& chars, const std::vector<Page>& pages) {
+  auto job = engine.open_job();
+  if (!job) return job.error();
+  std::vector<fs::path> images;
+  for (const auto& p : pages) images.push_back(p.image);
+  const std::vector<fs::path> few(images.begin(), images.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(20, images.size())));
+  RungRun out;
+  out.load_before = load_average();
+  // Warm: sessions opened, first-run allocations made, before anything is timed.
+  if (auto w = read(**job, chars, {images.front(), kScan}, false); !w) return w.error();
+  auto seq = read(**job, chars, images, true);
+  if (!seq) return seq.error();
+  out.sequential = *seq;
+  reset_peak_rss();
+  if (auto f = read(**job, chars, few, false); !f) return f.error();
+  out.rss_few = peak_rss_mib();
+  reset_peak_rss();
+  auto pipe = read(**job, chars, images, false, [&](const rung::OcrPage& page) {
+    const Page& p = pages[page.index];
+    const rung::TextScore s = rung::score_lines(texts(page), p.truth);
+    out.accuracy.all += s;
+    (p.turned ? out.accuracy.turned : out.accuracy.upright) += s;
+  });
+  if (!pipe) return pipe.error();
+  out.rss_all = peak_rss_mib();
+  out.pipelined = *pipe;
+  out.load_after = load_average();
+  auto truth = rung::read_truth_lines(RUNG_BENCH_SCAN_TRUTH);
+  if (!truth) return truth.error();
+  auto scan = read(**job, chars, {kScan}, false, [&](const rung::OcrPage& page) {
+    out.scan = rung::score_lines(texts(page), *truth);
+  });
+  if (!scan) return scan.error();
+  return out;
+}
+
+nlohmann::json score_json(const rung::TextScore& s) {
+  return {{"lines", s.truth_lines}, {"found", s.found_lines}, {"line_recall", s.recall()}, {"cer", s.cer()}};
+}
+
+void print(const std::string& name, const RungRun& r) {
+  fmt::print("\n== {} ==\nsequential loop:\n{}pipeline:\n{}", name, r.sequential.table(), r.pipelined.table());
+  const double speedup = r.sequential.wall_s / r.pipelined.wall_s;
+  fmt::print("speed-up {:.2f}x (goal >= 1.6) · bottleneck {} busy {:.1f}% (goal >= 90%) · peak RSS {:.0f} MiB over 20 pages, {:.0f} MiB over {} ({:+.1f}%, goal within 10%)\n",
+             speedup, r.pipelined.bottleneck, 100 * r.pipelined.bottleneck_utilisation, r.rss_few, r.rss_all, r.pipelined.pages,
+             100 * (r.rss_all / r.rss_few - 1));
+  fmt::print("load average {:.1f} before, {:.1f} after (this machine has {} cores)\n", r.load_before, r.load_after, std::thread::hardware_concurrency());
+  const auto line = [](const char* what, const rung::TextScore& s) {
+    fmt::print("  {:<22} {:>5} lines  recall {:6.2f}%  CER {:5.2f}%\n", what, s.truth_lines, 100 * s.recall(), 100 * s.cer());
+  };
+  line("corpus, all pages", r.accuracy.all);
+  line("corpus, upright pages", r.accuracy.upright);
+  line("corpus, turned pages", r.accuracy.turned);
+  line("skimage page.png", r.scan);
+}
+
+nlohmann::json to_json(const RungRun& r) {
+  return {{"sequential", nlohmann::json::parse(r.sequential.json())},
+          {"pipelined", nlohmann::json::parse(r.pipelined.json())},
+          {"speedup", r.sequential.wall_s / r.pipelined.wall_s},
+          {"peak_rss_mib", {{"pages_20", r.rss_few}, {"pages_all", r.rss_all}}},
+          {"load_average", {{"before", r.load_before}, {"after", r.load_after}}},
+          {"accuracy", {{"all", score_json(r.accuracy.all)}, {"upright", score_json(r.accuracy.upright)},
+                        {"turned", score_json(r.accuracy.turned)}, {"page_png", score_json(r.scan)}}}};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"pipeline-bench: the OCR pipeline against a sequential loop, on the floor and on the chosen rung"};
+  std::size_t pages = 200;
+  std::string corpus_dir = (fs::path(RUNG_BENCH_DEPS_DIR) / "corpus").string(), plugin_dir, json;
+  app.add_option("--pages", pages, "Pages of the corpus to read")->check(CLI::PositiveNumber);
+  app.add_option("--corpus", corpus_dir, "Where the rendered corpus is kept");
+  app.add_option("--plugin-dir", plugin_dir, "The simulated accelerator's plugin directory (the chosen rung); none: the floor only");
+  app.add_option("--json", json, "Write the figures here");
+  CLI11_PARSE(app, argc, argv);
+
+  const auto set = corpus(corpus_dir, pages);
+  if (set.size() < pages) {
+    fmt::print(stderr, "pipeline-bench: the corpus could not be rendered or read in {}\n", corpus_dir);
+    return 2;
+  }
+  const fs::path models = fs::path(RUNG_BENCH_DEPS_DIR) / "models" / "ppocr";
+  auto chars = rung::CharacterList::from_file(models / "ppocr_keys_v1.txt");
+  if (!chars) {
+    fmt::print(stderr, "pipeline-bench: {}\n", chars.error().message);
+    return 2;
+  }
+  const fs::path scratch = fs::temp_directory_path() / fmt::format("rung-pipeline-bench-{}", getpid());
+  nlohmann::json out{{"pages", pages}};
+  std::vector<std::pair<std::string, std::vector<fs::path>>> rungs{{"floor", {}}};
+  if (!plugin_dir.empty()) rungs.push_back({"chosen", {plugin_dir}});
+  for (const auto& [name, plugins] : rungs) {
+    rung::EngineOptions o;
+    o.cache_dir = scratch / name;
+    o.models = {{"ppocr_det_v4", rung::Role::kDetector, models / "ch_PP-OCRv4_det_infer.onnx", {}, {}},
+                {"ppocr_rec_v4", rung::Role::kGeneric, models / "ch_PP-OCRv4_rec_infer.onnx", {}, {}},
+                {"ppocr_cls_v2", rung::Role::kGeneric, models / "ch_ppocr_mobile_v2.0_cls_infer.onnx", {}, {}}};
+    o.runtimes.explicit_dir = fs::path(RUNG_BENCH_DEPS_DIR) / "runtimes" / "onnxruntime-1.30.0";
+    o.worker = RUNG_BENCH_WORKER;
+    o.plugin_dirs = plugins;
+    o.acceptance_ratio = 1000;  // the simulated accelerator is slower by design: admit it
+    auto engine = rung::Engine::start(o);
+    if (!engine) {
+      fmt::print(stderr, "pipeline-bench: {}\n", engine.error().message);
+      return 3;
+    }
+    (*engine)->wait_until_settled();
+    fmt::print("{}: {}\n", name, (*engine)->about_line());
+    auto r = measure(**engine, *chars, set);
+    if (!r) {
+      fmt::print(stderr, "pipeline-bench: {}: {}\n", name, r.error().message);
+      return 1;
+    }
+    print(name + " (" + r->pipelined.rung + ")", *r);
+    out[name] = to_json(*r);
+  }
+  fs::remove_all(scratch);
+  if (!json.empty()) {
+    if (auto s = rung::write_file_atomically(json, out.dump(1) + "\n"); !s) {
+      fmt::print(stderr, "pipeline-bench: {}\n", s.error().message);
+      return 2;
+    }
+  }
+  return 0;
+}

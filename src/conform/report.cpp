@@ -1,0 +1,171 @@
+// The conform report as text (a summary per rung, the tests that did not pass)
+// and as a JSON record (schemas/conform-record.schema.json).
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <nlohmann/json.hpp>
+
+#include "jobs/conform_case.h"
+#include "os/atomic_file.h"
+#include "rung/conform.h"
+
+namespace rung {
+namespace {
+
+constexpr int kSchemaVersion = 1;
+
+std::string utc_now() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// The short header of a table column: "cannot feed" for "rung cannot feed it".
+std::string header_of(const std::string& outcome) { return outcome == "rung cannot feed it" ? "cannot feed" : outcome; }
+
+}  // namespace
+
+const std::vector<std::string>& conform_outcomes() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (auto o : kConformOutcomes) {
+      if (o != ConformOutcome::kSkipped) out.emplace_back(conform_outcome_name(o));
+    }
+    return out;
+  }();
+  return names;
+}
+
+Result<ConformRung> ConformRung::parse(const std::string& spec) {
+  ConformRung r;
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  for (std::size_t comma; (comma = spec.find(',', start)) != std::string::npos; start = comma + 1) parts.push_back(spec.substr(start, comma - start));
+  parts.push_back(spec.substr(start));
+  if (parts[0].empty()) return Error{ErrorCode::kInvalidArgument, fmt::format("'{}': a rung spec starts with the rung's name", spec)};
+  r.rung = parts[0];
+  for (std::size_t i = 1; i < parts.size(); ++i) {
+    const auto eq = parts[i].find('=');
+    const std::string key = parts[i].substr(0, eq), value = eq == std::string::npos ? "" : parts[i].substr(eq + 1);
+    if (eq != std::string::npos && key == "ort" && !value.empty()) {
+      r.runtime = value;
+    } else if (eq != std::string::npos && key.starts_with("option.") && key.size() > 7) {
+      r.provider_options[key.substr(7)] = value;
+    } else {
+      return Error{ErrorCode::kInvalidArgument, fmt::format("'{}': expected ort=VERSION or option.KEY=VALUE after the rung, not '{}'", spec, parts[i])};
+    }
+  }
+  return r;
+}
+
+std::map<std::string, int> ConformColumn::counts() const {
+  std::map<std::string, int> out;
+  for (const auto& name : conform_outcomes()) out[name] = 0;
+  for (const auto& r : results) {
+    if (r.outcome != "skipped") ++out[r.outcome];
+  }
+  return out;
+}
+
+std::size_t ConformReport::skipped() const {
+  std::size_t n = 0;
+  for (const auto& t : tests) n += t.skipped.empty() ? 0 : 1;
+  return n;
+}
+
+std::string ConformReport::table() const {
+  std::vector<std::string> suite_names;
+  for (const auto& s : suites) suite_names.push_back(s.string());
+  std::string out = fmt::format("{} tests in {} ({} run, {} skipped: download stubs or no data set) · tolerance {} (atol {:g}, rtol {:g})\n\n",
+                                tests.size(), fmt::join(suite_names, ", "), tests.size() - skipped(), skipped(), tolerance_name,
+                                tolerance.atol, tolerance.rtol);
+  std::size_t width = 4;
+  for (const auto& c : columns) width = std::max(width, c.label.size());
+  out += fmt::format("  {:<{}}", "rung", width);
+  for (const auto& name : conform_outcomes()) out += fmt::format("  {:>{}}", header_of(name), std::max<std::size_t>(header_of(name).size(), 5));
+  out += "\n";
+  for (const auto& c : columns) {
+    out += fmt::format("  {:<{}}", c.label, width);
+    if (!c.unavailable.empty()) {
+      out += fmt::format("  unavailable: {}\n", c.unavailable);
+      continue;
+    }
+    const auto counts = c.counts();
+    for (const auto& name : conform_outcomes()) {
+      out += fmt::format("  {:>{}}", counts.at(name), std::max<std::size_t>(header_of(name).size(), 5));
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+std::string ConformReport::details(const std::string& column_id) const {
+  std::string out;
+  for (const auto& c : columns) {
+    if (!column_id.empty() && c.id != column_id) continue;
+    if (!c.unavailable.empty()) continue;
+    out += fmt::format("{}\n", c.label);
+    for (std::size_t i = 0; i < tests.size(); ++i) {
+      const ConformResult& r = c.results[i];
+      if (r.outcome == "pass" || r.outcome == "skipped") continue;
+      out += fmt::format("  {:<16} {}: {}\n", r.outcome, tests[i].id, r.reason);
+    }
+  }
+  return out;
+}
+
+std::string ConformReport::to_json(const std::string& command_line) const {
+  nlohmann::json cols = nlohmann::json::array();
+  for (const auto& c : columns) {
+    cols.push_back({{"id", c.id},
+                    {"label", c.label},
+                    {"rung", c.rung},
+                    {"display", c.display},
+                    {"provider", c.provider},
+                    {"provider_options", c.provider_options},
+                    {"runtime", {{"version", c.runtime_version}, {"library", c.runtime_library.string()}}},
+                    {"unavailable", c.unavailable.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.unavailable)},
+                    {"counts", c.unavailable.empty() ? nlohmann::json(c.counts()) : nlohmann::json(nullptr)}});
+  }
+  nlohmann::json tests_json = nlohmann::json::array();
+  for (std::size_t i = 0; i < tests.size(); ++i) {
+    const ConformTest& t = tests[i];
+    nlohmann::json results = nlohmann::json::object();
+    for (const auto& c : columns) {
+      if (!c.unavailable.empty() || !t.skipped.empty()) continue;
+      const ConformResult& r = c.results[i];
+      nlohmann::json placement = nlohmann::json::array();
+      for (const auto& [p, n] : r.placement) placement.push_back({{"provider", p}, {"nodes", n}});
+      auto finite_or_null = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };
+      results[c.id] = {{"outcome", r.outcome}, {"reason", r.reason}, {"max_abs", finite_or_null(r.max_abs)}, {"max_rel", finite_or_null(r.max_rel)},
+                       {"data_sets", r.data_sets}, {"ms", r.ms}, {"placement", placement}};
+    }
+    tests_json.push_back({{"id", t.id}, {"suite", t.suite}, {"operator", t.op}, {"dir", t.dir.string()},
+                          {"skipped", t.skipped.empty() ? nlohmann::json(nullptr) : nlohmann::json(t.skipped)}, {"results", results}});
+  }
+  nlohmann::json suite_list = nlohmann::json::array();
+  for (const auto& s : suites) suite_list.push_back(s.string());
+  nlohmann::json j = {{"schema", "rung-conform-record"},
+                      {"schema_version", kSchemaVersion},
+                      {"provenance", {{"measured", utc_now()}, {"command", command_line}, {"rung_version", RUNG_VERSION}}},
+                      {"suites", suite_list},
+                      {"tolerance", {{"name", tolerance_name}, {"atol", tolerance.atol}, {"rtol", tolerance.rtol}, {"nan_equal", tolerance.nan_equal}}},
+                      {"outcomes", conform_outcomes()},
+                      {"columns", cols},
+                      {"tests", tests_json}};
+  return j.dump(1);
+}
+
+Status ConformReport::write_json(const std::filesystem::path& path, const std::string& command_line) const {
+  return write_file_atomically(path, to_json(command_line));
+}
+
+Status ConformReport::write_html(const std::filesystem::path& path) const { return write_file_atomically(path, to_html()); }
+
+}  // namespace rung

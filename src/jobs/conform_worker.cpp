@@ -1,0 +1,93 @@
+#include "jobs/conform_worker.h"
+
+#include <fmt/format.h>
+
+#include "jobs/target_session.h"
+#include "jobs/worker_rung.h"
+#include "runtime/clean_error.h"
+
+namespace rung {
+namespace fs = std::filesystem;
+namespace {
+
+nlohmann::json failed(const std::string& error) { return {{"ok", false}, {"error", error}}; }
+
+// The provider must attach before any test runs: a rung that cannot start at all
+// (no adapter, a provider library missing) is the rung's failure, not each test's.
+Status attach_check(OrtProcess& process, const RungSpec& rung, const JobTarget& target) {
+  try {
+    Ort::SessionOptions options;
+    return append_provider(options, process, rung, session_settings(target).provider);
+  } catch (const Ort::Exception& e) {
+    return Error{ErrorCode::kRuntime, e.what()};
+  }
+}
+
+// Loads the build and the rung and says so to the parent: the job completed with
+// its rung, or why the rung cannot start.
+Result<ConformJob> open_column(const ConformJob& job, LineChannel& channel, OrtProcess*& process) {
+  auto refuse = [&](const char* stage, const std::string& error) -> Error {
+    channel.send(nlohmann::json{{"ready", false}, {"stage", stage}, {"error", clean_error(error)}}.dump());
+    return Error{ErrorCode::kRuntime, clean_error(error)};
+  };
+  auto installed = install_runtime(job.target);
+  if (!installed) return refuse("runtime", installed.error().message);
+  process = *installed;
+  auto rung = resolve_rung(*process, job.target.rung);
+  if (!rung) return refuse("rung", rung.error().message);
+  if (auto s = attach_check(*process, *rung, job.target); !s) return refuse("rung", s.error().message);
+  if (!channel.send(nlohmann::json{{"ready", true}, {"version", process->build().version}, {"rung", rung->display},
+                                   {"provider", rung->provider}}
+                        .dump())) {
+    return Error{ErrorCode::kIo, "the parent closed the channel"};
+  }
+  ConformJob resolved = job;
+  resolved.target.rung = *rung;
+  return resolved;
+}
+
+}  // namespace
+
+void to_json(nlohmann::json& j, const ConformCaseResult& r) {
+  nlohmann::json nodes = nlohmann::json::array();
+  for (const auto& [p, n] : r.nodes_by_provider) nodes.push_back({{"provider", p}, {"nodes", n}});
+  j = {{"outcome", conform_outcome_name(r.outcome)}, {"reason", r.reason}, {"max_abs", r.max_abs}, {"max_rel", r.max_rel},
+       {"data_sets", r.data_sets}, {"ms", r.ms}, {"placement", nodes}};
+}
+
+void from_json(const nlohmann::json& j, ConformCaseResult& r) {
+  r.outcome = conform_outcome_from_name(j.at("outcome"));
+  r.reason = j.at("reason");
+  r.max_abs = j.at("max_abs");
+  r.max_rel = j.at("max_rel");
+  r.data_sets = j.at("data_sets");
+  r.ms = j.at("ms");
+  r.nodes_by_provider.clear();
+  for (const auto& n : j.at("placement")) r.nodes_by_provider.emplace_back(n.at("provider"), n.at("nodes"));
+}
+
+nlohmann::json conform_job_entry(const nlohmann::json& j, LineChannel* channel) {
+  if (channel == nullptr) return failed("a conform job answers over a channel; none was given");
+  const ConformJob job = j.get<ConformJob>();
+  OrtProcess* process = nullptr;
+  auto resolved = open_column(job, *channel, process);
+  if (!resolved) return failed(resolved.error().message);
+  for (std::string line; channel->receive(line) == LineChannel::Read::kLine;) {
+    std::size_t index = 0;
+    fs::path dir;
+    try {
+      const auto request = nlohmann::json::parse(line);
+      index = request.at("test");
+      dir = request.at("dir").get<std::string>();
+    } catch (const nlohmann::json::exception& e) {
+      const std::string error = fmt::format("malformed request: {}", e.what());
+      channel->send(nlohmann::json{{"done", nullptr}, {"error", error}}.dump());
+      return failed(error);
+    }
+    const ConformCaseResult r = run_conform_case(*process, *resolved, dir);
+    if (!channel->send(nlohmann::json{{"done", index}, {"result", r}}.dump())) return failed("the parent closed the channel");
+  }
+  return {{"ok", true}};
+}
+
+}  // namespace rung

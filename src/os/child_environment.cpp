@@ -1,0 +1,44 @@
+#include "os/child_environment.h"
+
+#include <mutex>
+
+extern char** environ;
+
+namespace rung {
+namespace {
+
+std::mutex mutex;
+std::map<std::string, std::string>& lent() {
+  static std::map<std::string, std::string> variables;
+  return variables;
+}
+
+}  // namespace
+
+void set_child_variable(const std::string& name, const std::string& value) {
+  std::lock_guard lock(mutex);
+  lent()[name] = value;
+}
+
+void clear_child_variables() {
+  std::lock_guard lock(mutex);
+  lent().clear();
+}
+
+std::map<std::string, std::string> child_variables() {
+  std::lock_guard lock(mutex);
+  return lent();
+}
+
+ChildEnvironment::ChildEnvironment() {
+  const auto extra = child_variables();
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string entry = *e;
+    if (!extra.count(entry.substr(0, entry.find('=')))) entries_.push_back(entry);
+  }
+  for (const auto& [name, value] : extra) entries_.push_back(name + "=" + value);
+  for (auto& e : entries_) pointers_.push_back(e.data());
+  pointers_.push_back(nullptr);
+}
+
+}  // namespace rung

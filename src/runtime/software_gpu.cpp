@@ -1,0 +1,133 @@
+#include "runtime/software_gpu.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <mutex>
+#include <nlohmann/json.hpp>
+
+#include "os/child_environment.h"
+#include "os/read_file.h"
+#include "os/worker_location.h"
+#include "runtime/search.h"
+
+namespace rung {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr const char* kManifest = "lvp_icd.json";
+
+std::mutex mutex;
+std::optional<SoftwareGpu>& lent() {
+  static std::optional<SoftwareGpu> gpu;
+  return gpu;
+}
+
+// A directory fetch-deps.sh filled: the manifest names the driver by absolute path.
+Result<SoftwareGpu> read_adapter_dir(const fs::path& dir) {
+  SoftwareGpu gpu;
+  gpu.dir = dir;
+  gpu.manifest = dir / kManifest;
+  std::error_code ec;
+  if (!fs::is_regular_file(gpu.manifest, ec)) return Error{ErrorCode::kNotFound, fmt::format("{}: no {} there", dir.string(), kManifest)};
+  const auto j = nlohmann::json::parse(read_text_file(gpu.manifest), nullptr, false);
+  if (!j.is_object() || !j.contains("ICD") || !j["ICD"].is_object() || !j["ICD"].contains("library_path") ||
+      !j["ICD"]["library_path"].is_string()) {
+    return Error{ErrorCode::kInvalidArgument, fmt::format("{}: not a Vulkan driver manifest (no ICD.library_path)", gpu.manifest.string())};
+  }
+  gpu.driver = j["ICD"]["library_path"].get<std::string>();
+  if (!gpu.driver.is_absolute() || !fs::is_regular_file(gpu.driver, ec)) {
+    return Error{ErrorCode::kNotFound, fmt::format("{}: names {}, which is not there (moved? run {} again)", gpu.manifest.string(),
+                                                   gpu.driver.string(), kFetchCommand)};
+  }
+  if (auto s = check_not_writable_by_others(gpu.driver); !s) return s.error();
+  if (j.contains("rung") && j["rung"].is_object()) gpu.mesa_version = j["rung"].value("mesa", "");
+  return gpu;
+}
+
+std::vector<fs::path> candidate_dirs(const fs::path& root) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  for (fs::directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->is_directory(ec)) out.push_back(it->path());
+  }
+  std::sort(out.rbegin(), out.rend());  // newest-named first
+  return out;
+}
+
+}  // namespace
+
+std::string SoftwareGpu::describe() const {
+  return fmt::format("lavapipe ({}software Vulkan) in {}", mesa_version.empty() ? "" : fmt::format("Mesa {}, ", mesa_version), dir.string());
+}
+
+Result<SoftwareGpu> find_software_gpu(const SoftwareGpuSearch& search) {
+  std::optional<fs::path> named = search.dir;
+  if (!named && search.read_environment) {
+    if (const char* env = std::getenv("RUNG_SOFTWARE_GPU_DIR"); env != nullptr && *env) named = fs::path(env);
+  }
+  if (named) return read_adapter_dir(*named);
+  std::vector<std::string> looked;
+  const fs::path beside = search.executable_dir.value_or(executable_dir());
+  for (const fs::path& root : {beside.empty() ? fs::path() : beside / "software-gpu", fs::path(RUNG_INSTALL_DATADIR) / "software-gpu"}) {
+    if (root.empty()) continue;
+    looked.push_back(root.string());
+    for (const auto& dir : candidate_dirs(root)) {
+      auto gpu = read_adapter_dir(dir);
+      if (gpu || gpu.error().code == ErrorCode::kPermission) return gpu;
+    }
+  }
+  return Error{ErrorCode::kNotFound, fmt::format("no software GPU adapter (Mesa's lavapipe) in RUNG_SOFTWARE_GPU_DIR or {}; "
+                                                 "{} fetches it and the build links it beside rung", fmt::join(looked, ", "), kFetchCommand)};
+}
+
+void lend_software_gpu(const SoftwareGpu& gpu) {
+  std::lock_guard lock(mutex);
+  // The loader reads VK_DRIVER_FILES (VK_ICD_FILENAMES before loader 1.3.207): only this
+  // driver is seen. Its libdrm is newer than Debian 12's, so it comes first on the library path.
+  set_child_variable("VK_DRIVER_FILES", gpu.manifest.string());
+  set_child_variable("VK_ICD_FILENAMES", gpu.manifest.string());
+  const char* path = std::getenv("LD_LIBRARY_PATH");
+  set_child_variable("LD_LIBRARY_PATH", path != nullptr && *path ? fmt::format("{}:{}", gpu.dir.string(), path) : gpu.dir.string());
+  lent() = gpu;
+}
+
+void stop_lending_software_gpu() {
+  std::lock_guard lock(mutex);
+  clear_child_variables();
+  lent().reset();
+}
+
+std::optional<SoftwareGpu> lent_software_gpu() {
+  std::lock_guard lock(mutex);
+  return lent();
+}
+
+bool software_gpu_asked_by_environment() {
+  const char* env = std::getenv("RUNG_SOFTWARE_GPU");
+  if (env == nullptr) return false;
+  const std::string v = env;
+  return v == "1" || v == "true" || v == "yes";
+}
+
+Status lend_software_gpu_if_asked(bool asked) {
+  if (!asked && !software_gpu_asked_by_environment()) return {};
+  if (lent_software_gpu()) return {};
+  auto gpu = find_software_gpu();
+  if (!gpu) return gpu.error();
+  lend_software_gpu(*gpu);
+  return {};
+}
+
+std::string adapter_display(const RungSpec& rung) {
+  if (rung.name != "webgpu" || !lent_software_gpu()) return rung.display;
+  return rung.display + " on lavapipe (software)";
+}
+
+void name_software_adapter(std::vector<RungSpec>& rungs) {
+  for (auto& r : rungs) r.display = adapter_display(r);
+}
+
+}  // namespace rung
