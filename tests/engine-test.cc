@@ -237,7 +237,8 @@ TEST_F(EngineTest, ADamagedFailureRecordIsReadAsAFailureNotACrash) {
     auto again = start(o);
     again->wait_until_settled();
     ASSERT_EQ(again->progress().failures.size(), 1u);
-    EXPECT_THAT(again->progress().failures[0], HasSubstr("failed before"));
+    EXPECT_THAT(again->progress().failures[0], HasSubstr("poisoned stays on"));
+    EXPECT_THAT(again->about_line(), HasSubstr("poisoned engine failed: failed before"));
   }
 }
 
