@@ -224,7 +224,10 @@ Result<std::vector<Value>> make_item_values(const InputItem& item, const ModelIo
   if (!rest.empty()) {
     auto made = generate_inputs(rest, plan.spec, plan.seed + item.index);
     if (!made) return Error{made.error().code, fmt::format("{}: {}", where, made.error().message)};
-    for (auto& t : *made) given[t.name] = Value::of(std::move(t));
+    for (auto& t : *made) {
+      const std::string name = t.name;  // the right of '=' runs first and moves t
+      given[name] = Value::of(std::move(t));
+    }
   }
   std::vector<Value> out;
   for (const auto& in : io.inputs) {
