@@ -73,14 +73,6 @@ TEST_F(ContractsTest, AnInputFileOfAnUnsupportedTypeIsAnInputError) {
   EXPECT_THAT(r.err, HasSubstr((dir_ / "in" / "x.pb").string() + ": tensor 'x' holds complex64, which rung does not read"));
 }
 
-TEST_F(ContractsTest, RandomInputsForAComplexInputAreAnInputError) {
-  // complex64 (14): the one kind of input rung can neither generate nor read.
-  const auto model = model_with_input("complex", static_cast<test::ElemType>(14));
-  auto r = test::parity("--ref " + test::side(model) + " --cand " + test::side(model) + " --random 1");
-  EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_THAT(r.err, HasSubstr("input 'x' has an element type rung cannot generate"));
-}
-
 // An unusable RUNG_ORT_DIR: a file named like the library that is not one.
 class OrtDirTest : public ContractsTest {
  protected:
@@ -172,7 +164,7 @@ TEST_F(ContractsTest, ATensorAboveTheLimitIsRefusedNamingTheInputAndItsSize) {
   auto parity = test::parity("--ref " + test::side(dir_ / "dyn.onnx") + " --cand " + test::side(dir_ / "dyn.onnx") + " --random 1 --gate " +
                              (dir_ / "gate.json").string());
   EXPECT_EQ(parity.exit_code, 2) << parity.out << parity.err;
-  EXPECT_THAT(parity.err, HasSubstr("input 'x': float32 [1, 100000000000, 100000000000] would take"));
+  EXPECT_THAT(parity.err, HasSubstr("input 'x': shape [1, 100000000000, 100000000000] has more than 2^63 elements"));
   // The limit is an option: lowered, a small tensor is refused; the default takes it.
   const fs::path small = spec(R"({"dims": {"x:1": 600, "x:2": 600}})");
   auto lowered = test::run_command(rung("bench dyn=" + model + " --input-spec dyn=" + small.string() + " --rung cpu --runs 1 --max-tensor-mb 1" + here()));

@@ -62,7 +62,8 @@ Result<Tensor> tensor_from_proto(const onnx::TensorProto& proto, const std::stri
   t.name = proto.name().empty() ? fallback_name : proto.name();
   t.type = element_type_from_onnx(proto.data_type());
   if (t.type == ElementType::kUnsupported) {
-    return Error{ErrorCode::kUnsupported, fmt::format("{}: tensor '{}' holds {}, which rung does not read", where, t.name,
+    // A file the user gave: an input error (exit 2), whatever the type.
+    return Error{ErrorCode::kInvalidArgument, fmt::format("{}: tensor '{}' holds {}, which rung does not read", where, t.name,
                                                       onnx_data_type_name(proto.data_type()))};
   }
   t.shape.assign(proto.dims().begin(), proto.dims().end());
