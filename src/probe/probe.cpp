@@ -261,6 +261,7 @@ std::vector<FloorRun> measure_floor(const ProbeSetting& s, Walker& walker, const
     auto [verdict, r] = walker.run(cpu, *m, dir);
     out.floor.models.push_back({m->name, verdict, r.error, r.build_ms, r.first_run_ms, r.median_ms, r.median_ms, 0, 0});
     if (verdict != Verdict::kTaken) {
+      if (r.stage == "inputs") out.inputs_refused = true;
       std::error_code ec;
       std::string what = !fs::exists(m->path, ec) ? fmt::format("{} does not exist", m->path.string())
                                                   : fmt::format("the CPU floor cannot run {}: {}", m->path.string(), r.error);
