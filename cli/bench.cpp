@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "commands.h"
+#include "numeric_args.h"
 #include "model_args.h"
 #include "runtime_args.h"
 #include "rung/bench.h"
@@ -92,8 +93,6 @@ void print_report(const BenchReport& rep) {
 
 int run_bench_command(const BenchCliOptions& c) {
   if (c.models.empty()) throw CliError(kExitUsage, "give at least one MODEL (PATH or NAME=PATH)");
-  if (c.duration_s <= 0 && c.runs < 1) throw CliError(kExitUsage, fmt::format("--runs must be at least 1, not {}", c.runs));
-  if (c.deadline_s <= 0) throw CliError(kExitUsage, "--deadline must be positive");
   c.software_gpu.apply();
   BenchOptions o;
   o.warmup = c.warmup;
@@ -106,6 +105,7 @@ int run_bench_command(const BenchCliOptions& c) {
   o.hardware_root = c.hardware_root;
   o.deadline = std::chrono::milliseconds(static_cast<long long>(c.deadline_s * 1000));
   c.runtime.apply_to(o.runtimes);
+  c.plugins.apply_to(o.runtimes);
   o.plugin_dirs = c.plugins.paths();
   if (c.input == "zeros") {
     o.zero_inputs = true;
@@ -175,19 +175,24 @@ void add_bench_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("bench", "Measure each model on each rung of this device, each rung in its own process");
   cmd->add_option("models", c->models, "Model files: PATH or NAME=PATH")->required();
   cmd->add_option("--rung", c->rungs, "Measure this rung (repeatable; default: the whole ladder). The CPU always runs: it is the floor and the reference");
-  cmd->add_option("--warmup", c->warmup, "Untimed runs after the first inference")->capture_default_str();
-  auto* runs = cmd->add_option("--runs", c->runs, "Timed runs per rung and round")->capture_default_str();
-  auto* duration = cmd->add_option("--duration", c->duration_s, "Time runs for this many seconds per rung and round, instead of --runs");
+  cmd->add_option("--warmup", c->warmup, "Untimed runs after the first inference")->check(whole_within(0, 1'000'000))->capture_default_str();
+  auto* runs = cmd->add_option("--runs", c->runs, "Timed runs per rung and round")->check(whole_within(1, 1'000'000))->capture_default_str();
+  auto* duration = cmd->add_option("--duration", c->duration_s, "Time runs for this many seconds per rung and round, instead of --runs")
+                       ->check(finite_within(0.001, 3600, "seconds"));
   runs->excludes(duration);
-  cmd->add_option("--rounds", c->rounds, "Measure every rung this many times, the order rotated each round")->capture_default_str();
-  cmd->add_option("--threads", c->threads, "Intra-op threads per session (0: ONNX Runtime's default)")->capture_default_str();
+  cmd->add_option("--rounds", c->rounds, "Measure every rung this many times, the order rotated each round")
+      ->check(whole_within(1, 1000))
+      ->capture_default_str();
+  cmd->add_option("--threads", c->threads, "Intra-op threads per session (0: ONNX Runtime's default)")->check(thread_count())->capture_default_str();
   cmd->add_option("--input", c->input, "random, zeros, or a directory of .pb tensors named after the inputs")->capture_default_str();
   cmd->add_option("--input-spec", c->input_specs, "NAME=FILE: how to feed a model (JSON with dims, values, tensors)");
   add_max_tensor_option(*cmd, c->max_tensor_mb);
   cmd->add_option("--json", c->json, "Write one record per model here (a file for one model, a directory for several); appends to an existing record");
   cmd->add_option("--html", c->html, "Write a self-contained HTML report here");
   cmd->add_flag("--compare-bare", c->compare_bare, "On the CPU rung, interleave a bare OrtApi::Run loop and report rung's p50 against it");
-  cmd->add_option("--deadline", c->deadline_s, "Seconds a rung may take per model and round before it is killed")->capture_default_str();
+  cmd->add_option("--deadline", c->deadline_s, "Seconds a rung may take per model and round before it is killed")
+      ->check(finite_within(kMinDeadlineSeconds, kMaxDeadlineSeconds, "seconds"))
+      ->capture_default_str();
   c->runtime.add_to(*cmd);
   c->plugins.add_to(*cmd);
   c->software_gpu.add_to(*cmd);

@@ -37,7 +37,10 @@ void add_probe_command(CLI::App& app);
 void add_prepare_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
 void add_parity_command(CLI::App& app);
+void add_quantise_command(CLI::App& app, int argc, char** argv);  // argv: recorded in the report
+void add_upgrade_command(CLI::App& app);
 void add_conform_command(CLI::App& app);
 void add_registry_command(CLI::App& app);
+void add_variants_command(CLI::App& app);
 
 }  // namespace rung::cli

@@ -161,7 +161,10 @@ int run_doctor(const DoctorOptions& opt) {
   if (!discovery) throw CliError(discovery.error());
   Ladder ladder = ladder_for(hw);
   const RuntimeBuild& chosen = *discovery->chosen_build();
-  auto standing = ladder_standing(ladder, chosen, opt.plugins.paths());
+  opt.plugins.apply_to(search);
+  auto standing_or = ladder_standing(ladder, chosen, opt.plugins.paths(), search.allow_writable_plugins);
+  if (!standing_or) throw CliError(standing_or.error());
+  const auto& standing = *standing_or;
   // Until a probe has run, the floor is what this device is known to have.
   std::string about = about_line("CPU", *discovery);
 

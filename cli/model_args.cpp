@@ -1,5 +1,7 @@
 #include "model_args.h"
 
+#include "numeric_args.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -7,6 +9,7 @@
 #include <filesystem>
 
 #include "commands.h"
+#include "rung/variants.h"
 
 namespace rung::cli {
 namespace {
@@ -65,9 +68,7 @@ std::vector<ModelRegistration> bundled_models() {
 }
 
 Role parse_role(const std::string& s) {
-  for (auto r : {Role::kDetector, Role::kEmbedder, Role::kSegmenter, Role::kGeneric}) {
-    if (s == role_name(r)) return r;
-  }
+  if (auto role = variants::parse_role(s)) return *role;
   throw CliError(kExitUsage, fmt::format("unknown role '{}' (detector, embedder, segmenter, generic)", s));
 }
 
@@ -82,7 +83,7 @@ fs::path default_cache_dir() {
 
 void add_max_tensor_option(CLI::App& command, std::uint64_t& mb) {
   command.add_option("--max-tensor-mb", mb, "The largest tensor made or read for a model, in MiB (default 1024): a larger one is refused")
-      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 30));
+      ->check(whole_within(1, 1LL << 30));
 }
 
 void ModelArgs::add_to(CLI::App& command) {
@@ -111,6 +112,11 @@ std::vector<ModelRegistration> ModelArgs::resolve() const {
     }
     out.push_back(std::move(r));
   }
+  apply_roles_and_specs(out);
+  return out;
+}
+
+void ModelArgs::apply_roles_and_specs(std::vector<ModelRegistration>& out) const {
   auto find = [&](const std::string& arg, const std::string& name) -> ModelRegistration& {
     auto it = std::find_if(out.begin(), out.end(), [&](const ModelRegistration& r) { return r.name == name; });
     if (name.empty() || it == out.end()) throw CliError(kExitUsage, fmt::format("{}: expected NAME=VALUE naming a registered model", arg));
@@ -139,7 +145,6 @@ std::vector<ModelRegistration> ModelArgs::resolve() const {
   if (max_tensor_mb > 0) {
     for (auto& m : out) m.inputs.max_tensor_bytes = max_tensor_mb << 20;
   }
-  return out;
 }
 
 }  // namespace rung::cli

@@ -22,6 +22,8 @@ struct ModelArgs {
   void add_to(CLI::App& command);
   // Throws CliError (usage) on a bad argument.
   std::vector<ModelRegistration> resolve() const;
+  // --role and --input-spec on models registered otherwise (a manifest's groups); a spec in specs/ named after a model.
+  void apply_roles_and_specs(std::vector<ModelRegistration>& models) const;
 };
 
 // --max-tensor-mb N: the largest tensor made or read for a model, in MiB.

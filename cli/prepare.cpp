@@ -6,9 +6,12 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "numeric_args.h"
 #include "model_args.h"
 #include "runtime_args.h"
 #include "rung/engine.h"
+#include "rung/variants.h"
+#include "variants_args.h"
 
 namespace rung::cli {
 namespace {
@@ -16,6 +19,7 @@ namespace fs = std::filesystem;
 
 struct PrepareOptions {
   ModelArgs models;
+  VariantArgs variants;
   RuntimeArgs runtime;
   PluginArgs plugins;
   std::string cache_dir;
@@ -30,12 +34,21 @@ struct PrepareOptions {
 int run_prepare(const PrepareOptions& c) {
   EngineOptions o;
   o.cache_dir = c.cache_dir.empty() ? default_cache_dir() : fs::path(c.cache_dir);
-  o.models = c.models.resolve();
+  // A manifest's groups, each resolved to its variant when the engine starts: the bundled one unless models are named.
+  if (c.variants.given() || c.models.models.empty()) {
+    if (!c.models.roles.empty()) throw CliError(kExitUsage, "--role: a manifest's groups declare their roles");
+    auto [manifest, deployment] = c.variants.load();
+    if (auto s = variants::attach(o, manifest, deployment); !s) throw CliError(kExitUsage, s.error().message);
+    c.models.apply_roles_and_specs(o.models);
+  } else {
+    o.models = c.models.resolve();
+  }
   o.hardware_root = c.hardware_root;
   o.acceptance_ratio = c.accept_ratio;
   o.inference_threads = c.threads;
   o.isolate = !c.in_process;
   c.runtime.apply_to(o.runtimes);
+  c.plugins.apply_to(o.runtimes);
   o.plugin_dirs = c.plugins.paths();
   if (!c.use_rung.empty()) o.forced_rung = c.use_rung;
   // Each new progress line once, as an application's settings row would show it.
@@ -56,20 +69,26 @@ int run_prepare(const PrepareOptions& c) {
   nlohmann::json models = nlohmann::json::array();
   std::vector<std::string> rows;
   int failures = 0;
+  const auto& choices = (*engine)->model_choices();
   for (const auto& m : o.models) {
+    auto choice = choices.find(m.name);
+    const std::string variant = choice == choices.end() ? "-" : choice->second.variant;
     auto s = (*job)->session(m.name);
     if (!s) {
       ++failures;
       models.push_back({{"model", m.name}, {"error", s.error().message}});
-      rows.push_back(fmt::format("  {:<34} {:<14} {:<34} {}", m.name, "-", "-", s.error().message));
+      rows.push_back(fmt::format("  {:<24} {:<16} {:<14} {:<28} {}", m.name, variant, "-", "-", s.error().message));
       continue;
     }
-    models.push_back({{"model", m.name},
-                      {"role", role_name(m.role)},
-                      {"rung", (*s)->rung()},
-                      {"model_id", (*s)->model_id()},
-                      {"reason", (*s)->placement_reason()}});
-    rows.push_back(fmt::format("  {:<34} {:<14} {:<34} {}", m.name, (*s)->rung(), (*s)->model_id(), (*s)->placement_reason()));
+    nlohmann::json row = {{"model", m.name},
+                          {"role", role_name(m.role)},
+                          {"rung", (*s)->rung()},
+                          {"model_id", (*s)->model_id()},
+                          {"reason", (*s)->placement_reason()}};
+    if (choice != choices.end()) row["variant"] = {{"key", variant}, {"model_id", choice->second.model_id}, {"reason", choice->second.reason}};
+    models.push_back(row);
+    rows.push_back(fmt::format("  {:<24} {:<16} {:<14} {:<28} {}", m.name, variant, (*s)->rung(), (*s)->model_id(), (*s)->placement_reason()));
+    if (choice != choices.end()) rows.push_back(fmt::format("  {:<24} variant: {}", "", choice->second.reason));
   }
   auto progress = (*engine)->progress();
   if (c.json) {
@@ -84,7 +103,7 @@ int run_prepare(const PrepareOptions& c) {
     fmt::print("{}\n", (*engine)->about_line());
     fmt::print("rung: {} ({}); {} inference thread{}\n\n", (*engine)->chosen_rung(), (*engine)->chosen_reason(),
                (*engine)->inference_threads(), (*engine)->inference_threads() == 1 ? "" : "s");
-    fmt::print("  {:<34} {:<14} {:<34} {}\n", "model", "rung", "model id", "why");
+    fmt::print("  {:<24} {:<16} {:<14} {:<28} {}\n", "model", "variant", "rung", "model id", "why");
     for (const auto& r : rows) fmt::print("{}\n", r);
   }
   return failures == 0 && progress.failures.empty() ? kExitOk : kExitFailed;
@@ -96,10 +115,11 @@ void add_prepare_command(CLI::App& app) {
   auto c = std::make_shared<PrepareOptions>();
   auto* cmd = app.add_subcommand("prepare", "Start the engine as an application does: probe, build engines, show each model's placement");
   c->models.add_to(*cmd);
+  c->variants.add_to(*cmd);
   cmd->add_flag("--json", c->json, "Print the outcome as JSON");
   cmd->add_flag("--in-process", c->in_process, "Probe and build engines in this process instead of child processes");
-  cmd->add_option("--threads", c->threads, "Inference threads (default: physical cores minus two, at least one)");
-  cmd->add_option("--accept-ratio", c->accept_ratio, "Take a rung whose median is below the floor's times this")->capture_default_str();
+  cmd->add_option("--threads", c->threads, "Inference threads (default: physical cores minus two, at least one)")->check(thread_count());
+  cmd->add_option("--accept-ratio", c->accept_ratio, "Take a rung whose median is below the floor's times this")->check(finite_within(0.01, 10000, "times the floor's median"))->capture_default_str();
   cmd->add_option("--use-rung", c->use_rung, "Force a rung at or below the chosen one (also RUNG_FORCE_RUNG)");
   cmd->add_option("--cache-dir", c->cache_dir, "Where the decision and the engines are cached (default: RUNG_CACHE_DIR or ~/.cache/rung/probe)");
   c->runtime.add_to(*cmd);

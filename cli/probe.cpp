@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "commands.h"
+#include "numeric_args.h"
 #include "model_args.h"
 #include "runtime_args.h"
 #include "rung/probe.h"
@@ -30,26 +31,43 @@ struct ProbeCliOptions {
   int runs = 3;
   int threads = 0;
   double accept_ratio = 1.0;
+  double min_gain = 0.05;
+  double time_budget_s = 2;
+  double min_placed = 0.10;
 };
 
 std::string ms(double v) { return v > 0 ? fmt::format("{:.2f}", v) : "-"; }
 
+std::string ratio_cell(const Measurement& m) {
+  if (m.ratio() <= 0) return "-";
+  if (m.pairs == 0) return fmt::format("{:.2f}x", m.ratio());
+  return fmt::format("{:.2f}x [{:.2f}-{:.2f}]", m.ratio(), m.ratio_low, m.ratio_high);
+}
+
+// Nodes the rung's own provider ran, of all the profile names, and their share of run time.
+std::string placed_cell(const Measurement& m) {
+  if (!m.placement_known) return "-";
+  return fmt::format("{}/{} {:.0f}%", m.placed_nodes, m.total_nodes, m.placed_time_share * 100);
+}
+
+void print_cells(std::size_t width, const std::string& rung, const std::string& model, const std::string& build, const std::string& median,
+                 const std::string& ratio, const std::string& placed, const std::string& verdict) {
+  fmt::print("  {:<{}} {:<32} {:>9} {:>10} {:>20} {:>13}  {}\n", rung, width, model, build, median, ratio, placed, verdict);
+}
+
 void print_row(std::size_t width, const std::string& rung, const Measurement& m, const std::string& verdict, const std::string& reason) {
-  std::string ratio = m.ratio() > 0 ? fmt::format("{:.2f}x", m.ratio()) : "-";
-  fmt::print("  {:<{}} {:<32} {:>9} {:>10} {:>7}  {}{}\n", rung, width, m.model, ms(m.build_ms), ms(m.median_ms), ratio, verdict,
-             reason.empty() ? "" : ": " + reason);
+  print_cells(width, rung, m.model, ms(m.build_ms), ms(m.median_ms), ratio_cell(m), placed_cell(m), verdict + (reason.empty() ? "" : ": " + reason));
 }
 
 void print_table(const ProbeOutcome& out) {
   // As wide as the longest rung's name ("WebGPU on lavapipe (software)"), 20 at least.
   std::size_t width = std::max<std::size_t>(20, out.floor.display.size() + 8);
   for (const auto& r : out.rungs) width = std::max(width, r.display.size());
-  fmt::print("  {:<{}} {:<32} {:>9} {:>10} {:>7}  {}\n", "rung", width, "model", "build ms", "median ms", "ratio", "verdict");
+  print_cells(width, "rung", "model", "build ms", "median ms", "ratio [interval]", "placed", "verdict");
   for (const auto& m : out.floor.models) print_row(width, out.floor.display + " (floor)", m, m.verdict == Verdict::kTaken ? "floor" : verdict_name(m.verdict), m.reason);
   for (const auto& r : out.rungs) {
     if (r.models.empty()) {
-      fmt::print("  {:<{}} {:<32} {:>9} {:>10} {:>7}  {}{}\n", r.display, width, "-", "-", "-", "-", verdict_name(r.verdict),
-                 r.reason.empty() ? "" : ": " + r.reason);
+      print_cells(width, r.display, "-", "-", "-", "-", "-", verdict_name(r.verdict) + (r.reason.empty() ? std::string() : ": " + r.reason));
       continue;
     }
     for (const auto& m : r.models) print_row(width, r.display, m, verdict_name(m.verdict), m.reason);
@@ -64,14 +82,18 @@ int run_probe_command(const ProbeCliOptions& c) {
   o.runs = c.runs;
   o.threads = c.threads;
   o.acceptance_ratio = c.accept_ratio;
+  o.min_gain = c.min_gain;
+  o.time_budget_s = c.time_budget_s;
+  o.min_placed_share = c.min_placed;
   o.reprobe = c.reprobe;
   o.isolate = !c.in_process;
   o.deadline = std::chrono::milliseconds(static_cast<long long>(c.deadline_s * 1000));
   c.runtime.apply_to(o.runtimes);
+  c.plugins.apply_to(o.runtimes);
   o.plugin_dirs = c.plugins.paths();
   if (!c.use_rung.empty()) o.forced_rung = c.use_rung;
-  if (c.runs < 1) throw CliError(kExitUsage, fmt::format("--runs must be at least 1, not {}", c.runs));
-  if (c.deadline_s <= 0) throw CliError(kExitUsage, "--deadline must be positive");
+  // The others are checked where they are parsed (numeric_args.h); this one's range is half-open.
+  if (!(c.min_gain >= 0 && c.min_gain < 1)) throw CliError(kExitUsage, fmt::format("--min-gain must lie in [0, 1), not {}", c.min_gain));
 
   for (auto& m : c.models.resolve()) o.models.push_back({m.name, m.f32, m.inputs});
   o.probe_models = c.probe_models;
@@ -111,10 +133,20 @@ void add_probe_command(CLI::App& app) {
   cmd->add_flag("--json", c->json, "Print the outcome as JSON");
   cmd->add_flag("--force", c->reprobe, "Probe again even when the cache is valid");
   cmd->add_flag("--in-process", c->in_process, "Build sessions in this process (the attempt-file rule guards against crashes)");
-  cmd->add_option("--deadline", c->deadline_s, "Seconds each rung may take per model before it is killed")->capture_default_str();
-  cmd->add_option("--runs", c->runs, "Timed runs per rung after one untimed run")->capture_default_str();
-  cmd->add_option("--threads", c->threads, "Intra-op threads per session (0: ONNX Runtime's default)")->capture_default_str();
-  cmd->add_option("--accept-ratio", c->accept_ratio, "Take a rung whose median is below the floor's times this")->capture_default_str();
+  cmd->add_option("--deadline", c->deadline_s, "Seconds each rung may take per model before it is killed")->check(finite_within(kMinDeadlineSeconds, kMaxDeadlineSeconds, "seconds"))->capture_default_str();
+  cmd->add_option("--runs", c->runs, "Timed runs per rung after one untimed run")->check(whole_within(1, 1'000'000))->capture_default_str();
+  cmd->add_option("--threads", c->threads, "Intra-op threads per session (0: ONNX Runtime's default)")->check(thread_count())->capture_default_str();
+  cmd->add_option("--accept-ratio", c->accept_ratio, "Take a rung whose time is surely below the floor's times this (less --min-gain)")
+      ->check(finite_within(0.01, 10000, "times the floor's median"))
+      ->capture_default_str();
+  cmd->add_option("--min-gain", c->min_gain, "What moving to a rung must gain: the interval of its ratio must lie under the acceptance ratio less this share")
+      ->capture_default_str();
+  cmd->add_option("--time-budget", c->time_budget_s, "Seconds of further paired runs per rung and model while the clock cannot decide")
+      ->check(finite_within(0, kMaxDeadlineSeconds, "seconds"))
+      ->capture_default_str();
+  cmd->add_option("--min-placed", c->min_placed, "Share of the nodes a rung's provider must run to be placed (from ONNX Runtime's profile)")
+      ->check(finite_within(0, 1, "share of the nodes"))
+      ->capture_default_str();
   cmd->add_option("--use-rung", c->use_rung, "Force a rung at or below the chosen one (also RUNG_FORCE_RUNG)");
   cmd->add_option("--cache-dir", c->cache_dir, "Where the decision is cached (default: RUNG_CACHE_DIR or ~/.cache/rung/probe)");
   c->runtime.add_to(*cmd);

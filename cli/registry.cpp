@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "commands.h"
+#include "runtime_args.h"
 #include "rung/hardware.h"
 #include "rung/registry.h"
 #include "rung/runtime.h"
@@ -31,7 +32,7 @@ struct RegistryCliOptions {
   std::string device_class;
   std::string ort_version;
   std::string device;
-  std::string ort_dir;
+  RuntimeArgs runtime;
   std::string hardware_root = "/";
   std::string recipe_file;
   std::string made_by;
@@ -99,7 +100,7 @@ std::string recipe_of(const RegistryCliOptions& o) {
 std::string target_runtime_version(const RegistryCliOptions& o, const Hardware& hw) {
   if (!o.ort_version.empty()) return o.ort_version;
   RuntimeSearchOptions search;
-  if (!o.ort_dir.empty()) search.explicit_dir = o.ort_dir;
+  o.runtime.apply_to(search);
   auto discovery = discover_runtimes(search, hw);
   if (!discovery || discovery->chosen_build() == nullptr) {
     throw CliError(kExitNoRuntime, fmt::format("no ONNX Runtime build to take the target's version from ({}); give --ort VERSION",
@@ -352,7 +353,7 @@ void add_registry_command(CLI::App& app) {
   add->add_option("--plugin", opt->plugin, "The plugin EP library of a plugin rung (its SHA-256 is the provider's version)");
   add->add_option("--device-class", opt->device_class, "The target's device class (default: this machine's, e.g. \"x86_64 CPU\")");
   add->add_option("--ort", opt->ort_version, "The ONNX Runtime version it targets (default: the build rung chooses here)");
-  add->add_option("--ort-dir", opt->ort_dir, "Where to look for ONNX Runtime builds first");
+  opt->runtime.add_to(*add);
   add->add_option("--device", opt->device, "The target's hardware identity (default: this machine's, as rung doctor prints it)");
   add->add_option("--hardware-root", opt->hardware_root, "Read the hardware under this directory (tests)");
   auto* recipe = add->add_option("--recipe", opt->recipe_file, "The recipe: a JSON object (a rung quantise report)");

@@ -16,8 +16,16 @@ void RuntimeArgs::apply_to(RuntimeSearchOptions& search) const {
 }
 
 void PluginArgs::add_to(CLI::App& command) {
-  command.add_option("--plugin-dir", dirs, "Each plugin EP library here becomes a rung (also RUNG_PLUGIN_DIR)");
+  command.add_option("--plugin-dir", dirs, "Each plugin EP library here becomes a rung (also RUNG_PLUGIN_DIR); an absolute path");
+  add_allow_to(command);
 }
+
+void PluginArgs::add_allow_to(CLI::App& command) {
+  command.add_flag("--allow-writable-plugin", allow_writable,
+                   "Load plugin EP libraries that other users can write to, or in directories they can");
+}
+
+void PluginArgs::apply_to(RuntimeSearchOptions& search) const { search.allow_writable_plugins = allow_writable; }
 
 std::vector<std::filesystem::path> PluginArgs::paths() const { return {dirs.begin(), dirs.end()}; }
 

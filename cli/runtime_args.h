@@ -22,11 +22,15 @@ struct RuntimeArgs {
   void apply_to(RuntimeSearchOptions& search) const;
 };
 
-// --plugin-dir DIR (repeatable).
+// --plugin-dir DIR (repeatable), --allow-writable-plugin.
 struct PluginArgs {
   std::vector<std::string> dirs;
+  bool allow_writable = false;
 
   void add_to(CLI::App& command);
+  // Only --allow-writable-plugin, for a command that names plugin libraries otherwise (parity's rung=/path/x.so).
+  void add_allow_to(CLI::App& command);
+  void apply_to(RuntimeSearchOptions& search) const;
   std::vector<std::filesystem::path> paths() const;
 };
 

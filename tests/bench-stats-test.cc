@@ -48,6 +48,15 @@ TEST(SampleStats, SummaryHasTheSpread) {
   EXPECT_EQ(summarize({}).count, 0);
 }
 
+TEST(SampleStats, TheTailPercentilesOfASkewedSampleAreNotItsMiddle) {
+  // Nine fast runs and one slow one: the median stays with the fast runs, p90 and p99 reach into the slow one.
+  const auto s = summarize({1, 1, 1, 1, 11, 1, 1, 1, 1, 1});
+  EXPECT_DOUBLE_EQ(s.p50, 1);
+  EXPECT_NEAR(s.p90, 2, 1e-9);     // rank 8.1: 1 + 0.1 x (11 - 1)
+  EXPECT_NEAR(s.p99, 10.1, 1e-9);  // rank 8.91
+  EXPECT_DOUBLE_EQ(s.max, 11);
+}
+
 class ModelFileTest : public ::testing::Test {
  protected:
   void SetUp() override { dir_ = test::make_temp_dir("rung-bench-model"); }
@@ -152,7 +161,7 @@ TEST_F(ModelFileTest, MissingAndGarbageFilesAreSaidSo) {
   EXPECT_THAT(text.error().message, HasSubstr("does not parse as an ONNX model"));
   auto dir = inspect_model_file(dir_);
   ASSERT_FALSE(dir);
-  EXPECT_THAT(dir.error().message, HasSubstr("is not a file"));
+  EXPECT_THAT(dir.error().message, HasSubstr("is a directory, not a regular file"));
 }
 
 }  // namespace

@@ -102,6 +102,14 @@ TEST_F(BenchTest, EveryRowHasItsFiguresFromItsOwnProcess) {
   EXPECT_EQ(sim.provider_version, "0.1.0");
   EXPECT_THAT(::testing::PrintToString(sim.evidence), HasSubstr("RungSimAccelerator ran"));
   EXPECT_THAT(::testing::PrintToString(m.rows[0].evidence), HasSubstr("CPUExecutionProvider ran 4 nodes"));
+  // The placement the probe and parity read too: every node of this model is the accelerator's.
+  ASSERT_TRUE(sim.placement.has_value());
+  EXPECT_EQ(sim.placement->placed_nodes, 4);
+  EXPECT_EQ(sim.placement->total_nodes, 4);
+  EXPECT_GT(sim.placement->time_share, 0.5);
+  EXPECT_THAT(sim.placement->summary, HasSubstr("RungSimAccelerator ran 4 of 4 nodes, "));
+  ASSERT_TRUE(m.rows[0].placement.has_value());
+  EXPECT_EQ(m.rows[0].placement->placed_nodes, 0);
   // It compiles an engine: a cold build and one from that engine.
   ASSERT_TRUE(sim.build_cached_ms.has_value());
   EXPECT_GT(*sim.build_cached_ms, 0);

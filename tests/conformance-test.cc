@@ -82,8 +82,8 @@ TEST_P(ConformanceTest, MatchesTheCpuRungAtTheCloseTolerance) {
   ASSERT_TRUE(fs::exists(file)) << file << " is missing: tools/fetch-deps.sh fetches the sample models";
 
   ParityOptions o;
-  o.ref = {file, test::runtime_dir(kMainBuild).string(), "cpu", 0, {}};
-  o.cand = {file, test::runtime_dir(version).string(), rung_spec, 0, {}};
+  o.ref = {file, {}, test::runtime_dir(kMainBuild).string(), "cpu", 0, {}};
+  o.cand = {file, {}, test::runtime_dir(version).string(), rung_spec, 0, {}};
   o.random = 2;
   o.seed = 11;
   o.gate_file = gate_at(Tolerance::close());

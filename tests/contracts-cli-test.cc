@@ -175,12 +175,13 @@ TEST_F(ContractsTest, ATensorAboveTheLimitIsRefusedNamingTheInputAndItsSize) {
 }
 
 TEST_F(ContractsTest, ParityMakesRandomInputsOneAtATime) {
-  // Four billion inputs under a 4 GiB address-space limit: made up front they
-  // exhaust it at once; made one at a time the first runs, and the candidate
-  // failing it ends the run (exit 1) naming that input.
+  // A million inputs of 1 MiB each under a 4 GiB address-space limit: made up
+  // front they exhaust it at once; made one at a time the first runs, and the
+  // candidate failing it ends the run (exit 1) naming that input.
+  const std::string dyn = (dir_ / "dyn.onnx").string();
   auto r = test::run_command("ulimit -v 4000000; RUNG_SIM_EP_FAIL_AT=compute " +
-                             rung("parity --ref " + test::side(dir_ / "a.onnx") + " --cand " + test::sim_ep_side(dir_ / "a.onnx") +
-                                  " --random 4294967295"));
+                             rung("parity --ref " + test::side(dyn) + " --cand " + test::sim_ep_side(dyn) + " --input-spec dyn=" +
+                                  spec(R"({"dims": {"x:1": 512, "x:2": 512}})").string() + " --random 1000000"));
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_THAT(r.err, HasSubstr("input random 0 failed to run"));
 }

@@ -239,7 +239,7 @@ TEST_F(ImageTest, PreprocessingFitsNormalisesAndLaysOut) {
   EXPECT_THAT(ImagePreprocess::from_json_text(R"({"fit": "stretch"})").error().message, HasSubstr("unknown fit 'stretch'"));
   EXPECT_THAT(ImagePreprocess::from_json_text(R"({"fit": "resize"})").error().message, HasSubstr("needs a positive width and height"));
   EXPECT_THAT(ImagePreprocess::from_json_text(R"({"fit": "resize", "width": 2, "height": 2, "mena": [0]})").error().message,
-              HasSubstr("unknown preprocessing key 'mena'"));
+              HasSubstr("preprocessing: unknown key 'mena'"));
 }
 
 TEST_F(ImageTest, NpyFilesOfIntegersAndTheirErrors) {
@@ -268,7 +268,7 @@ TEST(GateFile, ProblemsAreNamed) {
   EXPECT_THAT(bad(R"({"gate": []})"), HasSubstr("unknown key 'gate'"));
   EXPECT_THAT(bad(R"({"gates": [{"output": "y"}]})"), HasSubstr("gate 1: names no 'decoder'"));
   EXPECT_THAT(bad(R"({"gates": [{"decoder": "slots", "output": "y"}]})"), HasSubstr("needs 'threshold'"));
-  EXPECT_THAT(bad(R"({"gates": [{"decoder": "tensor", "atol": "big"}]})"), HasSubstr("'atol' must be a number"));
+  EXPECT_THAT(bad(R"({"gates": [{"decoder": "tensor", "atol": "big"}]})"), HasSubstr("gate 1 (tensor): 'atol' must be a finite number"));
   EXPECT_THAT(bad(R"({"gates": [{"decoder": "text", "output": "y", "characters": "nope.txt"}]})"), HasSubstr("/tmp/nope.txt"));
   EXPECT_THAT(bad(R"({"gates": [{"decoder": "boxes", "output": "p", "bands": [0, 32, 16]}]})"), HasSubstr("'bands' are increasing"));
   EXPECT_TRUE(parse_gate_file(R"({"model": "m", "gates": [{"decoder": "tensor", "outputs": ["y"]}]})", "/tmp", "g.json").ok());
@@ -311,15 +311,19 @@ TEST(GateRules, TensorGatePassRateAndTheSmallestPassingTolerances) {
   const GateOutcome out = gate->finish();
   EXPECT_TRUE(out.passed) << out.summary;
   EXPECT_THAT(out.summary, HasSubstr("9 of 10 inputs within atol 0.001 AND rtol 0.001"));
-  EXPECT_THAT(out.details[0], HasSubstr("would pass at atol 4.88e-04 (rtol 0.001)"));  // the 9th smallest need, as 90% asks
+  EXPECT_THAT(out.details[0], HasSubstr("would pass at atol 0.0004883 (rtol 0.001)"));  // the 9th smallest need, as 90% asks, rounded up
   EXPECT_THAT(out.details, ::testing::Contains(HasSubstr("failing inputs: in3")));
   EXPECT_THAT(out.details, ::testing::Contains(HasSubstr("every input passes at atol 0.5")));
   auto strict = gate_from(R"({"gates": [{"decoder": "tensor", "atol": 1e-3, "rtol": 1e-3}]})", io);
   const Tensor a = test::float_tensor("y", {1, 2}, {1.0f, NAN}), b = test::float_tensor("y", {1, 2}, {1.0f, NAN});
   ASSERT_TRUE(strict->add("nan", {{"y", &a}}, {{"y", &b}}).ok());
   const GateOutcome nan = strict->finish();
-  EXPECT_FALSE(nan.passed);  // NaN mismatches even against NaN, as Polygraphy has it
+  EXPECT_TRUE(nan.passed) << nan.summary;  // NaN at the same element on both sides is agreement
   EXPECT_THAT(nan.details, ::testing::Contains(HasSubstr("NaN 1 ref / 1 cand")));
+  const Tensor c = test::float_tensor("y", {1, 2}, {1.0f, 2.0f});
+  auto against_number = gate_from(R"({"gates": [{"decoder": "tensor", "atol": 1e-3, "rtol": 1e-3}]})", io);
+  ASSERT_TRUE(against_number->add("nan", {{"y", &a}}, {{"y", &c}}).ok());
+  EXPECT_FALSE(against_number->finish().passed);  // NaN against a number never passes
 }
 
 TEST(GateRules, BoxesGateFlagsALossConcentratedInOneBand) {
@@ -354,6 +358,207 @@ TEST(GateRules, BoxesGateFlagsALossConcentratedInOneBand) {
   ASSERT_TRUE(again->add("img", {{"boxes", &a}}, {{"boxes", &spread}}).ok());
   out = again->finish();
   EXPECT_TRUE(out.passed) << out.summary;
+}
+
+
+// Each gate's decision at its boundary, on constructed numbers: one case per
+// rule where the right arithmetic and a plausible wrong one give different verdicts.
+ModelIo one_output(const std::string& name, std::vector<std::int64_t> shape) {
+  ModelIo io;
+  io.outputs.push_back({name, ElementType::kFloat, shape, std::vector<std::string>(shape.size())});
+  return io;
+}
+
+GateOutcome feed(const std::string& json, const ModelIo& io, const Tensor& ref, const Tensor& cand) {
+  auto gate = gate_from(json, io);
+  const Status s = gate->add("in", {{ref.name, &ref}}, {{cand.name, &cand}});
+  EXPECT_TRUE(s.ok()) << s.error().message;
+  return gate->finish();
+}
+
+// Ten 10 px boxes, 20 px apart, from the left.
+std::vector<float> row_of_boxes(int count, int first = 0) {
+  std::vector<float> v;
+  for (int i = first; i < first + count; ++i) v.insert(v.end(), {i * 20.0f, 0, i * 20.0f + 10, 10});
+  return v;
+}
+
+TEST(GateRules, BoxesRecallIsOverTheReferencesBoxesAndPrecisionOverTheCandidates) {
+  const ModelIo io = one_output("boxes", {1, -1, 4});
+  const Tensor ten = test::float_tensor("boxes", {1, 10, 4}, row_of_boxes(10));
+  // Eight of ten found, nothing gained: recall 0.8 (over the candidate's eight it would read 1.0).
+  const Tensor eight = test::float_tensor("boxes", {1, 8, 4}, row_of_boxes(8));
+  const GateOutcome lost = feed(R"({"gates": [{"decoder": "boxes", "boxes": "boxes", "min_recall": 0.9, "min_precision": 0}]})", io, ten, eight);
+  EXPECT_FALSE(lost.passed) << lost.summary;
+  EXPECT_THAT(lost.summary, HasSubstr("recall 80.0%"));
+  // All ten found and two gained: precision 10/12 (over the reference's ten it would read 1.0).
+  auto twelve_boxes = row_of_boxes(10);
+  const auto extra = row_of_boxes(2, 20);
+  twelve_boxes.insert(twelve_boxes.end(), extra.begin(), extra.end());
+  const Tensor twelve = test::float_tensor("boxes", {1, 12, 4}, twelve_boxes);
+  const GateOutcome gained = feed(R"({"gates": [{"decoder": "boxes", "boxes": "boxes", "min_recall": 0, "min_precision": 0.9}]})", io, ten, twelve);
+  EXPECT_FALSE(gained.passed) << gained.summary;
+  EXPECT_THAT(gained.summary, HasSubstr("precision 83.3%"));
+  // The same two gained within the bounds pass: the precision bound is what failed it.
+  EXPECT_TRUE(feed(R"({"gates": [{"decoder": "boxes", "boxes": "boxes", "min_recall": 0, "min_precision": 0.8}]})", io, ten, twelve).passed);
+}
+
+TEST(GateRules, ABoxOnABandEdgeBelongsToTheBandAboveIt) {
+  const ModelIo io = one_output("boxes", {1, -1, 4});
+  const Tensor box = test::float_tensor("boxes", {1, 1, 4}, {0, 0, 20, 20});  // short side exactly 20
+  const GateOutcome out = feed(R"({"gates": [{"decoder": "boxes", "boxes": "boxes", "bands": [0, 20]}]})", io, box, box);
+  EXPECT_THAT(out.details, ::testing::Contains(HasSubstr("band [20, inf) px: 1 vs 1 boxes")));
+  EXPECT_THAT(out.details, ::testing::Contains(HasSubstr("band [0, 20) px: 0 vs 0 boxes")));
+}
+
+TEST(GateRules, ALossShareAboveTheBoxShareButUnderTwiceItIsNotConcentrated) {
+  // Ten small boxes (half the boxes) and ten large; four small and one large lost: 80% of the
+  // losses in a band holding 50% of the boxes. Over half the losses, but not over twice its share.
+  const ModelIo io = one_output("boxes", {1, -1, 4});
+  std::vector<float> ref, cand;
+  for (int i = 0; i < 20; ++i) {
+    const float size = i < 10 ? 10.0f : 40.0f, x = static_cast<float>(i) * 50.0f;
+    ref.insert(ref.end(), {x, 0, x + size, size});
+    if (i >= 4 && i != 10) cand.insert(cand.end(), {x, 0, x + size, size});
+  }
+  const Tensor a = test::float_tensor("boxes", {1, 20, 4}, ref), b = test::float_tensor("boxes", {1, 15, 4}, cand);
+  const GateOutcome out = feed(R"({"gates": [{"decoder": "boxes", "boxes": "boxes", "bands": [0, 20],
+      "min_recall": 0.5, "min_precision": 0.5}]})", io, a, b);
+  EXPECT_TRUE(out.passed) << out.summary;
+  EXPECT_THAT(out.details, ::testing::Not(::testing::Contains(HasSubstr("concentrated"))));
+}
+
+TEST(Matching, APairExactlyAtTheIouBoundMatches) {
+  const Quad a = axis_aligned_quad(0, 0, 2, 1), b = axis_aligned_quad(0, 0, 1, 1);
+  const double iou = quad_iou(a, b);
+  EXPECT_NEAR(iou, 0.5, 1e-12);
+  const BoxMatch m = match_by_iou({a}, {b}, iou);  // the bound is the pair's own IoU
+  EXPECT_EQ(m.matched.size(), 1u);
+  EXPECT_TRUE(m.ref_only.empty());
+}
+
+TEST(GateRules, TopKAgreementIsASetNotAnOrder) {
+  const ModelIo io = one_output("y", {1, 4});
+  const Tensor a = test::float_tensor("y", {1, 4}, {0.5f, 0.3f, 0.2f, 0.0f});
+  const Tensor b = test::float_tensor("y", {1, 4}, {0.5f, 0.2f, 0.3f, 0.0f});  // second and third swap places
+  const GateOutcome out = feed(R"({"gates": [{"decoder": "classification", "output": "y", "activation": "none", "top_k": 3}]})", io, a, b);
+  EXPECT_TRUE(out.passed) << out.summary;
+}
+
+TEST(GateRules, AClassExactlyAtTheThresholdIsAboveItOnBothSides) {
+  const ModelIo io = one_output("y", {1, 2});
+  const Tensor a = test::float_tensor("y", {1, 2}, {0.5f, 0.25f});
+  const GateOutcome out = feed(R"({"gates": [{"decoder": "classification", "output": "y", "activation": "none", "top_k": 1,
+      "threshold": 0.5}]})", io, a, a);
+  EXPECT_TRUE(out.passed) << out.summary;
+  EXPECT_THAT(out.summary, HasSubstr("at threshold 0.5: 1 vs 1 above"));
+}
+
+TEST(GateRules, AClassThatRisesAboveTheThresholdIsAFlipToo) {
+  const ModelIo io = one_output("y", {1, 2});
+  const Tensor a = test::float_tensor("y", {1, 2}, {0.4f, 0.25f}), b = test::float_tensor("y", {1, 2}, {0.6f, 0.25f});
+  const GateOutcome out = feed(R"({"gates": [{"decoder": "classification", "output": "y", "activation": "none", "top_k": 1,
+      "threshold": 0.5}]})", io, a, b);
+  EXPECT_FALSE(out.passed) << out.summary;
+  EXPECT_THAT(out.summary, HasSubstr("1 decision changed (0 lost, 1 gained)"));
+}
+
+TEST(GateRules, ASoftmaxSlotsNoObjectClassIsNeverADetection) {
+  // One slot whose no-object class (the last) takes almost all the mass.
+  const ModelIo io = one_output("logits", {1, 1, 3});
+  const Tensor a = test::float_tensor("logits", {1, 1, 3}, {0.0f, 0.0f, 8.0f});
+  const GateOutcome out = feed(R"({"gates": [{"decoder": "slots", "output": "logits", "activation": "softmax", "threshold": 0.5}]})", io, a, a);
+  EXPECT_THAT(out.summary, HasSubstr("0 vs 0 detections in 1 slots"));
+  // The reference decided nothing on its only input: the gate learned nothing, and says so.
+  EXPECT_FALSE(out.passed) << out.summary;
+  EXPECT_THAT(out.summary, HasSubstr("vacuous: the reference decided nothing on 1 of 1 inputs"));
+}
+
+TEST(Scores, CosineIgnoresEachSidesLength) {
+  EXPECT_NEAR(cosine_similarity(std::vector<double>{3, 0}, std::vector<double>{1, 0}), 1.0, 1e-12);
+  EXPECT_NEAR(cosine_similarity(std::vector<double>{1, 0}, std::vector<double>{3, 0}), 1.0, 1e-12);
+  EXPECT_NEAR(cosine_similarity(std::vector<double>{1, 1}, std::vector<double>{2, 0}), std::sqrt(0.5), 1e-12);
+}
+
+TEST(GateRules, AnEmbeddingWithNanFailsAndOneExactlyAtTheBoundPasses) {
+  const ModelIo io = one_output("e", {1, 2});
+  const Tensor a = test::float_tensor("e", {1, 2}, {1.0f, 0.0f});
+  const Tensor nan = test::float_tensor("e", {1, 2}, {NAN, 0.0f});
+  const std::string json = R"({"gates": [{"decoder": "embedding", "output": "e", "cosine": 1, "min_fraction": 1}]})";
+  EXPECT_FALSE(feed(json, io, a, nan).passed);
+  const GateOutcome same = feed(json, io, a, a);  // cosine exactly 1, the bound
+  EXPECT_TRUE(same.passed) << same.summary;
+}
+
+TEST(GateRules, AMaskExactlyAtItsIouBoundPasses) {
+  const ModelIo io = one_output("m", {1, 2, 2});
+  const Tensor a = test::float_tensor("m", {1, 2, 2}, {1, 1, 0, 0}), b = test::float_tensor("m", {1, 2, 2}, {1, 0, 0, 0});  // IoU 0.5
+  EXPECT_TRUE(feed(R"({"gates": [{"decoder": "mask", "output": "m", "min_iou": 0.5}]})", io, a, b).passed);
+  EXPECT_FALSE(feed(R"({"gates": [{"decoder": "mask", "output": "m", "min_iou": 0.51}]})", io, a, b).passed);
+}
+
+TEST(GateRules, TheTensorGateRoundsTheInputsNeededUp) {
+  // 9 of 10 inputs pass; a pass rate of 0.95 needs 9.5 of them, so 10.
+  const ModelIo io = one_output("y", {1, 1});
+  auto gate = gate_from(R"({"gates": [{"decoder": "tensor", "atol": 0, "rtol": 0, "pass_rate": 0.95}]})", io);
+  const Tensor a = test::float_tensor("y", {1, 1}, {1.0f}), b = test::float_tensor("y", {1, 1}, {2.0f});
+  for (int i = 0; i < 10; ++i) ASSERT_TRUE(gate->add("in" + std::to_string(i), {{"y", &a}}, {{"y", i == 0 ? &b : &a}}).ok());
+  const GateOutcome out = gate->finish();
+  EXPECT_FALSE(out.passed) << out.summary;
+}
+
+// Recogniser scores [1, lines, steps, classes] whose winners spell each line; the chosen class scores `confidence`.
+Tensor spelled(const std::vector<std::vector<std::size_t>>& lines, std::size_t classes, float confidence = 0.9f) {
+  const std::size_t steps = lines.front().size();
+  std::vector<float> v(lines.size() * steps * classes, 0.0f);
+  for (std::size_t l = 0; l < lines.size(); ++l) {
+    for (std::size_t t = 0; t < steps; ++t) v[(l * steps + t) * classes + lines[l][t]] = confidence;
+  }
+  return test::float_tensor("y", {static_cast<std::int64_t>(lines.size()), static_cast<std::int64_t>(steps), static_cast<std::int64_t>(classes)}, v);
+}
+
+class TextGateRules : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = test::make_temp_dir("rung-text-gate");
+    test::write_text(dir_ / "keys.txt", "a\n\xc3\xa9\n");  // blank, a, é, space
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string gate(const std::string& bounds) const {
+    return R"({"gates": [{"decoder": "text", "output": "y", "characters": ")" + (dir_ / "keys.txt").string() + "\"" + bounds + "}]}";
+  }
+  fs::path dir_;
+};
+
+TEST_F(TextGateRules, TheCharacterErrorRateCountsCharactersNotBytes) {
+  // "éé" against "é": one edit in two characters (four bytes) is 50%, over a 30% bound.
+  const ModelIo io = one_output("y", {1, 3, 4});
+  const GateOutcome out = feed(gate(R"(, "min_exact": 0, "max_cer": 0.3)"), io, spelled({{2, 0, 2}}, 4), spelled({{2, 0, 0}}, 4));
+  EXPECT_FALSE(out.passed) << out.summary;
+  EXPECT_THAT(out.summary, HasSubstr("CER 50.000% (1 edits in 2 characters"));
+}
+
+TEST_F(TextGateRules, OneLineOfTwoChangedFailsAnExactBoundOfAll) {
+  const ModelIo io = one_output("y", {2, 2, 4});
+  const GateOutcome out = feed(gate(R"(, "min_exact": 1, "max_cer": 1)"), io, spelled({{1, 0}, {2, 0}}, 4), spelled({{1, 0}, {1, 0}}, 4));
+  EXPECT_FALSE(out.passed) << out.summary;
+}
+
+TEST_F(TextGateRules, ALineExactlyAtTheDropScoreIsKept) {
+  // The reference's line scores exactly the drop score, the candidate's more: both kept, nothing changed.
+  const ModelIo io = one_output("y", {1, 2, 4});
+  const GateOutcome out = feed(gate(R"(, "drop_score": 0.5)"), io, spelled({{1, 0}}, 4, 0.5f), spelled({{1, 0}}, 4, 0.75f));
+  EXPECT_TRUE(out.passed) << out.summary;
+  EXPECT_THAT(out.summary, HasSubstr("1 vs 1 lines kept"));
+}
+
+TEST(Ctc, ABlankSeparatesTwoRunsOfOneSymbolAndTheScoreIsOverKeptSymbols) {
+  const auto chars = CharacterList::from_symbols({"a"}, false);  // blank, a
+  // a blank a blank blank: "aa", each a at 0.9, the blanks' scores no part of the line's.
+  const std::vector<float> scores{0.0f, 0.9f, 0.6f, 0.1f, 0.0f, 0.9f, 0.6f, 0.1f, 0.6f, 0.1f};
+  const TextLine line = ctc_greedy_decode(scores, 5, chars);
+  EXPECT_EQ(line.text, "aa");
+  EXPECT_NEAR(line.score, 0.9, 1e-6);
 }
 
 }  // namespace

@@ -110,7 +110,7 @@ TEST_F(DependenciesCliTest, ProvidersFromAnotherOnnxRuntimeAreNamedBeforeAnythin
   for (const auto& r : p["rungs"]) EXPECT_TRUE(r["models"].empty()) << r["rung"] << " was started";
 
   auto text = test::run_command(probe(rt));
-  EXPECT_THAT(text.out, HasSubstr("CUDA                 -                                        -          -       -  failed: " + mismatch));
+  EXPECT_THAT(text.out, HasSubstr("CUDA                 -                                        -          -                    -             -  failed: " + mismatch));
 }
 
 TEST_F(DependenciesCliTest, APluginWhoseOwnDependencyIsMissingIsARungThatSaysSo) {

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "model_builder.h"
+#include "rung/cpus.h"
 #include "rung/engine.h"
 #include "test_support.h"
 
@@ -70,9 +71,9 @@ class EngineTest : public ::testing::Test {
     EngineOptions o;
     o.cache_dir = dir_ / "cache";
     // Registered largest first: the builder must still go smallest first.
-    o.models = {{"large", Role::kGeneric, dir_ / "large.onnx", {}, {}},
-                {"medium", Role::kEmbedder, dir_ / "medium.onnx", {}, {}},
-                {"small", Role::kDetector, dir_ / "small.onnx", {}, {}}};
+    o.models = {{"large", Role::kGeneric, dir_ / "large.onnx", {}, {}, {}},
+                {"medium", Role::kEmbedder, dir_ / "medium.onnx", {}, {}, {}},
+                {"small", Role::kDetector, dir_ / "small.onnx", {}, {}, {}}};
     o.runtimes.explicit_dir = test::runtime_dir("1.30.0");
     o.runtimes.include_default_locations = false;
     o.runtimes.read_environment = false;
@@ -179,7 +180,7 @@ TEST_F(EngineTest, ACompileFailureDemotesOnlyThatModelAndSaysSo) {
   ScopedEnv reject("RUNG_SIM_EP_REJECT_NODES", "poison");
   write_model(dir_ / "poisoned.onnx", 64, "poison_add");
   auto o = options();
-  o.models.push_back({"poisoned", Role::kGeneric, dir_ / "poisoned.onnx", {}, {}});
+  o.models.push_back({"poisoned", Role::kGeneric, dir_ / "poisoned.onnx", {}, {}, {}});
   auto engine = start(o);
   engine->wait_until_settled();
   EXPECT_EQ(engine->chosen_rung(), kSim);  // the probe model (the smallest) compiles
@@ -200,8 +201,8 @@ TEST_F(EngineTest, AFailedBuildIsNotRetriedUntilTheModelFileChanges) {
   ScopedEnv reject("RUNG_SIM_EP_REJECT_NODES", "poison");
   write_model(dir_ / "poisoned.onnx", 64, "poison_add");
   auto o = options();
-  o.models = {{"small", Role::kDetector, dir_ / "small.onnx", {}, {}},
-              {"poisoned", Role::kGeneric, dir_ / "poisoned.onnx", {}, {}}};
+  o.models = {{"small", Role::kDetector, dir_ / "small.onnx", {}, {}, {}},
+              {"poisoned", Role::kGeneric, dir_ / "poisoned.onnx", {}, {}, {}}};
   start(o)->wait_until_settled();
   auto failures = files_under(dir_ / "cache" / "engines", ".json");
   ASSERT_EQ(failures.size(), 1u);
@@ -286,6 +287,16 @@ TEST_F(EngineTest, AnEngineThatFailsToLoadIsServedByTheRungBelow) {
   EXPECT_EQ((*s)->rung(), "cpu");
   EXPECT_THAT(engine->about_line(), HasSubstr("small on rung_sim_ep failed to load"));
   EXPECT_TRUE((*s)->run({input_for(32)}));
+  // The progress line names it as the final table does: staying on the rung that serves it.
+  EXPECT_EQ(engine->progress().line(), "small stays on CPU");
+}
+
+TEST_F(EngineTest, TheReasonSaysTheAcceptanceRatioAdmittedASlowerRung) {
+  ScopedEnv delay("RUNG_SIM_EP_COMPUTE_DELAY_US", "200");  // surely slower than the CPU, well within 1000x
+  auto engine = start(options());
+  engine->wait_until_settled();
+  ASSERT_EQ(engine->chosen_rung(), kSim);
+  EXPECT_EQ(engine->chosen_reason(), "within 1000.0x the floor's time (acceptance ratio) and faithful to it");
 }
 
 TEST_F(EngineTest, TheCpuRungCachesItsOptimisedGraph) {
@@ -317,11 +328,22 @@ TEST_F(EngineTest, InferenceThreadsArePhysicalCoresMinusTwoAtLeastOne) {
   o.plugin_dirs.clear();
   o.hardware_root = test::fixtures_dir() / "hardware" / "amd-rocm-desktop";
   auto engine = start(o);
+  ASSERT_TRUE(engine);
   EXPECT_EQ(engine->inference_threads(), 1);
   engine->wait_until_settled();
   engine.reset();
-  o.inference_threads = 3;
-  EXPECT_EQ(start(o)->inference_threads(), 3);
+  // An explicit count is kept as given; it may be any count this machine can run.
+  o.inference_threads = usable_cpus();
+  auto explicit_count = start(o);
+  ASSERT_TRUE(explicit_count);
+  EXPECT_EQ(explicit_count->inference_threads(), usable_cpus());
+  explicit_count->wait_until_settled();
+  explicit_count.reset();
+  // More than this machine gives is refused at start, naming the option.
+  o.inference_threads = usable_cpus() + 1;
+  auto refused = Engine::start(o);
+  ASSERT_FALSE(refused);
+  EXPECT_THAT(refused.error().message, HasSubstr("out of range"));
 }
 
 }  // namespace

@@ -154,6 +154,20 @@ TEST_F(JobRunnerTest, AStaleResultIsNotTakenForANewOne) {
   EXPECT_EQ(run(probe_job(cpu()), std::chrono::seconds(30), script("exit 0")).status, Status::kFailed);
 }
 
+TEST_F(JobRunnerTest, AResultWrittenBeforeACrashIsNotTheAnswer) {
+  // An ok result on disk, then the worker is killed: it crashed, whatever it wrote.
+  const JobOutcome out = run(probe_job(cpu()), std::chrono::seconds(30),
+                             script("echo '{\"ok\": true}' > \"$(dirname \"$2\")/result.json\"\nkill -KILL $$"));
+  EXPECT_EQ(out.status, Status::kCrashed) << out.describe();
+  EXPECT_EQ(out.signal, SIGKILL);
+}
+
+TEST_F(JobRunnerTest, AResultWrittenByAWorkerThatThenHungIsNotTheAnswer) {
+  const JobOutcome out = run(probe_job(cpu()), std::chrono::seconds(1),
+                             script("echo '{\"ok\": true}' > \"$(dirname \"$2\")/result.json\"\nexec sleep 30"));
+  EXPECT_EQ(out.status, Status::kTimedOut) << out.describe();
+}
+
 TEST_F(JobRunnerTest, AWorkerThatCannotStartFailed) {
   const JobOutcome out = run(probe_job(cpu()), std::chrono::seconds(30), dir_ / "no-such-worker");
   ASSERT_EQ(out.status, Status::kFailed);

@@ -164,7 +164,9 @@ TEST(BuildChoiceTest, EqualScoresKeepSearchOrderAndEnvironmentWinsOutright) {
 TEST(StandingTest, RealBuildReportsWhichProviderLibrariesAreMissing) {
   auto b = load_runtime_build(test::runtime_dir("1.30.0") / "libonnxruntime.so.1");
   ASSERT_TRUE(b) << b.error().message;
-  auto standing = ladder_standing(ladder_for(fixture("nvidia-desktop")), *b);
+  auto standing_or = ladder_standing(ladder_for(fixture("nvidia-desktop")), *b);
+  ASSERT_TRUE(standing_or) << standing_or.error().message;
+  const auto& standing = *standing_or;
   ASSERT_EQ(standing.size(), 3u);
   EXPECT_TRUE(standing[0].provider_in_build);
   EXPECT_FALSE(standing[0].ready);
@@ -172,8 +174,9 @@ TEST(StandingTest, RealBuildReportsWhichProviderLibrariesAreMissing) {
   EXPECT_EQ(standing[1].note, "ONNX Runtime's CUDA provider (libonnxruntime_providers_cuda.so) is not beside libonnxruntime.so.1");
   EXPECT_TRUE(standing[2].ready);
   auto amd = ladder_standing(ladder_for(fixture("amd-rocm-desktop")), *b);
-  EXPECT_FALSE(amd[0].provider_in_build);
-  EXPECT_EQ(amd[0].note, "not in ONNX Runtime 1.30.0");
+  ASSERT_TRUE(amd);
+  EXPECT_FALSE((*amd)[0].provider_in_build);
+  EXPECT_EQ((*amd)[0].note, "not in ONNX Runtime 1.30.0");
 }
 
 TEST(KnownRungsTest, EveryPlatformNamesOnlyKnownRungs) {

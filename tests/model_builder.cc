@@ -91,15 +91,6 @@ ModelBuilder& ModelBuilder::optional_output(const std::string& name, ElemType ty
   return *this;
 }
 
-ModelBuilder& ModelBuilder::attribute(const std::string& name, int64_t value) {
-  auto* graph = model_->mutable_graph();
-  if (graph->node_size() == 0) throw std::runtime_error("attribute() before any node()");
-  auto* a = graph->mutable_node(graph->node_size() - 1)->add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::INT);
-  a->set_i(value);
-  return *this;
-}
 
 ModelBuilder& ModelBuilder::initializer(const std::string& name, const std::vector<int64_t>& shape,
                                         const std::vector<float>& values) {
@@ -151,6 +142,33 @@ ModelBuilder& ModelBuilder::constant(const std::string& output, const std::vecto
   a->set_name("value");
   a->set_type(onnx::AttributeProto::TENSOR);
   *a->mutable_t() = float_tensor(output, shape, values);
+  return *this;
+}
+
+namespace {
+onnx::AttributeProto* add_attribute(onnx::ModelProto& m, const std::string& name, onnx::AttributeProto::AttributeType type) {
+  auto* graph = m.mutable_graph();
+  if (graph->node_size() == 0) throw std::runtime_error("an attribute needs a node first");
+  auto* a = graph->mutable_node(graph->node_size() - 1)->add_attribute();
+  a->set_name(name);
+  a->set_type(type);
+  return a;
+}
+}  // namespace
+
+ModelBuilder& ModelBuilder::attribute(const std::string& name, int64_t value) {
+  add_attribute(*model_, name, onnx::AttributeProto::INT)->set_i(value);
+  return *this;
+}
+
+ModelBuilder& ModelBuilder::attribute(const std::string& name, const std::vector<int64_t>& values) {
+  auto* a = add_attribute(*model_, name, onnx::AttributeProto::INTS);
+  for (auto v : values) a->add_ints(v);
+  return *this;
+}
+
+ModelBuilder& ModelBuilder::attribute(const std::string& name, float value) {
+  add_attribute(*model_, name, onnx::AttributeProto::FLOAT)->set_f(value);
   return *this;
 }
 

@@ -42,14 +42,16 @@ class ModelBuilder {
   // A node of the default domain; its name defaults to "<op_type>_<index>".
   ModelBuilder& node(const std::string& op_type, const std::vector<std::string>& inputs,
                      const std::vector<std::string>& outputs, const std::string& name = "");
-  // An integer attribute of the node added last (Cast's "to").
-  ModelBuilder& attribute(const std::string& name, int64_t value);
   // A node holding subgraphs (an If's branches, a Loop's body): attribute name -> the builder whose graph it holds.
   ModelBuilder& node(const std::string& op_type, const std::vector<std::string>& inputs,
                      const std::vector<std::string>& outputs,
                      const std::vector<std::pair<std::string, const ModelBuilder*>>& subgraphs, const std::string& name = "");
   // A Constant node producing a float tensor.
   ModelBuilder& constant(const std::string& output, const std::vector<int64_t>& shape, const std::vector<float>& values);
+  // Attributes of the node added last.
+  ModelBuilder& attribute(const std::string& name, int64_t value);
+  ModelBuilder& attribute(const std::string& name, const std::vector<int64_t>& values);
+  ModelBuilder& attribute(const std::string& name, float value);
 
   std::string serialize() const;
   // Writes the model to `path` and returns it.

@@ -79,7 +79,8 @@ TEST(BoundedJson, FieldsNameTheFirstProblemAndUnknownKeys) {
     EXPECT_EQ(f.array("c", 1), nullptr);
     EXPECT_EQ(f.problems().error().message, "thing: 'c' holds 2 entries; at most 1 make sense");
   }
-  JsonFields not_object(nlohmann::json::array(), "thing");
+  const nlohmann::json list = nlohmann::json::array();
+  JsonFields not_object(list, "thing");
   EXPECT_EQ(not_object.finish().error().message, "thing: must be a JSON object");
 }
 

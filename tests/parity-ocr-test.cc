@@ -135,7 +135,7 @@ TEST_F(ParityOcrTest, DetectorAcrossTwoBuildsReportsRecallPerSizeBand) {
   ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("ONNX Runtime 1.30.0"));
   EXPECT_THAT(r.out, HasSubstr("ONNX Runtime 1.28.2"));
-  EXPECT_THAT(r.out, ContainsRegex("boxes · sigmoid_0.tmp_0: [0-9]+ vs [0-9]+ detections, (no decisions changed|[0-9]+ decisions? changed \\()"));
+  EXPECT_THAT(r.out, ContainsRegex("boxes · sigmoid_0.tmp_0 \\([0-9]+ inputs, [0-9]+ vacuous\\): [0-9]+ vs [0-9]+ detections, (no decisions changed|[0-9]+ decisions? changed \\()"));
   for (const char* band : {"\\[0, 16\\)", "\\[16, 32\\)", "\\[32, 64\\)", "\\[64, inf\\)"}) {
     EXPECT_THAT(r.out, ContainsRegex(std::string("band ") + band + " px: [0-9]+ vs [0-9]+ boxes, recall [-0-9.%]+ \\([0-9]+ lost\\)"));
   }
@@ -153,7 +153,7 @@ TEST_F(ParityOcrTest, DetectorWithAPerturbedSigmoidFailsTheBoxesGate) {
                         " --inputs '" + (dir_ / "images").string() + "' --gate '" +
                         (test::fixtures_dir() / "parity" / "ppocr_det.gate.json").string() + "'");
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
-  EXPECT_THAT(r.out, ContainsRegex("FAIL  boxes · sigmoid_0.tmp_0: [0-9]+ vs [0-9]+ detections, [0-9]+ decisions? changed"));
+  EXPECT_THAT(r.out, ContainsRegex("FAIL  boxes · sigmoid_0.tmp_0 \\([0-9]+ inputs, [0-9]+ vacuous\\): [0-9]+ vs [0-9]+ detections, [0-9]+ decisions? changed"));
 }
 
 TEST_F(ParityOcrTest, RecogniserOnRealCropsAcrossTwoBuildsAgreesOrNamesEachLine) {
@@ -163,7 +163,7 @@ TEST_F(ParityOcrTest, RecogniserOnRealCropsAcrossTwoBuildsAgreesOrNamesEachLine)
                         (dir_ / "crops").string() + "' --gate '" + (dir_ / "rec.gate.json").string() + "' --json '" +
                         (dir_ / "rec.json").string() + "'");
   ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.out << r.err;
-  EXPECT_THAT(r.out, ContainsRegex(fmt::format("text · softmax_11.tmp_0: {0} vs {0} lines, [0-9]+ lines? changed", lines)));
+  EXPECT_THAT(r.out, ContainsRegex(fmt::format("text · softmax_11.tmp_0 \\({0} inputs, 0 vacuous\\): {0} vs {0} lines, [0-9]+ lines? changed", lines)));
   const auto j = nlohmann::json::parse(test::read_text(dir_ / "rec.json"));
   const auto& stats = j["gates"][0]["stats"];
   EXPECT_EQ(stats["lines"].get<std::size_t>(), lines);
@@ -182,7 +182,7 @@ TEST_F(ParityOcrTest, RecogniserWithPerturbedAddsFailsTheTextGateNamingTheLines)
                         test::sim_ep_side(rec_model(), ",threads=1,option.ops=Add,option.perturb=0.05") + " --inputs '" +
                         (dir_ / "few").string() + "' --gate '" + (dir_ / "rec.gate.json").string() + "'");
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
-  EXPECT_THAT(r.out, ContainsRegex("FAIL  text · softmax_11.tmp_0: [0-9]+ vs [0-9]+ lines, [1-9][0-9]* lines? changed"));
+  EXPECT_THAT(r.out, ContainsRegex("FAIL  text · softmax_11.tmp_0 \\([0-9]+ inputs, [0-9]+ vacuous\\): [0-9]+ vs [0-9]+ lines, [1-9][0-9]* lines? changed"));
   EXPECT_THAT(r.out, ContainsRegex("(page|bw_text)_[0-9]+.png: \"[^\"]*\" vs \"[^\"]*\" \\([0-9]+ edits?\\)"));
 }
 

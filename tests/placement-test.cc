@@ -19,7 +19,7 @@ PlacementSnapshot on(const std::string& chosen, const std::vector<std::string>& 
 }
 
 ModelRegistration model(const std::string& name, Role role, std::vector<DerivedForm> derived = {}) {
-  return {name, role, "/models/" + name + ".onnx", std::move(derived), {}};
+  return {name, role, "/models/" + name + ".onnx", std::move(derived), {}, {}};
 }
 
 TEST(ModelIdTest, NamesTheArithmeticNotTheDevice) {
@@ -81,7 +81,8 @@ TEST(PlacementTest, MigraphxFallsToTheCpuAndSaysWhyAFailedEngineDid) {
 
 TEST(PlacementTest, TheHexagonRunsTheQuantisedFormButNeverForAnEmbedder) {
   auto s = on("qnn-htp", {"cpu"});
-  s.engines["det"] = "/cache/engines/x/f32/det.onnx";
+  // Its engine is compiled from the quantised file (engine-source-test proves it), in that form's directory.
+  s.engines["det"] = "/cache/engines/x/a16w8/det.onnx";
   auto det = placements(model("det", Role::kDetector, {{NumericForm::kA16W8, "/models/det_a16w8.onnx"}}), s);
   EXPECT_EQ(det[0].rung.name, "qnn-htp");
   EXPECT_EQ(model_id("det", det[0].form), "det_a16w8");
@@ -110,6 +111,33 @@ TEST(PlacementTest, TheCpuUsesItsCachedOptimisedGraphWhenThere) {
   auto p = placements(model("x", Role::kGeneric), s);
   EXPECT_EQ(p[0].file, "/cache/engines/x/cpu-ort/x.ort");
   EXPECT_EQ(p[0].form, NumericForm::kF32);
+}
+
+}  // namespace
+}  // namespace rung
+
+namespace rung {
+namespace {
+
+// A resolved variant names its rungs: a chosen rung it does not name, or a rung below that it does not
+// name, never loads it; the CPU always serves the model's f32 file.
+TEST(PlacementTest, AModelRegisteredForSomeRungsRunsOnlyThereAndOnTheCpu) {
+  auto s = on("tensorrt", {"cuda", "cpu"});
+  s.engines["det"] = "/cache/engines/x/fp16/det.onnx";
+  auto det = model("det", Role::kDetector);
+  det.rungs = {"cuda"};
+  auto p = placements(det, s);
+  ASSERT_EQ(p.size(), 2u);
+  EXPECT_EQ(p[0].rung.name, "cuda");
+  EXPECT_EQ(p[0].file, "/models/det.onnx");
+  EXPECT_EQ(p[0].reason, "TensorRT is not a rung of its variant (cuda)");
+  EXPECT_EQ(p[1].rung.name, "cpu");
+  det.rungs = {"webgpu"};
+  p = placements(det, s);
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_EQ(p[0].rung.name, "cpu");
+  det.rungs = {"tensorrt"};
+  EXPECT_EQ(placements(det, s)[0].rung.name, "tensorrt");
 }
 
 }  // namespace

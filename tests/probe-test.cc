@@ -5,11 +5,14 @@
 
 #include <chrono>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
 
 #include "model_builder.h"
+#include "probe/attempts.h"
+#include "probe/fingerprint.h"
 #include "rung/probe.h"
 #include "test_support.h"
 
@@ -93,7 +96,7 @@ TEST_F(ProbeTest, SlowerAcceleratorLosesOnTheClock) {
   const auto* sim = find(out, kSimRung);
   ASSERT_NE(sim, nullptr);
   EXPECT_EQ(sim->verdict, Verdict::kSlower);
-  EXPECT_THAT(sim->reason, HasSubstr("against the floor's"));
+  EXPECT_THAT(sim->reason, HasSubstr("the floor's time over"));
   EXPECT_GT(sim->models[0].ratio(), 1.0);
   EXPECT_EQ(out.chosen, "cpu");
 }
@@ -203,6 +206,24 @@ TEST_F(ProbeTest, ChangingAModelByteReprobes) {
   }
   EXPECT_FALSE(probe(o).from_cache);
   EXPECT_TRUE(probe(o).from_cache);
+}
+
+TEST_F(ProbeTest, AddingOrChangingADerivedFormReprobes) {
+  // A quantised form is what a quantising rung runs: it is fingerprinted like the f32 file.
+  auto o = options();
+  EXPECT_FALSE(probe(o).from_cache);
+  fs::copy_file(model_, dir_ / "elementwise_a16w8.onnx");
+  o.models[0].derived = {{NumericForm::kA16W8, dir_ / "elementwise_a16w8.onnx"}};
+  EXPECT_FALSE(probe(o).from_cache);
+  EXPECT_TRUE(probe(o).from_cache);
+  auto j = nlohmann::json::parse(test::read_file(dir_ / "cache" / "probe.json"));
+  EXPECT_EQ(j["fingerprint"]["models"][0]["derived"][0]["form"], "a16w8");
+  {
+    auto bytes = test::read_file(dir_ / "elementwise_a16w8.onnx");
+    bytes[bytes.size() / 2] = static_cast<char>(bytes[bytes.size() / 2] ^ 1);
+    std::ofstream(dir_ / "elementwise_a16w8.onnx", std::ios::binary | std::ios::trunc) << bytes;
+  }
+  EXPECT_FALSE(probe(o).from_cache);
 }
 
 TEST_F(ProbeTest, ChangingTheRuntimeBuildReprobes) {
@@ -340,6 +361,171 @@ TEST_F(ProbeTest, BackgroundProbeServesTheFloorUntilItReports) {
   ASSERT_TRUE(bg->result().has_value());
   ASSERT_TRUE(*bg->result());
   EXPECT_EQ(bg->current_rung(), kSimRung);
+}
+
+// The fingerprint, one input at a time: each change alone, everything else held
+// (the runtime file's size and time too), must give another fingerprint. The
+// probe tests above change a build or a device, which moves several inputs at once.
+void put(const fs::path& file, const std::string& bytes) {
+  fs::create_directories(file.parent_path());
+  std::ofstream(file, std::ios::binary | std::ios::trunc) << bytes;
+}
+
+// Rewrites a file's bytes keeping its size and modification time.
+void same_size_other_bytes(const fs::path& file) {
+  const auto time = fs::last_write_time(file);
+  std::string bytes = test::read_file(file);
+  bytes[0] = static_cast<char>(bytes[0] ^ 1);
+  put(file, bytes);
+  fs::last_write_time(file, time);
+}
+
+// A probe's inputs over real files: a runtime library, a model, a plugin.
+struct ProbeInputs {
+  explicit ProbeInputs(const fs::path& d) : dir(d) {
+    put(dir / "lib" / "libonnxruntime.so.1", "a runtime build");
+    put(dir / "model.onnx", "a model");
+    put(dir / "plugin.so", "a plugin");
+    build.library = dir / "lib" / "libonnxruntime.so.1";
+    build.version = "1.30.0";
+    build.api_version = 29;
+    build.providers = {"CPUExecutionProvider"};
+    hardware.cpu.model = "Test CPU";
+    ladder = {plugin_rung("sim", (dir / "plugin.so").string()), *find_rung("cpu")};
+    options.models = {{"model", dir / "model.onnx", {}}};
+  }
+
+  std::string fingerprint() const {
+    FileHashCache hashes(dir / "hashes");  // never saved: every file is hashed afresh
+    auto fp = make_fingerprint({&build, &hardware, &ladder, &options, probe_models}, hashes);
+    EXPECT_TRUE(fp) << fp.error().message;
+    return fp ? *fp : std::string();
+  }
+
+  fs::path dir;
+  RuntimeBuild build;
+  Hardware hardware;
+  std::vector<RungSpec> ladder;
+  ProbeOptions options;
+  std::vector<std::string> probe_models;
+};
+
+class FingerprintTest : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = test::make_temp_dir("rung-fingerprint"); }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path dir_;
+};
+
+TEST_F(FingerprintTest, NothingChangedIsTheSameFingerprint) {
+  const ProbeInputs in(dir_);
+  EXPECT_EQ(in.fingerprint(), in.fingerprint());
+}
+
+TEST_F(FingerprintTest, EachInputChangedAloneChangesIt) {
+  const std::vector<std::pair<const char*, std::function<void(ProbeInputs&)>>> changes = {
+      {"runtime version", [](ProbeInputs& in) { in.build.version = "1.30.1"; }},
+      {"runtime API version", [](ProbeInputs& in) { in.build.api_version = 28; }},
+      {"runtime path (same size and time)",
+       [](ProbeInputs& in) {
+         const fs::path moved = in.dir / "other" / "libonnxruntime.so.1";
+         put(moved, test::read_file(in.build.library));
+         fs::last_write_time(moved, fs::last_write_time(in.build.library));
+         in.build.library = moved;
+       }},
+      {"runtime size (same time)",
+       [](ProbeInputs& in) {
+         const auto time = fs::last_write_time(in.build.library);
+         put(in.build.library, "a longer runtime build");
+         fs::last_write_time(in.build.library, time);
+       }},
+      {"runtime modification time",
+       [](ProbeInputs& in) { fs::last_write_time(in.build.library, fs::last_write_time(in.build.library) + std::chrono::seconds(1)); }},
+      {"runtime providers", [](ProbeInputs& in) { in.build.providers.push_back("WebGpuExecutionProvider"); }},
+      {"device identity", [](ProbeInputs& in) { in.hardware.cpu.model = "Another CPU"; }},
+      {"a model's bytes (same size and time)", [](ProbeInputs& in) { same_size_other_bytes(in.dir / "model.onnx"); }},
+      {"a model's input spec", [](ProbeInputs& in) { in.options.models[0].inputs.dims["height"] = 640; }},
+      {"a model registered", [](ProbeInputs& in) { in.options.models.push_back({"second", in.dir / "model.onnx", {}}); }},
+      {"the probe models", [](ProbeInputs& in) { in.probe_models = {"model"}; }},
+      {"a rung left the ladder", [](ProbeInputs& in) { in.ladder.erase(in.ladder.begin()); }},
+      {"a plugin's bytes (same size and time)", [](ProbeInputs& in) { same_size_other_bytes(in.dir / "plugin.so"); }},
+      {"acceptance ratio", [](ProbeInputs& in) { in.options.acceptance_ratio = 1.5; }},
+      {"atol", [](ProbeInputs& in) { in.options.tolerance.atol *= 2; }},
+      {"rtol", [](ProbeInputs& in) { in.options.tolerance.rtol *= 2; }},
+      {"threads", [](ProbeInputs& in) { in.options.threads = 3; }},
+      {"runs", [](ProbeInputs& in) { in.options.runs += 1; }},
+      {"seed", [](ProbeInputs& in) { in.options.seed += 1; }},
+  };
+  int n = 0;
+  for (const auto& [what, change] : changes) {
+    SCOPED_TRACE(what);
+    ProbeInputs in(dir_ / std::to_string(n++));
+    const std::string before = in.fingerprint();
+    change(in);
+    EXPECT_NE(in.fingerprint(), before);
+  }
+}
+
+// The attempt-file rule: a launch that finds an attempt left behind counts a
+// strike for its rung; two in a row refuse it; a clean build clears them; an
+// attempt from another fingerprint (another runtime, device or model) is not this one's.
+class AttemptLedgerTest : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = test::make_temp_dir("rung-attempts"); }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // What a launch that died while building `rung` leaves behind.
+  void die_while_building(const std::string& rung, const std::string& fingerprint = "fp") {
+    AttemptLedger ledger(dir_, fingerprint);
+    ASSERT_TRUE(ledger.begin(rung, "model"));
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(AttemptLedgerTest, OneStrikeIsNotRefusedTwoInARowAre) {
+  die_while_building("sim");
+  {
+    AttemptLedger next(dir_, "fp");
+    EXPECT_EQ(next.leftover(), "sim");
+    EXPECT_EQ(next.strikes("sim"), 1);
+    EXPECT_FALSE(next.refused("sim"));
+    ASSERT_TRUE(next.begin("sim", "model"));  // and dies again
+  }
+  AttemptLedger third(dir_, "fp");
+  EXPECT_EQ(third.strikes("sim"), 2);
+  EXPECT_TRUE(third.refused("sim"));
+  EXPECT_FALSE(third.refused("other"));
+}
+
+TEST_F(AttemptLedgerTest, ABuildThatEndsClearsItsStrikes) {
+  die_while_building("sim");
+  {
+    AttemptLedger next(dir_, "fp");
+    ASSERT_EQ(next.strikes("sim"), 1);
+    ASSERT_TRUE(next.begin("sim", "model"));
+    next.end("sim");  // this time it built
+    EXPECT_EQ(next.strikes("sim"), 0);
+  }
+  die_while_building("sim");
+  AttemptLedger after(dir_, "fp");
+  EXPECT_EQ(after.strikes("sim"), 1);  // not in a row: one strike, not two
+  EXPECT_FALSE(after.refused("sim"));
+}
+
+TEST_F(AttemptLedgerTest, AnAttemptUnderAnotherFingerprintIsNoStrike) {
+  die_while_building("sim", "another");
+  AttemptLedger ledger(dir_, "fp");
+  EXPECT_EQ(ledger.leftover(), "");
+  EXPECT_EQ(ledger.strikes("sim"), 0);
+  EXPECT_FALSE(fs::exists(dir_ / "attempt"));
+}
+
+TEST_F(AttemptLedgerTest, StrikesUnderAnotherFingerprintAreForgotten) {
+  die_while_building("sim");
+  die_while_building("sim");
+  ASSERT_TRUE(AttemptLedger(dir_, "fp").refused("sim"));
+  EXPECT_EQ(AttemptLedger(dir_, "another").strikes("sim"), 0);
 }
 
 }  // namespace

@@ -126,7 +126,7 @@ class RegistryTest : public ::testing::TestWithParam<Db> {
     rep.ref_run = {"tiny.onnx", facts->sha256, facts->stable_sha256, "cpu", "1.30.0", device};
     rep.cand_run = {file.filename().string(), facts->sha256, facts->stable_sha256, rung, runtime, device};
     rep.inputs = 3;
-    rep.gates.push_back({"tensor", "tensor · y", true, "3 of 3 inputs pass", {}, "{}"});
+    rep.gates.push_back({"tensor", "tensor · y", true, "3 of 3 inputs pass", {}, {}, "{}"});
     const fs::path path = dir_ / ("parity-" + std::to_string(records_++) + ".json");
     EXPECT_TRUE(rep.write_json(path));
     return {path, test::read_file(path)};

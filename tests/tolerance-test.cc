@@ -111,12 +111,17 @@ TEST(ToleranceTest, EqualInfinitiesMatchAndAnyOtherInfinityMismatchesAtAnyTolera
   EXPECT_FALSE(d.measured());
 }
 
-TEST(ToleranceTest, NanMismatchesAnythingItselfIncludedAtAnyTolerance) {
+TEST(ToleranceTest, NanMismatchesEveryNumberAtAnyToleranceAndAgreesWithNan) {
   const Tolerance loose{1e300, 1e300};
   EXPECT_TRUE(mismatch(loose, kNaN, 1.0));
   EXPECT_TRUE(mismatch(loose, 1.0, kNaN));
-  EXPECT_TRUE(mismatch(loose, kNaN, kNaN));
   EXPECT_TRUE(mismatch(loose, kNaN, kInf));
+  // NaN where the reference has NaN is the same result, even at the exact tolerance.
+  EXPECT_FALSE(mismatch(Tolerance::exact(), kNaN, kNaN));
+  const auto both = Tolerance::exact().compare(kNaN, kNaN);
+  EXPECT_TRUE(both.nan);
+  EXPECT_FALSE(both.measured());  // no size to average
+  EXPECT_EQ(Tolerance::exact().atol_to_pass(both), 0.0);
   const auto d = loose.compare(0.0, kNaN);
   EXPECT_TRUE(d.nan);
   EXPECT_FALSE(d.infinite);
@@ -125,6 +130,8 @@ TEST(ToleranceTest, NanMismatchesAnythingItselfIncludedAtAnyTolerance) {
 
 TEST(ToleranceTest, NanEqualsNanOnlyWhereTheToleranceSaysSoAndNothingElse) {
   Tolerance t = Tolerance::exact();
+  t.nan_equal = false;  // turned off, NaN agrees with nothing, itself included
+  EXPECT_TRUE(mismatch(t, kNaN, kNaN));
   t.nan_equal = true;  // NumPy's equal_nan, as ONNX's expected outputs are checked
   EXPECT_FALSE(mismatch(t, kNaN, kNaN));
   EXPECT_TRUE(mismatch(t, kNaN, 1.0));
@@ -166,7 +173,7 @@ TEST(ToleranceTest, NamedTolerancesHoldTheirDocumentedNumbers) {
   EXPECT_TRUE(is(Tolerance{}, 1e-4, 1e-3));  // a default Tolerance is close()
   EXPECT_TRUE(is(Tolerance::onnx_backend(), 1e-7, 1e-3));
   EXPECT_TRUE(Tolerance::onnx_backend().nan_equal);
-  EXPECT_FALSE(Tolerance{}.nan_equal);
+  EXPECT_TRUE(Tolerance{}.nan_equal);  // NaN at the same element on both sides is agreement by default
   EXPECT_TRUE(is(Tolerance::float16(), 1e-3, 2.0 / 1024));
   EXPECT_TRUE(is(Tolerance::bfloat16(), 1e-2, 2.0 / 128));
 }
@@ -219,10 +226,10 @@ TEST(ToleranceTest, ShapesTypesAndMissingOutputsAreProblemsBeforeAnyElement) {
   other_shape.shape = {2, 1};
   auto c = compare_tensors(floats("y", {1.0f, 2.0f}), other_shape, Tolerance::close());
   EXPECT_FALSE(c.faithful());
-  EXPECT_EQ(c.describe(), "output 'y': shapes differ");
+  EXPECT_EQ(c.describe(), "output 'y': shapes differ: float32 [2] against float32 [2, 1]");
   auto ints = floats("y", {1.0f});
   ints.type = ElementType::kInt32;
-  EXPECT_EQ(compare_tensors(floats("y", {1.0f}), ints, Tolerance::close()).describe(), "output 'y': element types differ");
+  EXPECT_EQ(compare_tensors(floats("y", {1.0f}), ints, Tolerance::close()).describe(), "output 'y': element types differ: float32 [1] against int32 [1]");
   auto outs = compare_outputs({floats("y", {1.0f}), floats("z", {1.0f})}, {floats("y", {1.0f})}, Tolerance::close());
   EXPECT_FALSE(outs.faithful());
   EXPECT_EQ(outs.first_problem(), "output 'z' missing");

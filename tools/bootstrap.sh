@@ -35,6 +35,13 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 tools/fetch-deps.sh
+# rung quantise's calibration and holdout sets (real prose rendered by ImageMagick,
+# seeded, never committed) take minutes to render and no test needs them: made
+# only when asked (RUNG_MAKE_QUANTISE_SETS=1), skipped when already made.
+if [ "${RUNG_MAKE_QUANTISE_SETS:-0}" = 1 ]; then
+  DEPS="${RUNG_DEPS_DIR:-$HOME/.cache/rung}"
+  tools/make-quantise-sets.py --out "$DEPS/data/ocr" --charset "$DEPS/models/ppocr/ppocr_keys_v1.txt"
+fi
 
 jobs="$(nproc 2>/dev/null || echo 2)"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null

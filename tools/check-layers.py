@@ -23,14 +23,17 @@ RANKS = {
 # Which folder implements each public header; result.h is the vocabulary every layer speaks.
 PUBLIC = {
     "result": None,
+    "termination": "os",
     "tensor": "core", "tolerance": "core", "hardware": "core", "ladder": "core", "model": "core",
-    "geometry": "core", "input_spec": "core",
+    "geometry": "core", "input_spec": "core", "cpus": "core",
     "runtime": "runtime", "standing": "runtime", "software_gpu": "runtime",
     "decode": "decode", "image": "image",
     "probe": "probe", "engine": "engine",
     "bench": "bench", "bench_html": "bench", "bench_record": "bench",
     "parity": "parity", "conform": "conform", "pipeline": "pipeline",
+    "quantise": "quantise",
     "registry": "registry",
+    "variants": "variants",
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

@@ -140,10 +140,10 @@ class Writer {
 };
 
 int run(const Settings& s, rung::EngineOptions options) {
-  options.models = {{"ppocr_det_v4", rung::Role::kDetector, s.models / "ch_PP-OCRv4_det_infer.onnx", {}, {}},
-                    {"ppocr_rec_v4", rung::Role::kGeneric, s.models / "ch_PP-OCRv4_rec_infer.onnx", {}, {}}};
+  options.models = {{"ppocr_det_v4", rung::Role::kDetector, s.models / "ch_PP-OCRv4_det_infer.onnx", {}, {}, {}},
+                    {"ppocr_rec_v4", rung::Role::kGeneric, s.models / "ch_PP-OCRv4_rec_infer.onnx", {}, {}, {}}};
   if (!s.pipeline.classifier.empty()) {
-    options.models.push_back({s.pipeline.classifier, rung::Role::kGeneric, s.models / "ch_ppocr_mobile_v2.0_cls_infer.onnx", {}, {}});
+    options.models.push_back({s.pipeline.classifier, rung::Role::kGeneric, s.models / "ch_ppocr_mobile_v2.0_cls_infer.onnx", {}, {}, {}});
   }
   auto files = list_images(s.inputs);
   if (!files) {

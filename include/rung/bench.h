@@ -79,6 +79,15 @@ struct BenchRow {
   Tolerance tolerance;              // what "match" meant: the options' for f32, approximate() for an fp16 engine
   std::string match_detail;         // the first mismatch, or why there is no comparison
   std::vector<std::string> evidence;
+  // Placement, from ONNX Runtime's profile of one run (absent when none was read):
+  // nodes run by a provider other than the CPU's, every node run, and their share of kernel time.
+  struct Placement {
+    int placed_nodes = 0;
+    int total_nodes = 0;
+    double time_share = 0;
+    std::string summary;            // "RungSimAccelerator ran 212 of 418 nodes, 61% of run time"
+  };
+  std::optional<Placement> placement;
   std::optional<double> bare_p50_ms;     // compare_bare: the bare loop's p50 in the same process
   bool high_variation() const { return ok && latency.cv > kHighVariation; }
   bool computes_something_else() const { return match == OutputMatch::kMismatch; }

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "rung/hardware.h"
 #include "rung/model.h"
 #include "rung/result.h"
 #include "rung/runtime.h"
@@ -27,6 +28,23 @@ struct EngineProgress {
   bool done = false;
   // "Preparing engines · 3 of 6"; a failure is named ("· ppocr_rec_v4 stays on CPU: ..."); "" when done and clean.
   std::string line() const;
+};
+
+// What the engine knows at start, before the probe: enough to choose each model's file.
+struct StartFacts {
+  std::vector<std::string> platforms;  // recognised from the hardware, best first ("nvidia", "no-gpu-seen")
+  std::vector<std::string> rungs;      // the ladder this build walks: plugins, the platform's rungs it carries, "cpu" last
+  std::string runtime_version;         // "1.30.0"
+};
+
+// The facts for this hardware, build and plugin directories: what start() hands choose_models.
+StartFacts start_facts(const Hardware& hardware, const RuntimeBuild& build, const std::vector<std::filesystem::path>& plugin_dirs);
+
+// Which variant of a model the engine loads, and why.
+struct ModelChoice {
+  std::string variant;   // "cpu_f32"
+  std::string model_id;  // what the variant computes: its name plus its numeric form
+  std::string reason;    // "cpu_f32: first declared whose rung is offered here (cpu)"
 };
 
 struct EngineOptions {
@@ -47,6 +65,11 @@ struct EngineOptions {
   std::size_t tensorrt_workspace_bytes = std::size_t{512} << 20;
   std::chrono::milliseconds build_deadline{30 * 60'000};  // per engine, in its child process
   std::function<void(const EngineProgress&)> on_progress;
+  // Called once in start(), before the probe: may rewrite each model's files and
+  // rungs (a model variant resolved for this device) and says what it chose. An
+  // Error fails start().
+  std::function<Result<std::map<std::string, ModelChoice>>(const StartFacts&, std::vector<ModelRegistration>& models)>
+      choose_models;
 };
 
 class Engine;
@@ -89,6 +112,8 @@ class Engine {
   EngineProgress progress() const;
   int inference_threads() const;
   const RuntimeBuild& runtime() const;
+  // Per model, the variant choose_models resolved (empty without one).
+  const std::map<std::string, ModelChoice>& model_choices() const;
 
   Result<std::unique_ptr<Job>> open_job();
   // Blocks until the probe has reported and every engine has landed or failed (tests, CLI).

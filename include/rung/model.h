@@ -30,6 +30,7 @@ struct RegisteredModel {
   std::string name;                  // "ppocr_det_v4"
   std::filesystem::path path;        // the canonical f32 file
   InputSpec inputs;                  // how to feed it without the application (dims, fixed values, recorded tensors)
+  std::vector<DerivedForm> derived = {};  // its quantised forms: fingerprinted like the f32 file
 };
 
 struct ModelRegistration {
@@ -38,6 +39,9 @@ struct ModelRegistration {
   std::filesystem::path f32;         // the canonical file
   std::vector<DerivedForm> derived;
   InputSpec inputs;                  // how the probe feeds it
+  // The rungs its files are for (a resolved model variant's); the others send it
+  // down to the CPU, which always serves the f32 file. Empty: every rung.
+  std::vector<std::string> rungs;
 };
 
 // Names what the network computes, not where: "ppocr_det_v4" for f32 on any rung,

@@ -59,6 +59,9 @@ struct ParityOptions {
   std::filesystem::path work_dir;         // default: a fresh directory under the temp dir, removed afterwards
   std::chrono::milliseconds deadline{300'000};  // per worker step (session build, one input)
   std::function<void(const std::string&)> on_progress;
+  bool show = false;  // every input's decoded decisions on both sides, in the report
+  // --input-spec: dims and values for the model's inputs, over the gate file's "inputs".
+  std::optional<InputSpec> input_spec;
 };
 
 struct GateOutcome {
@@ -67,7 +70,14 @@ struct GateOutcome {
   bool passed = false;
   std::string summary;               // always counts beside changes
   std::vector<std::string> details;  // per band, per output, which items differ
+  std::vector<std::string> shown;    // --show: every input's decoded decisions on both sides
   std::string stats_json;            // the numbers, as a JSON object
+  // A decision gate (boxes, text, classification with a threshold, slots, mask)
+  // counts the inputs where the reference decided nothing: it learned nothing
+  // there, and a gate that learned nothing on every input fails as vacuous.
+  bool decision = false;
+  std::size_t judged = 0;            // inputs (items of a batch) it judged
+  std::size_t vacuous = 0;           // of those, where the reference decided nothing
 };
 
 // Where one side ran, in the JSON report: what the release registry matches
@@ -79,6 +89,7 @@ struct ParitySideRun {
   std::string rung;                 // "cpu", a ladder rung, or a plugin library's rung name ("rung_sim_ep")
   std::string runtime_version;      // "1.30.0"
   std::string device;               // the hardware identity
+  std::string placement;            // from one profiled run: "RungSimAccelerator ran 212 of 418 nodes, 61% of run time"
 };
 
 struct ParityReport {

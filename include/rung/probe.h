@@ -20,8 +20,9 @@
 
 namespace rung {
 
-enum class Verdict { kTaken, kSlower, kUnfaithful, kFailed, kCrashed, kTimedOut, kRefused, kNotTried };
-const char* verdict_name(Verdict v);  // "taken", "slower", "unfaithful", "failed", "crashed", "timed out", "refused", "not tried"
+enum class Verdict { kTaken, kSlower, kSlowerWithinNoise, kNotPlaced, kUnfaithful, kFailed, kCrashed, kTimedOut, kRefused, kNotTried };
+// "taken", "slower", "slower (within noise)", "not placed", "unfaithful", "failed", "crashed", "timed out", "refused", "not tried"
+const char* verdict_name(Verdict v);
 
 // One model on one rung.
 struct Measurement {
@@ -34,7 +35,21 @@ struct Measurement {
   double floor_median_ms = 0;
   double max_abs_diff = 0;          // against the floor's outputs
   double max_rel_diff = 0;
-  double ratio() const { return floor_median_ms > 0 ? median_ms / floor_median_ms : 0; }
+  // Above the floor, timed against the CPU in alternate runs: the median of the
+  // pairs' ratios and its interval (the speed rule's), and how many pairs it took.
+  double ratio_median = 0;
+  double ratio_low = 0;
+  double ratio_high = 0;
+  int pairs = 0;
+  // Where the nodes ran, from ONNX Runtime's profile of one run: nodes run by a
+  // provider other than the CPU's, every node run, their share of kernel time.
+  bool placement_known = false;
+  int placed_nodes = 0;
+  int total_nodes = 0;
+  double placed_time_share = 0;
+  std::string placement;            // "RungSimAccelerator ran 212 of 418 nodes, 61% of run time"
+  double ratio() const { return ratio_median > 0 ? ratio_median : floor_median_ms > 0 ? median_ms / floor_median_ms : 0; }
+  double placed_share() const { return total_nodes > 0 ? static_cast<double>(placed_nodes) / total_nodes : 0; }
 };
 
 struct RungOutcome {
@@ -51,8 +66,17 @@ struct ProbeOptions {
   std::vector<std::string> probe_models;        // names to probe with; empty = the smallest registered
   RuntimeSearchOptions runtimes;
   std::filesystem::path hardware_root = "/";
-  int runs = 3;                                 // timed runs after one untimed run
-  double acceptance_ratio = 1.0;                // taken when median < floor median * ratio
+  int runs = 3;                                 // the floor's timed runs after one untimed run; a rung's first pairs (at least 8)
+  // Taken when the interval of the rung's time / the floor's (paired runs, sign
+  // test at `confidence`) lies under acceptance_ratio * (1 - min_gain).
+  double acceptance_ratio = 1.0;
+  double min_gain = 0.05;
+  double confidence = 0.99;
+  double time_budget_s = 2;                     // per rung and model: more pairs while undecided, until this is spent
+  int max_pairs = 400;
+  // A rung is placed when its provider ran at least this share of the nodes ONNX
+  // Runtime's profile names; below it the rung is `not placed`, never taken.
+  double min_placed_share = 0.10;
   Tolerance tolerance = Tolerance::close();
   std::chrono::milliseconds deadline{180'000};  // per rung and model, isolated mode: a first run may compile shaders for tens of seconds
   bool isolate = true;                          // child processes; false = in process, with the attempt file
@@ -84,6 +108,11 @@ struct ProbeOutcome {
   std::vector<std::string> model_errors;  // probe models the floor itself could not run
   bool inputs_refused = false;            // one of them because its inputs were refused (a bad spec, a tensor above the limit)
   std::vector<std::string> log;       // what the probe noticed (a stale cache, a cache it could not write)
+  // The probe's inputs are random: its outputs check that the tensors match, they
+  // are no evidence about the decisions a model makes (boxes, text, classes).
+  static constexpr const char* kInputsNote =
+      "the probe's inputs are seeded random tensors: evidence of speed and of matching tensors, not of the decisions a model makes "
+      "(a detector finds nothing on them); gate decisions with rung parity on real inputs";
   std::filesystem::path cache_file;
 
   // "CPU · ONNX Runtime 1.30.0 · WebGPU failed: no adapter · TensorRT failed: ..."

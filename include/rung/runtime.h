@@ -31,6 +31,8 @@ struct RuntimeSearchOptions {
   bool read_environment = true;
   // Load libraries that other users can write to (refused by default).
   bool allow_writable_by_others = false;
+  // The same for plugin EP libraries and their directories (runtime/plugin_rungs.h).
+  bool allow_writable_plugins = false;
   // Stop loading candidates once one fits the hardware perfectly (the engine
   // wants start-up speed; `rung doctor` wants to see every build).
   bool stop_at_perfect_fit = false;

@@ -39,9 +39,11 @@ struct RungStanding {
   std::string note;
 };
 
-// Plugin EP libraries in `plugin_dirs` (and RUNG_PLUGIN_DIR) stand above the ladder's rungs, as the probe walks them.
-std::vector<RungStanding> ladder_standing(const Ladder& ladder, const RuntimeBuild& build,
-                                          const std::vector<std::filesystem::path>& plugin_dirs = {});
+// Plugin EP libraries in `plugin_dirs` (and RUNG_PLUGIN_DIR) stand above the ladder's rungs, as the probe walks them;
+// an Error when a plugin directory or library is refused (runtime/plugin_rungs.h).
+Result<std::vector<RungStanding>> ladder_standing(const Ladder& ladder, const RuntimeBuild& build,
+                                                  const std::vector<std::filesystem::path>& plugin_dirs = {},
+                                                  bool allow_writable_plugins = false);
 
 // One line for an about screen: "CPU · ONNX Runtime 1.30.0 · 3 builds found".
 std::string about_line(const std::string& rung_display, const RuntimeDiscovery& discovery);

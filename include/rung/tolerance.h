@@ -1,9 +1,9 @@
 // Whether two tensors compute the same thing. One element rule, Tolerance::compare,
 // serves every comparison (the probe's faithfulness, bench's output match, parity's
 // tensor gate, conform's expected outputs): an element mismatches only where BOTH
-// the absolute difference exceeds atol AND the relative difference exceeds rtol; a
-// NaN on either side (unless both are NaN and nan_equal says so), or an infinity
-// the other side does not equal, always mismatches.
+// the absolute difference exceeds atol AND the relative difference exceeds rtol. NaN
+// on both sides is the same result (unless nan_equal is turned off); a NaN against a
+// number, or an infinity the other side does not equal, always mismatches.
 #pragma once
 
 #include <string>
@@ -28,9 +28,10 @@ struct ElementDifference {
 struct Tolerance {
   double atol = 1e-4;
   double rtol = 1e-3;
-  // NaN against NaN counts as equal (as NumPy's assert_allclose, which ONNX's
-  // expected outputs are checked with, counts it); NaN against a number never does.
-  bool nan_equal = false;
+  // NaN against NaN counts as equal: a model that yields NaN computes the same thing
+  // when both sides yield it at the same element (as NumPy's assert_allclose counts
+  // it); NaN against a number never does.
+  bool nan_equal = true;
 
   // The element rule, the only place it is written.
   ElementDifference compare(double reference, double candidate) const;
@@ -77,7 +78,7 @@ struct TensorComparison {
   bool types_match = true;
   std::size_t elements = 0;
   std::size_t mismatches = 0;
-  std::size_t nan_mismatches = 0;  // mismatches with a NaN on one side (or both, unless the tolerance counts NaN equal)
+  std::size_t nan_mismatches = 0;  // mismatches with a NaN on one side (or both, when nan_equal is off)
   std::string first_string_difference;  // strings: "at 3: 'a' vs 'b'"
   std::string difference;               // when types or shapes differ: "float32 [2, 3] against int64 [2, 3]"
   double max_abs = 0.0;

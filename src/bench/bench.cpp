@@ -9,17 +9,19 @@
 
 #include <algorithm>
 #include <cmath>
-#include <ctime>
 #include <map>
 #include <sstream>
 #include <utility>
 
 #include "core/forms.h"
+#include "core/thread_limit.h"
 #include "core/sample_stats.h"
 #include "graph/model_file.h"
 #include "jobs/benchmark.h"
 #include "jobs/runner.h"
 #include "os/read_file.h"
+#include "os/utc_now.h"
+#include "os/work_dir.h"
 #include "os/worker_location.h"
 #include "runtime/clean_error.h"
 #include "runtime/plugin_rungs.h"
@@ -35,15 +37,6 @@ std::string sanitize(const std::string& s) {
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') c = '_';
   }
   return out;
-}
-
-std::string utc_now() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
 }
 
 std::string os_line() {
@@ -84,7 +77,7 @@ struct Cell {
   double peak_rss_kb = 0;
   std::string provider_version;
   std::vector<std::string> evidence;
-  std::vector<std::pair<std::string, int>> nodes;
+  NodePlacement placement;
   bool have_first = false;
 };
 
@@ -219,10 +212,11 @@ Result<std::vector<RungSpec>> select_rungs(const std::vector<RungSpec>& ladder, 
 Status check_options(const BenchOptions& o) {
   if (o.models.empty()) return Error{ErrorCode::kInvalidArgument, "no model to bench"};
   if (o.duration_s <= 0 && o.runs < 1) return Error{ErrorCode::kInvalidArgument, fmt::format("--runs must be at least 1, not {}", o.runs)};
-  if (o.duration_s < 0) return Error{ErrorCode::kInvalidArgument, "--duration must be positive"};
+  if (!(std::isfinite(o.duration_s) && o.duration_s >= 0)) return Error{ErrorCode::kInvalidArgument, "--duration must be a finite number of seconds"};
+  if (o.deadline.count() <= 0) return Error{ErrorCode::kInvalidArgument, "--deadline must be positive"};
   if (o.warmup < 0) return Error{ErrorCode::kInvalidArgument, fmt::format("--warmup must be 0 or more, not {}", o.warmup)};
   if (o.rounds < 1) return Error{ErrorCode::kInvalidArgument, fmt::format("--rounds must be at least 1, not {}", o.rounds)};
-  if (o.threads < 0) return Error{ErrorCode::kInvalidArgument, fmt::format("--threads must be 0 or more, not {}", o.threads)};
+  if (auto st = check_thread_count(o.threads, "--threads"); !st) return st;
   if (!o.input_dir.empty()) {
     std::error_code ec;
     if (!fs::is_directory(o.input_dir, ec)) {
@@ -263,7 +257,9 @@ Result<BenchSetting> find_setting(const BenchOptions& o) {
   }
   s.discovery = std::move(*discovery);
   s.build = s.discovery.chosen_build();
-  auto rungs = select_rungs(effective_ladder(s.hw, *s.build, o.plugin_dirs), o.rungs);
+  auto ladder = effective_ladder(s.hw, *s.build, o.plugin_dirs, o.runtimes.allow_writable_plugins);
+  if (!ladder) return ladder.error();
+  auto rungs = select_rungs(*ladder, o.rungs);
   if (!rungs) return rungs.error();
   s.rungs = std::move(*rungs);
   s.worker = find_worker(o.worker);
@@ -285,29 +281,6 @@ void describe_machine(const BenchSetting& s, BenchReport& report) {
   report.api_version = s.build->api_version;
 }
 
-// A fresh temporary directory, removed with its contents when this goes.
-class WorkDir {
- public:
-  static Result<WorkDir> create() {
-    std::string tmpl = (fs::temp_directory_path() / "rung-bench.XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) {
-      return Error{ErrorCode::kIo, fmt::format("cannot create a work directory under {}", fs::temp_directory_path().string())};
-    }
-    return WorkDir(tmpl);
-  }
-  WorkDir(WorkDir&& other) noexcept : path_(std::exchange(other.path_, {})) {}
-  WorkDir& operator=(WorkDir&&) = delete;
-  ~WorkDir() {
-    std::error_code ec;
-    if (!path_.empty()) fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  explicit WorkDir(fs::path p) : path_(std::move(p)) {}
-  fs::path path_;
-};
-
 // Round r starts r places further along, so no rung always runs first (or last).
 // Round 0 runs every model's CPU first: a model the floor cannot run is bad
 // input, and is said before minutes go into the other rungs.
@@ -328,7 +301,7 @@ void add_run(Cell& cell, const BenchJobResult& r, int round, const fs::path& out
     cell.build_cold_ms = r.build_cold_ms;
     cell.provider_version = r.provider_version;
     cell.evidence = r.evidence;
-    cell.nodes = r.nodes_by_provider;
+    cell.placement = r.placement;
   }
   if (r.build_cached_ms) cell.cached_builds.push_back(*r.build_cached_ms);
   cell.runs.insert(cell.runs.end(), r.run_ms.begin(), r.run_ms.end());
@@ -425,10 +398,12 @@ void fill_figures(const Cell& c, const Cell& floor, BenchRow& row) {
 void warn_about(const Cell& c, bool is_floor, const std::string& model, BenchRow& row, std::vector<std::string>& warnings) {
   const RungSpec& rung = *c.rung;
   // Which provider ran the nodes: a rung that ran none is the CPU with extra steps.
-  if (!is_floor && !c.nodes.empty()) {
-    int accelerated = 0;
-    for (const auto& [p, count] : c.nodes) accelerated += p == "CPUExecutionProvider" ? 0 : count;
-    if (accelerated == 0) {
+  if (c.placement.known) {
+    row.placement = BenchRow::Placement{c.placement.accelerated_nodes(), c.placement.total_nodes(), c.placement.accelerated_time_share(),
+                                        c.placement.describe()};
+  }
+  if (!is_floor && c.placement.known && c.placement.total_nodes() > 0) {
+    if (c.placement.accelerated_nodes() == 0) {
       row.evidence.push_back("every node ran on CPUExecutionProvider: this row measures the CPU");
       warnings.push_back(fmt::format("{} on {}: the provider ran no node; its figures are the CPU's", rung.display, model));
     }
@@ -523,7 +498,7 @@ Result<BenchReport> run_bench(const BenchOptions& o) {
   if (!setting) return setting.error();
   describe_machine(*setting, report);
 
-  auto work = WorkDir::create();
+  auto work = WorkDir::create("rung-bench");
   if (!work) return work.error();
   Runner runner(o, *setting->build, setting->worker, work->path());
   auto measured = measure(o, *facts, setting->rungs, runner);

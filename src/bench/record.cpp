@@ -30,6 +30,13 @@ json row_json(const BenchRow& r) {
             {"failure_class", text_or_null(r.failure_class)},
             {"failure_reason", text_or_null(r.failure_reason)},
             {"evidence", r.evidence}};
+  j["placement"] = nullptr;
+  if (r.placement) {
+    j["placement"] = {{"placed_nodes", r.placement->placed_nodes},
+                      {"total_nodes", r.placement->total_nodes},
+                      {"time_share", r.placement->time_share},
+                      {"summary", r.placement->summary}};
+  }
   json match = {{"verdict", output_match_name(r.match)},
                 {"against", "cpu"},
                 {"max_abs_diff", r.ok ? json(r.max_abs_diff) : json(nullptr)},

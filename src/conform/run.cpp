@@ -104,7 +104,9 @@ Result<std::vector<ConformRung>> columns_asked(const ConformOptions& o) {
   auto discovery = discover_runtimes(o.runtimes, hw);
   if (!discovery) return discovery.error();
   std::vector<ConformRung> out;
-  for (const auto& r : effective_ladder(hw, *discovery->chosen_build(), o.plugin_dirs)) {
+  auto ladder = effective_ladder(hw, *discovery->chosen_build(), o.plugin_dirs, o.runtimes.allow_writable_plugins);
+  if (!ladder) return ladder.error();
+  for (const auto& r : *ladder) {
     ConformRung c;
     c.rung = r.append == AppendMethod::kPluginDevice ? r.plugin_library : r.name;
     out.push_back(c);

@@ -11,5 +11,9 @@ namespace rung {
 bool changes_arithmetic(const RungSpec& rung);
 // The engine precision directory for a model on a compiling rung: "fp16" or "f32".
 bool builds_fp16(const RungSpec& rung, Role role);
+// The quantised form a rung that loads quantised forms runs for this model (the
+// last one registered); null for a rung that loads f32, for an embedder
+// (embeddings from every device must compare) or when the model has none.
+const DerivedForm* quantised_form_for(const RungSpec& rung, const ModelRegistration& model);
 
 }  // namespace rung

@@ -19,8 +19,12 @@ bool is_quantised(NumericForm f) { return f == NumericForm::kInt8 || f == Numeri
 
 ElementDifference Tolerance::compare(double reference, double candidate) const {
   ElementDifference d;
-  if (nan_equal && std::isnan(reference) && std::isnan(candidate)) return d;  // NumPy's equal_nan
-  if (std::isnan(reference) || std::isnan(candidate)) {  // otherwise NaN agrees with nothing, itself included
+  if (nan_equal && std::isnan(reference) && std::isnan(candidate)) {  // NaN where the reference has NaN: the same result
+    d.nan = true;
+    d.abs = d.rel = std::numeric_limits<double>::quiet_NaN();
+    return d;
+  }
+  if (std::isnan(reference) || std::isnan(candidate)) {  // NaN against a number: no tolerance covers it
     d.nan = true;
     d.abs = d.rel = std::numeric_limits<double>::quiet_NaN();
     d.mismatch = true;

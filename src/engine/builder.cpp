@@ -14,6 +14,8 @@
 #include "os/file_lock.h"
 #include "os/json_input.h"
 #include "os/read_file.h"
+#include "os/work_dir.h"
+#include "probe/attempts.h"
 
 namespace rung {
 namespace fs = std::filesystem;
@@ -34,22 +36,38 @@ std::string engine_fingerprint(const EngineBuildPlan& plan, FileHashCache& hashe
   return sha256_hex(j.dump()).substr(0, 16);
 }
 
-std::string precision_dir(const RungSpec& rung, Role role) {
+// One directory per arithmetic: a quantised form's engines never share one with f32 or fp16.
+std::string precision_dir(const RungSpec& rung, const ModelRegistration& model) {
   if (rung.append == AppendMethod::kNone) return "cpu-ort";
-  return builds_fp16(rung, role) ? "fp16" : "f32";
+  if (const DerivedForm* q = quantised_form_for(rung, model)) return numeric_form_name(q->form);
+  return builds_fp16(rung, model.role) ? "fp16" : "f32";
 }
 
 const char* extension(const RungSpec& rung) { return rung.append == AppendMethod::kNone ? ".ort" : ".onnx"; }
 
-CompileResult compile_in_child(const EngineBuildPlan& plan, const CompileJob& job, const fs::path& work) {
-  const JobOutcome outcome = JobRunner(plan.worker).run({"compile", job, plan.deadline, work, {}});
-  std::error_code ec;
-  fs::remove_all(work, ec);
+// A worker that dies (killed, out of memory) says nothing about the model: the
+// build is tried again, and only kStrikesToRefuse deaths in a row refuse it.
+CompileResult compile_in_child(const EngineBuildPlan& plan, const CompileJob& job, const fs::path& cache_root) {
+  JobOutcome outcome;
+  for (int death = 1; death <= kStrikesToRefuse; ++death) {
+    auto work = WorkDir::create("work", cache_root);
+    if (!work) return {false, work.error().message, 0};
+    outcome = JobRunner(plan.worker).run({"compile", job, plan.deadline, work->path(), {}});
+    if (outcome.status != JobOutcome::Status::kCrashed) break;
+    if (death == kStrikesToRefuse) {
+      return {false, fmt::format("{}; the compile worker died {} times in a row, so this build is refused", outcome.describe(), kStrikesToRefuse),
+              outcome.elapsed_ms};
+    }
+  }
   return {outcome.ok(), outcome.ok() ? std::string() : outcome.describe(), outcome.elapsed_ms};
 }
 
+// Under the build lock, what a killed builder left: temporaries and its work directories.
 void remove_stale_temporaries(const fs::path& root) {
   std::error_code ec;
+  for (fs::directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->is_directory(ec) && it->path().filename().string().rfind("work.", 0) == 0) fs::remove_all(it->path(), ec);
+  }
   for (fs::recursive_directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
     if (it->is_regular_file(ec) && it->path().filename().string().find(".tmp.") != std::string::npos) {
       fs::remove(it->path(), ec);
@@ -59,9 +77,14 @@ void remove_stale_temporaries(const fs::path& root) {
 
 }  // namespace
 
+std::filesystem::path engine_source(const RungSpec& rung, const ModelRegistration& model) {
+  const DerivedForm* q = quantised_form_for(rung, model);
+  return q != nullptr ? q->path : model.f32;
+}
+
 EngineSlot engine_slot(const EngineBuildPlan& plan, const ModelRegistration& model, const std::string& model_sha256) {
   FileHashCache hashes(plan.cache_dir);
-  fs::path dir = plan.cache_dir / "engines" / engine_fingerprint(plan, hashes) / precision_dir(plan.rung, model.role);
+  fs::path dir = plan.cache_dir / "engines" / engine_fingerprint(plan, hashes) / precision_dir(plan.rung, model);
   std::string stem = fmt::format("{}-{}", model.name, model_sha256.substr(0, 12));
   return {dir / (stem + extension(plan.rung)), dir / (stem + ".failed.json"), dir / (stem + ".rewritten.onnx")};
 }
@@ -78,10 +101,10 @@ EngineLanding build_engine(const EngineBuildPlan& plan, const ModelRegistration&
   CompileJob job;
   job.target.runtime_library = plan.build.library;
   job.target.allow_writable_runtime = plan.allow_writable_runtime;
-  job.target.model = m.f32;
+  job.target.model = engine_source(plan.rung, m);
   job.target.rung = plan.rung;
   job.output = tmp;
-  job.fp16 = builds_fp16(plan.rung, m.role);
+  job.fp16 = builds_fp16(plan.rung, m.role);  // never for a quantised form: only kF32ToF16Engine rungs build fp16
   job.provider_cache_dir = slot.file.parent_path() / "provider";
   job.tensorrt_workspace_bytes = plan.tensorrt_workspace_bytes;
   if (plan.rung.append != AppendMethod::kNone) {
@@ -89,7 +112,7 @@ EngineLanding build_engine(const EngineBuildPlan& plan, const ModelRegistration&
     job.inputs = m.inputs;
     job.seed = plan.input_seed;
   }
-  CompileResult r = plan.worker.empty() ? run_compile_job(job) : compile_in_child(plan, job, root / fmt::format("work-{}", ::getpid()) / m.name);
+  CompileResult r = plan.worker.empty() ? run_compile_job(job) : compile_in_child(plan, job, root);
   if (r.ok) {
     if (auto s = commit_file(tmp, slot.file); !s) {
       r.ok = false;
@@ -118,9 +141,9 @@ std::vector<EngineLanding> build_engines(const EngineBuildPlan& plan,
   // Smallest first: the model that runs per item is usually the small one.
   std::vector<const ModelRegistration*> order;
   for (const auto& m : plan.models) order.push_back(&m);
-  std::stable_sort(order.begin(), order.end(), [](const ModelRegistration* a, const ModelRegistration* b) {
+  std::stable_sort(order.begin(), order.end(), [&plan](const ModelRegistration* a, const ModelRegistration* b) {
     std::error_code e1, e2;
-    return fs::file_size(a->f32, e1) < fs::file_size(b->f32, e2);
+    return fs::file_size(engine_source(plan.rung, *a), e1) < fs::file_size(engine_source(plan.rung, *b), e2);
   });
 
   auto land = [&](EngineLanding l) {
@@ -131,12 +154,12 @@ std::vector<EngineLanding> build_engines(const EngineBuildPlan& plan,
   // One builder per engine directory at a time, across processes; the second
   // finds the first one's engines in place when it gets the lock.
   std::optional<CacheLock> lock;
-  if (auto l = CacheLock::acquire(root / "build.lock", nullptr)) lock.emplace(std::move(*l));
+  if (auto l = CacheLock::acquire(root / "build.lock", plan.deadline * static_cast<int>(plan.models.size() + 1))) lock.emplace(std::move(*l));
   if (lock) remove_stale_temporaries(root);
 
   for (const ModelRegistration* m : order) {
     if (stop) break;
-    auto sha = hashes.hash(m->f32);
+    auto sha = hashes.hash(engine_source(plan.rung, *m));
     if (!sha) {
       land({m->name, {}, sha.error().message});
       continue;

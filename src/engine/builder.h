@@ -48,6 +48,11 @@ struct EngineSlot {
   std::filesystem::path rewritten;  // the compile-ready rewrite of a model with control flow, when it needed one
 };
 
+// The file a model's engine is compiled from: on a rung that loads quantised
+// forms, the quantised form its model id names (never the f32 file under a
+// quantised label); otherwise the f32 file.
+std::filesystem::path engine_source(const RungSpec& rung, const ModelRegistration& model);
+
 EngineSlot engine_slot(const EngineBuildPlan& plan, const ModelRegistration& model, const std::string& model_sha256);
 
 // Builds every engine of the plan that is missing. `on_landing` is called after

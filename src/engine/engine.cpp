@@ -14,8 +14,10 @@
 #include <mutex>
 #include <thread>
 
+#include "core/thread_limit.h"
 #include "engine/builder.h"
 #include "engine/placement.h"
+#include "os/regular_file.h"
 #include "os/worker_location.h"
 #include "rung/probe.h"
 #include "runtime/clean_error.h"
@@ -88,6 +90,19 @@ class SessionImpl final : public Session {
   std::shared_ptr<PreparedSession> opened_;
 };
 
+StartFacts facts_of_ladder(const Hardware& hardware, const RuntimeBuild& build, const std::vector<RungSpec>& ladder) {
+  StartFacts facts;
+  facts.runtime_version = build.version;
+  for (const Platform* p : recognise_platforms(hardware)) facts.platforms.push_back(p->id);
+  // A platform rung counts only when this build carries its provider: the probe would only fail it.
+  for (const auto& r : ladder) {
+    if (r.append == AppendMethod::kPluginDevice || r.append == AppendMethod::kNone || build.has_provider(r.provider)) {
+      facts.rungs.push_back(r.name);
+    }
+  }
+  return facts;
+}
+
 }  // namespace
 
 struct Engine::State {
@@ -98,6 +113,7 @@ struct Engine::State {
   OrtProcess* process = nullptr;
   std::vector<RungSpec> ladder;  // plugins, the platform's rungs this build carries, the CPU
   int threads = 1;
+  std::map<std::string, ModelChoice> choices;  // by choose_models
 
   mutable std::mutex mutex;
   mutable std::condition_variable settled_cv;
@@ -122,6 +138,17 @@ struct Engine::State {
 
   const RungSpec& cpu() const { return ladder.back(); }
 
+  // The models whose files are for this rung; the CPU serves every one.
+  std::vector<ModelRegistration> models_for(const RungSpec& rung) const {
+    std::vector<ModelRegistration> out;
+    for (const auto& m : options.models) {
+      bool serves = m.rungs.empty() || rung.append == AppendMethod::kNone ||
+                    std::find(m.rungs.begin(), m.rungs.end(), rung.name) != m.rungs.end();
+      if (serves) out.push_back(m);
+    }
+    return out;
+  }
+
   void notify_progress() {
     EngineProgress p;
     {
@@ -134,7 +161,7 @@ struct Engine::State {
   ProbeOptions probe_options() const {
     ProbeOptions o;
     o.cache_dir = options.cache_dir;
-    for (const auto& m : options.models) o.models.push_back({m.name, m.f32, m.inputs});
+    for (const auto& m : options.models) o.models.push_back({m.name, m.f32, m.inputs, m.derived});
     o.runtimes = options.runtimes;
     o.hardware_root = options.hardware_root;
     o.runs = options.probe_runs;
@@ -170,7 +197,7 @@ struct Engine::State {
         probe_error = probed.error().message;
       }
       probe_done = true;
-      progress.total = chosen.compiles_engines || chosen.append == AppendMethod::kNone ? options.models.size() : 0;
+      progress.total = chosen.compiles_engines || chosen.append == AppendMethod::kNone ? models_for(chosen).size() : 0;
     }
     settled_cv.notify_all();
     notify_progress();
@@ -188,13 +215,25 @@ struct Engine::State {
     notify_progress();
   }
 
+  // A model whose engine failed to load is named in the progress line, as the
+  // final table names it: staying on the rung that opened it.
+  void note_stays_on(const std::string& model, const std::string& rung_display) {
+    {
+      std::lock_guard lock(mutex);
+      const std::string line = fmt::format("{} stays on {}", model, rung_display);
+      if (std::find(progress.failures.begin(), progress.failures.end(), line) != progress.failures.end()) return;
+      progress.failures.push_back(line);
+    }
+    notify_progress();
+  }
+
   void build_engines_for(const RungSpec& rung, bool counted) {
     EngineBuildPlan plan;
     plan.build = runtime;
     plan.allow_writable_runtime = options.runtimes.allow_writable_by_others;
     plan.hardware = hardware;
     plan.rung = rung;
-    plan.models = options.models;
+    plan.models = models_for(rung);
     plan.cache_dir = options.cache_dir;
     plan.worker = options.isolate ? find_worker(options.worker) : fs::path();
     plan.deadline = options.build_deadline;
@@ -249,6 +288,7 @@ Result<std::shared_ptr<Engine>> Engine::start(EngineOptions options) {
   if (options.models.empty()) return Error{ErrorCode::kInvalidArgument, "the engine needs at least one registered model"};
   for (const auto& m : options.models) {
     if (m.name.empty()) return Error{ErrorCode::kInvalidArgument, "a registered model has no name"};
+    if (auto st = check_model_file_kind(m.name, m.f32); !st) return st.error();
   }
   auto state = std::make_shared<State>();
   state->hardware = detect_hardware(options.hardware_root);
@@ -259,8 +299,16 @@ Result<std::shared_ptr<Engine>> Engine::start(EngineOptions options) {
   auto process = OrtProcess::install(state->runtime);
   if (!process) return process.error();
   state->process = *process;
-  state->ladder = effective_ladder(state->hardware, state->runtime, options.plugin_dirs);
+  auto ladder = effective_ladder(state->hardware, state->runtime, options.plugin_dirs, options.runtimes.allow_writable_plugins);
+  if (!ladder) return ladder.error();
+  state->ladder = std::move(*ladder);
+  if (options.choose_models) {
+    auto chosen = options.choose_models(facts_of_ladder(state->hardware, state->runtime, state->ladder), options.models);
+    if (!chosen) return chosen.error();
+    state->choices = std::move(*chosen);
+  }
   int cores = state->hardware.cpu.physical_cores > 0 ? state->hardware.cpu.physical_cores : 1;
+  if (auto st = check_thread_count(options.inference_threads, "inference threads"); !st) return st.error();
   state->threads = options.inference_threads > 0 ? options.inference_threads : std::max(1, cores - 2);
   state->snapshot.chosen = state->ladder.back();
   state->snapshot.below = {state->ladder.back()};
@@ -296,7 +344,13 @@ std::string Engine::chosen_reason() const {
   const auto& o = *state_->outcome;
   if (!o.forced_by.empty()) return "forced by " + o.forced_by;
   for (const auto& r : o.rungs) {
-    if (r.rung == o.chosen) return "faster than the floor and faithful to it";
+    if (r.rung != o.chosen) continue;
+    // Surely faster only when every model's interval lies under the floor's time;
+    // otherwise the acceptance ratio admitted it.
+    bool surely_faster = true;
+    for (const auto& m : r.models) surely_faster = surely_faster && m.ratio() > 0 && (m.pairs > 0 ? m.ratio_high : m.ratio()) < 1.0;
+    if (surely_faster) return "faster than the floor and faithful to it";
+    return fmt::format("within {:.1f}x the floor's time (acceptance ratio) and faithful to it", state_->options.acceptance_ratio);
   }
   return "no rung above the floor was both faster and faithful";
 }
@@ -314,6 +368,15 @@ EngineProgress Engine::progress() const {
 int Engine::inference_threads() const { return state_->threads; }
 
 const RuntimeBuild& Engine::runtime() const { return state_->runtime; }
+
+const std::map<std::string, ModelChoice>& Engine::model_choices() const { return state_->choices; }
+
+StartFacts start_facts(const Hardware& hardware, const RuntimeBuild& build, const std::vector<fs::path>& plugin_dirs) {
+  auto ladder = effective_ladder(hardware, build, plugin_dirs);
+  // A plugin refused by the path policy is never loaded: the facts are the rungs without the plugins.
+  if (!ladder) ladder = effective_ladder(hardware, build, {});
+  return facts_of_ladder(hardware, build, ladder ? *ladder : std::vector<RungSpec>{});
+}
 
 void Engine::wait_until_settled() const {
   std::unique_lock lock(state_->mutex);
@@ -354,6 +417,7 @@ class JobImpl final : public Job {
         failures += (failures.empty() ? "" : "; ") + why;
         continue;
       }
+      if (!failures.empty()) state_->note_stays_on(name, p.rung.display);
       std::string reason = failures.empty() ? p.reason : p.reason + "; " + failures;
       auto s = std::make_unique<SessionImpl>(name, model_id(name, p.form), p.rung, reason, *opened);
       Session* raw = s.get();

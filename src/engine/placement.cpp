@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "core/forms.h"
 
 namespace rung {
@@ -16,6 +18,11 @@ Placement on_cpu(const ModelRegistration& m, const PlacementSnapshot& s, const R
   return p;
 }
 
+// Whether the model's files are for this rung (a resolved variant names its rungs; the CPU serves every model).
+bool serves(const ModelRegistration& m, const RungSpec& rung) {
+  return m.rungs.empty() || rung.append == AppendMethod::kNone || std::find(m.rungs.begin(), m.rungs.end(), rung.name) != m.rungs.end();
+}
+
 }  // namespace
 
 std::vector<Placement> placements(const ModelRegistration& m, const PlacementSnapshot& s) {
@@ -28,16 +35,14 @@ std::vector<Placement> placements(const ModelRegistration& m, const PlacementSna
     out.push_back(on_cpu(m, s, cpu, "the chosen rung"));
     return out;
   }
-  if (m.role == Role::kEmbedder && rung.form == ModelForm::kQuantized) {
+  if (!serves(m, rung)) {
+    demoted = fmt::format("is not a rung of its variant ({})", fmt::join(m.rungs, ", "));
+  } else if (m.role == Role::kEmbedder && rung.form == ModelForm::kQuantized) {
     // Embeddings from every device must compare: never a quantised embedder.
     out.push_back(on_cpu(m, s, cpu, fmt::format("embedder pinned to f32: {} runs quantised forms", rung.display)));
     return out;
-  }
-  if (rung.form == ModelForm::kQuantized) {
-    const DerivedForm* q = nullptr;
-    for (const auto& d : m.derived) {
-      if (d.form != NumericForm::kF16 && d.form != NumericForm::kF32) q = &d;
-    }
+  } else if (rung.form == ModelForm::kQuantized) {
+    const DerivedForm* q = quantised_form_for(rung, m);
     if (q == nullptr) {
       demoted = fmt::format("no quantised form for {}", rung.display);
     } else if (!rung.compiles_engines || s.engines.count(m.name)) {
@@ -66,7 +71,7 @@ std::vector<Placement> placements(const ModelRegistration& m, const PlacementSna
   // The rungs below: non-compiling ones serve the f32 file directly (CUDA under TensorRT).
   for (const auto& below : s.below) {
     if (below.append == AppendMethod::kNone) break;
-    if (below.compiles_engines || below.form != ModelForm::kF32) continue;
+    if (below.compiles_engines || below.form != ModelForm::kF32 || !serves(m, below)) continue;
     out.push_back({below, NumericForm::kF32, m.f32, false,
                    demoted.empty() ? fmt::format("below {}", rung.display) : fmt::format("{} {}", rung.display, demoted)});
   }

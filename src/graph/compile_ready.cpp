@@ -7,8 +7,8 @@
 #include <set>
 #include <vector>
 
+#include "graph/model_write.h"
 #include "graph/onnx_file.h"
-#include "os/atomic_file.h"
 
 namespace rung {
 namespace fs = std::filesystem;
@@ -280,11 +280,7 @@ Result<CompileReadyRewrite> write_compile_ready(const fs::path& model, const fs:
   }
   CompileReadyRewrite rewrite = Rewriter(main).run();
   if (!rewrite.changed()) return rewrite;
-  std::string bytes;
-  if (!proto->SerializeToString(&bytes)) {
-    return Error{ErrorCode::kIo, fmt::format("the rewritten {} could not be serialised", model.filename().string())};
-  }
-  if (auto s = write_file_atomically(output, bytes); !s) return s.error();
+  if (auto s = write_onnx_model(*proto, output); !s) return s.error();
   return rewrite;
 }
 

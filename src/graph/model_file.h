@@ -12,10 +12,6 @@
 #include "rung/model.h"
 #include "rung/result.h"
 
-namespace onnx {
-class ModelProto;
-}
-
 namespace rung {
 
 // Initializers (and Constant nodes' tensors) of one element type.

@@ -4,13 +4,15 @@
 
 #include <fstream>
 
+#include "os/regular_file.h"
+
 namespace rung {
 namespace fs = std::filesystem;
 
 Result<onnx::ModelProto> read_onnx_model(const fs::path& file) {
   std::error_code ec;
   if (!fs::exists(file, ec)) return Error{ErrorCode::kNotFound, fmt::format("{} does not exist", file.string())};
-  if (!fs::is_regular_file(file, ec)) return Error{ErrorCode::kInvalidArgument, fmt::format("{} is not a file", file.string())};
+  if (auto st = check_regular_file(file); !st) return st.error();  // a FIFO or a device would never end
   std::ifstream in(file, std::ios::binary);
   if (!in) return Error{ErrorCode::kIo, fmt::format("{} cannot be read", file.string())};
   onnx::ModelProto model;

@@ -9,10 +9,10 @@
 #include <chrono>
 
 #include "jobs/compile.h"
-#include "jobs/profile_placement.h"
 #include "jobs/target_session.h"
 #include "runtime/clean_error.h"
 #include "session/inputs.h"
+#include "session/placement.h"
 #include "session/tensor_file.h"
 
 namespace rung {
@@ -211,32 +211,14 @@ Result<Built> build_session(OrtProcess& process, const BenchJob& job, BenchJobRe
 
 void profile_one_run(OrtProcess& process, const BenchJob& job, const fs::path& file, const std::vector<Tensor>& inputs,
                      BenchJobResult& r) {
-  SessionSettings settings = bench_settings(job);
-  fs::path dir = job.outputs_dir.parent_path() / "profile";
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  settings.profile_prefix = dir / "run";
-  auto session = open_session(process, file, settings);
-  if (!session) {
-    r.evidence.push_back("no placement profile: " + clean_error(session.error().message));
+  auto placement = profile_placement(process, file, bench_settings(job), inputs, job.outputs_dir.parent_path() / "profile");
+  if (!placement) {
+    r.evidence.push_back(placement.error().message);
     return;
   }
-  auto ran = run_session(*session, inputs);
-  try {
-    Ort::AllocatorWithDefaultOptions alloc;
-    fs::path written = session->EndProfilingAllocated(alloc).get();
-    if (!ran) {
-      r.evidence.push_back("no placement profile: the profiled run failed: " + clean_error(ran.error().message));
-      return;
-    }
-    r.nodes_by_provider = nodes_by_provider(written);
-    std::vector<std::string> parts;
-    for (const auto& [p, n] : r.nodes_by_provider) parts.push_back(fmt::format("{} ran {} node{}", p, n, n == 1 ? "" : "s"));
-    r.evidence.push_back(parts.empty() ? "ONNX Runtime's profile of one run names no node"
-                                       : fmt::format("ONNX Runtime's profile of one run: {}", fmt::join(parts, ", ")));
-  } catch (const Ort::Exception& e) {
-    r.evidence.push_back(std::string("no placement profile: ") + e.what());
-  }
+  r.placement = *placement;
+  r.evidence.push_back(placement->providers.empty() ? "ONNX Runtime's profile of one run names no node"
+                                                    : "ONNX Runtime's profile of one run: " + placement->describe_all());
 }
 
 // The inputs the job asks for, checked against the model; said in r.inputs_described.

@@ -10,11 +10,11 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "jobs/channel.h"
 #include "jobs/target.h"
+#include "session/placement.h"
 #include "rung/input_spec.h"
 
 namespace rung {
@@ -51,13 +51,13 @@ struct BenchJobResult {
   std::vector<double> bare_run_ms; // compare_bare: the same inputs through OrtApi::Run alone
   double peak_rss_kb = 0;          // getrusage ru_maxrss after the timed runs
   std::vector<std::string> evidence;
-  std::vector<std::pair<std::string, int>> nodes_by_provider;  // from the profile: provider -> nodes it ran
+  NodePlacement placement;             // from the profile of one more run: which provider ran how many nodes
 };
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BenchJob, target, model_name, inputs, zero_inputs, fp16, warmup, runs, duration_s, seed, outputs_dir,
                                    engine_dir, cold, profile, compare_bare, progress_file)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BenchJobResult, ok, stage, error, inputs_described, provider_version, build_cold_ms, build_cached_ms,
-                                   engine_note, first_run_ms, run_ms, bare_run_ms, peak_rss_kb, evidence, nodes_by_provider)
+                                   engine_note, first_run_ms, run_ms, bare_run_ms, peak_rss_kb, evidence, placement)
 
 // Does the work in this process. Never throws.
 BenchJobResult run_bench_job(const BenchJob& job);

@@ -7,9 +7,9 @@
 #include <chrono>
 #include <optional>
 
-#include "jobs/profile_placement.h"
 #include "runtime/clean_error.h"
 #include "jobs/target_session.h"
+#include "session/placement.h"
 #include "session/tensor_file.h"
 
 namespace rung {
@@ -99,7 +99,8 @@ std::vector<std::pair<std::string, int>> end_profile(Ort::Session& session) {
   try {
     Ort::AllocatorWithDefaultOptions alloc;
     const fs::path written = session.EndProfilingAllocated(alloc).get();
-    auto nodes = nodes_by_provider(written);
+    std::vector<std::pair<std::string, int>> nodes;
+    for (const auto& p : read_profile_placement(written).providers) nodes.emplace_back(p.provider, p.nodes);
     std::error_code ec;
     fs::remove(written, ec);
     return nodes;

@@ -1,5 +1,6 @@
 #include "jobs/measure.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "core/sample_stats.h"
@@ -13,6 +14,43 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+
+// One timed run; its time is appended to `times`.
+Status timed_run(Ort::Session& session, const std::vector<Tensor>& inputs, std::vector<double>& times) {
+  const auto t0 = Clock::now();
+  auto ran = run_session(session, inputs);
+  times.push_back(ms_since(t0));
+  if (!ran) return ran.error();
+  return {};
+}
+
+// The rung and the CPU in alternate runs, the order swapped every pair so neither
+// always meets the warmer cache; more pairs (doubling) while the rule cannot
+// decide and the budget lasts.
+Status paired_runs(const ProbeJob& job, Ort::Session& rung, Ort::Session& floor, const std::vector<Tensor>& inputs,
+                   ProbeJobResult& r) {
+  const auto start = Clock::now();
+  int batch = std::max(job.runs, job.rule.min_pairs);
+  std::vector<double> ratios;
+  for (;;) {
+    for (int i = 0; i < batch; ++i) {
+      const bool floor_first = (r.run_ms.size() % 2) == 1;
+      if (floor_first) {
+        if (auto s = timed_run(floor, inputs, r.floor_run_ms); !s) return s.error();
+      }
+      if (auto s = timed_run(rung, inputs, r.run_ms); !s) return s.error();
+      if (!floor_first) {
+        if (auto s = timed_run(floor, inputs, r.floor_run_ms); !s) return s.error();
+      }
+      ratios.push_back(r.floor_run_ms.back() > 0 ? r.run_ms.back() / r.floor_run_ms.back() : 1.0);
+    }
+    const bool decided = judge_speed(ratios, job.rule).call != SpeedCall::kNeedMore;
+    const double spent_s = ms_since(start) / 1000;
+    const int pairs = static_cast<int>(ratios.size());
+    if (decided || spent_s >= job.budget_s || pairs >= job.max_pairs) return {};
+    batch = std::min(pairs, job.max_pairs - pairs);
+  }
+}
 
 }  // namespace
 
@@ -40,15 +78,32 @@ ProbeJobResult run_probe_job(const ProbeJob& job) {
   auto outputs = run_session(*session, *inputs);
   r.first_run_ms = ms_since(t0);
   if (!outputs) return fail("run", outputs.error().message);
-  for (int i = 0; i < job.runs; ++i) {
-    t0 = Clock::now();
-    auto again = run_session(*session, *inputs);
-    r.run_ms.push_back(ms_since(t0));
-    if (!again) return fail("run", again.error().message);
+  if (job.paired) {
+    JobTarget cpu = job.target;
+    cpu.rung = job.floor_rung;
+    cpu.provider_options.clear();
+    auto floor = open_session(**process, job.target.model, session_settings(cpu));
+    if (!floor) return fail("build", "the CPU session timed beside it: " + floor.error().message);
+    if (auto first = run_session(*floor, *inputs); !first) return fail("run", "the CPU session timed beside it: " + first.error().message);
+    if (auto s = paired_runs(job, *session, *floor, *inputs, r); !s) return fail("run", s.error().message);
+    r.floor_median_ms = median(r.floor_run_ms);
+  } else {
+    for (int i = 0; i < job.runs; ++i) {
+      if (auto s = timed_run(*session, *inputs, r.run_ms); !s) return fail("run", s.error().message);
+    }
   }
   r.median_ms = r.run_ms.empty() ? r.first_run_ms : median(r.run_ms);
   if (!job.outputs_dir.empty()) {
     if (auto s = write_output_directory(*outputs, job.outputs_dir); !s) return fail("run", s.error().message);
+  }
+  if (job.profile) {
+    auto placement = profile_placement(**process, job.target.model, session_settings(job.target), *inputs,
+                                       job.outputs_dir.parent_path() / "profile");
+    if (placement) {
+      r.placement = *placement;
+    } else {
+      r.placement_error = placement.error().message;
+    }
   }
   r.ok = true;
   return r;

@@ -4,6 +4,8 @@
 //   parent -> worker  {"run": I, "inputs": DIR}   DIR holds input_K.pb for each model input K, in model order
 //                                                 (a TensorProto, SequenceProto or OptionalProto, as the model declares it)
 //   worker -> parent  {"done": I, "ms": T}        outputs written to OUTPUTS_DIR/I/output_K.pb (or "error")
+//   parent -> worker  {"placement": DIR}          one profiled run of DIR's inputs
+//   worker -> parent  {"placement": {...}}        session/placement.h's JSON (or null and "error")
 // The parent closes the socket when done; the worker then exits. Outputs go
 // through files, so a side's memory holds one input's tensors at a time, and
 // the parent deletes each input's files once both sides' have been compared.

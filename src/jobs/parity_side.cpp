@@ -8,6 +8,7 @@
 #include "jobs/target_session.h"
 #include "jobs/worker_rung.h"
 #include "os/json_input.h"
+#include "session/placement.h"
 #include "session/tensor_file.h"
 
 namespace rung {
@@ -15,8 +16,15 @@ namespace {
 
 nlohmann::json failed(const std::string& error) { return {{"ok", false}, {"error", error}}; }
 
+struct OpenSide {
+  PreparedSession prepared;
+  OrtProcess* process = nullptr;
+  SessionSettings settings;  // for the profiled session that says where the nodes ran
+  std::filesystem::path model;
+};
+
 // Builds the side's session and says so to the parent (ready, or why not).
-Result<PreparedSession> open_side(const ParityJob& job, LineChannel& channel) {
+Result<OpenSide> open_side(const ParityJob& job, LineChannel& channel) {
   auto refuse = [&](const char* stage, const std::string& error) -> Error {
     channel.send(nlohmann::json{{"ready", false}, {"stage", stage}, {"error", error}}.dump());
     return Error{ErrorCode::kRuntime, error};
@@ -29,11 +37,12 @@ Result<PreparedSession> open_side(const ParityJob& job, LineChannel& channel) {
   resolved.rung = *rung;
   auto session = open_session(**process, job.target.model, session_settings(resolved));
   if (!session) return refuse("build", session.error().message);
-  auto side = prepare_session(std::move(*session));
-  if (!side) return refuse("build", side.error().message);
+  auto prepared = prepare_session(std::move(*session));
+  if (!prepared) return refuse("build", prepared.error().message);
+  OpenSide side{std::move(*prepared), *process, session_settings(resolved), job.target.model};
   const RuntimeBuild& build = (*process)->build();
   if (!channel.send(nlohmann::json{{"ready", true}, {"version", build.version}, {"api", build.api_version}, {"rung", rung->display},
-                                   {"io", side->io}}
+                                   {"io", side.prepared.io}}
                         .dump())) {
     return Error{ErrorCode::kIo, "the parent closed the channel"};
   }
@@ -51,6 +60,20 @@ Result<std::vector<Value>> read_inputs(const ModelIo& io, const std::filesystem:
     inputs.push_back(std::move(*v));
   }
   return inputs;
+}
+
+// Where the nodes ran: one profiled run of the inputs in `dir` (tensor inputs only).
+nlohmann::json placement_answer(OpenSide& side, const std::filesystem::path& dir, const std::filesystem::path& profile_dir) {
+  auto values = read_inputs(side.prepared.io, dir);
+  if (!values) return {{"placement", nullptr}, {"error", values.error().message}};
+  std::vector<Tensor> inputs;
+  for (auto& v : *values) {
+    if (v.kind != Value::Kind::kTensor) return {{"placement", nullptr}, {"error", "placement is read for tensor inputs only"}};
+    inputs.push_back(std::move(v.tensor));
+  }
+  auto placement = profile_placement(*side.process, side.model, side.settings, inputs, profile_dir);
+  if (!placement) return {{"placement", nullptr}, {"error", placement.error().message}};
+  return {{"placement", *placement}};
 }
 
 // Runs one input: reads its values from `dir`, writes the outputs under OUTPUTS_DIR/INDEX.
@@ -78,11 +101,15 @@ nlohmann::json parity_job_entry(const nlohmann::json& j, LineChannel* channel) {
     std::string problem;
     try {
       auto request = parse_json(line);
-      if (request) {
+      if (!request) {
+        problem = request.error().message;
+      } else if (request->contains("placement")) {
+        const std::filesystem::path inputs_dir = request->at("placement").get<std::string>();
+        if (!channel->send(placement_answer(*side, inputs_dir, job.outputs_dir / "profile").dump())) return failed("the parent closed the channel");
+        continue;
+      } else {
         index = request->at("run");
         dir = request->at("inputs").get<std::string>();
-      } else {
-        problem = request.error().message;
       }
     } catch (const nlohmann::json::exception& e) {
       problem = e.what();
@@ -92,7 +119,7 @@ nlohmann::json parity_job_entry(const nlohmann::json& j, LineChannel* channel) {
       channel->send(nlohmann::json{{"done", nullptr}, {"error", error}}.dump());
       return failed(error);
     }
-    auto ms = run_input(*side, dir, job.outputs_dir / std::to_string(index));
+    auto ms = run_input(side->prepared, dir, job.outputs_dir / std::to_string(index));
     const auto answer = ms ? nlohmann::json{{"done", index}, {"ms", *ms}} : nlohmann::json{{"done", index}, {"error", ms.error().message}};
     if (!channel->send(answer.dump())) return failed("the parent closed the channel");
   }

@@ -67,9 +67,11 @@ std::string not_started(const fs::path& worker, const Error& error) {
   return fmt::format("the worker {} could not be started: {}", worker.string(), error.message);
 }
 
+// --parent: the worker ends when this process does (jobs/worker.h).
 std::vector<std::string> worker_args(const JobRequest& request, bool with_channel) {
   std::vector<std::string> args{request.kind, (request.work_dir / "job.json").string()};
   if (with_channel) args.push_back(fmt::format("--channel={}", kChannelFd));
+  args.push_back(fmt::format("--parent={}", ::getpid()));
   return args;
 }
 

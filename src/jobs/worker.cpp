@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -26,19 +29,53 @@ const JobKind* find_kind(std::span<const JobKind> kinds, std::string_view name) 
 int usage(std::span<const JobKind> kinds) {
   std::vector<std::string_view> names;
   for (const auto& k : kinds) names.push_back(k.name);
-  fmt::print(stderr, "usage: rung-probe-worker KIND JOB.json [--channel=FD]\n  KIND: {}\n"
+  fmt::print(stderr, "usage: rung-probe-worker KIND JOB.json [--channel=FD] [--parent=PID]\n  KIND: {}\n"
                      "Started by rung (probe, bench, prepare, parity, conform); writes result.json beside the job.\n",
              fmt::join(names, ", "));
   return 2;
+}
+
+struct WorkerFlags {
+  std::optional<int> channel_fd;
+  std::optional<pid_t> parent;
+};
+
+// --channel=FD and --parent=PID after KIND JOB.json, in any order; nullopt for anything else.
+std::optional<WorkerFlags> parse_flags(int argc, char** argv) {
+  WorkerFlags flags;
+  for (int i = 3; i < argc; ++i) {
+    int value = 0;
+    char rest = 0;
+    if (std::sscanf(argv[i], "--channel=%d%c", &value, &rest) == 1 && !flags.channel_fd) {
+      flags.channel_fd = value;
+    } else if (std::sscanf(argv[i], "--parent=%d%c", &value, &rest) == 1 && value > 1 && !flags.parent) {
+      flags.parent = static_cast<pid_t>(value);
+    } else {
+      return std::nullopt;
+    }
+  }
+  return flags;
+}
+
+// Dies with the process that started it, however that one ends (kill -9
+// included): the kernel sends SIGKILL when the parent goes, and a parent that
+// went before this was set is seen as a different parent now.
+bool tie_to_parent(pid_t parent) {
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  return ::getppid() == parent;
 }
 
 }  // namespace
 
 int worker_main(int argc, char** argv, std::span<const JobKind> kinds) {
   const JobKind* kind = argc >= 3 ? find_kind(kinds, argv[1]) : nullptr;
-  std::optional<int> channel_fd;
-  if (argc == 4 && std::sscanf(argv[3], "--channel=%d", &channel_fd.emplace()) != 1) channel_fd.reset();
-  if (kind == nullptr || argc > 4 || (argc == 4 && !channel_fd)) return usage(kinds);
+  const std::optional<WorkerFlags> flags = parse_flags(argc, argv);
+  if (kind == nullptr || !flags) return usage(kinds);
+  if (flags->parent && !tie_to_parent(*flags->parent)) {
+    fmt::print(stderr, "rung-probe-worker: process {} that started this job is gone; not running it\n", *flags->parent);
+    return 3;
+  }
+  const std::optional<int>& channel_fd = flags->channel_fd;
 
   const std::filesystem::path job_file = argv[2];
   std::optional<LineChannel> channel;

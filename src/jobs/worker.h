@@ -19,8 +19,12 @@ struct JobKind {
   nlohmann::json (*run)(const nlohmann::json& job, LineChannel* channel);
 };
 
-// The worker's main. Exit code 0 when result.json was written, 1 when it could
-// not be, 2 for a command line naming no known kind.
+// The worker's main: `KIND JOB.json [--channel=FD] [--parent=PID]`. With
+// --parent (the runner always gives it) the worker is tied to that process
+// (PR_SET_PDEATHSIG) and does not start when its parent is already another one,
+// so no worker outlives the rung process that started it. Exit code 0 when
+// result.json was written, 1 when it could not be, 2 for a bad command line, 3
+// when the parent was gone.
 int worker_main(int argc, char** argv, std::span<const JobKind> kinds);
 
 }  // namespace rung

@@ -1,5 +1,7 @@
 // Writing a file so that no reader ever sees half of it: a temporary name in
-// the same directory, fsync, rename over the target, fsync the directory.
+// the same directory, fsync, rename over the target, fsync the directory. The
+// temporary is created new (never an existing file or a planted link) with the
+// umask's permissions; a link at the target is replaced, never written through.
 #pragma once
 
 #include <filesystem>

@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "os/termination.h"
+
 #include <cerrno>
 #include <cstring>
 #include <thread>
@@ -42,13 +44,24 @@ Result<ChildProcess> ChildProcess::spawn(const std::filesystem::path& program, c
   posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
   if (pass_fd != -1) posix_spawn_file_actions_adddup2(&actions, pass_fd, as_fd);
+  // The parent may block the termination signals (os/termination.h); the child gets them back, at their defaults.
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t none;
+  sigemptyset(&none);
+  const sigset_t defaults = termination_signals();
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
   const auto start = Clock::now();
   pid_t pid = 0;
   ChildEnvironment env;
-  const int rc = posix_spawn(&pid, program.c_str(), &actions, nullptr, argv.data(), env.data());
+  const int rc = posix_spawn(&pid, program.c_str(), &actions, &attr, argv.data(), env.data());
+  posix_spawnattr_destroy(&attr);
   posix_spawn_file_actions_destroy(&actions);
   if (moved >= 0) close(moved);
   if (rc != 0) return Error{ErrorCode::kNotFound, std::strerror(rc)};
+  track_child(pid);
   return ChildProcess(pid, start);
 }
 
@@ -71,7 +84,7 @@ ChildExit ChildProcess::wait(Clock::time_point until, const std::function<void()
   auto next_call = Clock::now() + every;
   while (pid_ != -1) {
     int status = 0;
-    const pid_t done = waitpid(pid_, &status, WNOHANG);
+    const pid_t done = reap_child(pid_, &status, WNOHANG);
     if (done == pid_) return reaped(status, false);
     if (done < 0 && errno != EINTR) {  // reaped elsewhere: how it ended is not known
       pid_ = -1;
@@ -80,7 +93,7 @@ ChildExit ChildProcess::wait(Clock::time_point until, const std::function<void()
     const auto now = Clock::now();
     if (now >= until) {
       ::kill(pid_, SIGKILL);
-      waitpid(pid_, &status, 0);
+      reap_child(pid_, &status, 0);
       return reaped(status, true);
     }
     if (on_wait && now >= next_call) {
@@ -95,9 +108,9 @@ ChildExit ChildProcess::wait(Clock::time_point until, const std::function<void()
 ChildExit ChildProcess::kill() {
   if (pid_ == -1) return exit_;
   int status = 0;
-  if (waitpid(pid_, &status, WNOHANG) == pid_) return reaped(status, false);
+  if (reap_child(pid_, &status, WNOHANG) == pid_) return reaped(status, false);
   ::kill(pid_, SIGKILL);
-  waitpid(pid_, &status, 0);
+  reap_child(pid_, &status, 0);
   return reaped(status, false);
 }
 

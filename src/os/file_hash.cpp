@@ -3,14 +3,19 @@
 #include <fmt/format.h>
 #include <openssl/evp.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <climits>
-#include <fstream>
+#include <cstring>
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "os/atomic_file.h"
 #include "os/json_input.h"
 #include "os/read_file.h"
+#include "os/regular_file.h"
 
 namespace rung {
 namespace {
@@ -40,15 +45,23 @@ std::string sha256_hex(std::string_view bytes) {
 }
 
 Result<std::string> sha256_of_file(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return Error{ErrorCode::kNotFound, fmt::format("{}: cannot be read", file.string())};
+  auto fd = open_regular_file(file);  // /dev/zero or a FIFO would be hashed forever
+  if (!fd) return fd.error();
   std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
   EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr);
   std::vector<char> buf(1 << 20);
-  while (in) {
-    in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
-    if (in.gcount() > 0) EVP_DigestUpdate(ctx.get(), buf.data(), static_cast<std::size_t>(in.gcount()));
+  for (;;) {
+    ssize_t n = ::read(*fd, buf.data(), buf.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      Error e{ErrorCode::kIo, fmt::format("{}: {}", file.string(), std::strerror(errno))};
+      ::close(*fd);
+      return e;
+    }
+    if (n == 0) break;
+    EVP_DigestUpdate(ctx.get(), buf.data(), static_cast<std::size_t>(n));
   }
+  ::close(*fd);
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int n = 0;
   EVP_DigestFinal_ex(ctx.get(), digest, &n);

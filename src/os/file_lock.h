@@ -1,8 +1,13 @@
 // An exclusive lock on a file (flock), so one process works on a cache
-// directory while others wait for its answer.
+// directory while others wait for its answer, for a bounded time, knowing who
+// they wait for: the holder writes its process id into the file.
 #pragma once
 
+#include <sys/types.h>
+
+#include <chrono>
 #include <filesystem>
+#include <functional>
 
 #include "rung/result.h"
 
@@ -11,8 +16,12 @@ namespace rung {
 // An exclusive flock on a file in the cache directory, released on destruction.
 class CacheLock {
  public:
-  // Takes the lock; when another process holds it, sets *was_busy and waits.
-  static Result<CacheLock> acquire(const std::filesystem::path& lock_file, bool* was_busy);
+  // Takes the lock. When another process holds it, calls `on_busy` once with
+  // the holder's id (0 when it cannot be read) and waits up to `wait`; past
+  // that, an error naming the holder. The file is opened without following a
+  // link and must be a regular file of this user's.
+  static Result<CacheLock> acquire(const std::filesystem::path& lock_file, std::chrono::milliseconds wait,
+                                   const std::function<void(pid_t holder)>& on_busy = {});
   CacheLock(CacheLock&& other) noexcept;
   CacheLock& operator=(CacheLock&&) = delete;
   ~CacheLock();
@@ -21,5 +30,9 @@ class CacheLock {
   explicit CacheLock(int fd) : fd_(fd) {}
   int fd_ = -1;
 };
+
+// "process 1234 (rung probe --cache-dir …)", or "process 1234" when its
+// command line cannot be read; "an unknown process" for 0.
+std::string describe_process(pid_t pid);
 
 }  // namespace rung

@@ -197,6 +197,7 @@ std::vector<std::string> JsonFields::text_list(const std::string& key, std::size
 
 const nlohmann::json* JsonFields::object(const std::string& key, bool required) {
   const auto* v = find(key, required);
+  if (v != nullptr && v->is_null() && !required) return nullptr;  // an optional object written as null is absent
   if (v != nullptr && !v->is_object()) {
     fail(fmt::format("'{}' must be an object", key));
     return nullptr;

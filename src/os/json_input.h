@@ -81,6 +81,7 @@ std::optional<double> json_finite(const Json& v) {
 class JsonFields {
  public:
   JsonFields(const nlohmann::json& j, std::string where);
+  JsonFields(nlohmann::json&&, std::string) = delete;  // it keeps a reference: the object must outlive it
   const std::string& where() const { return where_; }
   bool has(const std::string& key) const { return j_.is_object() && j_.contains(key); }
 
@@ -97,7 +98,8 @@ class JsonFields {
   std::string text(const std::string& key);
   bool flag(const std::string& key);
   std::vector<std::string> text_list(const std::string& key, std::size_t max_items);  // a list of strings
-  // A nested object or array, checked for its kind (and size); null when absent or wrong.
+  // A nested object or array, checked for its kind (and size); null when absent or wrong
+  // (an optional object given as JSON null is absent).
   const nlohmann::json* object(const std::string& key, bool required = true);
   const nlohmann::json* array(const std::string& key, std::size_t max_items, bool required = true);
   // A key whose value is read elsewhere: known, not an unknown key.

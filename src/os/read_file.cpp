@@ -7,20 +7,11 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
+
+#include "os/regular_file.h"
 
 namespace rung {
 namespace {
-
-const char* kind_of(mode_t mode) {
-  if (S_ISDIR(mode)) return "a directory";
-  if (S_ISFIFO(mode)) return "a FIFO";
-  if (S_ISSOCK(mode)) return "a socket";
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  return "not a regular file";
-}
 
 struct Fd {
   int fd;
@@ -32,10 +23,18 @@ struct Fd {
 }  // namespace
 
 std::string read_text_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
+  auto fd = open_regular_file(path);  // a FIFO or a device would never end
+  if (!fd) return {};
+  std::string out;
+  char buf[1 << 16];
+  for (;;) {
+    ssize_t n = ::read(*fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    out.append(buf, static_cast<std::size_t>(n));
+  }
+  ::close(*fd);
+  return out;
 }
 
 std::string byte_size_text(std::uint64_t bytes) {
@@ -53,7 +52,7 @@ std::string byte_size_text(std::uint64_t bytes) {
 std::string non_regular_kind(const std::filesystem::path& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode)) return "";
-  return fmt::format("is {}", kind_of(st.st_mode));
+  return fmt::format("is {}", file_kind(st.st_mode));
 }
 
 Result<std::string> read_regular_file(const std::filesystem::path& path, std::uint64_t max_bytes, std::string_view limit_option) {
@@ -68,7 +67,7 @@ Result<std::string> read_regular_file(const std::filesystem::path& path, std::ui
   }
   struct stat st {};
   if (::fstat(f.fd, &st) != 0) return Error{ErrorCode::kIo, fmt::format("{}: cannot be read: {}", where, std::strerror(errno))};
-  if (!S_ISREG(st.st_mode)) return Error{ErrorCode::kInvalidArgument, fmt::format("{}: is {}, not a file", where, kind_of(st.st_mode))};
+  if (!S_ISREG(st.st_mode)) return Error{ErrorCode::kInvalidArgument, fmt::format("{}: is {}, not a file", where, file_kind(st.st_mode))};
   const auto size = static_cast<std::uint64_t>(st.st_size);
   if (size > max_bytes) {
     return Error{ErrorCode::kInvalidArgument,

@@ -9,18 +9,22 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "jobs/parity_protocol.h"
 #include "jobs/runner.h"
 #include "os/json_input.h"
+#include "os/regular_file.h"
 #include "os/work_dir.h"
 #include "os/worker_location.h"
 #include "parity/gate_file.h"
 #include "parity/gates/value.h"
 #include "parity/inputs.h"
 #include "parity/side.h"
+#include "runtime/plugin_rungs.h"
 #include "runtime/resolver.h"
 #include "runtime/software_gpu.h"
+#include "session/placement.h"
 #include "session/tensor_file.h"
 
 namespace rung {
@@ -35,6 +39,7 @@ struct Side {
   std::unique_ptr<StartedJob> worker;
   ModelIo io;
   std::string described;
+  std::string placement;  // "RungSimAccelerator ran 212 of 418 nodes, 61% of run time", or why it is unknown
 };
 
 Error side_error(const Side& s, const std::string& message) {
@@ -144,6 +149,31 @@ Status await_done(Side& s, const InputItem& item) {
   return {};
 }
 
+// Each side's placement: one profiled run of the first input's tensors, in its worker.
+Status ask_placement(Side& ref, Side& cand, const fs::path& in_dir) {
+  const std::string request = nlohmann::json{{"placement", in_dir.string()}}.dump();
+  for (Side* s : {&ref, &cand}) {
+    if (!s->worker) continue;  // stored outputs: nothing runs, nothing is placed
+    if (auto st = s->worker->send(request); !st) return side_error(*s, st.error().message);
+  }
+  for (Side* s : {&ref, &cand}) {
+    if (!s->worker) {
+      s->placement = "stored outputs: nothing ran";
+      continue;
+    }
+    auto line = s->worker->receive();
+    if (!line) return side_error(*s, line.error().message);
+    try {
+      const auto j = nlohmann::json::parse(*line);
+      s->placement = j.at("placement").is_null() ? j.value("error", std::string("placement unknown"))
+                                                 : j.at("placement").get<NodePlacement>().describe();
+    } catch (const nlohmann::json::exception& e) {
+      return side_error(*s, fmt::format("malformed answer from the worker: {}", e.what()));
+    }
+  }
+  return {};
+}
+
 // The gate file (or the default tensor gate) and the declared preprocessing.
 Result<GateFile> read_gates(const ParityOptions& o) {
   GateFile gates;
@@ -181,13 +211,27 @@ Result<InputItems> list_items(const ParityOptions& o, const InputPlan& plan) {
 Status check_models(const ParityOptions& o) {
   if (o.ref.stored() && o.cand.stored()) return Error{ErrorCode::kInvalidArgument, "both sides are stored outputs: one side must run a model"};
   for (const ParitySide* s : {&o.ref, &o.cand}) {
-    std::error_code ec;
-    if (s->stored() && !fs::is_directory(s->expected, ec)) {
-      return Error{ErrorCode::kNotFound, fmt::format("{}: the directory of stored outputs is not there", s->expected.string())};
+    if (s->stored()) {
+      std::error_code ec;
+      if (!fs::is_directory(s->expected, ec)) {
+        return Error{ErrorCode::kNotFound, fmt::format("{}: the directory of stored outputs is not there", s->expected.string())};
+      }
+      continue;
     }
-    if (!s->stored() && !fs::is_regular_file(s->model, ec)) {
-      return Error{ErrorCode::kNotFound, fmt::format("{}: the model file is not there", s->model.string())};
+    if (auto st = check_regular_file(s->model); !st) {
+      return Error{st.error().code, st.error().code == ErrorCode::kNotFound ? fmt::format("{}: the model file is not there", s->model.string())
+                                                                           : st.error().message};
     }
+  }
+  return {};
+}
+
+// A plugin library a side names (rung=/path/x.so) gets the plugin policy before any worker loads it.
+Status check_plugins(const ParityOptions& o) {
+  for (const ParitySide* s : {&o.ref, &o.cand}) {
+    const RungSpec named = named_rung(s->rung);
+    if (named.plugin_library.empty()) continue;
+    if (auto st = check_plugin_library(named.plugin_library, o.runtimes.allow_writable_plugins); !st) return st.error();
   }
   return {};
 }
@@ -269,7 +313,10 @@ Status compare_item(const InputItem& item, std::size_t i, const InputPlan& plan,
     if (!s->worker) continue;
     if (auto st = await_done(*s, item); !st) return st.error();
   }
-  auto ref_out = outputs_of(ref, item, i);
+  if (i == 0) {
+    if (auto st = ask_placement(ref, cand, in_dir); !st) return st.error();
+  }
+    auto ref_out = outputs_of(ref, item, i);
   if (!ref_out) return ref_out.error();
   auto cand_out = outputs_of(cand, item, i);
   if (!cand_out) return cand_out.error();
@@ -305,13 +352,18 @@ Result<ParityReport> run_parity(const ParityOptions& o) {
   // Gates and inputs first: a mistake there costs no model load.
   auto gates = read_gates(o);
   if (!gates) return gates.error();
+  if (o.input_spec) {
+    for (const auto& [k, v] : o.input_spec->dims) gates->inputs.dims[k] = v;
+    for (const auto& [k, v] : o.input_spec->values) gates->inputs.values[k] = v;
+  }
   const InputPlan plan{gates->preprocess, gates->image_input, gates->inputs, o.seed};
   auto items = list_items(o, plan);
   if (!items) return items.error();
   if (auto st = check_models(o); !st) return st.error();
+  if (auto st = check_plugins(o); !st) return st.error();
 
   WorkDir work;  // declared before the sides: their workers end before it is removed
-  Side ref{"ref", &o.ref, {}, {}, nullptr, {}, {}}, cand{"cand", &o.cand, {}, {}, nullptr, {}, {}};
+  Side ref{"ref", &o.ref, {}, {}, nullptr, {}, {}, {}}, cand{"cand", &o.cand, {}, {}, nullptr, {}, {}, {}};
   if (auto st = resolve_runtimes(o, ref, cand); !st) return st.error();
   const fs::path worker = find_worker(o.worker);
   if (worker.empty()) {
@@ -320,6 +372,7 @@ Result<ParityReport> run_parity(const ParityOptions& o) {
   if (auto st = work.open(o.work_dir, "rung-parity"); !st) return st.error();
   if (auto st = start_sides(o, *gates, JobRunner(worker), work.path(), ref, cand); !st) return st.error();
   ValueGate value_gate(ref.io, Tolerance::polygraphy());
+  for (auto& g : gates->gates) g->show = o.show;
   for (std::size_t i = 0; i < items->size(); ++i) {
     const InputItem item = items->at(i);
     if (o.on_progress) o.on_progress(fmt::format("input {} of {}: {}", i + 1, items->size(), item.name));
@@ -334,6 +387,8 @@ Result<ParityReport> run_parity(const ParityOptions& o) {
   report.cand = cand.described;
   report.ref_run = describe_side_run(o.ref, ref.runtime.version);
   report.cand_run = describe_side_run(o.cand, cand.runtime.version);
+  report.ref_run.placement = ref.placement;
+  report.cand_run.placement = cand.placement;
   report.inputs = items->size();
   for (const auto& g : gates->gates) report.gates.push_back(g->finish());
   if (!value_gate.empty()) report.gates.push_back(value_gate.finish());

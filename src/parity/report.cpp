@@ -14,12 +14,17 @@ bool ParityReport::passed() const {
 }
 
 std::string ParityReport::text() const {
-  std::string out = fmt::format("ref   {}\ncand  {}\n{} input{}\n\n", ref, cand, inputs, inputs == 1 ? "" : "s");
+  auto placed = [](const ParitySideRun& r) { return r.placement.empty() ? std::string() : "\n      " + r.placement; };
+  std::string out = fmt::format("ref   {}{}\ncand  {}{}\n{} input{}\n\n", ref, placed(ref_run), cand, placed(cand_run), inputs,
+                                inputs == 1 ? "" : "s");
   std::size_t failed = 0;
   for (const auto& g : gates) {
     failed += !g.passed;
-    out += fmt::format("{}  {}: {}\n", g.passed ? "PASS" : "FAIL", g.title, g.summary);
+    // A decision gate says on how many inputs the reference decided anything.
+    const std::string counted = g.decision ? fmt::format(" ({} inputs, {} vacuous)", g.judged, g.vacuous) : "";
+    out += fmt::format("{}  {}{}: {}\n", g.passed ? "PASS" : "FAIL", g.title, counted, g.summary);
     for (const auto& d : g.details) out += fmt::format("      {}\n", d);
+    for (const auto& d : g.shown) out += fmt::format("      {}\n", d);
   }
   out += failed ? fmt::format("\n{} of {} gates failed\n", failed, gates.size()) : fmt::format("\nall {} gates passed\n", gates.size());
   return out;
@@ -33,7 +38,8 @@ nlohmann::json side_run_json(const ParitySideRun& r) {
           {"model_stable_sha256", r.model_stable_sha256},
           {"rung", r.rung},
           {"runtime", {{"name", "onnxruntime"}, {"version", r.runtime_version}}},
-          {"device", r.device}};
+          {"device", r.device},
+          {"placement", r.placement}};
 }
 
 }  // namespace
@@ -46,6 +52,9 @@ std::string ParityReport::to_json() const {
                   {"passed", g.passed},
                   {"summary", g.summary},
                   {"details", g.details},
+                  {"decision", g.decision},
+                  {"judged", g.judged},
+                  {"vacuous", g.vacuous},
                   {"stats", g.stats_json.empty() ? nlohmann::json::object() : nlohmann::json::parse(g.stats_json)}});
   }
   return nlohmann::json{{"ref", ref},

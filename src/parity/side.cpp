@@ -6,6 +6,7 @@
 #include "graph/model_file.h"
 #include "jobs/target.h"
 #include "parity/side.h"
+#include "rung/cpus.h"
 #include "rung/hardware.h"
 #include "runtime/plugin_rungs.h"
 
@@ -41,6 +42,10 @@ Result<ParitySide> ParitySide::parse(const std::string& spec) {
         if (used != value.size() || side.threads < 0) throw std::invalid_argument(value);
       } catch (const std::exception&) {
         return Error{ErrorCode::kInvalidArgument, fmt::format("'{}': threads must be a whole number, not '{}'", spec, value)};
+      }
+      if (const int cpus = usable_cpus(); side.threads > cpus) {
+        return Error{ErrorCode::kInvalidArgument, fmt::format("'{}': threads={} is more than the {} logical CPU{} this machine gives rung "
+                                                              "(0, the default, to {})", spec, side.threads, cpus, cpus == 1 ? "" : "s", cpus)};
       }
     } else if (key.starts_with("option.") && key.size() > 7) {
       side.provider_options[key.substr(7)] = value;

@@ -12,7 +12,17 @@ nlohmann::json measurement_json(const Measurement& m) {
   return {{"model", m.model},       {"verdict", verdict_name(m.verdict)}, {"reason", m.reason},
           {"build_ms", m.build_ms}, {"first_run_ms", m.first_run_ms},     {"median_ms", m.median_ms},
           {"floor_median_ms", m.floor_median_ms}, {"ratio", m.ratio()},   {"max_abs_diff", m.max_abs_diff},
-          {"max_rel_diff", m.max_rel_diff}};
+          {"max_rel_diff", m.max_rel_diff},
+          {"ratio_median", m.ratio_median},
+          {"ratio_low", m.ratio_low},
+          {"ratio_high", m.ratio_high},
+          {"pairs", m.pairs},
+          {"placement", m.placement_known ? nlohmann::json{{"placed_nodes", m.placed_nodes},
+                                                           {"total_nodes", m.total_nodes},
+                                                           {"placed_share", m.placed_share()},
+                                                           {"time_share", m.placed_time_share},
+                                                           {"summary", m.placement}}
+                                          : nlohmann::json(nullptr)}};
 }
 
 // Bounds on what a cache may hold: more than these is not a probe's outcome.
@@ -20,7 +30,7 @@ constexpr std::size_t kMaxRungs = 64, kMaxModels = 1000, kMaxLines = 1000;
 
 Verdict verdict_from(JsonFields& f) {
   const std::string s = f.text("verdict");
-  for (auto v : {Verdict::kTaken, Verdict::kSlower, Verdict::kUnfaithful, Verdict::kFailed, Verdict::kCrashed,
+  for (auto v : {Verdict::kTaken, Verdict::kSlower, Verdict::kSlowerWithinNoise, Verdict::kNotPlaced, Verdict::kUnfaithful, Verdict::kFailed, Verdict::kCrashed,
                  Verdict::kTimedOut, Verdict::kRefused, Verdict::kNotTried}) {
     if (s == verdict_name(v)) return v;
   }
@@ -48,6 +58,22 @@ Result<Measurement> measurement_from(const nlohmann::json& j, const std::string&
   x.max_abs_diff = measure(f, "max_abs_diff");
   x.max_rel_diff = measure(f, "max_rel_diff");
   f.skip("ratio");  // derived
+  // The paired speed rule's figures, absent from caches written before it.
+  x.ratio_median = f.number("ratio_median", 0.0);
+  x.ratio_low = f.number("ratio_low", 0.0);
+  x.ratio_high = f.number("ratio_high", 0.0);
+  x.pairs = static_cast<int>(f.integer("pairs", 0, 0, 1'000'000));
+  if (const nlohmann::json* p = f.object("placement", /*required=*/false)) {
+    JsonFields pf(*p, where + ": placement");
+    x.placement_known = true;
+    x.placed_nodes = static_cast<int>(pf.integer("placed_nodes", 0, 1'000'000));
+    x.total_nodes = static_cast<int>(pf.integer("total_nodes", 0, 1'000'000));
+    x.placed_time_share = pf.number("time_share");
+    x.placement = pf.text("summary");
+    pf.skip("placed_share");  // derived
+    pf.require(x.placed_nodes <= x.total_nodes, "more nodes placed than the model has");
+    if (auto s = pf.finish(); !s) return s.error();
+  }
   if (auto s = f.finish(); !s) return s.error();
   return x;
 }
@@ -82,6 +108,8 @@ const char* verdict_name(Verdict v) {
   switch (v) {
     case Verdict::kTaken: return "taken";
     case Verdict::kSlower: return "slower";
+    case Verdict::kSlowerWithinNoise: return "slower (within noise)";
+    case Verdict::kNotPlaced: return "not placed";
     case Verdict::kUnfaithful: return "unfaithful";
     case Verdict::kFailed: return "failed";
     case Verdict::kCrashed: return "crashed";
@@ -117,6 +145,7 @@ nlohmann::json outcome_json(const ProbeOutcome& o) {
           {"floor", rung_json(o.floor)},
           {"rungs", rungs},
           {"model_errors", o.model_errors},
+          {"inputs", ProbeOutcome::kInputsNote},
           {"log", o.log},
           {"cache_file", o.cache_file.string()}};
 }
@@ -133,7 +162,7 @@ Result<ProbeOutcome> outcome_from_json(const nlohmann::json& j) {
   const nlohmann::json* floor = f.object("floor");
   const nlohmann::json* rungs = f.array("rungs", kMaxRungs);
   o.model_errors = f.text_list("model_errors", kMaxLines);
-  for (const char* derived : {"about", "log", "cache_file"}) f.skip(derived);
+  for (const char* derived : {"about", "log", "cache_file", "inputs"}) f.skip(derived);
   if (auto s = f.finish(); !s) return s.error();
 
   JsonFields rt(*runtime, "outcome: runtime");

@@ -9,15 +9,19 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <condition_variable>
 #include <cstdlib>
 #include <mutex>
 #include <thread>
 
+#include "core/thread_limit.h"
 #include "jobs/measure.h"
 #include "jobs/runner.h"
 #include "os/file_hash.h"
 #include "os/file_lock.h"
+#include "os/regular_file.h"
+#include "os/work_dir.h"
 #include "os/worker_location.h"
 #include "probe/attempts.h"
 #include "probe/cache.h"
@@ -30,6 +34,27 @@
 namespace rung {
 namespace fs = std::filesystem;
 namespace {
+
+SpeedRule speed_rule(const ProbeOptions& o) {
+  SpeedRule rule;
+  rule.acceptance_ratio = o.acceptance_ratio;
+  rule.min_gain = o.min_gain;
+  rule.confidence = o.confidence;
+  return rule;
+}
+
+// A job's figures as the probe's table shows them.
+Measurement measured(const std::string& model, Verdict verdict, const ProbeJobResult& r, double floor_median_ms) {
+  Measurement m;
+  m.model = model;
+  m.verdict = verdict;
+  m.reason = r.error;
+  m.build_ms = r.build_ms;
+  m.first_run_ms = r.first_run_ms;
+  m.median_ms = r.median_ms;
+  m.floor_median_ms = floor_median_ms;
+  return m;
+}
 
 struct FloorRun {
   const RegisteredModel* model = nullptr;
@@ -68,11 +93,21 @@ class Walker {
     }
   }
 
-  std::pair<Verdict, ProbeJobResult> run(const RungSpec& rung, const RegisteredModel& model, const fs::path& dir) {
+  // `floor` is the CPU rung a rung above it is timed against; null for the floor itself.
+  std::pair<Verdict, ProbeJobResult> run(const RungSpec& rung, const RegisteredModel& model, const fs::path& dir,
+                                         const RungSpec* floor = nullptr) {
     std::error_code ec;
     fs::remove_all(dir, ec);
     fs::create_directories(dir, ec);
-    const ProbeJob job = job_for(rung, model, dir);
+    ProbeJob job = job_for(rung, model, dir);
+    if (floor != nullptr) {
+      job.paired = true;
+      job.floor_rung = *floor;
+      job.rule = speed_rule(o_);
+      job.budget_s = o_.time_budget_s;
+      job.max_pairs = o_.max_pairs;
+      job.profile = true;
+    }
     return judged(runner_ ? runner_->run({"probe", job, o_.deadline, dir, {}}) : in_process(job));
   }
 
@@ -172,7 +207,21 @@ Status apply_override(const ProbeOptions& o, const std::vector<RungSpec>& ladder
 Status check_options(const ProbeOptions& o) {
   if (o.cache_dir.empty()) return Error{ErrorCode::kInvalidArgument, "the probe needs a cache directory"};
   if (o.runs < 1) return Error{ErrorCode::kInvalidArgument, fmt::format("runs must be at least 1, not {}", o.runs)};
+  if (o.deadline.count() <= 0) return Error{ErrorCode::kInvalidArgument, "the deadline must be positive"};
+  if (!(std::isfinite(o.acceptance_ratio) && o.acceptance_ratio > 0)) {
+    return Error{ErrorCode::kInvalidArgument, fmt::format("the acceptance ratio must be a finite positive number, not {}", o.acceptance_ratio)};
+  }
+  if (!(o.min_placed_share >= 0 && o.min_placed_share <= 1)) {
+    return Error{ErrorCode::kInvalidArgument, fmt::format("the minimum placed share must lie in [0, 1], not {}", o.min_placed_share)};
+  }
+  if (!(o.min_gain >= 0 && o.min_gain < 1)) {
+    return Error{ErrorCode::kInvalidArgument, fmt::format("the minimum gain must lie in [0, 1), not {}", o.min_gain)};
+  }
+  if (auto st = check_thread_count(o.threads, "threads"); !st) return st;
   if (o.models.empty()) return Error{ErrorCode::kInvalidArgument, "no models are registered"};
+  for (const auto& m : o.models) {
+    if (auto st = check_model_file_kind(m.name, m.path); !st) return st;
+  }
   return {};
 }
 
@@ -220,7 +269,9 @@ Result<ProbeSetting> find_setting(const ProbeOptions& o) {
   if (!models) return models.error();
   ProbeSetting s{o, std::move(hw), std::move(*discovery), nullptr, {}, std::move(*models), false};
   s.build = s.discovery.chosen_build();
-  s.ladder = effective_ladder(s.hw, *s.build, o.plugin_dirs);
+  auto ladder = effective_ladder(s.hw, *s.build, o.plugin_dirs, o.runtimes.allow_writable_plugins);
+  if (!ladder) return ladder.error();
+  s.ladder = std::move(*ladder);
   return s;
 }
 
@@ -259,7 +310,7 @@ std::vector<FloorRun> measure_floor(const ProbeSetting& s, Walker& walker, const
     progress(s.o, fmt::format("{} floor · {}", cpu.display, m->name));
     fs::path dir = work / "cpu" / sanitize(m->name);
     auto [verdict, r] = walker.run(cpu, *m, dir);
-    out.floor.models.push_back({m->name, verdict, r.error, r.build_ms, r.first_run_ms, r.median_ms, r.median_ms, 0, 0});
+    out.floor.models.push_back(measured(m->name, verdict, r, r.median_ms));
     if (verdict != Verdict::kTaken) {
       if (r.stage == "inputs") out.inputs_refused = true;
       std::error_code ec;
@@ -277,34 +328,80 @@ std::vector<FloorRun> measure_floor(const ProbeSetting& s, Walker& walker, const
   return floors;
 }
 
-// One model on a rung above the floor: taken only when faithful to the floor's outputs and fast enough.
+void fill_placement(const ProbeJobResult& r, Measurement& m) {
+  m.placement_known = r.placement.known;
+  m.placed_nodes = r.placement.accelerated_nodes();
+  m.total_nodes = r.placement.total_nodes();
+  m.placed_time_share = r.placement.accelerated_time_share();
+  m.placement = r.placement.known ? r.placement.describe() : r.placement_error;
+}
+
+// The placement rule: the rung's provider ran at least the stated share of the nodes.
+bool placed(const ProbeOptions& o, const Measurement& m) { return m.placement_known && m.placed_nodes > 0 && m.placed_share() >= o.min_placed_share; }
+
+std::string not_placed_reason(const ProbeOptions& o, const Measurement& m) {
+  if (!m.placement_known) return m.placement.empty() ? "no placement profile" : m.placement;
+  return fmt::format("{} (the rung must run at least {:.0f}% of the nodes)", m.placement, o.min_placed_share * 100);
+}
+
+// The speed rule's call as a verdict and its reason.
+void judge_clock(const ProbeOptions& o, const ProbeJobResult& r, Measurement& m) {
+  std::vector<double> ratios;
+  for (std::size_t i = 0; i < r.run_ms.size() && i < r.floor_run_ms.size(); ++i) {
+    ratios.push_back(r.floor_run_ms[i] > 0 ? r.run_ms[i] / r.floor_run_ms[i] : 1.0);
+  }
+  const SpeedJudgement j = judge_speed(ratios, speed_rule(o));
+  m.ratio_median = j.ratio;
+  m.ratio_low = j.low;
+  m.ratio_high = j.high;
+  m.pairs = j.pairs;
+  const std::string figures = fmt::format("{:.3g}x the floor's time over {} paired runs (interval {:.3g}-{:.3g}x)", j.ratio, j.pairs, j.low, j.high);
+  switch (j.call) {
+    case SpeedCall::kFaster: return;
+    case SpeedCall::kSlower:
+      m.verdict = Verdict::kSlower;
+      m.reason = fmt::format("{}; the acceptance ratio is {:.3g}x", figures, o.acceptance_ratio);
+      return;
+    case SpeedCall::kWithinNoise:
+    case SpeedCall::kNeedMore:
+      m.verdict = Verdict::kSlowerWithinNoise;
+      m.reason = fmt::format("{}; taken only when the interval lies under {:.3g}x (the acceptance ratio {:.3g}x less {:.0f}%)", figures,
+                             j.bar, o.acceptance_ratio, o.min_gain * 100);
+      return;
+  }
+}
+
+// One model on a rung above the floor: taken only when placed, faithful to the floor's outputs and fast enough.
 Measurement measure_against(const ProbeOptions& o, const FloorRun& f, Verdict verdict, const ProbeJobResult& r, const fs::path& dir) {
-  Measurement meas{f.model->name, verdict, r.error, r.build_ms, r.first_run_ms, r.median_ms, f.median_ms, 0, 0};
+  Measurement meas = measured(f.model->name, verdict, r, f.median_ms);
   if (verdict != Verdict::kTaken) return meas;
+  if (r.floor_median_ms > 0) meas.floor_median_ms = r.floor_median_ms;  // the CPU timed beside it, under the same load
+  fill_placement(r, meas);
   auto cmp = compare_outputs(read_outputs(f.outputs), read_outputs(dir / "outputs"), o.tolerance);
   for (const auto& t : cmp.outputs) {
     meas.max_abs_diff = std::max(meas.max_abs_diff, t.max_abs);
     meas.max_rel_diff = std::max(meas.max_rel_diff, t.max_rel);
   }
-  if (!cmp.faithful()) {
+  judge_clock(o, r, meas);
+  if (!placed(o, meas)) {
+    meas.verdict = Verdict::kNotPlaced;
+    meas.reason = not_placed_reason(o, meas);
+  } else if (!cmp.faithful()) {
     meas.verdict = Verdict::kUnfaithful;
     meas.reason = cmp.first_problem();
-  } else if (!(r.median_ms < f.median_ms * o.acceptance_ratio)) {
-    meas.verdict = Verdict::kSlower;
-    meas.reason = fmt::format("median {:.3g} ms against the floor's {:.3g} ms", r.median_ms, f.median_ms);
   }
   return meas;
 }
 
 // Every probe model on one rung; the rung's verdict is its first model's that was not taken.
 // What the dependency check found names a failure to load, in doctor's words.
-RungOutcome measure_rung(const ProbeOptions& o, const RungSpec& rung, const std::vector<FloorRun>& floors, const RungDependencies& deps,
-                         Walker& walker, const fs::path& work) {
+RungOutcome measure_rung(const ProbeOptions& o, const RungSpec& rung, const RungSpec& floor_rung, const std::vector<FloorRun>& floors,
+                         const RungDependencies& deps, Walker& walker, const fs::path& work) {
   RungOutcome ro{rung.name, rung.display, Verdict::kTaken, {}, {}};
   for (const auto& f : floors) {
     progress(o, fmt::format("{} · {}", rung.display, f.model->name));
     fs::path dir = work / sanitize(rung.name) / sanitize(f.model->name);
-    auto [verdict, r] = walker.run(rung, *f.model, dir);
+    auto [verdict, r] = walker.run(rung, *f.model, dir, &floor_rung);
     Measurement meas = measure_against(o, f, verdict, r, dir);
     if (verdict == Verdict::kFailed && !deps.problems.empty()) meas.reason = deps.words();
     if (meas.verdict != Verdict::kTaken && ro.verdict == Verdict::kTaken) {
@@ -341,7 +438,7 @@ void climb(const ProbeSetting& s, const std::vector<FloorRun>& floors, AttemptLe
       ro.verdict = Verdict::kFailed;
       ro.reason = deps.words();
     } else {
-      ro = measure_rung(s.o, rung, floors, deps, walker, work);
+      ro = measure_rung(s.o, rung, s.ladder.back(), floors, deps, walker, work);
       if (ro.verdict == Verdict::kTaken && !taken) {
         taken = true;
         need_fallback = rung.compiles_engines;
@@ -356,18 +453,17 @@ void climb(const ProbeSetting& s, const std::vector<FloorRun>& floors, AttemptLe
   }
 }
 
-// Measures the floor and the ladder in a fresh work directory, removed after.
-void walk(const ProbeSetting& s, const std::string& fingerprint, ProbeOutcome& out) {
+// Measures the floor and the ladder in a fresh work directory (in the cache
+// directory, else under $TMPDIR), removed after.
+Status walk(const ProbeSetting& s, const std::string& fingerprint, ProbeOutcome& out) {
   const ProbeOptions& o = s.o;
-  fs::path work = s.can_cache ? o.cache_dir / "probe-work" : fs::temp_directory_path() / fmt::format("rung-probe-{}", ::getpid());
-  std::error_code ec;
-  fs::remove_all(work, ec);
-  fs::create_directories(work, ec);
+  auto work = WorkDir::create("probe-work", s.can_cache ? o.cache_dir : fs::path());
+  if (!work) return work.error();
   std::optional<AttemptLedger> ledger = open_ledger(s, fingerprint, out);
   Walker walker(o, *s.build, ledger ? &*ledger : nullptr);
-  const std::vector<FloorRun> floors = measure_floor(s, walker, work, out);
-  climb(s, floors, ledger ? &*ledger : nullptr, walker, work, out);
-  fs::remove_all(work, ec);
+  const std::vector<FloorRun> floors = measure_floor(s, walker, work->path(), out);
+  climb(s, floors, ledger ? &*ledger : nullptr, walker, work->path(), out);
+  return {};
 }
 
 }  // namespace
@@ -400,9 +496,15 @@ Result<ProbeOutcome> run_probe(const ProbeOptions& o) {
   // One prober per cache directory: a second process waits and then reads the first one's answer.
   std::optional<CacheLock> lock;
   if (s.can_cache) {
-    bool busy = false;
-    if (auto l = CacheLock::acquire(o.cache_dir / "probe.lock", &busy)) lock.emplace(std::move(*l));
-    if (busy) note(o, out, "another process was probing this cache directory; waited for its answer");
+    // Bounded: the longest a whole probe may take, so a hung holder is named instead of waited for forever.
+    const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(
+        o.deadline * static_cast<int>(s.ladder.size() * s.probe_models.size() + 1) + std::chrono::seconds(5));
+    auto l = CacheLock::acquire(o.cache_dir / "probe.lock", wait, [&](pid_t holder) {
+      note(o, out, fmt::format("{} is probing this cache directory; waiting up to {:.0f} s for its answer", describe_process(holder),
+                               std::chrono::duration<double>(wait).count()));
+    });
+    if (!l) return l.error();
+    lock.emplace(std::move(*l));
   }
   if (!o.reprobe) {
     auto cached = read_probe_cache(out.cache_file, *fingerprint, rung_names(s.ladder));
@@ -415,7 +517,7 @@ Result<ProbeOutcome> run_probe(const ProbeOptions& o) {
     if (!cached.ignored_because.empty()) note(o, out, "ignored the cache: " + cached.ignored_because);
   }
 
-  walk(s, *fingerprint, out);
+  if (auto st = walk(s, *fingerprint, out); !st) return st.error();
   if (s.can_cache) {
     if (auto st = write_probe_cache(out.cache_file, *fingerprint, out); !st) note(o, out, "could not cache: " + st.error().message);
   }

@@ -1,35 +1,39 @@
 #include "rung/runtime.h"
 
 #include <fmt/format.h>
-#include <sys/stat.h>
+#include <stdlib.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <mutex>
 
 #include "onnxruntime_c_api.h"
 #include "os/dynamic_library.h"
 #include "os/elf_check.h"
+#include "os/path_trust.h"
 #include "rung/ladder.h"
 #include "runtime/ort_api.h"
 #include "runtime/search.h"
 
 namespace rung {
 namespace fs = std::filesystem;
+namespace {
 
-Status check_not_writable_by_others(const fs::path& library) {
-  std::error_code ec;
-  fs::path real = fs::canonical(library, ec);
-  if (ec) return Error{ErrorCode::kNotFound, fmt::format("{}: {}", library.string(), ec.message())};
-  for (const fs::path& p : {real, real.parent_path(), library.parent_path()}) {
-    struct stat st {};
-    if (::stat(p.c_str(), &st) != 0) continue;
-    if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
-      return Error{ErrorCode::kPermission,
-                   fmt::format("{}: refused, {} is writable by other users (mode {:o}); fix its permissions or allow it explicitly",
-                               library.string(), p.string(), st.st_mode & 07777)};
-    }
-  }
-  return {};
+// ONNX Runtime 1.29 and 1.30 start Microsoft's telemetry client with every
+// environment: it truncates /tmp/mat-debug-<pid>.log (following a link planted
+// there), reads /tmp/.ses and keeps a database under
+// ~/.cache/Microsoft/DeveloperTools/. ORT_DISABLE_TELEMETRY=1 keeps it from
+// starting (README, Security); set before the first build loads, so the
+// workers, which inherit the environment, have it too. A value the user set stands.
+void keep_onnxruntime_telemetry_off() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    const char* set = std::getenv("ORT_DISABLE_TELEMETRY");
+    if (set == nullptr || *set == '\0') ::setenv("ORT_DISABLE_TELEMETRY", "1", 1);
+  });
 }
+
+}  // namespace
 
 int compiled_api_version() { return ORT_API_VERSION; }
 
@@ -62,8 +66,13 @@ Result<RuntimeBuild> load_runtime_build(const fs::path& library, bool allow_writ
     return Error{ErrorCode::kNotFound, fmt::format("{}: no such file", library.string())};
   }
   if (!allow_writable_by_others) {
-    if (auto s = check_not_writable_by_others(absolute); !s) return s.error();
+    // Another user who can change the library, or any directory on its way, could run their code in ours.
+    if (auto s = check_path_trusted(absolute); !s) {
+      return Error{s.error().code, fmt::format("{}: refused, {}; fix that, or allow it with --allow-writable-runtime",
+                                               library.string(), s.error().message)};
+    }
   }
+  keep_onnxruntime_telemetry_off();
   if (auto problem = elf_truncation_problem(absolute); !problem.empty()) {
     return Error{ErrorCode::kLoadFailed, fmt::format("{}: not loadable: {}", library.string(), problem)};
   }

@@ -1,9 +1,14 @@
 #include "runtime/plugin_rungs.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstdlib>
+#include <string>
+#include <utility>
 
 #include "os/elf_dynamic.h"
+#include "os/path_trust.h"
 #include "runtime/software_gpu.h"
 
 namespace rung {
@@ -17,6 +22,26 @@ bool is_plugin_library(const fs::path& file) {
   return file.extension() == ".so" && elf_exports_symbol(file, "CreateEpFactories") && elf_exports_symbol(file, "ReleaseEpFactory");
 }
 
+// "plugin directory X", "RUNG_PLUGIN_DIR=X", "plugin library X" refused for a reason, with the way to allow it.
+// A refusal is the caller's input to fix: a usage error, like a missing directory.
+Error refused(const std::string& what, const Error& why) {
+  const bool allowable = why.code == ErrorCode::kPermission;
+  return Error{allowable ? ErrorCode::kInvalidArgument : why.code,
+               fmt::format("{}: refused, {}{}", what, why.message, allowable ? "; fix that, or allow it with --allow-writable-plugin" : "")};
+}
+
+Status check_trusted(const std::string& what, const fs::path& path, bool allow_writable) {
+  if (!path.is_absolute()) {
+    return Error{ErrorCode::kInvalidArgument,
+                 fmt::format("{}: refused, not an absolute path (plugin libraries are loaded by absolute path only)", what)};
+  }
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return Error{ErrorCode::kNotFound, fmt::format("{}: no such file or directory", what)};
+  if (allow_writable) return {};
+  if (auto s = check_path_trusted(path); !s) return refused(what, s.error());
+  return {};
+}
+
 }  // namespace
 
 std::string plugin_rung_name(const fs::path& library) {
@@ -24,27 +49,36 @@ std::string plugin_rung_name(const fs::path& library) {
   return name.rfind("lib", 0) == 0 ? name.substr(3) : name;
 }
 
-std::vector<RungSpec> plugin_rungs(const std::vector<fs::path>& plugin_dirs) {
-  std::vector<fs::path> dirs = plugin_dirs;
-  if (const char* env = std::getenv("RUNG_PLUGIN_DIR"); env != nullptr && *env) dirs.emplace_back(env);
+Status check_plugin_library(const fs::path& library, bool allow_writable) {
+  return check_trusted(fmt::format("plugin library {}", library.string()), library, allow_writable);
+}
+
+Result<std::vector<RungSpec>> plugin_rungs(const std::vector<fs::path>& plugin_dirs, bool allow_writable) {
+  std::vector<std::pair<std::string, fs::path>> dirs;
+  for (const auto& d : plugin_dirs) dirs.emplace_back(fmt::format("plugin directory {}", d.string()), d);
+  if (const char* env = std::getenv("RUNG_PLUGIN_DIR"); env != nullptr && *env) dirs.emplace_back(fmt::format("RUNG_PLUGIN_DIR={}", env), env);
   std::vector<RungSpec> out;
-  for (const auto& dir : dirs) {
+  for (const auto& [what, dir] : dirs) {
+    if (auto s = check_trusted(what, dir, allow_writable); !s) return s.error();
     std::error_code ec;
     std::vector<fs::path> files;
     for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) files.push_back(it->path());
     std::sort(files.begin(), files.end());
     for (const auto& f : files) {
       if (!is_plugin_library(f)) continue;
-      out.push_back(plugin_rung(plugin_rung_name(f), fs::absolute(f).string()));
+      if (auto s = check_plugin_library(f, allow_writable); !s) return s.error();
+      out.push_back(plugin_rung(plugin_rung_name(f), f.string()));
     }
   }
   return out;
 }
 
-std::vector<RungSpec> effective_ladder(const Hardware& hardware, const RuntimeBuild& build, const std::vector<fs::path>& plugin_dirs) {
-  std::vector<RungSpec> ladder = plugin_rungs(plugin_dirs);
-  for (auto& r : ladder_for(hardware).for_build(build.providers)) ladder.push_back(std::move(r));
-  name_software_adapter(ladder);
+Result<std::vector<RungSpec>> effective_ladder(const Hardware& hardware, const RuntimeBuild& build, const std::vector<fs::path>& plugin_dirs,
+                                               bool allow_writable_plugins) {
+  auto ladder = plugin_rungs(plugin_dirs, allow_writable_plugins);
+  if (!ladder) return ladder;
+  for (auto& r : ladder_for(hardware).for_build(build.providers)) ladder->push_back(std::move(r));
+  name_software_adapter(*ladder);
   return ladder;
 }
 

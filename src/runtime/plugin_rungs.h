@@ -1,5 +1,9 @@
 // Plugin execution providers as rungs: any shared library exporting
 // CreateEpFactories dropped into a plugin directory (or RUNG_PLUGIN_DIR).
+// A plugin is code loaded into rung's processes, so it gets the runtime's
+// policy: an absolute path only, and neither the library nor any directory on
+// its way may be changeable by another user (os/path_trust.h) unless allowed
+// (--allow-writable-plugin, RuntimeSearchOptions::allow_writable_plugins).
 #pragma once
 
 #include <filesystem>
@@ -12,7 +16,11 @@
 
 namespace rung {
 
-std::vector<RungSpec> plugin_rungs(const std::vector<std::filesystem::path>& plugin_dirs);
+// The plugin rungs of these directories and RUNG_PLUGIN_DIR, or why one is refused.
+Result<std::vector<RungSpec>> plugin_rungs(const std::vector<std::filesystem::path>& plugin_dirs, bool allow_writable = false);
+
+// One plugin library named by path (parity's rung=/path/x.so), under the same policy.
+Status check_plugin_library(const std::filesystem::path& library, bool allow_writable);
 
 // A plugin library's rung name: its file name without "lib" and ".so" ("rung_sim_ep").
 std::string plugin_rung_name(const std::filesystem::path& library);
@@ -20,7 +28,7 @@ std::string plugin_rung_name(const std::filesystem::path& library);
 // The full ladder a process walks: plugin rungs above the platform's own rungs
 // that this build carries, the CPU last. While a software GPU adapter is lent,
 // the rung that runs on it says so ("WebGPU on lavapipe (software)").
-std::vector<RungSpec> effective_ladder(const Hardware& hardware, const RuntimeBuild& build,
-                                       const std::vector<std::filesystem::path>& plugin_dirs);
+Result<std::vector<RungSpec>> effective_ladder(const Hardware& hardware, const RuntimeBuild& build,
+                                               const std::vector<std::filesystem::path>& plugin_dirs, bool allow_writable_plugins = false);
 
 }  // namespace rung

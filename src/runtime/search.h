@@ -23,10 +23,6 @@ struct RuntimeSearch {
 // The library file in `dir` ("libonnxruntime.so" preferred over "libonnxruntime.so.1[.x.y]").
 std::optional<std::filesystem::path> library_in(const std::filesystem::path& dir);
 
-// A library, or the directory holding it, that another user can write to could be
-// swapped for anything; loading it would run their code in our process (or our children's).
-Status check_not_writable_by_others(const std::filesystem::path& library);
-
 // Lists candidates. Errors only for a directory the caller or RUNG_ORT_DIR named
 // that cannot be used (relative, missing, empty, holding no build).
 Result<RuntimeSearch> search_runtimes(const RuntimeSearchOptions& options);

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "os/child_environment.h"
+#include "os/path_trust.h"
 #include "os/read_file.h"
 #include "os/worker_location.h"
 #include "runtime/search.h"
@@ -42,7 +43,8 @@ Result<SoftwareGpu> read_adapter_dir(const fs::path& dir) {
     return Error{ErrorCode::kNotFound, fmt::format("{}: names {}, which is not there (moved? run {} again)", gpu.manifest.string(),
                                                    gpu.driver.string(), kFetchCommand)};
   }
-  if (auto s = check_not_writable_by_others(gpu.driver); !s) return s.error();
+  // Another user who can change the driver, or any directory on its way, could run their code in our workers.
+  if (auto s = check_path_trusted(gpu.driver); !s) return Error{s.error().code, fmt::format("{}: refused, {}", gpu.driver.string(), s.error().message)};
   if (j.contains("rung") && j["rung"].is_object()) gpu.mesa_version = j["rung"].value("mesa", "");
   return gpu;
 }

@@ -11,12 +11,14 @@
 
 namespace rung {
 
-std::vector<RungStanding> ladder_standing(const Ladder& ladder, const RuntimeBuild& build,
-                                          const std::vector<std::filesystem::path>& plugin_dirs) {
+Result<std::vector<RungStanding>> ladder_standing(const Ladder& ladder, const RuntimeBuild& build,
+                                                  const std::vector<std::filesystem::path>& plugin_dirs, bool allow_writable_plugins) {
   std::vector<RungStanding> out;
   const LoaderPaths paths = LoaderPaths::of_this_process();
   const auto dir = build.library.parent_path();
-  std::vector<RungSpec> rungs = plugin_rungs(plugin_dirs);
+  auto plugins = plugin_rungs(plugin_dirs, allow_writable_plugins);
+  if (!plugins) return plugins.error();
+  std::vector<RungSpec> rungs = std::move(*plugins);
   for (auto& r : ladder.for_build(build.providers)) rungs.push_back(std::move(r));
   for (const auto& rung : rungs) {
     RungStanding s;

@@ -423,4 +423,30 @@ Result<std::vector<Value>> run_session_values(PreparedSession& prepared, const s
   return run_values(prepared.session, prepared.io, inputs, {});
 }
 
+Status run_session_visiting(PreparedSession& prepared, const std::vector<Tensor>& inputs,
+                            const std::function<Status(const std::vector<TensorView>&)>& visit) {
+  try {
+    auto feeds = collect_feeds(inputs, [](const Tensor& t) { return tensor_feed(t, t.name); });
+    if (!feeds) return feeds.error();
+    auto results = run_feeds(prepared.session, prepared.io, *feeds, {});
+    std::vector<TensorView> views;
+    views.reserve(results.size());
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      const auto& declared = prepared.io.outputs[i];
+      if (!results[i].IsTensor()) return Error{ErrorCode::kUnsupported, fmt::format("output '{}' is {}, not a tensor", declared.name, declared.describe())};
+      auto info = results[i].GetTensorTypeAndShapeInfo();
+      TensorView v{declared.name, from_ort(info.GetElementType()), info.GetShape(), {}};
+      if (v.type == ElementType::kUnsupported || v.type == ElementType::kString) {
+        return Error{ErrorCode::kUnsupported, fmt::format("output '{}' is {}, which rung does not hold", declared.name, declared.describe())};
+      }
+      const auto* data = static_cast<const std::byte*>(results[i].GetTensorRawData());
+      v.bytes = {data, info.GetElementCount() * element_size(v.type)};
+      views.push_back(std::move(v));
+    }
+    return visit(views);
+  } catch (const Ort::Exception& e) {
+    return Error{ErrorCode::kRuntime, e.what()};
+  }
+}
+
 }  // namespace rung

@@ -4,9 +4,12 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <mutex>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "onnxruntime_cxx_api.h"
@@ -85,5 +88,18 @@ Result<std::vector<Value>> run_session_values(PreparedSession& prepared, const s
 // Errors from building the input values (ONNX Runtime refusing a value, such as
 // an empty sequence) are kRuntime with ONNX Runtime's message; values rung
 // cannot express are kUnsupported.
+
+// An output where ONNX Runtime left it: valid only inside the visit.
+struct TensorView {
+  std::string_view name;
+  ElementType type = ElementType::kFloat;
+  std::vector<std::int64_t> shape;
+  std::span<const std::byte> bytes;
+};
+// Runs and hands the outputs to `visit` without copying them (calibration
+// reads every activation of a model once: a copy would double its memory).
+// Returns what the visit returns.
+Status run_session_visiting(PreparedSession& prepared, const std::vector<Tensor>& inputs,
+                            const std::function<Status(const std::vector<TensorView>&)>& visit);
 
 }  // namespace rung

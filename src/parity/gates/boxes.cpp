@@ -104,10 +104,22 @@ class BoxesGate final : public ParityGate {
     g.stats_json = nlohmann::json{{"detections_ref", total_ref_}, {"detections_cand", total_cand_}, {"lost", total_lost_},
                                   {"gained", total_gained_}, {"recall", recall}, {"precision", precision}, {"iou", iou},
                                   {"min_size", min_size}, {"bands", jb}, {"concentrated", concentrated}}.dump();
+    g.shown = shown_;
+    vacuous_.apply(g);
     return g;
   }
 
  private:
+  // " [(x0, y0)-(x1, y1) 0.87, ...]": each box's bounding corners and score.
+  static std::string describe_boxes(const std::vector<Detected>& boxes) {
+    std::string out;
+    for (const auto& d : boxes) {
+      double x0 = d.quad[0].x, y0 = d.quad[0].y, x1 = x0, y1 = y0;
+      for (const auto& p : d.quad) x0 = std::min(x0, p.x), y0 = std::min(y0, p.y), x1 = std::max(x1, p.x), y1 = std::max(y1, p.y);
+      out += fmt::format("{}({}, {})-({}, {}) {}", out.empty() ? ": " : ", ", num(x0), num(y0), num(x1), num(y1), num(d.score));
+    }
+    return out;
+  }
   std::string band_name(std::size_t b) const {
     if (b + 1 < bands.size()) return fmt::format("[{}, {}) px", num(bands[b]), num(bands[b + 1]));
     return fmt::format("[{}, inf) px", num(bands[b]));
@@ -167,6 +179,11 @@ class BoxesGate final : public ParityGate {
   }
 
   void compare(const std::string& name, const std::vector<Detected>& r, const std::vector<Detected>& c) {
+    vacuous_.add(!r.empty());
+    if (show) {
+      shown_.push_back(fmt::format("{}: ref {} box{}{}", name, r.size(), r.size() == 1 ? "" : "es", describe_boxes(r)));
+      shown_.push_back(fmt::format("{}: cand {} box{}{}", name, c.size(), c.size() == 1 ? "" : "es", describe_boxes(c)));
+    }
     std::vector<Quad> rq, cq;
     for (const auto& d : r) rq.push_back(d.quad);
     for (const auto& d : c) cq.push_back(d.quad);
@@ -206,6 +223,8 @@ class BoxesGate final : public ParityGate {
   }
 
   std::vector<Band> band_stats_;
+  VacuousCount vacuous_;
+  std::vector<std::string> shown_;
   std::size_t total_ref_ = 0, total_cand_ = 0, total_lost_ = 0, total_gained_ = 0, matched_ = 0, example_count_ = 0;
   double iou_sum_ = 0, iou_min_ = 1;
   std::vector<std::string> examples_;

@@ -53,6 +53,7 @@ class ClassificationGate final : public ParityGate {
       std::sort(sq.begin(), sq.end());
       topk_same_ += sp == sq;
       if (std::isnan(threshold)) continue;
+      vacuous_.add(std::any_of(p.begin(), p.end(), [&](double v) { return v >= threshold; }));
       for (std::size_t j = 0; j < c; ++j) {
         const bool on_ref = p[j] >= threshold, on_cand = q[j] >= threshold;
         above_ref_ += on_ref;
@@ -89,6 +90,7 @@ class ClassificationGate final : public ParityGate {
                                   {"threshold", std::isnan(threshold) ? nlohmann::json(nullptr) : nlohmann::json(threshold)},
                                   {"above_ref", above_ref_}, {"above_cand", above_cand_}, {"lost", lost_}, {"gained", gained_},
                                   {"shape_changes", shape_changes_}}.dump();
+    vacuous_.apply(g);
     return g;
   }
 
@@ -100,6 +102,7 @@ class ClassificationGate final : public ParityGate {
   std::size_t items_ = 0, top1_same_ = 0, topk_same_ = 0, above_ref_ = 0, above_cand_ = 0, lost_ = 0, gained_ = 0;
   std::size_t shape_changes_ = 0, example_count_ = 0;
   std::vector<std::string> examples_;
+  VacuousCount vacuous_;
 };
 
 // One query per slot, the same slot meaning the same query on both sides.
@@ -148,6 +151,7 @@ class SlotsGate final : public ParityGate {
     const std::size_t real = activation == Activation::kSoftmax && classes > 1 ? classes - 1 : classes;
     for (std::size_t item = 0; item < la->items; ++item) {
       const std::string name = item_name(input, item, la->items);
+      const std::size_t dets_before = dets_ref_;
       for (std::size_t s = 0; s < slots; ++s) {
         const std::size_t at = (item * slots + s) * classes;
         const auto p = activate(std::span<const double>(x).subspan(at, classes), activation);
@@ -174,6 +178,7 @@ class SlotsGate final : public ParityGate {
           }
         }
       }
+      vacuous_.add(dets_ref_ > dets_before);
     }
     return {};
   }
@@ -194,6 +199,7 @@ class SlotsGate final : public ParityGate {
     g.stats_json = nlohmann::json{{"slots", slots_}, {"detections_ref", dets_ref_}, {"detections_cand", dets_cand_}, {"lost", lost_},
                                   {"gained", gained_}, {"class_flips", class_flips_}, {"boxes_moved", moved_}, {"threshold", threshold},
                                   {"shape_changes", shape_changes_}}.dump();
+    vacuous_.apply(g);
     return g;
   }
 
@@ -211,6 +217,7 @@ class SlotsGate final : public ParityGate {
   std::size_t slots_ = 0, dets_ref_ = 0, dets_cand_ = 0, lost_ = 0, gained_ = 0, class_flips_ = 0, moved_ = 0;
   std::size_t shape_changes_ = 0, example_count_ = 0;
   std::vector<std::string> examples_;
+  VacuousCount vacuous_;
 };
 
 }  // namespace

@@ -5,10 +5,21 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 #include "parity/gates/gate.h"
 
 namespace rung {
+
+void VacuousCount::apply(GateOutcome& g) const {
+  g.decision = true;
+  g.judged = judged_;
+  g.vacuous = vacuous_;
+  if (judged_ > 0 && vacuous_ == judged_) {
+    g.passed = false;
+    g.summary = fmt::format("vacuous: the reference decided nothing on {} of {} inputs; {}", vacuous_, judged_, g.summary);
+  }
+}
 
 const TensorInfo* find_output(const ModelIo& io, const std::string& name) {
   auto it = std::find_if(io.outputs.begin(), io.outputs.end(), [&](const TensorInfo& t) { return t.name == name; });
@@ -72,6 +83,18 @@ std::string num(double v) {
   const double a = std::fabs(v);
   if (a >= 1e-3 && a < 1e4) return fmt::format("{:.4g}", v);
   return fmt::format("{:.2e}", v);
+}
+
+// Four significant digits, rounded up (then more digits if the text still reads
+// below v): a bound printed this way passes when it is used.
+std::string num_up(double v) {
+  if (!std::isfinite(v) || v <= 0) return num(v);
+  const double unit = std::pow(10.0, std::floor(std::log10(v)) - 3);
+  for (double up = std::ceil(v / unit) * unit;; up += unit) {
+    const std::string text = fmt::format("{:.4g}", up);
+    if (std::strtod(text.c_str(), nullptr) >= v) return text;
+    if (up > v + 2 * unit) return fmt::format("{:.17g}", v);  // never: four digits always reach v within a unit
+  }
 }
 
 }  // namespace rung

@@ -28,6 +28,8 @@ class ParityGate {
   // the decoder cannot read); a difference between the sides never is.
   virtual Status add(const std::string& input, const OutputMap& ref, const OutputMap& cand) = 0;
   virtual GateOutcome finish() const = 0;
+  // --show: keep each input's decoded decisions on both sides (GateOutcome::shown).
+  bool show = false;
 };
 
 // A gate's JSON object, read key by key: a value of the wrong kind and a key no
@@ -44,6 +46,22 @@ Result<std::unique_ptr<ParityGate>> make_embedding_gate(GateParams& p);
 Result<std::unique_ptr<ParityGate>> make_text_gate(GateParams& p, const std::filesystem::path& base_dir);
 Result<std::unique_ptr<ParityGate>> make_mask_gate(GateParams& p);
 
+// Inputs where the reference decided nothing (no box, an empty line, no class
+// above its threshold): counted beside the judged ones; all of them vacuous
+// fails the gate.
+class VacuousCount {
+ public:
+  void add(bool reference_decided) {
+    ++judged_;
+    vacuous_ += !reference_decided;
+  }
+  void apply(GateOutcome& g) const;
+
+ private:
+  std::size_t judged_ = 0;
+  std::size_t vacuous_ = 0;
+};
+
 // Shared by the decoders.
 Status require_output(const ModelIo& io, const std::string& name, const std::string& where);
 const TensorInfo* find_output(const ModelIo& io, const std::string& name);
@@ -58,6 +76,7 @@ std::vector<float> to_floats(const Tensor& t);
 std::string percent(std::size_t part, std::size_t whole);  // "99.5%"
 std::string rate(double fraction);                         // a bound: 0.97 -> "97%"
 std::string num(double v);                                 // "1.2e-05", "0.9991"
+std::string num_up(double v);                              // num's digits, rounded up: never below v
 
 }  // namespace rung
 

@@ -36,6 +36,7 @@ class MaskGate final : public ParityGate {
     std::vector<std::uint8_t> ma(plane), mb(plane);
     for (std::size_t item = 0; item < l->items; ++item) {
       const std::size_t base = item * l->size;
+      bool decided = false;  // the reference marked some pixel (argmax: some pixel of a class other than the first, the background)
       for (std::size_t c = 0; c < classes; ++c) {
         for (std::size_t i = 0; i < plane; ++i) {
           if (argmax) {
@@ -47,6 +48,7 @@ class MaskGate final : public ParityGate {
           }
         }
         const auto na = static_cast<std::size_t>(std::count(ma.begin(), ma.end(), 1));
+        decided = decided || (na > 0 && (!argmax || c > 0));
         const auto nb = static_cast<std::size_t>(std::count(mb.begin(), mb.end(), 1));
         if (na == 0 && nb == 0) {
           ++empty_;
@@ -61,6 +63,7 @@ class MaskGate final : public ParityGate {
                                           argmax ? fmt::format(" class {}", c) : "", num(iou), na, nb));
         }
       }
+      vacuous_.add(decided);
     }
     return {};
   }
@@ -82,10 +85,12 @@ class MaskGate final : public ParityGate {
     g.stats_json = nlohmann::json{{"masks", n}, {"empty_both", empty_}, {"at_or_above", above}, {"min_iou", min_iou},
                                   {"mean_iou", n ? sum / static_cast<double>(n) : 1.0}, {"lowest_iou", n ? low : 1.0},
                                   {"pixels_ref", pixels_ref_}, {"pixels_cand", pixels_cand_}}.dump();
+    vacuous_.apply(g);
     return g;
   }
 
  private:
+  VacuousCount vacuous_;
   bool on(double v) const {
     if (activation == Activation::kSigmoid) v = 1.0 / (1.0 + std::exp(-v));
     return v >= threshold;

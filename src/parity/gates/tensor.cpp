@@ -1,6 +1,7 @@
 // The tensor gate: Polygraphy's per-element rule (Tolerance::compare: a mismatch
 // only where the absolute difference exceeds atol AND the relative one exceeds
-// rtol; NaN always mismatches), with the error distribution, NaN and Inf counts,
+// rtol; NaN against NaN agrees, NaN against a number mismatches), with the
+// error distribution, NaN and Inf counts,
 // the smallest tolerances that would have passed, and a pass rate over inputs in
 // place of all-or-nothing.
 #include <fmt/format.h>
@@ -126,7 +127,7 @@ class TensorGate final : public ParityGate {
       return v[std::min(needed, v.size()) - 1];
     };
     const double pass_atol = kth(need_atol_), pass_rtol = kth(need_rtol_);
-    g.details.push_back(fmt::format("would pass at atol {} (rtol {}) or at rtol {} (atol {})", num(pass_atol), num(tolerance_.rtol), num(pass_rtol), num(tolerance_.atol)));
+    g.details.push_back(would_pass(pass_atol, pass_rtol));
     nlohmann::json outs = nlohmann::json::array();
     for (std::size_t k = 0; k < names_.size(); ++k) {
       const OutputStats& s = stats_[k];
@@ -138,8 +139,8 @@ class TensorGate final : public ParityGate {
                                       num(s.abs_hist.quantile(0.5)), num(s.abs_hist.quantile(0.99))));
       g.details.push_back(fmt::format("  rel error max {} mean {} median ≈{} p99 ≈{}", num(s.max_rel), num(mean_rel),
                                       num(s.rel_hist.quantile(0.5)), num(s.rel_hist.quantile(0.99))));
-      g.details.push_back(fmt::format("  NaN {} ref / {} cand, Inf {} ref / {} cand; every input passes at atol {} or rtol {}",
-                                      s.nan_ref, s.nan_cand, s.inf_ref, s.inf_cand, num(s.need_atol), num(s.need_rtol)));
+      g.details.push_back(fmt::format("  NaN {} ref / {} cand, Inf {} ref / {} cand; {}", s.nan_ref, s.nan_cand, s.inf_ref, s.inf_cand,
+                                      every_input_passes(s.need_atol, s.need_rtol)));
       if (!s.failing.empty()) g.details.push_back(fmt::format("  failing inputs: {}{}", fmt::join(s.failing, ", "), s.inputs - s.passed > s.failing.size() ? ", ..." : ""));
       auto finite_or_null = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };
       outs.push_back({{"output", names_[k]},
@@ -163,6 +164,20 @@ class TensorGate final : public ParityGate {
   }
 
  private:
+  // The figures are rounded up, never below the true minimum: the printed one passes when used.
+  std::string would_pass(double atol, double rtol) const {
+    if (!std::isfinite(atol) && !std::isfinite(rtol)) {
+      return "no atol or rtol would pass: an element is NaN on one side only, an infinity differs, or a shape differs";
+    }
+    return fmt::format("would pass at atol {} (rtol {}) or at rtol {} (atol {})", bound_up(atol), num(tolerance_.rtol), bound_up(rtol),
+                       num(tolerance_.atol));
+  }
+  static std::string every_input_passes(double atol, double rtol) {
+    if (!std::isfinite(atol) && !std::isfinite(rtol)) return "no atol or rtol passes every input";
+    return fmt::format("every input passes at atol {} or rtol {}", bound_up(atol), bound_up(rtol));
+  }
+  static std::string bound_up(double v) { return std::isfinite(v) ? num_up(v) : "(none)"; }
+
   bool compare(const Tensor& a, const Tensor& b, OutputStats& s, double& need_atol, double& need_rtol) const {
     if (a.type != b.type || a.shape != b.shape) {
       ++s.shape_mismatch;

@@ -42,6 +42,8 @@ class TextGate final : public ParityGate {
       const TextLine& r = (*a)[i];
       const TextLine& c = (*b)[i];
       ++lines_;
+      vacuous_.add(!r.text.empty());
+      if (show) shown_.push_back(fmt::format("{}: ref \"{}\" · cand \"{}\"", item_name(input, i, a->size()), r.text, c.text));
       const std::size_t edits = edit_distance(r.text, c.text);
       characters_ += code_points(r.text);
       edits_ += edits;
@@ -80,10 +82,14 @@ class TextGate final : public ParityGate {
     g.details = differing_;
     g.stats_json = nlohmann::json{{"lines", lines_}, {"exact", exact_}, {"edits", edits_}, {"characters", characters_}, {"cer", cer},
                                   {"kept_ref", kept_ref_}, {"kept_cand", kept_cand_}, {"differing", differing_}}.dump();
+    g.shown = shown_;
+    vacuous_.apply(g);
     return g;
   }
 
  private:
+  VacuousCount vacuous_;
+  std::vector<std::string> shown_;
   Result<std::vector<TextLine>> decode(const Tensor& t) const {
     auto l = item_layout(t, 2, "text gate");
     if (!l) return l.error();

@@ -1,0 +1,158 @@
+// `rung quantise` and `rung upgrade`: release-time forms, each written only
+// with its proof.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <memory>
+
+#include "commands.h"
+#include "runtime_args.h"
+#include "rung/quantise.h"
+
+namespace rung::cli {
+namespace {
+
+// On a terminal: one line redrawn in place, a bar when the stage counts items.
+void show_progress(const std::string& stage, std::size_t done, std::size_t total, const std::string& item) {
+  if (total == 0) {
+    fmt::print(stderr, "\r\033[K{}{}{}", stage, item.empty() ? "" : ": ", item);
+    return;
+  }
+  constexpr std::size_t kWidth = 30;
+  const std::size_t filled = done * kWidth / total;
+  fmt::print(stderr, "\r\033[K{} [{}{}] {}/{} {}", stage, std::string(filled, '#'), std::string(kWidth - filled, '.'), done, total, item);
+}
+
+struct SharedFlags {
+  std::string ort, work_dir;
+  RuntimeArgs runtime;
+  double deadline_s = 600;
+  int threads = 0;
+
+  void add_to(CLI::App* cmd) {
+    cmd->add_option("--ort", ort, "ONNX Runtime build to run on: a version found (1.30.0) or a directory or library; default: the chosen build");
+    cmd->add_option("--deadline", deadline_s, "Seconds a scoring side may take to build its session or run one input")->capture_default_str();
+    runtime.add_to(*cmd);
+    cmd->add_option("--work-dir", work_dir, "Keep the intermediate files here (default: a temporary directory, removed)")->group("");
+  }
+  ReleaseToolSettings settings() const {
+    ReleaseToolSettings s;
+    s.runtime = ort;
+    runtime.apply_to(s.runtimes);
+    if (deadline_s <= 0) throw CliError(kExitUsage, "--deadline must be positive");
+    s.deadline = std::chrono::milliseconds(static_cast<long long>(deadline_s * 1000));
+    s.work_dir = work_dir;
+    s.threads = threads;
+    if (::isatty(STDERR_FILENO) != 0) s.on_progress = show_progress;
+    return s;
+  }
+};
+
+void clear_progress(const ReleaseToolSettings& s) {
+  if (s.on_progress) fmt::print(stderr, "\r\033[K");
+}
+
+struct QuantiseCli {
+  QuantiseOptions o;
+  std::string model, calibration, holdout, gate, out, report;
+  SharedFlags shared;
+};
+
+void run_quantise_command(QuantiseCli& c, const std::string& command_line) {
+  c.o.model = c.model;
+  c.o.calibration_dir = c.calibration;
+  c.o.holdout_dir = c.holdout;
+  c.o.gate_file = c.gate;
+  c.o.out = c.out;
+  c.o.report = c.report;
+  c.o.command_line = command_line;
+  c.o.settings = c.shared.settings();
+  auto outcome = run_quantise(c.o);
+  clear_progress(c.o.settings);
+  if (!outcome) throw CliError(outcome.error());
+  fmt::print("{}", outcome->text);
+  if (!outcome->report_file.empty()) fmt::print("report    {}\n", outcome->report_file.string());
+  if (!outcome->passed) {
+    throw CliError(kExitFailed, outcome->written ? "quantise: a gate failed; written anyway (--force)" : "quantise: a gate failed; nothing written");
+  }
+}
+
+struct UpgradeCli {
+  UpgradeOptions o;
+  std::string model, out, inputs, gate, preprocess;
+  SharedFlags shared;
+};
+
+void run_upgrade_command(UpgradeCli& c) {
+  c.o.model = c.model;
+  c.o.out = c.out;
+  c.o.inputs_dir = c.inputs;
+  c.o.gate_file = c.gate;
+  c.o.preprocess_file = c.preprocess;
+  if (c.o.inputs_dir.empty() && c.o.random == 0) c.o.random = 3;
+  c.o.settings = c.shared.settings();
+  auto outcome = run_upgrade(c.o);
+  clear_progress(c.o.settings);
+  if (!outcome) throw CliError(outcome.error());
+  fmt::print("{}", outcome->text);
+  if (!outcome->proven) throw CliError(kExitFailed, fmt::format("upgrade: output '{}' differs; nothing written", outcome->failing_output));
+}
+
+std::string joined_arguments(int argc, char** argv) {
+  std::string s;
+  for (int i = 0; i < argc; ++i) s += (i ? " " : "") + std::string(argv[i]);
+  return s;
+}
+
+}  // namespace
+
+void add_quantise_command(CLI::App& app, int argc, char** argv) {
+  auto c = std::make_shared<QuantiseCli>();
+  auto* cmd = app.add_subcommand("quantise", "Make a QDQ form (int8, a16w8, a16w16) calibrated on real inputs; write it only when the model's gates pass");
+  cmd->footer(
+      "Scored against the f32 model with the gate file's decision gates on a holdout set that shares no file (by content) with the "
+      "calibration set, on ONNX Runtime's CPU: not the NPU's measurement.\n"
+      "Exit: 0 written (every gate passed), 1 a gate failed (nothing written unless --force), 2 a usage or input error "
+      "(an overlapping holdout among them), 3 no usable ONNX Runtime build.");
+  cmd->add_option("model", c->model, "The f32 model file")->required();
+  cmd->add_option("--form", c->o.form, "int8 (8-bit activations and weights), a16w8 or a16w16")->capture_default_str();
+  cmd->add_option("--calibration", c->calibration, "Calibration inputs: images (the gate file's preprocessing) or tensors (.pb, .npy)")->required();
+  cmd->add_option("--holdout", c->holdout, "Scoring inputs, sharing no file with the calibration set")->required();
+  cmd->add_option("--gate", c->gate, "The model's gate file (preprocessing, input values, decision gates)")->required();
+  cmd->add_option("--calibrator", c->o.calibrator, "minmax, percentile=P (e.g. percentile=99.999) or entropy")->capture_default_str();
+  cmd->add_flag("--signed-activations", c->o.signed_activations, "int8/int16 activations instead of uint8/uint16");
+  cmd->add_flag("--per-tensor", c->o.per_tensor, "One weight scale per tensor instead of one per output channel");
+  cmd->add_flag("--reduce-range", c->o.reduce_range,
+                "8-bit weights in 7 bits: x86 CPUs without VNNI saturate uint8 x int8 sums, so a CPU-scored full-range form reads worse than it is");
+  cmd->add_option("--keep-float", c->o.keep_float, "A node name or op type that stays float (repeatable)");
+  cmd->add_option("--float-from", c->o.float_from, "A tensor whose consumers, and everything downstream, stay float (repeatable)");
+  cmd->add_option("--opset", c->o.opset, "The opset a model below 13 is upgraded to (proven the same first)")->capture_default_str();
+  cmd->add_option("--name", c->o.name, "The model's name in its id (default: the file's stem)");
+  cmd->add_option("--out", c->out, "The quantised file (default: NAME_FORM.onnx here)");
+  cmd->add_option("--report", c->report, "Write the JSON report here too, whatever the decision (default: beside a written file)");
+  cmd->add_flag("--force", c->o.force, "Write the file even when a gate fails (the failing report beside it; exit 1)");
+  cmd->add_option("--threads", c->shared.threads, "Intra-op threads for calibration (default: ONNX Runtime's)");
+  c->shared.add_to(cmd);
+  const std::string command_line = joined_arguments(argc, argv);
+  cmd->callback([c, command_line] { run_quantise_command(*c, command_line); });
+}
+
+void add_upgrade_command(CLI::App& app) {
+  auto c = std::make_shared<UpgradeCli>();
+  auto* cmd = app.add_subcommand("upgrade", "Raise a model's opset with ONNX's version converter; write it only when proven to compute the same");
+  cmd->footer(
+      "The proof: the original and the upgraded graph side by side over the inputs, every output within Tolerance::close().\n"
+      "Exit: 0 written, 1 not the same (the differing output named; nothing written), 2 a usage or input error, 3 no usable ONNX Runtime build.");
+  cmd->add_option("model", c->model, "The model file")->required();
+  cmd->add_option("--opset", c->o.opset, "The opset to reach")->capture_default_str();
+  cmd->add_option("--out", c->out, "The upgraded file")->required();
+  cmd->add_option("--inputs", c->inputs, "Inputs for the proof: tensors (.pb, .npy) or images (with --gate or --preprocess)");
+  cmd->add_option("--random", c->o.random, "Seeded random inputs for the proof instead (default: 3 when no --inputs)");
+  cmd->add_option("--seed", c->o.seed, "Seed for random inputs")->capture_default_str();
+  cmd->add_option("--gate", c->gate, "A gate file whose preprocessing and input values to use");
+  cmd->add_option("--preprocess", c->preprocess, "Image preprocessing (JSON)");
+  c->shared.add_to(cmd);
+  cmd->callback([c] { run_upgrade_command(*c); });
+}
+
+}  // namespace rung::cli

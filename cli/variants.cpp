@@ -1,0 +1,140 @@
+// `rung variants resolve|lint`: each model group's DEFAULT variant on this device
+// (or a hardware fixture tree), and the lint an application's CI runs on its
+// manifest and deployment.
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+#include "runtime_args.h"
+#include "rung/engine.h"
+#include "rung/hardware.h"
+#include "rung/variants.h"
+#include "variants_args.h"
+
+namespace rung::cli {
+namespace {
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+struct ResolveOptions {
+  VariantArgs variants;
+  RuntimeArgs runtime;
+  PluginArgs plugins;
+  std::string hardware_root = "/";
+  bool json = false;
+};
+
+void run_resolve(const ResolveOptions& o) {
+  auto [manifest, deployment] = o.variants.load();
+  const Hardware hardware = detect_hardware(o.hardware_root);
+  RuntimeSearchOptions search;
+  o.runtime.apply_to(search);
+  auto discovery = discover_runtimes(search, hardware);
+  if (!discovery) throw CliError(discovery.error());
+  const RuntimeBuild& build = *discovery->chosen_build();
+  const StartFacts facts = start_facts(hardware, build, o.plugins.paths());
+  const auto offered = variants::offered_rungs(facts, &deployment);
+
+  json groups = json::array();
+  std::vector<std::string> rows;
+  bool failed = false;
+  for (const auto& g : manifest.groups) {
+    auto r = variants::resolve(g, facts, &deployment);
+    if (!r) {
+      failed = true;
+      groups.push_back({{"group", g.name}, {"error", r.error().message}});
+      rows.push_back(fmt::format("  {:<24} {:<18} {:<12} {:<28} {}", g.name, "-", "-", "-", r.error().message));
+      continue;
+    }
+    const std::string id = model_id(g.name, r->variant->form);
+    groups.push_back({{"group", g.name},
+                      {"role", role_name(g.role)},
+                      {"variant", r->variant->key},
+                      {"rung", r->rung},
+                      {"model_id", id},
+                      {"file", r->variant->file.string()},
+                      {"pinned_for", r->pinned_for.empty() ? json(nullptr) : json(r->pinned_for)},
+                      {"by_order", r->by_order},
+                      {"passed_over", r->passed_over},
+                      {"reason", r->reason}});
+    rows.push_back(fmt::format("  {:<24} {:<18} {:<12} {:<28} {}", g.name, r->variant->key, r->rung, id, r->reason));
+  }
+  if (o.json) {
+    fmt::print("{}\n", json{{"manifest", manifest.path.string()},
+                            {"deployment", {{"file", deployment.path.string()}, {"provisions", deployment.provisions}}},
+                            {"hardware", hardware.identity()},
+                            {"platforms", facts.platforms},
+                            {"runtime", {{"version", build.version}, {"library", build.library.string()}}},
+                            {"rungs", facts.rungs},
+                            {"offered", offered},
+                            {"groups", groups}}
+                           .dump(2));
+  } else {
+    fmt::print("{} · ONNX Runtime {} · platforms {} · rungs {} · offered by the deployment {}\n\n", hardware.identity(), build.version,
+               fmt::join(facts.platforms, ", "), fmt::join(facts.rungs, ", "), fmt::join(offered, ", "));
+    fmt::print("  {:<24} {:<18} {:<12} {:<28} {}\n", "group", "variant", "rung", "model id", "why");
+    for (const auto& r : rows) fmt::print("{}\n", r);
+  }
+  if (failed) throw CliError(kExitFailed, "some groups resolve to no variant here (see above)");
+}
+
+struct LintCliOptions {
+  VariantArgs variants;
+  std::string registry;
+  std::string scan;
+  bool json = false;
+};
+
+void run_lint(const LintCliOptions& o) {
+  auto [manifest, deployment] = o.variants.load();
+  variants::LintOptions options;
+  options.registry_url = o.registry;
+  auto findings = variants::lint(manifest, deployment, options);
+  if (!findings) throw CliError(findings.error());
+  if (!o.scan.empty()) {
+    auto unnamed = variants::scan(manifest, o.scan);
+    if (!unnamed) throw CliError(unnamed.error());
+    findings->insert(findings->end(), unnamed->begin(), unnamed->end());
+  }
+  if (o.json) {
+    json list = json::array();
+    for (const auto& f : *findings) list.push_back({{"kind", variants::finding_kind_name(f.kind)}, {"subject", f.subject}, {"message", f.message}});
+    fmt::print("{}\n", json{{"manifest", manifest.path.string()}, {"deployment", deployment.path.string()}, {"findings", list}}.dump(2));
+  } else {
+    std::size_t variant_count = 0;
+    for (const auto& g : manifest.groups) variant_count += g.variants.size();
+    fmt::print("{} · {} group{}, {} variant{} · deployment {} provisions {}\n", manifest.path.string(), manifest.groups.size(),
+               manifest.groups.size() == 1 ? "" : "s", variant_count, variant_count == 1 ? "" : "s", deployment.path.string(),
+               deployment.provisions.empty() ? std::string("the CPU only") : fmt::format("{}", fmt::join(deployment.provisions, ", ")));
+    for (const auto& f : *findings) fmt::print("  {:<13} {}: {}\n", variants::finding_kind_name(f.kind), f.subject, f.message);
+    fmt::print("{}\n", findings->empty() ? "clean" : fmt::format("{} finding{}", findings->size(), findings->size() == 1 ? "" : "s"));
+  }
+  if (!findings->empty()) throw CliError(kExitFailed, fmt::format("the manifest has {} finding{}", findings->size(), findings->size() == 1 ? "" : "s"));
+}
+
+}  // namespace
+
+void add_variants_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand("variants", "Model variants: each group's DEFAULT on this device, and the manifest's lint");
+  cmd->require_subcommand(1);
+
+  auto r = std::make_shared<ResolveOptions>();
+  auto* resolve = cmd->add_subcommand("resolve", "Print each group's DEFAULT variant on this device (or a hardware fixture tree) and why");
+  r->variants.add_to(*resolve);
+  r->runtime.add_to(*resolve);
+  r->plugins.add_to(*resolve);
+  resolve->add_option("--hardware-root", r->hardware_root, "Read the hardware description under this directory (a fixture tree)");
+  resolve->add_flag("--json", r->json, "Print the resolution as JSON");
+  resolve->callback([r] { run_resolve(*r); });
+
+  auto l = std::make_shared<LintCliOptions>();
+  auto* lint = cmd->add_subcommand("lint", "Check the manifest against its files, its deployment, its pins and the registry's evidence (exit 1 on a finding)");
+  l->variants.add_to(*lint);
+  lint->add_option("--registry", l->registry, "The release registry holding the evidence (default: RUNG_REGISTRY, else the user's)");
+  lint->add_option("--scan", l->scan, "Also list model files in this directory that no variant names");
+  lint->add_flag("--json", l->json, "Print the findings as JSON");
+  lint->callback([l] { run_lint(*l); });
+}
+
+}  // namespace rung::cli

@@ -1,0 +1,37 @@
+#include "variants_args.h"
+
+#include <cstdlib>
+
+#include "commands.h"
+
+namespace rung::cli {
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path manifests_dir() {
+  std::error_code ec;
+  if (fs::is_directory(RUNG_MANIFESTS_DIR, ec)) return RUNG_MANIFESTS_DIR;
+  return RUNG_INSTALLED_MANIFESTS_DIR;
+}
+
+}  // namespace
+
+fs::path bundled_manifest() { return manifests_dir() / "bundled.variants.json"; }
+
+void VariantArgs::add_to(CLI::App& command) {
+  command.add_option("--variants", manifest, "The model-variant manifest (default: the bundled models')");
+  command.add_option("--deployment", deployment, "The rungs the application provisions (default: the bundled deployment)");
+}
+
+std::pair<variants::Manifest, variants::Deployment> VariantArgs::load() const {
+  const fs::path m = manifest.empty() ? bundled_manifest() : fs::path(manifest);
+  const fs::path d = deployment.empty() ? manifests_dir() / "bundled.deployment.json" : fs::path(deployment);
+  auto loaded = variants::load_manifest(m, {{"RUNG_DEPS_DIR", RUNG_DEFAULT_DEPS_DIR}});
+  if (!loaded) throw CliError(kExitUsage, loaded.error().message);
+  auto provisioned = variants::load_deployment(d);
+  if (!provisioned) throw CliError(kExitUsage, provisioned.error().message);
+  return {std::move(*loaded), std::move(*provisioned)};
+}
+
+}  // namespace rung::cli

@@ -1,0 +1,16 @@
+// A thread count asked of a session is bounded by the CPUs this process may
+// use: more threads than that only queue behind each other, and a huge count
+// makes ONNX Runtime try to start them all.
+#pragma once
+
+#include <string_view>
+
+#include "rung/result.h"
+
+namespace rung {
+
+// Ok for 0 (ONNX Runtime's default) up to usable_cpus(); else kInvalidArgument
+// naming `option`, the count and what this machine has.
+Status check_thread_count(int threads, std::string_view option);
+
+}  // namespace rung

@@ -1,0 +1,67 @@
+#include "quantise/proof.h"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "os/atomic_file.h"
+#include "os/read_file.h"
+
+namespace rung {
+namespace fs = std::filesystem;
+namespace {
+
+// The proof's gate file: the model's preprocessing and input values, and the tensor gate alone.
+Result<fs::path> write_proof_gate(const ProofInputs& in, const Tolerance& t, const fs::path& dir) {
+  nlohmann::json j = nlohmann::json::object();
+  if (!in.gate_file.empty()) {
+    j = nlohmann::json::parse(read_text_file(in.gate_file), nullptr, false);
+    if (!j.is_object()) return Error{ErrorCode::kInvalidArgument, fmt::format("{}: not a JSON object", in.gate_file.string())};
+    j.erase("gates");
+  }
+  j["model"] = "the rewritten graph against the original: every output within Tolerance::close()";
+  j["gates"] = {{{"decoder", "tensor"}, {"atol", t.atol}, {"rtol", t.rtol}}};
+  const fs::path path = dir / "proof.gate.json";
+  if (auto s = write_file_atomically(path, j.dump(2)); !s) return s.error();
+  return path;
+}
+
+std::string first_failing_output(const GateOutcome& g) {
+  auto j = nlohmann::json::parse(g.stats_json, nullptr, false);
+  if (!j.is_object() || !j.contains("outputs")) return "";
+  for (const auto& o : j["outputs"]) {
+    if (o.value("inputs_passed", 0) < o.value("inputs", 0)) return o.value("output", "");
+  }
+  return "";
+}
+
+}  // namespace
+
+Result<Proof> prove_same_computation(const fs::path& original, const fs::path& rewritten, const ProofInputs& in, const ProofSides& sides,
+                                     const fs::path& work_dir) {
+  Proof proof;
+  std::error_code ec;
+  fs::create_directories(work_dir, ec);
+  auto gate = write_proof_gate(in, proof.tolerance, work_dir);
+  if (!gate) return gate.error();
+  ParityOptions o;
+  o.ref.model = original;
+  o.cand.model = rewritten;
+  o.ref.runtime = o.cand.runtime = sides.runtime_library.string();
+  o.inputs_dir = in.dir;
+  o.random = in.random;
+  o.seed = in.seed;
+  o.gate_file = *gate;
+  o.preprocess_file = in.preprocess_file;
+  o.worker = sides.worker;
+  o.work_dir = work_dir / "parity";
+  o.deadline = sides.deadline;
+  auto report = run_parity(o);
+  if (!report) return report.error();
+  proof.parity = std::move(*report);
+  proof.proven = proof.parity.passed();
+  if (!proof.proven && !proof.parity.gates.empty()) proof.failing_output = first_failing_output(proof.parity.gates.front());
+  return proof;
+}
+
+}  // namespace rung

@@ -1,0 +1,617 @@
+#include "quantise/qdq.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <onnx/onnx_pb.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
+
+#include "graph/tensor_data.h"
+
+namespace rung {
+namespace {
+
+using onnx::TensorProto;
+
+// Op types rung quantises: what ONNX Runtime's QDQ tooling and NPU
+// compilers take as quantised nodes. Anything else computes in float between
+// the dequantised tensors around it.
+const std::set<std::string>& quantisable_ops() {
+  static const std::set<std::string> ops = {
+      "Conv", "ConvTranspose", "Gemm", "MatMul", "Add", "Sub", "Mul", "Div", "Concat", "Relu", "Clip", "LeakyRelu", "PRelu",
+      "Sigmoid", "HardSigmoid", "HardSwish", "Tanh", "Softmax", "Resize", "GlobalAveragePool", "AveragePool", "MaxPool",
+      "Reshape", "Transpose", "Squeeze", "Unsqueeze", "Flatten", "Slice", "Split", "Pad", "ReduceMean", "BatchNormalization",
+      "Pow", "Sqrt", "Gather", "InstanceNormalization", "LayerNormalization", "Erf", "Exp", "Abs", "Neg", "DepthToSpace",
+      "SpaceToDepth", "Sum", "Max", "Min"};
+  return ops;
+}
+
+// Nodes that only move or select values: their output keeps the input's scale.
+bool shares_input_scale(const std::string& op) {
+  static const std::set<std::string> ops = {"Reshape", "Transpose", "Squeeze", "Unsqueeze", "Flatten", "MaxPool", "Resize", "Slice",
+                                            "Split", "Gather", "DepthToSpace", "SpaceToDepth"};
+  return ops.count(op) > 0;
+}
+
+std::optional<Range> range_by_construction(const std::string& op) {
+  if (op == "Sigmoid" || op == "Softmax" || op == "HardSigmoid") return Range{0, 1};
+  if (op == "Tanh") return Range{-1, 1};
+  return std::nullopt;
+}
+
+enum class Role { kActivation, kWeight, kBias };
+
+bool has_weights(const std::string& op) { return op == "Conv" || op == "ConvTranspose" || op == "Gemm" || op == "MatMul"; }
+bool joins_inputs(const std::string& op) {
+  return op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Concat" || op == "Sum" || op == "Max" || op == "Min" ||
+         op == "PRelu";
+}
+
+// The inputs of a quantised node that carry data (and so get quantised): shape,
+// axes, scales, clip bounds and the like stay as they are.
+std::vector<int> data_inputs(const onnx::NodeProto& n) {
+  std::vector<int> out;
+  const std::string& op = n.op_type();
+  const int count = has_weights(op) ? std::min(n.input_size(), op == "MatMul" ? 2 : 3) : joins_inputs(op) ? n.input_size() : std::min(n.input_size(), 1);
+  for (int i = 0; i < count; ++i) {
+    if (!n.input(i).empty()) out.push_back(i);
+  }
+  return out;
+}
+
+struct Graph {
+  std::map<std::string, int> elem_type;                 // every tensor whose type is known
+  std::map<std::string, const TensorProto*> initializer;
+  std::set<std::string> inputs, outputs;
+  std::map<std::string, std::vector<const onnx::NodeProto*>> consumers;
+  std::map<std::string, const onnx::NodeProto*> producer;
+
+  explicit Graph(const onnx::GraphProto& g) {
+    for (const auto& v : g.input()) elem_type[v.name()] = v.type().tensor_type().elem_type(), inputs.insert(v.name());
+    for (const auto& v : g.value_info()) elem_type[v.name()] = v.type().tensor_type().elem_type();
+    for (const auto& v : g.output()) elem_type[v.name()] = v.type().tensor_type().elem_type(), outputs.insert(v.name());
+    for (const auto& t : g.initializer()) {
+      elem_type[t.name()] = t.data_type();
+      initializer[t.name()] = &t;
+      inputs.erase(t.name());  // an initializer listed as an input (IR < 4) is a weight
+    }
+    for (const auto& n : g.node()) {
+      for (const auto& i : n.input()) consumers[i].push_back(&n);
+      for (const auto& o : n.output()) producer[o] = &n;
+    }
+  }
+  bool is_float(const std::string& t) const {
+    auto it = elem_type.find(t);
+    return it != elem_type.end() && it->second == TensorProto::FLOAT;
+  }
+  bool is_initializer(const std::string& t) const { return initializer.count(t) > 0; }
+};
+
+Role role_of(const onnx::NodeProto& n, int index, const Graph& g) {
+  if (!has_weights(n.op_type()) || !g.is_initializer(n.input(index))) return Role::kActivation;
+  if (index == 1) return Role::kWeight;
+  // A bias is int32 at the weight's scales: only beside a quantised weight.
+  if (index == 2 && g.is_initializer(n.input(1)) && g.initializer.at(n.input(index))->dims_size() == 1) return Role::kBias;
+  return Role::kActivation;
+}
+
+// --- numbers ----------------------------------------------------------------
+
+struct QType {
+  int onnx_type;
+  std::int64_t qmin, qmax;
+  std::size_t bytes;
+};
+
+QType qtype(int bits, bool is_signed) {
+  if (bits == 8) return is_signed ? QType{TensorProto::INT8, -128, 127, 1} : QType{TensorProto::UINT8, 0, 255, 1};
+  return is_signed ? QType{TensorProto::INT16, -32768, 32767, 2} : QType{TensorProto::UINT16, 0, 65535, 2};
+}
+
+bool needs_contrib_domain(const QType& t) { return t.bytes == 2; }
+
+struct Affine {
+  float scale = 1;
+  std::int64_t zero_point = 0;
+};
+
+// Asymmetric: the range (which includes zero) spread over every level.
+Affine affine_for(Range r, const QType& t) {
+  const double levels = static_cast<double>(t.qmax - t.qmin);
+  double scale = (r.hi - r.lo) / levels;
+  if (!(scale > std::numeric_limits<float>::min()) || !std::isfinite(scale)) scale = 1.0;  // a tensor that is always zero
+  const auto zp = static_cast<std::int64_t>(std::llround(static_cast<double>(t.qmin) - r.lo / scale));
+  return {static_cast<float>(scale), std::clamp(zp, t.qmin, t.qmax)};
+}
+
+void append_integer(std::string& raw, std::int64_t v, std::size_t bytes) {
+  // ONNX raw_data is little-endian, as is every machine ONNX Runtime runs on here.
+  if (bytes == 1) raw.push_back(static_cast<char>(static_cast<std::int8_t>(v)));
+  if (bytes == 2) {
+    const auto w = static_cast<std::int16_t>(v);
+    raw.append(reinterpret_cast<const char*>(&w), 2);
+  }
+  if (bytes == 4) {
+    const auto w = static_cast<std::int32_t>(v);
+    raw.append(reinterpret_cast<const char*>(&w), 4);
+  }
+}
+
+// --- the rewrite ------------------------------------------------------------
+
+class Rewriter {
+ public:
+  Rewriter(onnx::ModelProto& model, const QdqPlan& plan, const std::map<std::string, Range>& ranges, const QdqSettings& s)
+      : model_(model), g_(model.graph()), plan_(plan), ranges_(ranges), s_(s) {
+    act_ = qtype(activation_bits(s.form), s.signed_activations);
+    weight_ = qtype(weight_bits(s.form), true);
+    if (s.reduce_range && weight_.bytes == 1) weight_.qmax = 63;
+    constant_ = qtype(weight_bits(s.form), s.signed_activations);
+  }
+
+  Result<QdqCounts> run() {
+    onnx::GraphProto& graph = *model_.mutable_graph();
+    for (const auto& t : plan_.activations) {
+      auto r = ranges_.find(t);
+      if (r == ranges_.end()) return Error{ErrorCode::kInvalidArgument, fmt::format("no calibrated range for tensor '{}'", t)};
+      Activation a;
+      a.affine = affine_for(r->second, act_);
+      auto made_by = g_.producer.find(t);
+      if (g_.outputs.count(t) && made_by != g_.producer.end() && plan_.quantised.count(made_by->second->name())) {
+        a.source = t + "_float";  // a quantised node's graph output is the dequantised value, under its own name
+        a.dequantised = t;
+      } else {
+        a.source = t;
+        a.dequantised = t + "_dq";
+      }
+      acts_[t] = a;
+    }
+    google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
+    for (const auto& in : graph.input()) {
+      if (acts_.count(in.name())) emit_pair(nodes, in.name());
+    }
+    for (const auto& original : graph.node()) {
+      onnx::NodeProto n = original;
+      const bool quantised = plan_.quantised.count(n.name()) > 0;
+      const std::vector<int> data = quantised ? data_inputs(n) : std::vector<int>{};
+      for (int i = 0; i < n.input_size(); ++i) {
+        const std::string& t = original.input(i);
+        if (t.empty()) continue;
+        if (std::find(data.begin(), data.end(), i) == data.end()) {
+          if (auto a = acts_.find(t); a != acts_.end()) n.set_input(i, a->second.source);
+          continue;
+        }
+        auto replaced = quantised_input(nodes, original, i);
+        if (!replaced) return replaced.error();
+        n.set_input(i, *replaced);
+      }
+      for (int o = 0; o < n.output_size(); ++o) {
+        if (auto a = acts_.find(n.output(o)); a != acts_.end()) n.set_output(o, a->second.source);
+      }
+      *nodes.Add() = std::move(n);
+      for (const auto& out : original.output()) {
+        if (acts_.count(out)) emit_pair(nodes, out);
+      }
+    }
+    graph.mutable_node()->Swap(&nodes);
+    for (auto& t : added_) *graph.add_initializer() = std::move(t);
+    drop_unused_initializers(graph);
+    graph.clear_value_info();  // renamed tensors: ONNX Runtime infers the rest again
+    if (contrib_) {
+      bool present = false;
+      for (const auto& o : model_.opset_import()) present = present || o.domain() == "com.microsoft";
+      if (!present) {
+        auto* o = model_.add_opset_import();
+        o->set_domain("com.microsoft");
+        o->set_version(1);
+      }
+    }
+    counts_.activations = acts_.size();
+    return counts_;
+  }
+
+ private:
+  struct Activation {
+    Affine affine;
+    std::string source, dequantised;
+  };
+
+  std::string add_scalar(const std::string& name, float v) {
+    TensorProto t;
+    t.set_name(name);
+    t.set_data_type(TensorProto::FLOAT);
+    t.add_float_data(v);
+    added_.push_back(std::move(t));
+    return name;
+  }
+  std::string add_integers(const std::string& name, const QType& type, const std::vector<std::int64_t>& values, bool vector) {
+    TensorProto t;
+    t.set_name(name);
+    t.set_data_type(type.onnx_type);
+    if (vector) t.add_dims(static_cast<std::int64_t>(values.size()));
+    std::string raw;
+    raw.reserve(values.size() * type.bytes);
+    for (auto v : values) append_integer(raw, v, type.bytes);
+    t.set_raw_data(std::move(raw));
+    added_.push_back(std::move(t));
+    return name;
+  }
+  std::string add_floats(const std::string& name, const std::vector<float>& values) {
+    TensorProto t;
+    t.set_name(name);
+    t.set_data_type(TensorProto::FLOAT);
+    t.add_dims(static_cast<std::int64_t>(values.size()));
+    t.set_raw_data(std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(float)));
+    added_.push_back(std::move(t));
+    return name;
+  }
+
+  onnx::NodeProto& add_node(google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes, const std::string& op, const QType& type,
+                            std::vector<std::string> inputs, const std::string& output) {
+    onnx::NodeProto& n = *nodes.Add();
+    n.set_op_type(op);
+    n.set_name(output + "_" + op);
+    if (needs_contrib_domain(type)) {
+      n.set_domain("com.microsoft");
+      contrib_ = true;
+    }
+    for (auto& i : inputs) n.add_input(i);
+    n.add_output(output);
+    return n;
+  }
+
+  void emit_pair(google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes, const std::string& t) {
+    const Activation& a = acts_.at(t);
+    const std::string scale = add_scalar(t + "_scale", a.affine.scale);
+    const std::string zp = add_integers(t + "_zero_point", act_, {a.affine.zero_point}, false);
+    add_node(nodes, "QuantizeLinear", act_, {a.source, scale, zp}, t + "_q");
+    add_node(nodes, "DequantizeLinear", act_, {t + "_q", scale, zp}, a.dequantised);
+  }
+
+  // The tensor a quantised node reads at input `i` in place of the float one.
+  Result<std::string> quantised_input(google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes, const onnx::NodeProto& n, int i) {
+    const std::string& t = n.input(i);
+    if (auto a = acts_.find(t); a != acts_.end()) return a->second.dequantised;
+    if (!g_.is_initializer(t)) return Error{ErrorCode::kInvalidArgument, fmt::format("node '{}': input '{}' was not planned for quantisation", n.name(), t)};
+    switch (role_of(n, i, g_)) {
+      case Role::kWeight: return weight(nodes, n);
+      case Role::kBias: return bias(nodes, n);
+      case Role::kActivation: return constant(nodes, t);
+    }
+    return t;
+  }
+
+  // A float initializer a joining node reads (a constant to add, multiply by):
+  // per tensor, asymmetric, at the weights' width.
+  Result<std::string> constant(google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes, const std::string& t) {
+    if (auto it = constants_.find(t); it != constants_.end()) return it->second;
+    auto values = float_values(*g_.initializer.at(t));
+    if (!values) return values.error();
+    Range r;
+    for (float v : *values) r.lo = std::min(r.lo, static_cast<double>(v)), r.hi = std::max(r.hi, static_cast<double>(v));
+    const Affine a = affine_for(r, constant_);
+    std::vector<std::int64_t> q(values->size());
+    for (std::size_t k = 0; k < q.size(); ++k) {
+      q[k] = std::clamp<std::int64_t>(std::llround((*values)[k] / a.scale) + a.zero_point, constant_.qmin, constant_.qmax);
+    }
+    TensorProto quantised;
+    quantised.set_name(t + "_quantized");
+    quantised.set_data_type(constant_.onnx_type);
+    *quantised.mutable_dims() = g_.initializer.at(t)->dims();
+    std::string raw;
+    for (auto v : q) append_integer(raw, v, constant_.bytes);
+    quantised.set_raw_data(std::move(raw));
+    added_.push_back(std::move(quantised));
+    const std::string scale = add_scalar(t + "_quantized_scale", a.scale);
+    const std::string zp = add_integers(t + "_quantized_zero_point", constant_, {a.zero_point}, false);
+    add_node(nodes, "DequantizeLinear", constant_, {t + "_quantized", scale, zp}, t + "_dq");
+    ++counts_.constants;
+    return constants_[t] = t + "_dq";
+  }
+
+  // The axis of a weight that indexes output channels, or -1 for per-tensor.
+  int channel_axis(const onnx::NodeProto& n, const TensorProto& w) const {
+    if (!s_.per_channel || w.dims_size() < 1) return -1;
+    const std::string& op = n.op_type();
+    if (op == "Conv") return 0;
+    if (op == "ConvTranspose") {
+      for (const auto& a : n.attribute()) {
+        if (a.name() == "group" && a.i() != 1) return -1;  // its axis 1 counts channels per group: no match for the bias
+      }
+      return w.dims_size() >= 2 ? 1 : -1;
+    }
+    if (op == "Gemm") {
+      for (const auto& a : n.attribute()) {
+        if (a.name() == "transB" && a.i() != 0) return 0;
+      }
+      return 1;
+    }
+    return w.dims_size() - 1;  // MatMul: B is [..., K, N]
+  }
+
+  struct WeightScales {
+    std::vector<float> scales;  // one per channel, or one
+    int axis = -1;
+  };
+
+  // Symmetric scales: the largest magnitude of each channel maps to the top level.
+  WeightScales weight_scales(const onnx::NodeProto& n, const TensorProto& w, const std::vector<float>& v) const {
+    WeightScales s;
+    s.axis = channel_axis(n, w);
+    const std::size_t channels = s.axis < 0 ? 1 : static_cast<std::size_t>(w.dims(s.axis));
+    std::size_t inner = 1;
+    for (int d = s.axis + 1; s.axis >= 0 && d < w.dims_size(); ++d) inner *= static_cast<std::size_t>(w.dims(d));
+    std::vector<float> peak(channels, 0.0f);
+    for (std::size_t k = 0; k < v.size(); ++k) {
+      const std::size_t c = s.axis < 0 ? 0 : (k / inner) % channels;
+      peak[c] = std::max(peak[c], std::fabs(v[k]));
+    }
+    s.scales.resize(channels);
+    for (std::size_t c = 0; c < channels; ++c) s.scales[c] = peak[c] > 0 ? peak[c] / static_cast<float>(weight_.qmax) : 1.0f;
+    return s;
+  }
+
+  // Raises weight scales until the bias, at input scale x weight scale, fits in int32.
+  void fit_bias(const onnx::NodeProto& n, WeightScales& ws) {
+    if (n.input_size() < 3 || n.input(2).empty() || role_of(n, 2, g_) != Role::kBias) return;
+    auto b = float_values(*g_.initializer.at(n.input(2)));
+    if (!b) return;  // reported when the bias itself is quantised
+    const float input_scale = acts_.at(n.input(0)).affine.scale;
+    constexpr double kLimit = 2147483647.0 * 0.999;
+    for (std::size_t c = 0; c < b->size(); ++c) {
+      float& s = ws.scales[ws.scales.size() == 1 ? 0 : std::min(c, ws.scales.size() - 1)];
+      const double needed = std::fabs((*b)[c]) / (static_cast<double>(input_scale) * kLimit);
+      if (needed > s) {
+        s = static_cast<float>(needed);
+        ++counts_.raised_scales;
+      }
+    }
+  }
+
+  Result<std::string> weight(google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes, const onnx::NodeProto& n) {
+    const TensorProto& w = *g_.initializer.at(n.input(1));
+    auto v = float_values(w);
+    if (!v) return v.error();
+    WeightScales ws = weight_scales(n, w, *v);
+    fit_bias(n, ws);
+    const std::size_t channels = ws.scales.size();
+    std::size_t inner = 1;
+    for (int d = ws.axis + 1; ws.axis >= 0 && d < w.dims_size(); ++d) inner *= static_cast<std::size_t>(w.dims(d));
+    std::string raw;
+    raw.reserve(v->size() * weight_.bytes);
+    for (std::size_t k = 0; k < v->size(); ++k) {
+      const float s = ws.scales[ws.axis < 0 ? 0 : (k / inner) % channels];
+      append_integer(raw, std::clamp<std::int64_t>(std::llround((*v)[k] / s), -weight_.qmax, weight_.qmax), weight_.bytes);
+    }
+    const std::string base = fmt::format("{}_{}", w.name(), n.name());
+    TensorProto q;
+    q.set_name(base + "_quantized");
+    q.set_data_type(weight_.onnx_type);
+    *q.mutable_dims() = w.dims();
+    q.set_raw_data(std::move(raw));
+    added_.push_back(std::move(q));
+    const bool vector = ws.axis >= 0;
+    const std::string scale = vector ? add_floats(base + "_scale", ws.scales) : add_scalar(base + "_scale", ws.scales[0]);
+    const std::string zp = add_integers(base + "_zero_point", weight_, std::vector<std::int64_t>(channels, 0), vector);
+    auto& dq = add_node(nodes, "DequantizeLinear", weight_, {base + "_quantized", scale, zp}, base + "_dq");
+    if (vector) {
+      auto* axis = dq.add_attribute();
+      axis->set_name("axis");
+      axis->set_type(onnx::AttributeProto::INT);
+      axis->set_i(ws.axis);
+    }
+    weight_scales_[n.name()] = std::move(ws.scales);
+    ++counts_.weights;
+    return base + "_dq";
+  }
+
+  // int32 at input scale x weight scale, zero point 0: what integer kernels add to their accumulators.
+  Result<std::string> bias(google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes, const onnx::NodeProto& n) {
+    const TensorProto& b = *g_.initializer.at(n.input(2));
+    auto v = float_values(b);
+    if (!v) return v.error();
+    auto ws = weight_scales_.find(n.name());
+    if (ws == weight_scales_.end()) return Error{ErrorCode::kInvalidArgument, fmt::format("node '{}': a bias without a quantised weight", n.name())};
+    const float input_scale = acts_.at(n.input(0)).affine.scale;
+    const bool vector = ws->second.size() > 1;
+    if (vector && ws->second.size() != v->size()) {
+      return Error{ErrorCode::kInvalidArgument, fmt::format("node '{}': {} weight channels but {} bias values", n.name(), ws->second.size(), v->size())};
+    }
+    std::vector<float> scales(vector ? v->size() : 1);
+    for (std::size_t c = 0; c < scales.size(); ++c) scales[c] = input_scale * ws->second[vector ? c : 0];
+    std::string raw;
+    for (std::size_t c = 0; c < v->size(); ++c) {
+      const double q = std::round(static_cast<double>((*v)[c]) / scales[vector ? c : 0]);
+      append_integer(raw, static_cast<std::int64_t>(std::clamp(q, -2147483648.0, 2147483647.0)), 4);
+    }
+    const std::string base = fmt::format("{}_{}", b.name(), n.name());
+    TensorProto q;
+    q.set_name(base + "_quantized");
+    q.set_data_type(TensorProto::INT32);
+    *q.mutable_dims() = b.dims();
+    q.set_raw_data(std::move(raw));
+    added_.push_back(std::move(q));
+    const QType int32{TensorProto::INT32, std::numeric_limits<std::int32_t>::min(), std::numeric_limits<std::int32_t>::max(), 4};
+    const std::string scale = vector ? add_floats(base + "_scale", scales) : add_scalar(base + "_scale", scales[0]);
+    const std::string zp = add_integers(base + "_zero_point", int32, std::vector<std::int64_t>(scales.size(), 0), vector);
+    auto& dq = add_node(nodes, "DequantizeLinear", int32, {base + "_quantized", scale, zp}, base + "_dq");
+    if (vector) {
+      auto* axis = dq.add_attribute();
+      axis->set_name("axis");
+      axis->set_type(onnx::AttributeProto::INT);
+      axis->set_i(0);
+    }
+    ++counts_.biases;
+    return base + "_dq";
+  }
+
+  void drop_unused_initializers(onnx::GraphProto& graph) {
+    std::set<std::string> used;
+    for (const auto& n : graph.node()) {
+      for (const auto& i : n.input()) used.insert(i);
+    }
+    for (const auto& o : graph.output()) used.insert(o.name());
+    google::protobuf::RepeatedPtrField<TensorProto> kept;
+    for (auto& t : *graph.mutable_initializer()) {
+      if (used.count(t.name())) *kept.Add() = std::move(t);
+    }
+    graph.mutable_initializer()->Swap(&kept);
+  }
+
+  onnx::ModelProto& model_;
+  Graph g_;
+  const QdqPlan& plan_;
+  const std::map<std::string, Range>& ranges_;
+  const QdqSettings& s_;
+  QType act_{}, weight_{}, constant_{};
+  std::map<std::string, Activation> acts_;
+  std::map<std::string, std::string> constants_;
+  std::map<std::string, std::vector<float>> weight_scales_;  // by node
+  std::vector<TensorProto> added_;
+  bool contrib_ = false;
+  QdqCounts counts_;
+};
+
+}  // namespace
+
+Result<NumericForm> parse_quantised_form(const std::string& text) {
+  if (text == "int8" || text == "i8") return NumericForm::kInt8;
+  if (text == "a16w8") return NumericForm::kA16W8;
+  if (text == "a16w16") return NumericForm::kA16W16;
+  return Error{ErrorCode::kInvalidArgument, fmt::format("unknown form '{}' (expected int8, a16w8 or a16w16)", text)};
+}
+
+const char* form_recipe_name(NumericForm form) {
+  switch (form) {
+    case NumericForm::kInt8: return "int8";
+    case NumericForm::kA16W8: return "a16w8";
+    case NumericForm::kA16W16: return "a16w16";
+    default: return "?";
+  }
+}
+
+int activation_bits(NumericForm form) { return form == NumericForm::kInt8 ? 8 : 16; }
+int weight_bits(NumericForm form) { return form == NumericForm::kA16W16 ? 16 : 8; }
+
+void name_unnamed_nodes(onnx::GraphProto& graph) {
+  std::set<std::string> taken;
+  for (const auto& n : graph.node()) taken.insert(n.name());
+  int index = 0;
+  for (auto& n : *graph.mutable_node()) {
+    ++index;
+    if (!n.name().empty()) continue;
+    std::string name = fmt::format("{}_{}", n.op_type(), index);
+    while (taken.count(name)) name += "_";
+    taken.insert(name);
+    n.set_name(name);
+  }
+}
+
+Result<QdqPlan> plan_qdq(const onnx::ModelProto& prepared, const QdqSettings& s) {
+  const onnx::GraphProto& graph = prepared.graph();
+  const Graph g(graph);
+  QdqPlan plan;
+  plan.nodes = static_cast<std::size_t>(graph.node_size());
+
+  // Islands: nodes named or of an op type named, and everything downstream of a --float-from tensor.
+  std::set<std::string> island;
+  for (const auto& k : s.keep_float) {
+    bool matched = false;
+    for (const auto& n : graph.node()) {
+      if (n.name() == k || n.op_type() == k) island.insert(n.name()), matched = true;
+    }
+    if (!matched) return Error{ErrorCode::kInvalidArgument, fmt::format("--keep-float {}: no node of that name or op type in the graph", k)};
+  }
+  for (const auto& t : s.float_from) {
+    if (!g.elem_type.count(t) && !g.consumers.count(t)) {
+      return Error{ErrorCode::kInvalidArgument, fmt::format("--float-from {}: no tensor of that name in the graph", t)};
+    }
+    std::vector<std::string> frontier{t};
+    std::set<std::string> seen;
+    while (!frontier.empty()) {
+      const std::string tensor = frontier.back();
+      frontier.pop_back();
+      if (!seen.insert(tensor).second) continue;
+      auto it = g.consumers.find(tensor);
+      if (it == g.consumers.end()) continue;
+      for (const auto* n : it->second) {
+        island.insert(n->name());
+        for (const auto& o : n->output()) frontier.push_back(o);
+      }
+    }
+  }
+
+  std::set<std::string> activations;
+  for (const auto& n : graph.node()) {
+    if (island.count(n.name())) {
+      plan.islands.push_back(n.name());
+      continue;
+    }
+    if (!quantisable_ops().count(n.op_type()) || !n.domain().empty()) {
+      ++plan.unsupported;
+      continue;
+    }
+    // Quantised only when every data input is a known float tensor (and a weighted node's input is not itself a weight).
+    const auto data = data_inputs(n);
+    const bool all_float = !data.empty() && std::all_of(data.begin(), data.end(), [&](int i) { return g.is_float(n.input(i)); }) &&
+                           !(has_weights(n.op_type()) && g.is_initializer(n.input(0)));
+    if (!all_float) {
+      ++plan.unsupported;
+      continue;
+    }
+    plan.quantised.insert(n.name());
+    for (int i : data) {
+      if (!g.is_initializer(n.input(i))) activations.insert(n.input(i));
+    }
+    for (const auto& o : n.output()) {
+      if (!g.is_float(o)) continue;
+      activations.insert(o);
+      if (shares_input_scale(n.op_type()) && !g.is_initializer(n.input(0))) plan.shared[o] = n.input(0);
+      if (auto r = range_by_construction(n.op_type())) plan.fixed[o] = *r;
+    }
+  }
+  // In graph order: inputs first, then each node's outputs.
+  auto take = [&](const std::string& t) {
+    if (activations.erase(t) && !(g.inputs.count(t) && g.outputs.count(t))) plan.activations.push_back(t);
+  };
+  for (const auto& in : graph.input()) take(in.name());
+  for (const auto& n : graph.node()) {
+    for (const auto& o : n.output()) take(o);
+  }
+  return plan;
+}
+
+std::vector<std::string> QdqPlan::calibrated() const {
+  std::vector<std::string> out;
+  for (const auto& t : activations) {
+    if (!shared.count(t) && !fixed.count(t)) out.push_back(t);
+  }
+  return out;
+}
+
+Result<std::map<std::string, Range>> QdqPlan::resolve(std::map<std::string, Range> ranges) const {
+  for (const auto& [t, r] : fixed) ranges[t] = r;
+  for (const auto& t : activations) {
+    std::string source = t;
+    for (std::size_t hops = 0; shared.count(source); ++hops) {
+      if (hops > shared.size()) return Error{ErrorCode::kInvalidArgument, fmt::format("tensor '{}': a cycle of shared scales", t)};
+      source = shared.at(source);
+    }
+    auto r = ranges.find(source);
+    if (r == ranges.end()) return Error{ErrorCode::kInvalidArgument, fmt::format("no calibrated range for tensor '{}'", source)};
+    ranges[t] = r->second;
+  }
+  return ranges;
+}
+
+Result<QdqCounts> insert_qdq(onnx::ModelProto& model, const QdqPlan& plan, const std::map<std::string, Range>& ranges, const QdqSettings& s) {
+  if (s.form != NumericForm::kInt8 && s.form != NumericForm::kA16W8 && s.form != NumericForm::kA16W16) {
+    return Error{ErrorCode::kInvalidArgument, fmt::format("{} is not a quantised form", numeric_form_name(s.form))};
+  }
+  return Rewriter(model, plan, ranges, s).run();
+}
+
+}  // namespace rung

@@ -1,0 +1,296 @@
+// `rung quantise` and `rung upgrade`: read and check everything first (a bad
+// gate file or an overlapping holdout costs no model run), upgrade and prove,
+// plan, calibrate, rewrite, score on the holdout, and write only what passed.
+#include "rung/quantise.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <onnx/onnx_pb.h>
+
+#include "quantise/batch_norm_fold.h"
+#include "graph/model_file.h"
+#include "graph/onnx_file.h"
+#include "graph/model_write.h"
+#include "quantise/opset_upgrade.h"
+#include "os/atomic_file.h"
+#include "os/file_hash.h"
+#include "os/utc_now.h"
+#include "os/work_dir.h"
+#include "parity/gate_file.h"
+#include "parity/side.h"
+#include "quantise/report.h"
+#include "rung/hardware.h"
+#include "runtime/resolver.h"
+#include "session/session.h"
+
+namespace rung {
+namespace fs = std::filesystem;
+namespace {
+
+// Per-channel weights in QuantizeLinear/DequantizeLinear arrived at opset 13.
+constexpr std::int64_t kQdqOpset = 13;
+
+// The scratch directory: the caller's (made when missing), or a fresh one removed at the end.
+Result<WorkDir> open_workspace(const fs::path& given, const std::string& prefix) {
+  if (!given.empty()) {
+    std::error_code ec;
+    fs::create_directories(given, ec);
+    if (ec) return Error{ErrorCode::kIo, fmt::format("{}: {}", given.string(), ec.message())};
+  }
+  WorkDir work;
+  if (auto st = work.open(given, prefix); !st) return st.error();
+  return work;
+}
+
+ProofSides proof_sides(const ReleaseToolSettings& s, const ResolvedRuntime& rt) { return {rt.library, s.worker, s.deadline}; }
+
+Status require_file(const fs::path& p, const char* what) {
+  std::error_code ec;
+  if (p.empty()) return Error{ErrorCode::kInvalidArgument, fmt::format("no {} given", what)};
+  if (!fs::is_regular_file(p, ec)) return Error{ErrorCode::kNotFound, fmt::format("{}: the {} is not there", p.string(), what)};
+  return {};
+}
+
+std::string default_name(const fs::path& model) { return model.stem().string(); }
+
+// The reference's runtime, installed in this process for calibration.
+Result<OrtProcess*> install_runtime(const ResolvedRuntime& rt, const RuntimeSearchOptions& search) {
+  auto build = load_runtime_build(rt.library, search.allow_writable_by_others);
+  if (!build) return Error{ErrorCode::kNoRuntime, build.error().message};
+  return OrtProcess::install(*build);
+}
+
+void progress(const ReleaseToolSettings& s, const std::string& stage, std::size_t done, std::size_t total, const std::string& item) {
+  if (s.on_progress) s.on_progress(stage, done, total, item);
+}
+
+ParityOptions scoring_options(const QuantiseOptions& o, const ResolvedRuntime& rt, const fs::path& candidate, const fs::path& work) {
+  ParityOptions p;
+  p.ref.model = o.model;
+  p.cand.model = candidate;
+  p.ref.runtime = p.cand.runtime = rt.library.string();
+  p.inputs_dir = o.holdout_dir;
+  p.gate_file = o.gate_file;
+  p.worker = o.settings.worker;
+  p.work_dir = work / "scoring";
+  p.deadline = o.settings.deadline;
+  p.on_progress = [&o](const std::string& line) { progress(o.settings, "scoring", 0, 0, line); };
+  return p;
+}
+
+std::string failing_titles(const ParityReport& r, std::vector<std::string>& failed) {
+  for (const auto& g : r.gates) {
+    if (!g.passed) failed.push_back(g.title);
+  }
+  return fmt::format("{}", fmt::join(failed, ", "));
+}
+
+}  // namespace
+
+Result<UpgradeOutcome> run_upgrade(const UpgradeOptions& o) {
+  if (auto s = require_file(o.model, "model"); !s) return s.error();
+  if (o.out.empty()) return Error{ErrorCode::kInvalidArgument, "no output file given (--out FILE)"};
+  if (o.inputs_dir.empty() == (o.random == 0)) {
+    return Error{ErrorCode::kInvalidArgument, "the proof needs inputs: give an input directory or a number of random inputs (one of them)"};
+  }
+  auto read = read_onnx_model(o.model);
+  if (!read) return read.error();
+  onnx::ModelProto& model = *read;
+  UpgradeOutcome out;
+  out.from = default_opset(model);
+  out.to = o.opset;
+  RuntimeResolver resolver(o.settings.runtimes);
+  auto rt = resolver.resolve(o.settings.runtime);
+  if (!rt) return rt.error();
+  auto work = open_workspace(o.settings.work_dir, "rung-upgrade");
+  if (!work) return work.error();
+  auto upgraded = upgrade_opset(model, o.opset);
+  if (!upgraded) return Error{upgraded.error().code, fmt::format("{}: {}", o.model.string(), upgraded.error().message)};
+  const fs::path candidate = work->path() / "upgraded.onnx";
+  if (auto s = write_onnx_model(model, candidate); !s) return s.error();
+  progress(o.settings, "proving", 0, 0, "");
+  auto proof = prove_same_computation(o.model, candidate, {o.inputs_dir, o.random, o.seed, o.gate_file, o.preprocess_file},
+                                      proof_sides(o.settings, *rt), work->path() / "proof");
+  if (!proof) return proof.error();
+  out.proven = proof->proven;
+  out.failing_output = proof->failing_output;
+  out.text = fmt::format("upgrade {}: opset {} -> {} through ONNX's version converter\n\n{}\n", o.model.filename().string(), out.from, out.to,
+                         proof->parity.text());
+  if (!out.proven) {
+    out.text += fmt::format("REFUSED: the upgraded graph does not compute the same (output '{}' differs); nothing written\n", out.failing_output);
+    return out;
+  }
+  if (auto s = write_onnx_model(model, o.out); !s) return s.error();
+  out.written = true;
+  out.text += fmt::format("WRITTEN {} (opset {}), proven the same as {} on {} inputs\n", o.out.string(), out.to, o.model.filename().string(),
+                          proof->parity.inputs);
+  return out;
+}
+
+Result<QuantiseOutcome> run_quantise(const QuantiseOptions& o) {
+  // Everything that can be checked without running a model, first.
+  if (auto s = require_file(o.model, "model"); !s) return s.error();
+  if (auto s = require_file(o.gate_file, "gate file"); !s) return s.error();
+  QuantiseEvidence ev;
+  ev.created = utc_now();
+  ev.command = o.command_line;
+  ev.name = o.name.empty() ? default_name(o.model) : o.name;
+  auto form = parse_quantised_form(o.form);
+  if (!form) return form.error();
+  ev.qdq.form = *form;
+  ev.qdq.signed_activations = o.signed_activations;
+  ev.qdq.per_channel = !o.per_tensor;
+  ev.qdq.reduce_range = o.reduce_range;
+  ev.qdq.keep_float = o.keep_float;
+  ev.qdq.float_from = o.float_from;
+  auto calibrator = Calibrator::parse(o.calibrator);
+  if (!calibrator) return calibrator.error();
+  ev.calibrator = *calibrator;
+  auto gates = read_gate_file(o.gate_file);
+  if (!gates) return gates.error();
+  ev.gate_file = o.gate_file;
+  if (auto h = sha256_of_file(o.gate_file); h) ev.gate_file_sha256 = *h;
+  if (o.calibration_dir.empty() || o.holdout_dir.empty()) return Error{ErrorCode::kInvalidArgument, "give both a calibration and a holdout directory"};
+  auto calibration = read_input_set(o.calibration_dir);
+  if (!calibration) return Error{calibration.error().code, fmt::format("calibration set: {}", calibration.error().message)};
+  auto holdout = read_input_set(o.holdout_dir);
+  if (!holdout) return Error{holdout.error().code, fmt::format("holdout set: {}", holdout.error().message)};
+  if (auto s = check_disjoint(*calibration, *holdout); !s) return s.error();
+  ev.calibration = &*calibration;
+  ev.holdout = &*holdout;
+  const InputPlan plan{gates->preprocess, gates->image_input, gates->inputs, 0};
+
+  auto facts = inspect_model_file(o.model);
+  if (!facts) return facts.error();
+  if (facts->form != NumericForm::kF32) {
+    return Error{ErrorCode::kInvalidArgument, fmt::format("{}: already a {} form ({}); quantise the f32 file", o.model.string(),
+                                                          numeric_form_name(facts->form), facts->form_evidence)};
+  }
+  ev.source = o.model;
+  ev.source_sha256 = facts->sha256;
+  ev.source_stable_sha256 = facts->stable_sha256;
+  ev.source_opset = facts->opset;
+  ev.source_nodes = static_cast<std::size_t>(facts->nodes);
+  const fs::path out = o.out.empty() ? fs::path(model_id(ev.name, *form) + ".onnx") : o.out;
+  const fs::path report_path = !o.report.empty() ? o.report : fs::path(out).replace_extension(".report.json");
+
+  RuntimeResolver resolver(o.settings.runtimes);
+  auto rt = resolver.resolve(o.settings.runtime);
+  if (!rt) return rt.error();
+  ev.runtime_version = rt->version;
+  ev.runtime_library = rt->library;
+  ev.device = detect_hardware("/").identity();
+  auto process = install_runtime(*rt, o.settings.runtimes);
+  if (!process) return process.error();
+  auto work = open_workspace(o.settings.work_dir, "rung-quantise");
+  if (!work) return work.error();
+
+  QuantiseOutcome outcome;
+  auto finish = [&](QuantiseEvidence& e) -> Result<QuantiseOutcome> {
+    outcome.failed = e.failed;
+    outcome.text = e.text();
+    outcome.json = e.to_json();
+    outcome.model_id = e.model_id;
+    const bool write_report = outcome.written || !o.report.empty();
+    if (write_report) {
+      if (auto s = write_file_atomically(report_path, outcome.json + "\n"); !s) return s.error();
+      outcome.report_file = report_path;
+    }
+    return outcome;
+  };
+
+  // The graph: constants lifted, shapes known, opset 13 or above, normalisations folded into
+  // their convolutions; proven the same as the original when anything changed.
+  auto read = read_onnx_model(o.model);
+  if (!read) return read.error();
+  onnx::ModelProto& prepared = *read;
+  name_unnamed_nodes(*prepared.mutable_graph());
+  const std::int64_t target = facts->opset < kQdqOpset ? o.opset : facts->opset;
+  if (target < kQdqOpset) return Error{ErrorCode::kInvalidArgument, fmt::format("--opset {}: QDQ with per-channel weights needs opset {} or above", target, kQdqOpset)};
+  auto upgraded = upgrade_opset(prepared, target);
+  if (!upgraded) return Error{upgraded.error().code, fmt::format("{}: {}", o.model.string(), upgraded.error().message)};
+  ev.opset = target;
+  if (upgraded->to != upgraded->from) ev.upgraded_to = upgraded->to;
+  ev.batch_norms_folded = fold_batch_norms(*prepared.mutable_graph());
+  if (ev.batch_norms_folded > 0) {
+    if (auto s = infer_shapes(prepared); !s) return s.error();
+  }
+  if (ev.upgraded_to || ev.batch_norms_folded > 0) {
+    const fs::path file = work->path() / "upgraded.onnx";
+    if (auto s = write_onnx_model(prepared, file); !s) return s.error();
+    progress(o.settings, "proving the upgrade", 0, 0, "");
+    auto proof = prove_same_computation(o.model, file, {o.calibration_dir, 0, 0, o.gate_file, {}}, proof_sides(o.settings, *rt),
+                                        work->path() / "proof");
+    if (!proof) return proof.error();
+    ev.upgrade_proof = std::move(*proof);
+    if (!ev.upgrade_proof->proven) {
+      ev.decision = "refused";
+      ev.failed = {fmt::format("the prepared graph (opset upgrade, folded normalisations): output '{}' differs", ev.upgrade_proof->failing_output)};
+      return finish(ev);
+    }
+  }
+
+  auto qdq_plan = plan_qdq(prepared, ev.qdq);
+  if (!qdq_plan) return qdq_plan.error();
+  ev.plan = *qdq_plan;
+  if (ev.plan.quantised.empty()) return Error{ErrorCode::kInvalidArgument, fmt::format("{}: no node is left to quantise", o.model.string())};
+
+  CalibrationOptions co;
+  co.tensors = ev.plan.calibrated();
+  co.items = calibration->items;
+  co.plan = plan;
+  co.calibrator = ev.calibrator;
+  co.threads = o.settings.threads;
+  co.work_dir = work->path();
+  co.on_progress = [&o](std::size_t done, std::size_t total, const std::string& item) { progress(o.settings, "calibrating", done, total, item); };
+  auto calibrated = calibrate(**process, prepared, co);
+  if (!calibrated) return calibrated.error();
+  ev.calibration_inputs = calibrated->inputs;
+  ev.calibration_seconds = calibrated->seconds;
+  std::map<std::string, Range> observed;
+  for (const auto& [name, stats] : calibrated->stats) {
+    observed[name] = ev.calibrator.range(stats, activation_bits(*form));
+    ev.non_finite_values += stats.non_finite();
+  }
+  auto ranges = ev.plan.resolve(std::move(observed));
+  if (!ranges) return ranges.error();
+  ev.hazards = find_mixed_ranges(prepared, ev.plan, *ranges, activation_bits(*form));
+
+  auto counts = insert_qdq(prepared, ev.plan, *ranges, ev.qdq);
+  if (!counts) return counts.error();
+  ev.counts = *counts;
+  std::string bytes;
+  if (!prepared.SerializeToString(&bytes)) return Error{ErrorCode::kInvalidArgument, "the quantised model does not serialise"};
+  const fs::path candidate = work->path() / "candidate.onnx";
+  if (auto s = write_file_atomically(candidate, bytes); !s) return s.error();
+  ev.output_sha256 = sha256_hex(bytes);
+  ev.output_bytes = bytes.size();
+  auto written_facts = inspect_model_file(candidate);
+  if (!written_facts) return written_facts.error();
+  if (written_facts->form != *form) {
+    return Error{ErrorCode::kRuntime, fmt::format("the rewritten graph reads as {} ({}), not the {} asked for", numeric_form_name(written_facts->form),
+                                                  written_facts->form_evidence, form_recipe_name(*form))};
+  }
+  ev.output_stable_sha256 = written_facts->stable_sha256;
+  ev.model_id = model_id(ev.name, written_facts->form);
+  ev.form_evidence = written_facts->form_evidence;
+  prepared.Clear();
+
+  auto scored = run_parity(scoring_options(o, *rt, candidate, work->path()));
+  if (!scored) return scored.error();
+  ev.scored = std::move(*scored);
+  failing_titles(*ev.scored, ev.failed);
+  outcome.passed = ev.scored->passed();
+  if (outcome.passed || o.force) {
+    if (auto s = write_file_atomically(out, bytes); !s) return s.error();
+    outcome.written = true;
+    outcome.file = out;
+    ev.output = out;
+    ev.decision = outcome.passed ? "written" : "forced";
+  } else {
+    ev.decision = "refused";
+  }
+  return finish(ev);
+}
+
+}  // namespace rung

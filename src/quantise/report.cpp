@@ -1,0 +1,196 @@
+#include "quantise/report.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <nlohmann/json.hpp>
+
+namespace rung {
+namespace {
+
+const char* type_name(int bits, bool is_signed) {
+  if (bits == 8) return is_signed ? "int8" : "uint8";
+  return is_signed ? "int16" : "uint16";
+}
+
+nlohmann::json set_json(const InputSet* s, std::size_t inputs) {
+  if (s == nullptr) return nullptr;
+  return {{"dir", s->dir.string()}, {"inputs", inputs}, {"files", s->file_sha256.size()}, {"set_sha256", s->sha256}, {"file_sha256", s->file_sha256}};
+}
+
+nlohmann::json gates_json(const ParityReport& r) {
+  nlohmann::json gs = nlohmann::json::array();
+  for (const auto& g : r.gates) {
+    gs.push_back({{"decoder", g.decoder},
+                  {"title", g.title},
+                  {"passed", g.passed},
+                  {"summary", g.summary},
+                  {"details", g.details},
+                  {"stats", g.stats_json.empty() ? nlohmann::json::object() : nlohmann::json::parse(g.stats_json, nullptr, false)}});
+  }
+  return gs;
+}
+
+nlohmann::json calibrator_json(const Calibrator& c) {
+  nlohmann::json j = {{"method", c.name()}};
+  if (c.method == Calibrator::Method::kPercentile) j["percentile"] = c.percentile;
+  if (c.histogram_bins() > 0) j["bins"] = c.histogram_bins();
+  return j;
+}
+
+std::string calibrator_text(const Calibrator& c) {
+  if (c.method == Calibrator::Method::kPercentile) return fmt::format("percentile={:g} ({} bins)", c.percentile, c.bins);
+  if (c.method == Calibrator::Method::kEntropy) return fmt::format("entropy ({} bins)", c.bins);
+  return "minmax";
+}
+
+std::string weights_text(const QdqSettings& s) {
+  return fmt::format("{}{} {}", type_name(weight_bits(s.form), true), s.reduce_range && weight_bits(s.form) == 8 ? " (7-bit range)" : "",
+                     s.per_channel ? "symmetric per channel" : "symmetric per tensor");
+}
+
+}  // namespace
+
+std::string QuantiseEvidence::to_json() const {
+  const int abits = activation_bits(qdq.form), wbits = weight_bits(qdq.form);
+  nlohmann::json preparation = {{"from_opset", source_opset},
+                                 {"to_opset", opset},
+                                 {"converter", upgraded_to ? nlohmann::json("ONNX version converter (libonnx)") : nlohmann::json(nullptr)},
+                                 {"batch_norms_folded", batch_norms_folded},
+                                 {"proof", nullptr}};
+  if (upgrade_proof) {
+    preparation["proof"] = {{"tolerance", {{"name", "close"}, {"atol", upgrade_proof->tolerance.atol}, {"rtol", upgrade_proof->tolerance.rtol}}},
+                            {"inputs", upgrade_proof->parity.inputs},
+                            {"proven", upgrade_proof->proven},
+                            {"failing_output", upgrade_proof->failing_output.empty() ? nlohmann::json(nullptr) : nlohmann::json(upgrade_proof->failing_output)},
+                            {"gates", gates_json(upgrade_proof->parity)}};
+  }
+  nlohmann::json hz = nlohmann::json::array();
+  for (const auto& h : hazards) {
+    nlohmann::json narrow = nlohmann::json::array();
+    for (const auto& n : h.narrow) narrow.push_back({{"tensor", n.tensor}, {"range", {n.range.lo, n.range.hi}}, {"levels", n.levels}});
+    hz.push_back({{"kind", "mixed_range"},
+                  {"node", h.node},
+                  {"output", h.output},
+                  {"joined_range", {h.joined.lo, h.joined.hi}},
+                  {"bits", h.bits},
+                  {"narrow_inputs", narrow},
+                  {"island", fmt::format("{}", fmt::join(h.island, " "))},
+                  {"message", h.describe()}});
+  }
+  nlohmann::json j = {
+      {"schema", "rung-quantise-report"},
+      {"schema_version", 1},
+      {"rung_version", RUNG_VERSION},
+      {"created", created},
+      {"command", command},
+      {"decision", decision},
+      {"failed", failed},
+      {"source",
+       {{"file", source.string()},
+        {"sha256", source_sha256},
+        {"stable_sha256", source_stable_sha256},
+        {"opset", source_opset},
+        {"nodes", source_nodes}}},
+      {"preparation", preparation},
+      {"recipe",
+       {{"name", name},
+        {"form", form_recipe_name(qdq.form)},
+        {"opset", opset},
+        {"activations", {{"type", type_name(abits, qdq.signed_activations)}, {"scheme", "asymmetric per tensor"}}},
+        {"weights",
+         {{"type", type_name(wbits, true)},
+          {"scheme", qdq.per_channel ? "symmetric per channel" : "symmetric per tensor"},
+          {"reduce_range", qdq.reduce_range && wbits == 8}}},
+        {"bias", {{"type", "int32"}, {"scale", "input scale x weight scale"}}},
+        {"qdq_domain", abits == 16 || wbits == 16 ? "com.microsoft for 16-bit tensors, ai.onnx otherwise" : "ai.onnx"},
+        {"calibrator", calibrator_json(calibrator)},
+        {"islands", {{"keep_float", qdq.keep_float}, {"float_from", qdq.float_from}, {"float_nodes", plan.islands}}}}},
+      {"graph",
+       {{"nodes", plan.nodes},
+        {"quantised_nodes", plan.quantised.size()},
+        {"island_nodes", plan.islands.size()},
+        {"unsupported_nodes", plan.unsupported},
+        {"activation_pairs", counts.activations},
+        {"shared_scales", plan.shared.size()},
+        {"weights", counts.weights},
+        {"biases", counts.biases},
+        {"constants", counts.constants},
+        {"raised_weight_scales", counts.raised_scales}}},
+      {"hazards", hz},
+      {"calibration", set_json(calibration, calibration_inputs)},
+      {"holdout", set_json(holdout, holdout != nullptr ? holdout->items.size() : 0)},
+      {"gate_file", {{"file", gate_file.string()}, {"sha256", gate_file_sha256}}},
+      {"scored_on",
+       {{"rung", "cpu"},
+        {"provider", "CPUExecutionProvider"},
+        {"runtime", {{"version", runtime_version}, {"library", runtime_library.string()}}},
+        {"device", device},
+        {"note", kScoredOnNote}}},
+      {"gates", scored ? gates_json(*scored) : nlohmann::json::array()},
+      {"output",
+       {{"written", !output.empty()},
+        {"file", output.empty() ? nlohmann::json(nullptr) : nlohmann::json(output.string())},
+        {"sha256", output_sha256.empty() ? nlohmann::json(nullptr) : nlohmann::json(output_sha256)},
+        {"stable_sha256", output_stable_sha256.empty() ? nlohmann::json(nullptr) : nlohmann::json(output_stable_sha256)},
+        {"size_bytes", output_bytes},
+        {"model_id", model_id},
+        {"form_evidence", form_evidence}}}};
+  if (calibration != nullptr) {
+    j["calibration"]["seconds"] = calibration_seconds;
+    j["calibration"]["non_finite_values"] = non_finite_values;
+  }
+  return j.dump(2);
+}
+
+std::string QuantiseEvidence::text() const {
+  std::string out = fmt::format("quantise  {} -> {} ({}: {} activations, {} weights; {})\n", source.filename().string(),
+                                model_id.empty() ? name : model_id, form_recipe_name(qdq.form),
+                                type_name(activation_bits(qdq.form), qdq.signed_activations), weights_text(qdq), calibrator_text(calibrator));
+  if (upgrade_proof) {
+    std::vector<std::string> changes;
+    if (upgraded_to) changes.push_back(fmt::format("opset {} -> {}", source_opset, *upgraded_to));
+    if (batch_norms_folded > 0) changes.push_back(fmt::format("{} BatchNormalization folded", batch_norms_folded));
+    out += fmt::format("prepare   {}, ", fmt::join(changes, ", "));
+    out += upgrade_proof->proven ? fmt::format("proven the same on {} inputs (every output within atol {:g}, rtol {:g})\n", upgrade_proof->parity.inputs,
+                                               upgrade_proof->tolerance.atol, upgrade_proof->tolerance.rtol)
+                                 : fmt::format("NOT the same: output '{}' differs\n", upgrade_proof->failing_output);
+  }
+  if (calibration) {
+    out += fmt::format("calibrate {} inputs from {} in {:.1f} s (set {})\n", calibration_inputs, calibration->dir.string(), calibration_seconds,
+                       calibration->sha256.substr(0, 12));
+  }
+  if (!qdq.keep_float.empty() || !qdq.float_from.empty()) {
+    out += fmt::format("islands   {} node{} kept float{}{}\n", plan.islands.size(), plan.islands.size() == 1 ? "" : "s",
+                       qdq.keep_float.empty() ? "" : fmt::format("; --keep-float {}", fmt::join(qdq.keep_float, ", ")),
+                       qdq.float_from.empty() ? "" : fmt::format("; --float-from {}", fmt::join(qdq.float_from, ", ")));
+  }
+  if (plan.nodes > 0) {
+    out += fmt::format("graph     {} nodes: {} quantised, {} float ({} by islands, {} of op types rung keeps float); {} Q/DQ pairs, {} weights, {} "
+                       "int32 biases, {} constants\n",
+                       plan.nodes, plan.quantised.size(), plan.nodes - plan.quantised.size(), plan.islands.size(), plan.unsupported,
+                       counts.activations, counts.weights, counts.biases, counts.constants);
+  }
+  for (const auto& h : hazards) out += fmt::format("HAZARD    {}\n", h.describe());
+  if (scored) {
+    out += fmt::format("scored    on {} inputs of {} (set {}) · CPU · ONNX Runtime {} · {}\n", scored->inputs, holdout ? holdout->dir.string() : "?",
+                       holdout ? holdout->sha256.substr(0, 12) : "?", runtime_version, device);
+    out += "          (ONNX Runtime's CPU running the QDQ graph: not a measurement on the NPU that will load it)\n\n";
+    for (const auto& g : scored->gates) {
+      out += fmt::format("{}  {}: {}\n", g.passed ? "PASS" : "FAIL", g.title, g.summary);
+      for (const auto& d : g.details) out += fmt::format("      {}\n", d);
+    }
+    out += "\n";
+  }
+  if (decision == "written") {
+    out += fmt::format("WRITTEN   {} ({}, sha256 {})\n", output.string(), model_id, output_sha256.substr(0, 12));
+  } else if (decision == "forced") {
+    out += fmt::format("FORCED    {} ({}, sha256 {}) written although {} failed\n", output.string(), model_id, output_sha256.substr(0, 12),
+                       fmt::join(failed, ", "));
+  } else {
+    out += fmt::format("REFUSED   {} failed; nothing written\n", fmt::join(failed, ", "));
+  }
+  return out;
+}
+
+}  // namespace rung

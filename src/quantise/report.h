@@ -1,0 +1,76 @@
+// The quantise report: the recipe and the evidence in one self-contained JSON
+// document (schemas/quantise-report.schema.json), and the same for people.
+// Whatever it decides, it says where it was measured: ONNX Runtime's CPU
+// running a QDQ graph is not the NPU that will load it.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "quantise/calibration.h"
+#include "quantise/hazards.h"
+#include "quantise/input_sets.h"
+#include "quantise/proof.h"
+#include "quantise/qdq.h"
+#include "rung/parity.h"
+
+namespace rung {
+
+inline constexpr const char* kScoredOnNote =
+    "Scored by ONNX Runtime's CPU execution provider running the QDQ graph on this machine. That is a simulation of the "
+    "quantised arithmetic, not a measurement on the accelerator (an NPU) that will load the file: its kernels round and "
+    "accumulate differently, and a form is not measured there until it has run there.";
+
+struct QuantiseEvidence {
+  std::string created;        // UTC
+  std::string command;
+  // The source.
+  std::filesystem::path source;
+  std::string source_sha256;
+  std::string source_stable_sha256;  // doc strings ignored (graph/stable_hash.h)
+  std::int64_t source_opset = 0;
+  std::size_t source_nodes = 0;
+  // The preparation: an opset upgrade when the source was below 13, and
+  // normalisations folded into convolutions; proven the same when either happened.
+  std::optional<std::int64_t> upgraded_to;
+  int batch_norms_folded = 0;
+  std::optional<Proof> upgrade_proof;
+  // The recipe.
+  std::string name;
+  QdqSettings qdq;
+  Calibrator calibrator;
+  std::int64_t opset = 0;
+  QdqPlan plan;
+  QdqCounts counts;
+  std::vector<MixedRangeHazard> hazards;
+  // The sets.
+  const InputSet* calibration = nullptr;
+  const InputSet* holdout = nullptr;
+  std::size_t calibration_inputs = 0;
+  double calibration_seconds = 0;
+  std::uint64_t non_finite_values = 0;
+  std::filesystem::path gate_file;
+  std::string gate_file_sha256;
+  // Where it was scored.
+  std::string runtime_version;
+  std::filesystem::path runtime_library;
+  std::string device;
+  std::optional<ParityReport> scored;
+  // The result.
+  std::string decision;  // "written", "refused", "forced"
+  std::vector<std::string> failed;
+  std::filesystem::path output;  // when written
+  std::string output_sha256;     // of the candidate scored (the bytes written when written)
+  std::string output_stable_sha256;
+  std::uint64_t output_bytes = 0;
+  std::string model_id;
+  std::string form_evidence;
+
+  std::string to_json() const;
+  std::string text() const;
+};
+
+}  // namespace rung

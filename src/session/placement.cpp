@@ -1,0 +1,144 @@
+#include "session/placement.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "os/json_input.h"
+#include "os/read_file.h"
+#include "runtime/clean_error.h"
+#include "session/session.h"
+
+namespace rung {
+namespace fs = std::filesystem;
+namespace {
+
+std::string plural_nodes(int n) { return n == 1 ? "node" : "nodes"; }
+
+int percent(double share) { return static_cast<int>(std::lround(share * 100)); }
+
+}  // namespace
+
+int NodePlacement::total_nodes() const {
+  int n = 0;
+  for (const auto& p : providers) n += p.nodes;
+  return n;
+}
+
+int NodePlacement::accelerated_nodes() const {
+  int n = 0;
+  for (const auto& p : providers) n += p.provider == kCpuProvider ? 0 : p.nodes;
+  return n;
+}
+
+double NodePlacement::accelerated_node_share() const {
+  const int total = total_nodes();
+  return total > 0 ? static_cast<double>(accelerated_nodes()) / total : 0;
+}
+
+double NodePlacement::accelerated_time_share() const {
+  double all = 0, accelerated = 0;
+  for (const auto& p : providers) {
+    all += p.kernel_us;
+    if (p.provider != kCpuProvider) accelerated += p.kernel_us;
+  }
+  return all > 0 ? accelerated / all : 0;
+}
+
+std::string NodePlacement::accelerated_provider() const {
+  for (const auto& p : providers) {
+    if (p.provider != kCpuProvider && p.nodes > 0) return p.provider;
+  }
+  return {};
+}
+
+std::string NodePlacement::describe() const {
+  if (!known) return "placement unknown (no profile)";
+  const int total = total_nodes();
+  std::string who = accelerated_provider();
+  if (who.empty()) {
+    return total == 0 ? "the profile names no node" : fmt::format("{} ran {} of {} {}", kCpuProvider, total, total, plural_nodes(total));
+  }
+  return fmt::format("{} ran {} of {} {}, {}% of run time", who, accelerated_nodes(), total, plural_nodes(total),
+                     percent(accelerated_time_share()));
+}
+
+std::string NodePlacement::describe_all() const {
+  double all = 0;
+  for (const auto& p : providers) all += p.kernel_us;
+  std::vector<std::string> parts;
+  for (const auto& p : providers) {
+    parts.push_back(fmt::format("{} ran {} {} ({}% of run time)", p.provider, p.nodes, plural_nodes(p.nodes),
+                                percent(all > 0 ? p.kernel_us / all : 0)));
+  }
+  return parts.empty() ? "the profile names no node" : fmt::format("{}", fmt::join(parts, ", "));
+}
+
+void to_json(nlohmann::json& j, const ProviderShare& s) { j = {{"provider", s.provider}, {"nodes", s.nodes}, {"kernel_us", s.kernel_us}}; }
+
+void from_json(const nlohmann::json& j, ProviderShare& s) {
+  s.provider = j.at("provider");
+  s.nodes = j.at("nodes");
+  s.kernel_us = j.at("kernel_us");
+}
+
+void to_json(nlohmann::json& j, const NodePlacement& p) { j = {{"known", p.known}, {"providers", p.providers}}; }
+
+void from_json(const nlohmann::json& j, NodePlacement& p) {
+  p.known = j.at("known");
+  p.providers = j.at("providers").get<std::vector<ProviderShare>>();
+}
+
+NodePlacement read_profile_placement(const fs::path& profile) {
+  NodePlacement out;
+  auto j = parse_json_or_discarded(read_text_file(profile));
+  if (j.is_object() && j.contains("traceEvents")) j = j["traceEvents"];
+  if (!j.is_array()) return out;
+  out.known = true;
+  struct Seen {
+    std::vector<std::string> nodes;
+    double us = 0;
+  };
+  std::map<std::string, Seen> by_provider;
+  const std::string suffix = "_kernel_time";
+  for (const auto& e : j) {
+    if (!e.is_object() || e.value("cat", "") != "Node") continue;
+    std::string name = e.value("name", "");
+    if (name.size() <= suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) continue;
+    if (!e.contains("args") || !e["args"].is_object()) continue;
+    std::string provider = e["args"].value("provider", "");
+    if (provider.empty()) continue;
+    auto& seen = by_provider[provider];
+    name.resize(name.size() - suffix.size());
+    if (std::find(seen.nodes.begin(), seen.nodes.end(), name) == seen.nodes.end()) seen.nodes.push_back(name);
+    if (e.contains("dur") && e["dur"].is_number()) seen.us += e["dur"].get<double>();
+  }
+  for (const auto& [p, seen] : by_provider) out.providers.push_back({p, static_cast<int>(seen.nodes.size()), seen.us});
+  std::stable_sort(out.providers.begin(), out.providers.end(), [](const auto& a, const auto& b) { return a.nodes > b.nodes; });
+  return out;
+}
+
+Result<NodePlacement> profile_placement(OrtProcess& process, const fs::path& model, const SessionSettings& timed,
+                                        const std::vector<Tensor>& inputs, const fs::path& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  SessionSettings settings = timed;
+  settings.profile_prefix = dir / "run";
+  auto session = open_session(process, model, settings);
+  if (!session) return Error{ErrorCode::kRuntime, "no placement profile: " + clean_error(session.error().message)};
+  auto ran = run_session(*session, inputs);
+  try {
+    Ort::AllocatorWithDefaultOptions alloc;
+    fs::path written = session->EndProfilingAllocated(alloc).get();
+    if (!ran) return Error{ErrorCode::kRuntime, "no placement profile: the profiled run failed: " + clean_error(ran.error().message)};
+    NodePlacement p = read_profile_placement(written);
+    fs::remove(written, ec);
+    return p;
+  } catch (const Ort::Exception& e) {
+    return Error{ErrorCode::kRuntime, std::string("no placement profile: ") + e.what()};
+  }
+}
+
+}  // namespace rung

@@ -1,0 +1,59 @@
+// Where a model actually ran: which provider ran how many nodes and what share
+// of the kernel time, read from ONNX Runtime's own profile of one run. The one
+// reader the probe, bench and parity use. The profile, not
+// Session_GetEpGraphAssignmentInfo: in ONNX Runtime 1.30 that under-reported
+// WebGPU (5 of 419 nodes where the profile and the verbose log show 380).
+#pragma once
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "rung/result.h"
+#include "rung/tensor.h"
+
+namespace rung {
+
+class OrtProcess;        // session/session.h: kept out of this header, which job results include
+struct SessionSettings;
+
+inline constexpr const char* kCpuProvider = "CPUExecutionProvider";
+
+struct ProviderShare {
+  std::string provider;   // "CPUExecutionProvider", "RungSimAccelerator", "WebGpuExecutionProvider"
+  int nodes = 0;          // distinct nodes it ran
+  double kernel_us = 0;   // their kernel time in the profiled run
+};
+
+struct NodePlacement {
+  std::vector<ProviderShare> providers;  // most nodes first
+  bool known = false;                    // false: no profile was read (the figures below are then 0)
+
+  int total_nodes() const;
+  // Nodes, and share of kernel time, run by any provider but the CPU's: the rung's own.
+  int accelerated_nodes() const;
+  double accelerated_node_share() const;  // 0..1
+  double accelerated_time_share() const;  // 0..1
+  std::string accelerated_provider() const;  // the non-CPU provider that ran the most nodes; "" when none did
+  // "RungSimAccelerator ran 212 of 418 nodes, 61% of run time"; for the CPU rung "CPUExecutionProvider ran 395 of 395 nodes".
+  std::string describe() const;
+  // Every provider: "RungSimAccelerator ran 212 nodes (61% of run time), CPUExecutionProvider ran 206 nodes (39%)".
+  std::string describe_all() const;
+};
+
+void to_json(nlohmann::json& j, const ProviderShare& s);
+void from_json(const nlohmann::json& j, ProviderShare& s);
+void to_json(nlohmann::json& j, const NodePlacement& p);
+void from_json(const nlohmann::json& j, NodePlacement& p);
+
+// Reads a profile file ONNX Runtime wrote (its "Node" events: <node>_kernel_time,
+// args.provider, dur). An unreadable or foreign file gives an unknown placement.
+NodePlacement read_profile_placement(const std::filesystem::path& profile);
+
+// Builds a profiled session of `model` with `settings`, runs `inputs` once and
+// reads the profile it wrote under `dir`. The timing sessions pay nothing for it.
+Result<NodePlacement> profile_placement(OrtProcess& process, const std::filesystem::path& model, const SessionSettings& settings,
+                                    const std::vector<Tensor>& inputs, const std::filesystem::path& dir);
+
+}  // namespace rung

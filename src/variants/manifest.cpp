@@ -1,0 +1,213 @@
+#include "rung/variants.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+
+#include "core/forms.h"
+#include "os/read_file.h"
+#include "rung/ladder.h"
+
+namespace rung::variants {
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+constexpr const char* kManifestSchema = "rung-variant-manifest";
+constexpr const char* kDeploymentSchema = "rung-deployment";
+
+Error bad(const fs::path& file, const std::string& what) {
+  return Error{ErrorCode::kInvalidArgument, fmt::format("{}: {}", file.string(), what)};
+}
+
+Result<json> read_json(const fs::path& file, const char* schema, const char* what) {
+  std::error_code ec;
+  if (!fs::is_regular_file(file, ec)) return Error{ErrorCode::kNotFound, fmt::format("{}: no such {}", file.string(), what)};
+  json j = json::parse(read_text_file(file), nullptr, false);
+  if (j.is_discarded()) return bad(file, fmt::format("is not JSON (a {} is a JSON object)", what));
+  if (!j.is_object() || j.value("schema", "") != schema) return bad(file, fmt::format("is not a {} (\"schema\": \"{}\")", what, schema));
+  if (j.value("schema_version", 0) != 1) return bad(file, fmt::format("has schema_version {}; this rung reads 1", j.value("schema_version", 0)));
+  return j;
+}
+
+std::string expand(const std::string& text, const PathVariables& defaults) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size();) {
+    std::size_t open = text.find("${", i), close = open == std::string::npos ? open : text.find('}', open);
+    if (close == std::string::npos) {
+      out += text.substr(i);
+      break;
+    }
+    out += text.substr(i, open - i);
+    const std::string name = text.substr(open + 2, close - open - 2);
+    const char* env = std::getenv(name.c_str());
+    auto fallback = defaults.find(name);
+    out += env != nullptr && *env ? std::string(env) : fallback != defaults.end() ? fallback->second : "";
+    i = close + 1;
+  }
+  return out;
+}
+
+fs::path local_path(const std::string& text, const fs::path& base, const PathVariables& defaults) {
+  fs::path p = expand(text, defaults);
+  return p.is_absolute() ? p.lexically_normal() : (base / p).lexically_normal();
+}
+
+// What the engine runs on this rung for this role: placement's rule (engine/placement.cpp).
+std::vector<NumericForm> forms_run_on(const std::string& rung_name, Role role) {
+  const RungSpec* rung = find_rung(rung_name);
+  if (rung == nullptr) return {NumericForm::kF32};  // a plugin rung loads the f32 file
+  if (rung->form == ModelForm::kQuantized) return {NumericForm::kInt8, NumericForm::kA16W8, NumericForm::kA16W16};
+  return {builds_fp16(*rung, role) ? NumericForm::kF16 : NumericForm::kF32};
+}
+
+Result<Variant> parse_variant(const json& v, const Group& g, const fs::path& file, const fs::path& base, const PathVariables& defaults) {
+  Variant out;
+  out.key = v.value("key", "");
+  const std::string where = fmt::format("group {} variant '{}'", g.name, out.key);
+  if (out.key.empty()) return bad(file, fmt::format("group {}: a variant has no key", g.name));
+  if (!v.contains("rungs") || !v["rungs"].is_array() || v["rungs"].empty()) return bad(file, where + ": names no rungs");
+  for (const auto& r : v["rungs"]) {
+    if (!r.is_string() || r.get<std::string>().empty()) return bad(file, where + ": a rung is not a name");
+    out.rungs.push_back(r.get<std::string>());
+  }
+  auto form = parse_form(v.value("form", ""));
+  if (!form) return bad(file, fmt::format("{}: form '{}' is none of f32, f16, i8, a16w8, a16w16", where, v.value("form", "")));
+  out.form = *form;
+  // An embedder's non-f32 variant is vetoed at resolution, so only the others must match their rungs.
+  if (!(g.role == Role::kEmbedder && out.form != NumericForm::kF32)) {
+    for (const auto& r : out.rungs) {
+      auto runs = forms_run_on(r, g.role);
+      if (std::find(runs.begin(), runs.end(), out.form) == runs.end()) {
+        return bad(file, fmt::format("{}: a {} file on {}: the engine runs {} there, so its model id would name arithmetic that never ran",
+                                     where, numeric_form_name(out.form), r, numeric_form_name(runs.front())));
+      }
+    }
+  }
+  const json& f = v.value("file", json::object());
+  if (f.contains("path") == f.contains("url")) return bad(file, where + ": \"file\" holds a \"path\" or a \"url\" with its \"cached\" copy");
+  if (f.contains("url")) {
+    out.url = f.value("url", "");
+    if (!f.contains("cached")) return bad(file, where + ": a URL needs its local \"cached\" copy");
+    out.file = local_path(f.value("cached", ""), base, defaults);
+  } else {
+    out.file = local_path(f.value("path", ""), base, defaults);
+  }
+  out.sha256 = v.value("sha256", "");
+  out.stable_sha256 = v.value("stable_sha256", "");
+  if (out.sha256.size() != 64) return bad(file, where + ": \"sha256\" is not a SHA-256 (64 hex digits)");
+  out.release = v.value("release", "");
+  return out;
+}
+
+Result<Group> parse_group(const json& g, const fs::path& file, const PathVariables& defaults) {
+  Group out;
+  out.name = g.value("name", "");
+  if (out.name.empty()) return bad(file, "a group has no name");
+  auto role = parse_role(g.value("role", "generic"));
+  if (!role) return bad(file, fmt::format("group {}: role '{}' is none of detector, embedder, segmenter, generic", out.name, g.value("role", "")));
+  out.role = *role;
+  const fs::path base = file.parent_path();
+  if (g.contains("input_spec")) {
+    auto spec = InputSpec::from_json_file(local_path(g.value("input_spec", ""), base, defaults));
+    if (!spec) return bad(file, fmt::format("group {}: input_spec: {}", out.name, spec.error().message));
+    out.inputs = *spec;
+  }
+  for (const auto& v : g.value("variants", json::array())) {
+    auto variant = parse_variant(v, out, file, base, defaults);
+    if (!variant) return variant.error();
+    if (out.find(variant->key)) return bad(file, fmt::format("group {}: variant '{}' is declared twice", out.name, variant->key));
+    out.variants.push_back(std::move(*variant));
+  }
+  if (out.variants.empty()) return bad(file, fmt::format("group {} declares no variant", out.name));
+  std::vector<std::string> platforms = {kAnyPlatform};
+  for (const auto& p : known_platforms()) platforms.push_back(p.id);
+  for (const auto& p : g.value("pins", json::array())) {
+    Pin pin{p.value("platform", ""), p.value("variant", ""), p.value("reason", "")};
+    if (std::find(platforms.begin(), platforms.end(), pin.platform) == platforms.end()) {
+      return bad(file, fmt::format("group {}: a pin names platform '{}', none of {}", out.name, pin.platform, fmt::join(platforms, ", ")));
+    }
+    if (!out.find(pin.variant)) return bad(file, fmt::format("group {}: the pin for {} names no variant of it ('{}')", out.name, pin.platform, pin.variant));
+    auto twice = std::find_if(out.pins.begin(), out.pins.end(), [&](const Pin& q) { return q.platform == pin.platform; });
+    if (twice != out.pins.end()) return bad(file, fmt::format("group {}: two pins for {}", out.name, pin.platform));
+    out.pins.push_back(std::move(pin));
+  }
+  return out;
+}
+
+}  // namespace
+
+bool Variant::serves(const std::string& rung) const { return std::find(rungs.begin(), rungs.end(), rung) != rungs.end(); }
+
+const Variant* Group::find(const std::string& key) const {
+  for (const auto& v : variants) {
+    if (v.key == key) return &v;
+  }
+  return nullptr;
+}
+
+const Variant* Group::floor() const {
+  for (const auto& v : variants) {
+    if (v.serves("cpu") && v.form == NumericForm::kF32) return &v;
+  }
+  return nullptr;
+}
+
+bool Deployment::provisioned(const std::string& rung) const {
+  return rung == "cpu" || std::find(provisions.begin(), provisions.end(), rung) != provisions.end();
+}
+
+std::optional<NumericForm> parse_form(const std::string& name) {
+  for (auto f : {NumericForm::kF32, NumericForm::kF16, NumericForm::kInt8, NumericForm::kA16W8, NumericForm::kA16W16}) {
+    if (name == numeric_form_name(f)) return f;
+  }
+  return std::nullopt;
+}
+
+std::optional<Role> parse_role(const std::string& name) {
+  for (auto r : {Role::kDetector, Role::kEmbedder, Role::kSegmenter, Role::kGeneric}) {
+    if (name == role_name(r)) return r;
+  }
+  return std::nullopt;
+}
+
+Result<Manifest> load_manifest(const fs::path& path, const PathVariables& defaults) {
+  const fs::path file = fs::absolute(path);
+  auto j = read_json(file, kManifestSchema, "variant manifest");
+  if (!j) return j.error();
+  Manifest out;
+  out.path = file;
+  try {
+    for (const auto& g : j->value("groups", json::array())) {
+      auto group = parse_group(g, file, defaults);
+      if (!group) return group.error();
+      bool twice = std::any_of(out.groups.begin(), out.groups.end(), [&](const Group& x) { return x.name == group->name; });
+      if (twice) return bad(file, fmt::format("group {} is declared twice", group->name));
+      out.groups.push_back(std::move(*group));
+    }
+  } catch (const json::exception& e) {
+    return bad(file, fmt::format("an entry has the wrong type ({})", e.what()));
+  }
+  if (out.groups.empty()) return bad(file, "declares no group");
+  return out;
+}
+
+Result<Deployment> load_deployment(const fs::path& path) {
+  const fs::path file = fs::absolute(path);
+  auto j = read_json(file, kDeploymentSchema, "deployment file");
+  if (!j) return j.error();
+  Deployment out;
+  out.path = file;
+  const json& rungs = j->value("provisions", json());
+  if (!rungs.is_array()) return bad(file, "\"provisions\" is not a list of rungs");
+  for (const auto& r : rungs) {
+    if (!r.is_string() || r.get<std::string>().empty()) return bad(file, "a provisioned rung is not a name");
+    out.provisions.push_back(r.get<std::string>());
+  }
+  return out;
+}
+
+}  // namespace rung::variants

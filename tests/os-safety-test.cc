@@ -1,0 +1,269 @@
+// The operating-system pieces that keep another local user, or an odd file,
+// from steering or stalling rung: the trust walk up a path, regular files only,
+// atomic writes that follow no link and keep the umask, the cache lock that
+// names its holder, work directories made fresh.
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+
+#include "os/atomic_file.h"
+#include "os/file_hash.h"
+#include "os/file_lock.h"
+#include "os/path_trust.h"
+#include "os/read_file.h"
+#include "os/regular_file.h"
+#include "os/work_dir.h"
+#include "test_support.h"
+
+namespace rung {
+namespace {
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+class OsSafetyTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = test::make_temp_dir("rung-os");
+    ::chmod(dir_.c_str(), 0755);
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::permissions(dir_, fs::perms::owner_all, fs::perm_options::add, ec);
+    fs::remove_all(dir_, ec);
+  }
+  fs::path file(const std::string& name, const std::string& text = "x") {
+    std::ofstream(dir_ / name) << text;
+    ::chmod((dir_ / name).c_str(), 0644);
+    return dir_ / name;
+  }
+  fs::path dir_;
+};
+
+// --- regular files only ---
+
+TEST_F(OsSafetyTest, DevZeroIsRefusedAsACharacterDevice) {
+  auto s = check_regular_file("/dev/zero");
+  ASSERT_FALSE(s);
+  EXPECT_THAT(s.error().message, HasSubstr("/dev/zero is a character device, not a regular file"));
+  auto digest = sha256_of_file("/dev/zero");  // used to hash forever
+  ASSERT_FALSE(digest);
+  EXPECT_THAT(digest.error().message, HasSubstr("character device"));
+}
+
+TEST_F(OsSafetyTest, FifoIsRefusedWithoutWaitingForAWriter) {
+  const fs::path fifo = dir_ / "model.onnx";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  auto fd = open_regular_file(fifo);  // a plain open would block here until a writer came
+  ASSERT_FALSE(fd);
+  EXPECT_THAT(fd.error().message, HasSubstr("is a FIFO"));
+  EXPECT_EQ(read_text_file(fifo), "");
+  EXPECT_FALSE(sha256_of_file(fifo));
+  FileHashCache hashes(dir_);
+  EXPECT_FALSE(hashes.hash(fifo));
+}
+
+TEST_F(OsSafetyTest, DirectoryIsSaidToBeOne) {
+  auto s = check_regular_file(dir_);
+  ASSERT_FALSE(s);
+  EXPECT_THAT(s.error().message, HasSubstr("is a directory"));
+  EXPECT_TRUE(check_regular_file(file("m.onnx")));
+  EXPECT_EQ(check_regular_file(dir_ / "absent").error().code, ErrorCode::kNotFound);
+}
+
+// --- the trust walk ---
+
+TEST_F(OsSafetyTest, AFileOnlyThisUserAndRootCanChangeIsTrusted) {
+  EXPECT_TRUE(check_path_trusted(file("lib.so")));
+}
+
+TEST_F(OsSafetyTest, EveryDirectoryUpThePathIsChecked) {
+  // Not only the parent: a grandparent others can write lets them swap the parent.
+  fs::create_directories(dir_ / "a" / "b");
+  std::ofstream(dir_ / "a" / "b" / "lib.so") << "x";
+  ::chmod((dir_ / "a" / "b" / "lib.so").c_str(), 0644);
+  ::chmod((dir_ / "a" / "b").c_str(), 0755);
+  ::chmod((dir_ / "a").c_str(), 0777);
+  auto s = check_path_trusted(dir_ / "a" / "b" / "lib.so");
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().code, ErrorCode::kPermission);
+  EXPECT_THAT(s.error().message, HasSubstr((dir_ / "a").string() + " is writable by other users (mode 777)"));
+  ::chmod((dir_ / "a").c_str(), 0775);  // group-writable is others too
+  EXPECT_THAT(check_path_trusted(dir_ / "a" / "b" / "lib.so").error().message, HasSubstr("mode 775"));
+  ::chmod((dir_ / "a").c_str(), 0755);
+  EXPECT_TRUE(check_path_trusted(dir_ / "a" / "b" / "lib.so"));
+}
+
+TEST_F(OsSafetyTest, AStickyDirectoryLikeTmpIsPassedThrough) {
+  fs::create_directories(dir_ / "shared" / "mine");
+  std::ofstream(dir_ / "shared" / "mine" / "lib.so") << "x";
+  ::chmod((dir_ / "shared" / "mine" / "lib.so").c_str(), 0644);
+  ::chmod((dir_ / "shared").c_str(), 01777);
+  EXPECT_TRUE(check_path_trusted(dir_ / "shared" / "mine" / "lib.so"));
+  ::chmod((dir_ / "shared").c_str(), 0777);  // without the sticky bit, anyone can rename "mine" away
+  EXPECT_FALSE(check_path_trusted(dir_ / "shared" / "mine" / "lib.so"));
+}
+
+TEST_F(OsSafetyTest, ALinkIsJudgedByWhereItLiesAndWhereItPoints) {
+  const fs::path target = file("lib.so");
+  fs::create_directories(dir_ / "open");
+  ::chmod((dir_ / "open").c_str(), 0777);
+  fs::create_symlink(target, dir_ / "open" / "link.so");
+  // The target is fine, but the link lies where anyone can point it elsewhere.
+  auto s = check_path_trusted(dir_ / "open" / "link.so");
+  ASSERT_FALSE(s);
+  EXPECT_THAT(s.error().message, HasSubstr((dir_ / "open").string() + " is writable"));
+
+  fs::create_directories(dir_ / "safe");
+  fs::create_symlink(dir_ / "open", dir_ / "safe" / "via");
+  std::ofstream(dir_ / "open" / "x.so") << "x";
+  ::chmod((dir_ / "open" / "x.so").c_str(), 0644);
+  // A link in a safe place into an unsafe one: the target's directories count.
+  EXPECT_FALSE(check_path_trusted(dir_ / "safe" / "via" / "x.so"));
+  fs::create_symlink("../lib.so", dir_ / "safe" / "relative.so");
+  EXPECT_TRUE(check_path_trusted(dir_ / "safe" / "relative.so"));
+}
+
+TEST_F(OsSafetyTest, AFileOthersCanWriteIsRefused) {
+  const fs::path lib = file("lib.so");
+  ::chmod(lib.c_str(), 0646);
+  EXPECT_THAT(check_path_trusted(lib).error().message, HasSubstr(lib.string() + " is writable by other users (mode 646)"));
+}
+
+TEST_F(OsSafetyTest, SomethingAnotherNonRootUserOwnsIsRefused) {
+  if (::geteuid() != 0) GTEST_SKIP() << "giving a file to another user needs root";
+  fs::create_directories(dir_ / "theirs");
+  std::ofstream(dir_ / "theirs" / "lib.so") << "x";
+  ::chmod((dir_ / "theirs" / "lib.so").c_str(), 0644);
+  ASSERT_EQ(::chown((dir_ / "theirs").c_str(), 65534, 65534), 0);
+  auto s = check_path_trusted(dir_ / "theirs" / "lib.so");
+  ASSERT_FALSE(s);
+  EXPECT_THAT(s.error().message, HasSubstr((dir_ / "theirs").string() + " is owned by"));
+  EXPECT_THAT(s.error().message, HasSubstr("uid 65534"));
+  EXPECT_THAT(s.error().message, HasSubstr("not by you or root"));
+}
+
+TEST_F(OsSafetyTest, ARelativePathIsNotJudged) {
+  EXPECT_EQ(check_path_trusted("lib.so").error().code, ErrorCode::kInvalidArgument);
+}
+
+// --- atomic writes ---
+
+class UmaskScope {
+ public:
+  explicit UmaskScope(mode_t mask) : old_(::umask(mask)) {}
+  ~UmaskScope() { ::umask(old_); }
+
+ private:
+  mode_t old_;
+};
+
+mode_t mode_of(const fs::path& p) {
+  struct stat st {};
+  ::lstat(p.c_str(), &st);
+  return st.st_mode & 07777;
+}
+
+TEST_F(OsSafetyTest, AtomicWritesKeepTheUmask) {
+  {
+    UmaskScope mask(077);
+    ASSERT_TRUE(write_file_atomically(dir_ / "private.json", "{}"));
+    EXPECT_EQ(mode_of(dir_ / "private.json"), 0600u);
+  }
+  {
+    UmaskScope mask(002);
+    ASSERT_TRUE(write_file_atomically(dir_ / "group.json", "{}"));
+    EXPECT_EQ(mode_of(dir_ / "group.json"), 0664u);
+  }
+}
+
+TEST_F(OsSafetyTest, AnAtomicWriteReplacesALinkAndNeverWritesThroughIt) {
+  const fs::path victim = file("victim.txt", "keep me");
+  fs::create_symlink(victim, dir_ / "probe.json");
+  ASSERT_TRUE(write_file_atomically(dir_ / "probe.json", "new"));
+  EXPECT_EQ(test::read_file(victim), "keep me");
+  EXPECT_FALSE(fs::is_symlink(dir_ / "probe.json"));
+  EXPECT_EQ(read_text_file(dir_ / "probe.json"), "new");
+  for (const auto& e : fs::directory_iterator(dir_)) EXPECT_THAT(e.path().string(), ::testing::Not(HasSubstr(".tmp.")));
+}
+
+TEST_F(OsSafetyTest, ACommitRefusesALinkInPlaceOfTheWrittenFile) {
+  const fs::path victim = file("victim.txt", "secret");
+  fs::create_symlink(victim, dir_ / "engine.tmp");
+  auto s = commit_file(dir_ / "engine.tmp", dir_ / "engine.onnx");
+  ASSERT_FALSE(s);
+  EXPECT_FALSE(fs::exists(dir_ / "engine.onnx"));
+}
+
+// --- the cache lock ---
+
+TEST_F(OsSafetyTest, ALockFileThatIsALinkIsRefusedAndItsTargetNotCreated) {
+  fs::create_symlink(dir_ / "elsewhere", dir_ / "probe.lock");
+  auto lock = CacheLock::acquire(dir_ / "probe.lock", std::chrono::milliseconds(100));
+  ASSERT_FALSE(lock);
+  EXPECT_THAT(lock.error().message, HasSubstr("symbolic link"));
+  EXPECT_FALSE(fs::exists(dir_ / "elsewhere"));
+}
+
+TEST_F(OsSafetyTest, AWaiterGivesUpAtItsDeadlineNamingTheHolder) {
+  auto first = CacheLock::acquire(dir_ / "probe.lock", std::chrono::milliseconds(100));
+  ASSERT_TRUE(first) << first.error().message;
+  EXPECT_EQ(read_text_file(dir_ / "probe.lock"), std::to_string(::getpid()) + "\n");
+  pid_t told = 0;
+  auto second = CacheLock::acquire(dir_ / "probe.lock", std::chrono::milliseconds(200), [&](pid_t holder) { told = holder; });
+  ASSERT_FALSE(second);
+  EXPECT_EQ(told, ::getpid());
+  EXPECT_THAT(second.error().message, HasSubstr(fmt::format("held by process {}", ::getpid())));
+  EXPECT_THAT(second.error().message, HasSubstr("os-safety-test"));  // its command line
+  EXPECT_THAT(second.error().message, HasSubstr("not released within 0.2 s"));
+}
+
+TEST_F(OsSafetyTest, AWaiterGetsTheLockOnceItIsReleased) {
+  {
+    auto first = CacheLock::acquire(dir_ / "probe.lock", std::chrono::milliseconds(100));
+    ASSERT_TRUE(first);
+  }
+  EXPECT_TRUE(CacheLock::acquire(dir_ / "probe.lock", std::chrono::milliseconds(100)));
+}
+
+// --- work directories ---
+
+TEST_F(OsSafetyTest, WorkDirectoriesAreFreshPrivateAndRemoved) {
+  fs::path first_path;
+  {
+    auto first = WorkDir::create("rung-probe", dir_);
+    auto second = WorkDir::create("rung-probe", dir_);
+    ASSERT_TRUE(first && second);
+    first_path = first->path();
+    EXPECT_NE(first->path(), second->path());
+    EXPECT_EQ(first->path().parent_path(), dir_);
+    EXPECT_EQ(mode_of(first->path()), 0700u);
+    std::ofstream(first->path() / "result.json") << "{}";
+  }
+  EXPECT_FALSE(fs::exists(first_path));
+}
+
+TEST_F(OsSafetyTest, WorkDirectoriesGoUnderTmpdirWhenNoOtherUserControlsIt) {
+  fs::create_directories(dir_ / "mine");
+  ::chmod((dir_ / "mine").c_str(), 0700);
+  {
+    test::ScopedEnv tmpdir("TMPDIR", (dir_ / "mine").c_str());
+    auto w = WorkDir::create("rung-bench");
+    ASSERT_TRUE(w);
+    EXPECT_EQ(w->path().parent_path(), dir_ / "mine");
+  }
+  ::chmod((dir_ / "mine").c_str(), 0777);
+  test::ScopedEnv tmpdir("TMPDIR", (dir_ / "mine").c_str());
+  auto w = WorkDir::create("rung-bench");
+  ASSERT_TRUE(w);
+  EXPECT_EQ(w->path().parent_path(), fs::path("/tmp"));
+}
+
+}  // namespace
+}  // namespace rung

@@ -1,0 +1,214 @@
+// Decisions that hold: a rung is taken only on evidence that its provider ran the
+// model (ONNX Runtime's profile), and the verdict does not flip on noise. Each
+// rule runs 20 probes in a row on tiny models, with few runs, and must give the
+// same answer every time.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "model_builder.h"
+#include "parity_test_support.h"
+#include "rung/probe.h"
+#include "session/placement.h"
+#include "test_support.h"
+
+namespace rung {
+namespace {
+namespace fs = std::filesystem;
+using test::ScopedEnv;
+using ::testing::HasSubstr;
+
+constexpr const char* kSimRung = "rung_sim_ep";
+constexpr int kProbes = 20;
+
+const RungOutcome* find(const ProbeOutcome& o, const std::string& rung) {
+  for (const auto& r : o.rungs) {
+    if (r.rung == rung) return &r;
+  }
+  return nullptr;
+}
+
+// y = Relu(x · W): nearly all the time in a MatMul the simulated accelerator does
+// not claim, so its rung runs as fast as the CPU: a tie by construction.
+fs::path write_matmul_relu_model(const fs::path& path) {
+  constexpr int64_t kRows = 64, kSide = 192;
+  test::ModelBuilder b;
+  b.input("x", {kRows, kSide})
+      .initializer("w", {kSide, kSide}, std::vector<float>(kSide * kSide, 0.01f))
+      .node("MatMul", {"x", "w"}, {"m"})
+      .node("Relu", {"m"}, {"y"})
+      .output("y", {kRows, kSide});
+  return b.save(path);
+}
+
+class ProbeDecisionsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = test::make_temp_dir("rung-decisions");
+    test::make_plugin_dir(dir_);
+    elementwise_ = test::write_elementwise_model(dir_ / "elementwise.onnx", {1, 16, 64});
+    tie_ = write_matmul_relu_model(dir_ / "matmul_relu.onnx");
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // In process, so that twenty probes stay fast; the same job code the worker runs.
+  ProbeOptions options(const fs::path& model) {
+    ProbeOptions o;
+    o.cache_dir = dir_ / "cache";
+    o.models = {{model.stem().string(), model, {}}};
+    o.runtimes.explicit_dir = test::runtime_dir("1.30.0");
+    o.runtimes.include_default_locations = false;
+    o.runtimes.read_environment = false;
+    o.hardware_root = test::fixtures_dir() / "hardware" / "cpu-vm";
+    o.plugin_dirs = {dir_ / "plugins"};
+    o.worker = test::worker_path();
+    o.isolate = false;
+    o.reprobe = true;
+    o.runs = 3;
+    o.time_budget_s = 0.3;
+    o.deadline = std::chrono::seconds(20);
+    return o;
+  }
+
+  ProbeOutcome probe(const ProbeOptions& o) {
+    auto r = run_probe(o);
+    EXPECT_TRUE(r) << r.error().message;
+    return r ? *r : ProbeOutcome{};
+  }
+
+  const Measurement& sim_measurement(const ProbeOutcome& out) {
+    static const Measurement none;
+    const auto* sim = find(out, kSimRung);
+    EXPECT_NE(sim, nullptr);
+    if (sim == nullptr || sim->models.empty()) return none;
+    return sim->models[0];
+  }
+
+  fs::path dir_, elementwise_, tie_;
+};
+
+TEST(ProfilePlacementTest, CountsDistinctNodesAndKernelTimePerProvider) {
+  const fs::path dir = test::make_temp_dir("rung-profile");
+  const fs::path file = dir / "profile.json";
+  // As ONNX Runtime writes it: a list of events; a node run twice counts once, its time twice.
+  nlohmann::json events = nlohmann::json::array({
+      {{"cat", "Session"}, {"name", "model_run"}, {"dur", 900}},
+      {{"cat", "Node"}, {"name", "Mul_0_kernel_time"}, {"dur", 100}, {"args", {{"provider", "RungSimAccelerator"}}}},
+      {{"cat", "Node"}, {"name", "Mul_0_kernel_time"}, {"dur", 100}, {"args", {{"provider", "RungSimAccelerator"}}}},
+      {{"cat", "Node"}, {"name", "Add_1_kernel_time"}, {"dur", 100}, {"args", {{"provider", "RungSimAccelerator"}}}},
+      {{"cat", "Node"}, {"name", "Conv_2_kernel_time"}, {"dur", 200}, {"args", {{"provider", "CPUExecutionProvider"}}}},
+      {{"cat", "Node"}, {"name", "Conv_2_fence_before"}, {"dur", 5}, {"args", {{"provider", "CPUExecutionProvider"}}}},
+  });
+  test::write_text(file, events.dump());
+  const NodePlacement p = read_profile_placement(file);
+  ASSERT_TRUE(p.known);
+  EXPECT_EQ(p.total_nodes(), 3);
+  EXPECT_EQ(p.accelerated_nodes(), 2);
+  EXPECT_DOUBLE_EQ(p.accelerated_time_share(), 0.6);
+  EXPECT_EQ(p.accelerated_provider(), "RungSimAccelerator");
+  EXPECT_EQ(p.describe(), "RungSimAccelerator ran 2 of 3 nodes, 60% of run time");
+  test::write_text(file, "not json");
+  EXPECT_FALSE(read_profile_placement(file).known);
+  fs::remove_all(dir);
+}
+
+TEST_F(ProbeDecisionsTest, AProviderThatTakesNoNodeIsNotPlacedOnEveryProbe) {
+  ScopedEnv ops("RUNG_SIM_EP_OPS", "Sqrt");  // the model has no Sqrt: the simulated EP claims nothing
+  auto o = options(elementwise_);
+  o.acceptance_ratio = 1000;  // the clock would admit it: only placement can refuse it
+  for (int i = 0; i < kProbes; ++i) {
+    const auto out = probe(o);
+    const Measurement& m = sim_measurement(out);
+    ASSERT_EQ(m.verdict, Verdict::kNotPlaced) << "probe " << i << ": " << m.reason;
+    EXPECT_EQ(out.chosen, "cpu");
+    if (i == 0) {
+      EXPECT_TRUE(m.placement_known);
+      EXPECT_EQ(m.placed_nodes, 0);
+      EXPECT_EQ(m.total_nodes, 4);
+      EXPECT_THAT(m.reason, HasSubstr("CPUExecutionProvider ran 4 of 4 nodes"));
+      EXPECT_THAT(out.about_line(), HasSubstr("rung_sim_ep not placed"));
+      EXPECT_THAT(out.to_json(), HasSubstr("\"verdict\": \"not placed\""));
+    }
+  }
+}
+
+TEST_F(ProbeDecisionsTest, ThePlacedShareIsReadFromTheProfileAndHeldToTheThreshold) {
+  ScopedEnv ops("RUNG_SIM_EP_OPS", "Mul");  // one node of four
+  auto o = options(elementwise_);
+  o.acceptance_ratio = 1000;
+  o.min_placed_share = 0.25;  // at the share: placed
+  auto out = probe(o);
+  const Measurement& m = sim_measurement(out);
+  EXPECT_EQ(m.verdict, Verdict::kTaken) << m.reason;
+  EXPECT_EQ(m.placed_nodes, 1);
+  EXPECT_EQ(m.total_nodes, 4);
+  EXPECT_GT(m.placed_time_share, 0);
+  EXPECT_LT(m.placed_time_share, 1);
+  EXPECT_THAT(m.placement, HasSubstr("RungSimAccelerator ran 1 of 4 nodes, "));
+  const auto json = nlohmann::json::parse(out.to_json());
+  EXPECT_EQ(json["rungs"][0]["models"][0]["placement"]["placed_nodes"], 1);
+  EXPECT_THAT(json["inputs"].get<std::string>(), HasSubstr("not of the decisions a model makes"));
+
+  o.min_placed_share = 0.26;  // just above it: not placed
+  out = probe(o);
+  EXPECT_EQ(sim_measurement(out).verdict, Verdict::kNotPlaced);
+  EXPECT_THAT(sim_measurement(out).reason, HasSubstr("at least 26% of the nodes"));
+
+  ScopedEnv all("RUNG_SIM_EP_OPS", "Mul,Add,Sub,Relu");  // every node
+  o.min_placed_share = 1.0;
+  out = probe(o);
+  EXPECT_EQ(sim_measurement(out).verdict, Verdict::kTaken) << sim_measurement(out).reason;
+  EXPECT_EQ(sim_measurement(out).placed_nodes, 4);
+}
+
+TEST_F(ProbeDecisionsTest, WebGpuPlacementIsReadTheSameWayWhenAnAdapterExists) {
+  auto o = options(elementwise_);
+  o.plugin_dirs.clear();
+  o.acceptance_ratio = 1000;
+  const auto out = probe(o);
+  const auto* webgpu = find(out, "webgpu");
+  ASSERT_NE(webgpu, nullptr);
+  if (webgpu->verdict == Verdict::kFailed) GTEST_SKIP() << "no WebGPU adapter here (lavapipe makes this case run): " << webgpu->reason;
+  ASSERT_FALSE(webgpu->models.empty());
+  const Measurement& m = webgpu->models[0];
+  EXPECT_TRUE(m.placement_known);
+  EXPECT_GT(m.placed_nodes, 0) << m.placement;
+  EXPECT_THAT(m.placement, HasSubstr("WebGpuExecutionProvider ran "));
+}
+
+TEST_F(ProbeDecisionsTest, ATieKeepsTheFloorOnEveryProbe) {
+  ScopedEnv delay("RUNG_SIM_EP_COMPUTE_DELAY_US", "1");  // a token delay: the Relu it computes is a sliver of the run
+  auto o = options(tie_);
+  for (int i = 0; i < kProbes; ++i) {
+    const auto out = probe(o);
+    const Measurement& m = sim_measurement(out);
+    ASSERT_EQ(out.chosen, "cpu") << "probe " << i << ": " << verdict_name(m.verdict) << " " << m.reason;
+    ASSERT_TRUE(m.verdict == Verdict::kSlowerWithinNoise || m.verdict == Verdict::kSlower) << verdict_name(m.verdict);
+    EXPECT_EQ(m.placed_nodes, 1);  // placed: the tie is on the clock
+    EXPECT_GE(m.pairs, 8);
+  }
+}
+
+TEST_F(ProbeDecisionsTest, AnAcceleratorClearlyWithinTheAcceptanceRatioIsTakenOnEveryProbe) {
+  auto o = options(tie_);
+  o.acceptance_ratio = 3.0;  // it costs about the CPU's time: well under 3x less the minimum gain
+  for (int i = 0; i < kProbes; ++i) {
+    const auto out = probe(o);
+    const Measurement& m = sim_measurement(out);
+    ASSERT_EQ(out.chosen, kSimRung) << "probe " << i << ": " << verdict_name(m.verdict) << " " << m.reason;
+    EXPECT_LT(m.ratio_high, 2.85);
+  }
+}
+
+TEST_F(ProbeDecisionsTest, AClearlySlowerAcceleratorIsSlowerNotWithinNoise) {
+  ScopedEnv delay("RUNG_SIM_EP_COMPUTE_DELAY_US", "20000");
+  const auto out = probe(options(elementwise_));
+  const Measurement& m = sim_measurement(out);
+  EXPECT_EQ(m.verdict, Verdict::kSlower) << m.reason;
+  EXPECT_GT(m.ratio_low, 1.0);
+  EXPECT_THAT(m.reason, HasSubstr("paired runs"));
+}
+
+}  // namespace
+}  // namespace rung

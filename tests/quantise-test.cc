@@ -1,0 +1,577 @@
+// rung quantise and rung upgrade: the statistics, the QDQ rewrite, the opset
+// upgrade and its proof, and the command end to end on small models built
+// here, with real ONNX Runtime sessions scoring every decision.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <onnx/onnx_pb.h>
+
+#include <cmath>
+#include <random>
+
+#include "quantise/batch_norm_fold.h"
+#include "graph/model_file.h"
+#include "graph/onnx_file.h"
+#include "quantise/opset_upgrade.h"
+#include "model_builder.h"
+#include "parity_test_support.h"
+#include "quantise/calibration.h"
+#include "quantise/histogram.h"
+#include "quantise/proof.h"
+#include "quantise/qdq.h"
+
+namespace rung {
+namespace {
+namespace fs = std::filesystem;
+using ::testing::ContainsRegex;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+// --- statistics ---------------------------------------------------------------
+
+TEST(TensorStatsTest, MinMaxIsExactAndAlwaysHoldsZero) {
+  TensorStats s;
+  s.add(std::vector<float>{1.5f, 2.0f, 3.25f});
+  EXPECT_EQ(s.min(), 1.5);
+  EXPECT_EQ(s.max(), 3.25);
+  EXPECT_EQ(s.minmax().lo, 0.0);  // zero must quantise exactly
+  EXPECT_EQ(s.minmax().hi, 3.25);
+  s.add(std::vector<float>{-0.5f});
+  EXPECT_EQ(s.minmax().lo, -0.5);
+}
+
+TEST(TensorStatsTest, NonFiniteValuesAreCountedAndLeftOutOfTheRange) {
+  TensorStats s(64);
+  std::vector<float> v(100, 1.0f);
+  v[3] = NAN;
+  v[50] = INFINITY;
+  v[97] = -INFINITY;
+  v[10] = -2.0f;
+  s.add(v);
+  EXPECT_EQ(s.non_finite(), 3u);
+  EXPECT_EQ(s.count(), 97u);
+  EXPECT_EQ(s.min(), -2.0);
+  EXPECT_EQ(s.max(), 1.0);
+}
+
+TEST(TensorStatsTest, PercentileCutsEachTailButNotTheBody) {
+  TensorStats s(2048);
+  std::vector<float> v;
+  for (int i = 0; i < 100000; ++i) v.push_back(static_cast<float>(i % 1000) / 1000.0f);  // [0, 1)
+  v.push_back(1000.0f);  // one outlier in 100001
+  s.add(v);
+  EXPECT_EQ(s.max(), 1000.0);
+  const Range r = s.percentile(99.99);  // cuts 5 values from each tail: the outlier goes
+  EXPECT_LT(r.hi, 2.0);
+  EXPECT_GE(r.hi, 0.99);
+  EXPECT_EQ(s.percentile(100).hi, 1000.0);
+}
+
+TEST(TensorStatsTest, AGrowingRangeMergesBinsWithoutLosingACount) {
+  TensorStats s(128);
+  s.add(std::vector<float>(1000, 0.5f));
+  EXPECT_DOUBLE_EQ(s.histogram_limit(), 0.5 * (1 + 1e-6) + std::numeric_limits<double>::min());
+  s.add(std::vector<float>(10, 3.0f));  // past the first input's range: the width doubles until it fits
+  EXPECT_GT(s.histogram_limit(), 3.0);
+  EXPECT_EQ(s.count(), 1010u);
+  // 1% of the values sit at 3: the 98th percentile is still the body, the 99.5th reaches them.
+  EXPECT_LT(s.percentile(98).hi, 1.0);
+  EXPECT_GT(s.percentile(99.5).hi, 2.9);
+  EXPECT_EQ(s.bins(), 128u);  // fixed memory, however many inputs
+}
+
+TEST(TensorStatsTest, EntropyClipsRareOutliersButKeepsTheBody) {
+  std::mt19937 g(7);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::vector<float> v(200000);
+  for (auto& x : v) x = normal(g);
+  v[0] = 40.0f;  // a handful of far outliers
+  v[1] = -35.0f;
+  TensorStats s(2048);
+  s.add(v);
+  const Range r = s.entropy(128);
+  EXPECT_LT(r.hi, 20.0);
+  EXPECT_GT(r.hi, 2.5);
+  EXPECT_LT(r.lo, -2.5);
+  // With more levels than bins there is nothing to clip for.
+  EXPECT_EQ(s.entropy(32768).hi, s.max());
+}
+
+TEST(CalibratorTest, ParsesItsNamesAndRefusesTheRest) {
+  EXPECT_EQ(Calibrator::parse("minmax")->method, Calibrator::Method::kMinMax);
+  EXPECT_EQ(Calibrator::parse("entropy")->method, Calibrator::Method::kEntropy);
+  EXPECT_DOUBLE_EQ(Calibrator::parse("percentile=99.9")->percentile, 99.9);
+  EXPECT_DOUBLE_EQ(Calibrator::parse("percentile")->percentile, 99.999);
+  EXPECT_FALSE(Calibrator::parse("percentile=abc").ok());
+  EXPECT_FALSE(Calibrator::parse("percentile=40").ok());
+  EXPECT_FALSE(Calibrator::parse("kl").ok());
+}
+
+// --- models -------------------------------------------------------------------
+
+// Conv (identity-ish centre taps) -> BatchNormalization -> Relu -> GlobalAveragePool
+// -> Flatten -> Softmax: which of three channels is bright, at opset 11.
+fs::path write_classifier(const fs::path& path) {
+  std::vector<float> w(3 * 3 * 3 * 3, 0.0f);
+  std::mt19937 g(3);
+  std::uniform_real_distribution<float> noise(-0.02f, 0.02f);
+  for (auto& x : w) x = noise(g);
+  for (int c = 0; c < 3; ++c) w[static_cast<std::size_t>(((c * 3 + c) * 3 + 1) * 3 + 1)] = 1.0f;  // out c reads in c at the centre
+  test::ModelBuilder b(11);
+  b.input("x", {1, 3, 8, 8})
+      .initializer("w", {3, 3, 3, 3}, w)
+      .initializer("b", {3}, {0.01f, -0.01f, 0.02f})
+      .initializer("gamma", {3}, {1.0f, 1.2f, 0.9f})
+      .initializer("beta", {3}, {0.0f, 0.05f, -0.05f})
+      .initializer("mu", {3}, {0.1f, 0.1f, 0.1f})
+      .initializer("var", {3}, {1.0f, 0.8f, 1.2f})
+      .node("Conv", {"x", "w", "b"}, {"conv"})
+      .attribute("pads", std::vector<int64_t>{1, 1, 1, 1})
+      .node("BatchNormalization", {"conv", "gamma", "beta", "mu", "var"}, {"bn"})
+      .node("Relu", {"bn"}, {"relu"})
+      .node("GlobalAveragePool", {"relu"}, {"pool"})
+      .node("Flatten", {"pool"}, {"flat"})
+      .node("Mul", {"flat", "ten"}, {"logits"})
+      .initializer("ten", {1}, {10.0f})
+      .node("Softmax", {"logits"}, {"y"})
+      .attribute("axis", int64_t{1})
+      .output("y", {1, 3});
+  return b.save(path);
+}
+
+// Images where channel (i % 3) is bright: `scale` shrinks every value (a narrow set).
+void write_images(const fs::path& dir, const std::string& prefix, int count, std::uint32_t seed, float scale) {
+  fs::create_directories(dir);
+  std::mt19937 g(seed);
+  std::uniform_real_distribution<float> bright(0.6f, 1.0f), dim(0.0f, 0.3f);
+  for (int i = 0; i < count; ++i) {
+    std::vector<float> v(3 * 8 * 8);
+    for (int c = 0; c < 3; ++c) {
+      for (int k = 0; k < 64; ++k) v[static_cast<std::size_t>(c * 64 + k)] = scale * (c == i % 3 ? bright(g) : dim(g));
+    }
+    ASSERT_TRUE(write_tensor_file(test::float_tensor("x", {1, 3, 8, 8}, v), dir / fmt::format("{}-{:02d}.pb", prefix, i)).ok());
+  }
+}
+
+// Pixel coordinates (x * 640) and scores (sigmoid) joined in one tensor: one scale ruins the scores.
+fs::path write_mixed_rows(const fs::path& path) {
+  test::ModelBuilder b(17);
+  b.input("x", {1, 4})
+      .initializer("size", {1}, {640.0f})
+      .node("Mul", {"x", "size"}, {"pixels"})
+      .node("Sigmoid", {"x"}, {"scores"})
+      .node("Concat", {"pixels", "scores"}, {"rows"}, "join")
+      .attribute("axis", int64_t{1})
+      .output("rows", {1, 8});
+  return b.save(path);
+}
+
+// Values in [0.5, 1); with `edge`, the first input holds 1.0, so that a calibration set spans what a holdout can hold.
+void write_rows_inputs(const fs::path& dir, const std::string& prefix, int count, std::uint32_t seed, bool edge) {
+  fs::create_directories(dir);
+  std::mt19937 g(seed);
+  std::uniform_real_distribution<float> u(0.5f, 1.0f);
+  for (int i = 0; i < count; ++i) {
+    std::vector<float> v(4);
+    for (auto& x : v) x = edge && i == 0 ? 1.0f : u(g);
+    ASSERT_TRUE(write_tensor_file(test::float_tensor("x", {1, 4}, v), dir / fmt::format("{}-{:02d}.pb", prefix, i)).ok());
+  }
+}
+
+onnx::ModelProto load(const fs::path& p) {
+  auto m = read_onnx_model(p);
+  EXPECT_TRUE(m.ok()) << p;
+  return m ? *m : onnx::ModelProto{};
+}
+
+const onnx::TensorProto* initializer(const onnx::ModelProto& m, const std::string& name) {
+  for (const auto& t : m.graph().initializer()) {
+    if (t.name() == name) return &t;
+  }
+  return nullptr;
+}
+
+const onnx::NodeProto* node_writing(const onnx::ModelProto& m, const std::string& tensor) {
+  for (const auto& n : m.graph().node()) {
+    for (const auto& o : n.output()) {
+      if (o == tensor) return &n;
+    }
+  }
+  return nullptr;
+}
+
+float scalar(const onnx::TensorProto& t) {
+  if (t.float_data_size() > 0) return t.float_data(0);
+  float v = 0;
+  std::memcpy(&v, t.raw_data().data(), sizeof v);
+  return v;
+}
+
+// --- the QDQ rewrite, without running anything -----------------------------------
+
+class QdqTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = test::make_temp_dir("rung-qdq");
+    model_ = load(write_classifier(dir_ / "c.onnx"));
+    ASSERT_TRUE(upgrade_opset(model_, 17).ok());
+    ASSERT_EQ(fold_batch_norms(*model_.mutable_graph()), 1);
+    ASSERT_TRUE(infer_shapes(model_).ok());
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // Ranges for every calibrated tensor: [-1, 3] for the input, [0, 2] for the rest.
+  std::map<std::string, Range> ranges(const QdqPlan& plan) {
+    std::map<std::string, Range> r;
+    for (const auto& t : plan.calibrated()) r[t] = t == "x" ? Range{-1, 3} : Range{0, 2};
+    return *plan.resolve(r);
+  }
+
+  fs::path dir_;
+  onnx::ModelProto model_;
+};
+
+TEST_F(QdqTest, PlansEveryFloatTensorAroundQuantisedNodesSharingAndFixingRangesWhereKnown) {
+  auto plan = plan_qdq(model_, {});
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  EXPECT_EQ(plan->quantised.size(), 6u);  // Conv, Relu, GlobalAveragePool, Flatten, Mul, Softmax
+  EXPECT_EQ(plan->shared.at("flat"), "pool");  // Flatten moves values: its input's scale
+  EXPECT_EQ(plan->fixed.at("y").hi, 1.0);      // a softmax is in [0, 1] by construction
+  EXPECT_THAT(plan->calibrated(), ElementsAre("x", "bn", "relu", "pool", "logits"));
+}
+
+TEST_F(QdqTest, IslandsKeepNodesFloatByNameByOpTypeAndDownstreamOfATensor) {
+  QdqSettings s;
+  s.keep_float = {"Relu"};
+  auto plan = plan_qdq(model_, s);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_THAT(plan->islands, ElementsAre("Relu_2"));
+  s.keep_float.clear();
+  s.float_from = {"pool"};
+  plan = plan_qdq(model_, s);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_THAT(plan->islands, ElementsAre("Flatten_4", "Mul_5", "Softmax_6"));
+  s.float_from = {"no_such_tensor"};
+  EXPECT_THAT(plan_qdq(model_, s).error().message, HasSubstr("--float-from no_such_tensor"));
+  s.float_from.clear();
+  s.keep_float = {"Gemm"};
+  EXPECT_THAT(plan_qdq(model_, s).error().message, HasSubstr("--keep-float Gemm: no node"));
+}
+
+TEST_F(QdqTest, Int8WeightsArePerChannelSymmetricAndTheBiasIsInt32AtInputTimesWeightScale) {
+  auto plan = plan_qdq(model_, {});
+  ASSERT_TRUE(plan.ok());
+  auto counts = insert_qdq(model_, *plan, ranges(*plan), {});
+  ASSERT_TRUE(counts.ok()) << counts.error().message;
+  EXPECT_EQ(counts->weights, 1u);
+  EXPECT_EQ(counts->biases, 1u);
+  EXPECT_EQ(counts->constants, 1u);  // the 10 the logits are multiplied by
+  const onnx::NodeProto* conv = node_writing(model_, "bn");
+  ASSERT_NE(conv, nullptr);
+  EXPECT_EQ(conv->op_type(), "Conv");
+  const onnx::NodeProto* wdq = node_writing(model_, conv->input(1));
+  ASSERT_EQ(wdq->op_type(), "DequantizeLinear");
+  EXPECT_EQ(wdq->domain(), "");
+  ASSERT_EQ(wdq->attribute_size(), 1);
+  EXPECT_EQ(wdq->attribute(0).name(), "axis");
+  EXPECT_EQ(wdq->attribute(0).i(), 0);
+  const auto* wq = initializer(model_, wdq->input(0));
+  EXPECT_EQ(wq->data_type(), onnx::TensorProto::INT8);
+  const auto* wscale = initializer(model_, wdq->input(1));
+  ASSERT_EQ(wscale->dims_size(), 1);
+  EXPECT_EQ(wscale->dims(0), 3);
+  // The bias: int32, one scale per channel = the input's scale x that channel's weight scale.
+  const onnx::NodeProto* bdq = node_writing(model_, conv->input(2));
+  const auto* bq = initializer(model_, bdq->input(0));
+  EXPECT_EQ(bq->data_type(), onnx::TensorProto::INT32);
+  const float input_scale = 4.0f / 255.0f;  // x over [-1, 3], uint8
+  const auto* bscale = initializer(model_, bdq->input(1));
+  std::vector<float> ws(3), bs(3);
+  std::memcpy(ws.data(), wscale->raw_data().data(), 12);
+  std::memcpy(bs.data(), bscale->raw_data().data(), 12);
+  for (int c = 0; c < 3; ++c) EXPECT_FLOAT_EQ(bs[static_cast<std::size_t>(c)], input_scale * ws[static_cast<std::size_t>(c)]);
+  // The graph output keeps its name, now written by a DequantizeLinear.
+  EXPECT_EQ(node_writing(model_, "y")->op_type(), "DequantizeLinear");
+  EXPECT_EQ(node_writing(model_, "y_float")->op_type(), "Softmax");
+}
+
+TEST_F(QdqTest, PerTensorWeightsHaveOneScale) {
+  auto plan = plan_qdq(model_, {});
+  QdqSettings s;
+  s.per_channel = false;
+  ASSERT_TRUE(insert_qdq(model_, *plan, ranges(*plan), s).ok());
+  const onnx::NodeProto* wdq = node_writing(model_, node_writing(model_, "bn")->input(1));
+  EXPECT_EQ(wdq->attribute_size(), 0);
+  EXPECT_EQ(initializer(model_, wdq->input(1))->dims_size(), 0);
+}
+
+TEST_F(QdqTest, SixteenBitTensorsUseTheMicrosoftDomainAndTheFormReadsBackAsAsked) {
+  for (NumericForm form : {NumericForm::kInt8, NumericForm::kA16W8, NumericForm::kA16W16}) {
+    onnx::ModelProto m = model_;
+    auto plan = plan_qdq(m, {});
+    QdqSettings s;
+    s.form = form;
+    ASSERT_TRUE(insert_qdq(m, *plan, ranges(*plan), s).ok());
+    const onnx::NodeProto* q = node_writing(m, "relu_q");
+    ASSERT_NE(q, nullptr);
+    EXPECT_EQ(q->domain(), form == NumericForm::kInt8 ? "" : "com.microsoft") << numeric_form_name(form);
+    EXPECT_EQ(initializer(m, q->input(2))->data_type(), form == NumericForm::kInt8 ? onnx::TensorProto::UINT8 : onnx::TensorProto::UINT16);
+    const onnx::NodeProto* wdq = node_writing(m, node_writing(m, "bn")->input(1));
+    EXPECT_EQ(initializer(m, wdq->input(0))->data_type(), form == NumericForm::kA16W16 ? onnx::TensorProto::INT16 : onnx::TensorProto::INT8);
+    // What bench reads from the graph is the form that was asked for.
+    const fs::path file = dir_ / fmt::format("{}.onnx", numeric_form_name(form));
+    std::string bytes;
+    m.SerializeToString(&bytes);
+    test::write_text(file, bytes);
+    auto facts = inspect_model_file(file);
+    ASSERT_TRUE(facts.ok());
+    EXPECT_EQ(facts->form, form) << facts->form_evidence;
+  }
+}
+
+TEST(QdqScaleTest, ABiasTooLargeForInt32RaisesItsChannelsWeightScale) {
+  test::ModelBuilder b(17);
+  b.input("x", {1, 1, 2, 2})
+      .initializer("w", {2, 1, 1, 1}, {1e-6f, 0.5f})
+      .initializer("b", {2}, {1e6f, 0.1f})
+      .node("Conv", {"x", "w", "b"}, {"y"})
+      .output("y", {1, 2, 2, 2});
+  const auto dir = test::make_temp_dir("rung-qdq-bias");
+  onnx::ModelProto m = load(b.save(dir / "m.onnx"));
+  ASSERT_TRUE(infer_shapes(m).ok());
+  auto plan = plan_qdq(m, {});
+  QdqSettings s;
+  s.form = NumericForm::kA16W16;  // the smallest input scale: the bias overflows first here
+  auto counts = insert_qdq(m, *plan, *plan->resolve({{"x", {0, 1}}, {"y", {0, 2e6}}}), s);
+  ASSERT_TRUE(counts.ok());
+  EXPECT_EQ(counts->raised_scales, 1u);
+  fs::remove_all(dir);
+}
+
+// --- the upgrade ----------------------------------------------------------------
+
+// Opset 11 with a target shape computed from the input's (Shape, Cast, Concat),
+// the pattern exported PP-OCR graphs use, then a Softmax on the last axis.
+fs::path write_computed_reshape(const fs::path& path) {
+  test::ModelBuilder b(11);
+  b.input("x", {-1, 6})
+      .node("Shape", {"x"}, {"shape"})
+      .node("Cast", {"shape"}, {"shape_f"})
+      .attribute("to", int64_t{1})
+      .node("Cast", {"shape_f"}, {"shape_i"})
+      .attribute("to", int64_t{7})
+      .node("Slice", {"shape_i", "zero", "one"}, {"batch"})
+      .node("Concat", {"batch", "rest"}, {"target"})
+      .attribute("axis", int64_t{0})
+      .node("Reshape", {"x", "target"}, {"r"})
+      .node("Softmax", {"r"}, {"y"})
+      .attribute("axis", int64_t{2})
+      .output("y", {-1, 2, 3});
+  onnx::ModelProto m = load(b.save(path));
+  for (auto [name, values] : std::vector<std::pair<std::string, std::vector<std::int64_t>>>{{"zero", {0}}, {"one", {1}}, {"rest", {2, 3}}}) {
+    auto* t = m.mutable_graph()->add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::INT64);
+    t->add_dims(static_cast<std::int64_t>(values.size()));
+    for (auto v : values) t->add_int64_data(v);
+  }
+  std::string bytes;
+  m.SerializeToString(&bytes);
+  test::write_text(path, bytes);
+  return path;
+}
+
+TEST(OpsetUpgradeTest, ARankOnlyAComputedReshapeKnowsLetsTheConverterThrough) {
+  const auto dir = test::make_temp_dir("rung-upgrade");
+  onnx::ModelProto m = load(write_computed_reshape(dir / "m.onnx"));
+  auto u = upgrade_opset(m, 17);
+  ASSERT_TRUE(u.ok()) << u.error().message;
+  EXPECT_EQ(u->from, 11);
+  EXPECT_EQ(default_opset(m), 17);
+  EXPECT_FALSE(upgrade_opset(m, 11).ok());  // only upward
+  fs::remove_all(dir);
+}
+
+TEST(OpsetUpgradeTest, TheCommandProvesTheUpgradedGraphTheSameBeforeWritingIt) {
+  const auto dir = test::make_temp_dir("rung-upgrade-cli");
+  write_computed_reshape(dir / "m.onnx");
+  auto r = test::run_command(fmt::format("env -u RUNG_ORT_DIR '{}' upgrade '{}' --opset 17 --out '{}' --random 4 --ort '{}'", test::cli_path().string(),
+                                         (dir / "m.onnx").string(), (dir / "m17.onnx").string(), test::runtime_dir("1.30.0").string()));
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("PASS  tensor"));
+  EXPECT_THAT(r.out, HasSubstr("WRITTEN"));
+  auto facts = inspect_model_file(dir / "m17.onnx");
+  ASSERT_TRUE(facts.ok());
+  EXPECT_EQ(facts->opset, 17);
+  fs::remove_all(dir);
+}
+
+TEST(OpsetUpgradeTest, AGraphThatComputesSomethingElseIsNotProvenAndItsOutputIsNamed) {
+  const auto dir = test::make_temp_dir("rung-proof");
+  auto model = [&](const std::string& name, float k) {
+    test::ModelBuilder b(17);
+    b.input("x", {1, 4}).initializer("k", {1}, {k}).node("Mul", {"x", "k"}, {"y"}).node("Relu", {"x"}, {"z"}).output("z", {1, 4}).output("y", {1, 4});
+    return b.save(dir / name);
+  };
+  ProofSides sides{test::runtime_dir("1.30.0"), test::worker_path(), std::chrono::seconds(60)};
+  auto same = prove_same_computation(model("a.onnx", 2.0f), model("b.onnx", 2.0f), {{}, 3, 0, {}, {}}, sides, dir / "work1");
+  ASSERT_TRUE(same.ok()) << same.error().message;
+  EXPECT_TRUE(same->proven);
+  auto other = prove_same_computation(model("a.onnx", 2.0f), model("c.onnx", 2.01f), {{}, 3, 0, {}, {}}, sides, dir / "work2");
+  ASSERT_TRUE(other.ok()) << other.error().message;
+  EXPECT_FALSE(other->proven);
+  EXPECT_EQ(other->failing_output, "y");
+  fs::remove_all(dir);
+}
+
+// --- rung quantise, end to end ------------------------------------------------------
+
+class QuantiseCliTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = test::make_temp_dir("rung-quantise");
+    write_classifier(dir_ / "classifier.onnx");
+    write_images(dir_ / "calibration", "cal", 12, 1, 1.0f);
+    write_images(dir_ / "holdout", "hold", 12, 2, 1.0f);
+    write_images(dir_ / "narrow", "narrow", 6, 3, 0.05f);
+    test::write_text(dir_ / "classifier.gate.json", R"({"gates": [{"decoder": "classification", "output": "y", "activation": "none",
+                                                         "top_k": 1, "min_top1": 1.0, "min_topk": 1.0}]})");
+  }
+  static void TearDownTestSuite() { fs::remove_all(dir_); }
+
+  static test::CommandResult quantise(const std::string& args) {
+    return test::run_command(fmt::format("env -u RUNG_ORT_DIR '{}' quantise {} --ort '{}'", test::cli_path().string(), args,
+                                         test::runtime_dir("1.30.0").string()));
+  }
+  static std::string classifier(const std::string& form, const std::string& calibration, const fs::path& out) {
+    return fmt::format("'{}' --name classifier --form {} --calibration '{}' --holdout '{}' --gate '{}' --out '{}'", (dir_ / "classifier.onnx").string(),
+                       form, (dir_ / calibration).string(), (dir_ / "holdout").string(), (dir_ / "classifier.gate.json").string(), out.string());
+  }
+
+  static inline fs::path dir_;
+};
+
+TEST_F(QuantiseCliTest, AFormThatPassesIsWrittenNamedByItsGraphWithAReportTheSchemaAccepts) {
+  const fs::path out = dir_ / "out-int8" / "classifier_i8.onnx";
+  fs::create_directories(out.parent_path());
+  auto r = quantise(classifier("int8", "calibration", out));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("prepare   opset 11 -> 17, 1 BatchNormalization folded, proven the same on 12 inputs"));
+  EXPECT_THAT(r.out, HasSubstr("PASS  classification"));
+  EXPECT_THAT(r.out, HasSubstr("not a measurement on the NPU"));
+  EXPECT_THAT(r.out, ContainsRegex("WRITTEN .*classifier_i8.onnx \\(classifier_i8, sha256 [0-9a-f]{12}\\)"));
+  auto facts = inspect_model_file(out);
+  ASSERT_TRUE(facts.ok());
+  EXPECT_EQ(facts->form, NumericForm::kInt8);
+  const fs::path report = dir_ / "out-int8" / "classifier_i8.report.json";
+  ASSERT_TRUE(fs::exists(report));
+  EXPECT_EQ(test::schema_errors(test::schema_path("quantise-report.schema.json"), report), "");
+  const auto j = nlohmann::json::parse(test::read_text(report));
+  EXPECT_EQ(j["decision"], "written");
+  EXPECT_EQ(j["output"]["model_id"], "classifier_i8");
+  EXPECT_EQ(j["output"]["sha256"], facts->sha256);
+  EXPECT_EQ(j["output"]["stable_sha256"], facts->stable_sha256);
+  EXPECT_EQ(j["source"]["stable_sha256"], inspect_model_file(dir_ / "classifier.onnx")->stable_sha256);
+  EXPECT_EQ(j["source"]["sha256"], inspect_model_file(dir_ / "classifier.onnx")->sha256);
+  EXPECT_EQ(j["calibration"]["file_sha256"].size(), 12u);
+  EXPECT_TRUE(std::is_sorted(j["holdout"]["file_sha256"].begin(), j["holdout"]["file_sha256"].end()));
+  EXPECT_EQ(j["preparation"]["proof"]["proven"], true);
+  EXPECT_EQ(j["recipe"]["weights"]["scheme"], "symmetric per channel");
+  EXPECT_THAT(j["scored_on"]["note"].get<std::string>(), HasSubstr("not a measurement on the accelerator"));
+}
+
+TEST_F(QuantiseCliTest, SixteenBitFormsAreWrittenAndReadBackAsTheirForm) {
+  for (auto [form, id] : {std::pair{"a16w8", "classifier_a16w8"}, std::pair{"a16w16", "classifier_a16w16"}}) {
+    const fs::path out = dir_ / fmt::format("{}.onnx", id);
+    auto r = quantise(classifier(form, "calibration", out) + " --calibrator percentile=99.99");
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    EXPECT_THAT(r.out, HasSubstr(fmt::format("({}, sha256", id)));
+    EXPECT_EQ(model_id("classifier", inspect_model_file(out)->form), id);
+  }
+}
+
+TEST_F(QuantiseCliTest, AFormMadeTooCoarseIsRefusedAndNothingIsWritten) {
+  const fs::path out = dir_ / "coarse" / "classifier_i8.onnx";
+  fs::create_directories(out.parent_path());
+  auto r = quantise(classifier("int8", "narrow", out) + " --per-tensor --report '" + (dir_ / "coarse.json").string() + "'");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_THAT(r.out, ContainsRegex("FAIL  classification · y: 12 vs 12 items; top-1 changed on [0-9]+ \\([0-9.]+% agree, need 100%\\)"));
+  EXPECT_THAT(r.out, HasSubstr("REFUSED   classification · y failed; nothing written"));
+  EXPECT_THAT(r.err, HasSubstr("nothing written"));
+  EXPECT_FALSE(fs::exists(out));
+  EXPECT_TRUE(fs::is_empty(out.parent_path()));  // no temporary left either
+  // The report asked for says why.
+  EXPECT_EQ(test::schema_errors(test::schema_path("quantise-report.schema.json"), dir_ / "coarse.json"), "");
+  const auto j = nlohmann::json::parse(test::read_text(dir_ / "coarse.json"));
+  EXPECT_EQ(j["decision"], "refused");
+  EXPECT_EQ(j["output"]["written"], false);
+  EXPECT_EQ(j["recipe"]["weights"]["scheme"], "symmetric per tensor");
+  EXPECT_THAT(j["failed"], ElementsAre("classification · y"));
+}
+
+TEST_F(QuantiseCliTest, ForceWritesAFailingFormWithItsFailingReportBesideIt) {
+  const fs::path out = dir_ / "forced" / "classifier_i8.onnx";
+  fs::create_directories(out.parent_path());
+  auto r = quantise(classifier("int8", "narrow", out) + " --force");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("FORCED"));
+  EXPECT_TRUE(fs::exists(out));
+  const auto j = nlohmann::json::parse(test::read_text(dir_ / "forced" / "classifier_i8.report.json"));
+  EXPECT_EQ(j["decision"], "forced");
+  EXPECT_EQ(j["gates"][0]["passed"], false);
+}
+
+TEST_F(QuantiseCliTest, AHoldoutSharingAFileWithTheCalibrationSetIsAnInputError) {
+  const fs::path overlap = dir_ / "overlap";
+  fs::create_directories(overlap);
+  fs::copy_file(dir_ / "holdout" / "hold-00.pb", overlap / "a.pb");
+  fs::copy_file(dir_ / "calibration" / "cal-07.pb", overlap / "renamed.pb");  // the same content under another name
+  const fs::path out = dir_ / "overlap.onnx";
+  auto r = quantise(fmt::format("'{}' --calibration '{}' --holdout '{}' --gate '{}' --out '{}'", (dir_ / "classifier.onnx").string(),
+                                (dir_ / "calibration").string(), overlap.string(), (dir_ / "classifier.gate.json").string(), out.string()));
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_THAT(r.err, HasSubstr("shares 1 file with the calibration set"));
+  EXPECT_THAT(r.err, HasSubstr("renamed.pb"));
+  EXPECT_THAT(r.err, HasSubstr("cal-07.pb"));
+  EXPECT_FALSE(fs::exists(out));
+}
+
+TEST_F(QuantiseCliTest, UsageErrorsAreExitTwo) {
+  const std::string base = classifier("int8", "calibration", dir_ / "never.onnx");
+  EXPECT_EQ(quantise(base + " --keep-float NoSuchOp").exit_code, 2);
+  EXPECT_EQ(quantise(base + " --calibrator kl").exit_code, 2);
+  auto r = quantise(fmt::format("'{}' --form int4 --calibration '{}' --holdout '{}' --gate '{}'", (dir_ / "classifier.onnx").string(),
+                                (dir_ / "calibration").string(), (dir_ / "holdout").string(), (dir_ / "classifier.gate.json").string()));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("unknown form 'int4'"));
+  EXPECT_FALSE(fs::exists(dir_ / "never.onnx"));
+}
+
+TEST(QuantiseHazardTest, AConcatJoiningPixelsAndScoresIsReportedWithTheIslandThatAvoidsIt) {
+  const auto dir = test::make_temp_dir("rung-quantise-mixed");
+  write_mixed_rows(dir / "rows.onnx");
+  write_rows_inputs(dir / "calibration", "cal", 8, 11, true);
+  write_rows_inputs(dir / "holdout", "hold", 8, 12, false);
+  test::write_text(dir / "rows.gate.json", R"({"gates": [{"decoder": "tensor", "atol": 0.01, "rtol": 0.01}]})");
+  auto run = [&](const std::string& extra) {
+    return test::run_command(fmt::format("env -u RUNG_ORT_DIR '{}' quantise '{}' --calibration '{}' --holdout '{}' --gate '{}' --out '{}' --ort '{}' {}",
+                                         test::cli_path().string(), (dir / "rows.onnx").string(), (dir / "calibration").string(),
+                                         (dir / "holdout").string(), (dir / "rows.gate.json").string(), (dir / "rows_i8.onnx").string(),
+                                         test::runtime_dir("1.30.0").string(), extra));
+  };
+  auto plain = run("");
+  EXPECT_EQ(plain.exit_code, 1) << plain.out << plain.err;
+  EXPECT_THAT(plain.out, ContainsRegex("HAZARD    mixed ranges at Concat 'join': one 8-bit scale over \\[0, [0-9.]+\\]; 'scores' .* gets [0-9.]+ levels"));
+  EXPECT_THAT(plain.out, HasSubstr("keep it float with --keep-float join --float-from rows"));
+  auto island = run("--keep-float join --float-from rows");
+  EXPECT_EQ(island.exit_code, 0) << island.out << island.err;
+  EXPECT_THAT(island.out, Not(HasSubstr("HAZARD")));
+  EXPECT_THAT(island.out, HasSubstr("islands   1 node kept float; --keep-float join; --float-from rows"));
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace rung
