@@ -62,11 +62,11 @@ InputPlan plan(bool fixed) {
 
 // `count` items, cycling through the pages when there are fewer.
 Result<std::vector<InputItem>> items(std::size_t count) {
-  auto listed = list_input_items(pages());
+  auto listed = InputItems::listed(pages());
   if (!listed) return listed.error();
   std::vector<InputItem> out;
   for (std::size_t i = 0; i < count; ++i) {
-    InputItem item = (*listed)[i % listed->size()];
+    InputItem item = listed->at(i % listed->size());
     item.index = i;
     out.push_back(std::move(item));
   }

@@ -21,6 +21,7 @@ struct BenchCliOptions {
   std::vector<std::string> models;       // PATH or NAME=PATH
   std::vector<std::string> rungs;
   std::vector<std::string> input_specs;  // NAME=FILE
+  std::uint64_t max_tensor_mb = 0;
   RuntimeArgs runtime;
   PluginArgs plugins;
   SoftwareGpuArgs software_gpu;
@@ -116,6 +117,7 @@ int run_bench_command(const BenchCliOptions& c) {
   ModelArgs args;
   args.models = c.models;
   args.input_specs = c.input_specs;
+  args.max_tensor_mb = c.max_tensor_mb;
   for (auto& r : args.resolve()) o.models.push_back(BenchModel{r.name, r.f32, r.inputs});
 
   // Where the records go, and that each can be written or appended to, before anything is measured.
@@ -125,8 +127,10 @@ int run_bench_command(const BenchCliOptions& c) {
     for (const auto& m : o.models) names.push_back(m.name);
     auto paths = bench_record_paths(c.json, names);
     if (!paths) throw CliError(kExitUsage, paths.error().message);
-    for (const auto& p : *paths) {
-      if (auto s = check_bench_record_target(p); !s) throw CliError(kExitUsage, fmt::format("--json: {}", s.error().message));
+    for (std::size_t i = 0; i < paths->size(); ++i) {
+      if (auto s = check_bench_record_target((*paths)[i], o.models[i].path); !s) {
+        throw CliError(kExitUsage, fmt::format("--json: {}", s.error().message));
+      }
     }
     record_files = *paths;
   }
@@ -182,6 +186,7 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--threads", c->threads, "Intra-op threads per session (0: ONNX Runtime's default)")->check(thread_count())->capture_default_str();
   cmd->add_option("--input", c->input, "random, zeros, or a directory of .pb tensors named after the inputs")->capture_default_str();
   cmd->add_option("--input-spec", c->input_specs, "NAME=FILE: how to feed a model (JSON with dims, values, tensors)");
+  add_max_tensor_option(*cmd, c->max_tensor_mb);
   cmd->add_option("--json", c->json, "Write one record per model here (a file for one model, a directory for several); appends to an existing record");
   cmd->add_option("--html", c->html, "Write a self-contained HTML report here");
   cmd->add_flag("--compare-bare", c->compare_bare, "On the CPU rung, interleave a bare OrtApi::Run loop and report rung's p50 against it");

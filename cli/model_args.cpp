@@ -1,5 +1,7 @@
 #include "model_args.h"
 
+#include "numeric_args.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -79,10 +81,16 @@ fs::path default_cache_dir() {
   return fs::temp_directory_path() / "rung-probe";
 }
 
+void add_max_tensor_option(CLI::App& command, std::uint64_t& mb) {
+  command.add_option("--max-tensor-mb", mb, "The largest tensor made or read for a model, in MiB (default 1024): a larger one is refused")
+      ->check(whole_within(1, 1LL << 30));
+}
+
 void ModelArgs::add_to(CLI::App& command) {
   command.add_option("--model", models, "A registered model, PATH or NAME=PATH (default: the bundled sample models)");
   command.add_option("--role", roles, "NAME=ROLE: detector, embedder, segmenter or generic (default generic)");
   command.add_option("--input-spec", input_specs, "NAME=FILE: how to feed a model (JSON with dims, values, tensors)");
+  add_max_tensor_option(command, max_tensor_mb);
 }
 
 std::vector<ModelRegistration> ModelArgs::resolve() const {
@@ -133,6 +141,9 @@ void ModelArgs::apply_roles_and_specs(std::vector<ModelRegistration>& out) const
     auto spec = InputSpec::from_json_file(file);
     if (!spec) throw CliError(kExitUsage, fmt::format("--input-spec {}: {}", name, spec.error().message));
     m.inputs = *spec;
+  }
+  if (max_tensor_mb > 0) {
+    for (auto& m : out) m.inputs.max_tensor_bytes = max_tensor_mb << 20;
   }
 }
 

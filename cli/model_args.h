@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@ struct ModelArgs {
   std::vector<std::string> models;
   std::vector<std::string> roles;
   std::vector<std::string> input_specs;
+  std::uint64_t max_tensor_mb = 0;  // --max-tensor-mb; 0: each spec's own limit (1024 MiB unless it says)
 
   void add_to(CLI::App& command);
   // Throws CliError (usage) on a bad argument.
@@ -23,6 +25,9 @@ struct ModelArgs {
   // --role and --input-spec on models registered otherwise (a manifest's groups); a spec in specs/ named after a model.
   void apply_roles_and_specs(std::vector<ModelRegistration>& models) const;
 };
+
+// --max-tensor-mb N: the largest tensor made or read for a model, in MiB.
+void add_max_tensor_option(CLI::App& command, std::uint64_t& mb);
 
 // RUNG_CACHE_DIR, else $XDG_CACHE_HOME/rung/probe, else ~/.cache/rung/probe.
 std::filesystem::path default_cache_dir();

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "commands.h"
+#include "model_args.h"
 #include "numeric_args.h"
 #include "runtime_args.h"
 #include "rung/parity.h"
@@ -22,6 +23,7 @@ struct ParityCliOptions {
   std::size_t random = 0;
   std::uint64_t seed = 0;
   double deadline_s = 300;
+  std::uint64_t max_tensor_mb = 0;
 };
 
 // FILE, or NAME=FILE where NAME is the reference model's (its file name without .onnx), as other commands take it.
@@ -54,6 +56,7 @@ void run_parity_command(const ParityCliOptions& c) {
   o.gate_file = c.gate;
   o.preprocess_file = c.preprocess;
   o.work_dir = c.work_dir;
+  if (c.max_tensor_mb > 0) o.max_tensor_bytes = c.max_tensor_mb << 20;
   o.show = c.show;
   if (!c.input_spec.empty()) o.input_spec = read_input_spec(c.input_spec, o.ref.model);
   c.runtime.apply_to(o.runtimes);
@@ -96,6 +99,7 @@ void add_parity_command(CLI::App& app) {
       ->check(finite_within(kMinDeadlineSeconds, kMaxDeadlineSeconds, "seconds"))
       ->capture_default_str();
   c->runtime.add_to(*cmd);
+  add_max_tensor_option(*cmd, c->max_tensor_mb);
   c->plugins.add_allow_to(*cmd);
   c->software_gpu.add_to(*cmd);
   cmd->add_option("--work-dir", c->work_dir, "Keep the exchanged tensors here (default: a temporary directory, removed)")->group("");

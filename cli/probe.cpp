@@ -118,6 +118,8 @@ int run_probe_command(const ProbeCliOptions& c) {
     fmt::print("\n");
     print_table(out);
   }
+  // Inputs refused before anything ran are an input error, not a no.
+  if (out.inputs_refused) return kExitUsage;
   return out.model_errors.empty() ? kExitOk : kExitFailed;
 }
 

@@ -130,7 +130,7 @@ TEST_F(BenchRecordTest, ARealRunValidatesAndASecondDeviceIsAppended) {
   auto rep = run_bench(o);
   ASSERT_TRUE(rep) << rep.error().message;
   const fs::path file = dir_ / "tiny.json";
-  ASSERT_TRUE(check_bench_record_target(file));
+  ASSERT_TRUE(check_bench_record_target(file, dir_ / "tiny.onnx"));
   ASSERT_TRUE(write_bench_records(*rep, {file}, "rung bench tiny.onnx --rung cuda"));
   EXPECT_EQ(schema_errors(file), "");
 
@@ -138,7 +138,7 @@ TEST_F(BenchRecordTest, ARealRunValidatesAndASecondDeviceIsAppended) {
   auto other = *rep;
   other.hardware_identity = "linux; gpu 10de:2684 NVIDIA; nvidia driver 550.54.14; cpu AMD Ryzen 9 7950X";
   other.hostname = "desktop";
-  ASSERT_TRUE(check_bench_record_target(file));
+  ASSERT_TRUE(check_bench_record_target(file, dir_ / "tiny.onnx"));
   ASSERT_TRUE(write_bench_records(other, {file}, "rung bench tiny.onnx"));
   EXPECT_EQ(schema_errors(file), "");
   auto j = nlohmann::json::parse(test::read_file(file));
@@ -160,7 +160,7 @@ TEST_F(BenchRecordTest, ARecordOfAnotherSchemaVersionIsNotAppendedTo) {
   j["schema_version"] = 1;  // written before the stable hash existed
   j["model"].erase("stable_sha256");
   std::ofstream(file, std::ios::trunc) << j.dump();
-  auto s = check_bench_record_target(file);
+  auto s = check_bench_record_target(file, dir_ / "det.onnx");
   ASSERT_FALSE(s);
   EXPECT_THAT(s.error().message, HasSubstr("schema version 1; this rung writes 2"));
 }
@@ -207,10 +207,10 @@ TEST_F(BenchRecordTest, AppendingIsRefusedForAnotherModelOrANonRecord) {
   EXPECT_EQ(test::read_file(file), before);  // untouched
 
   std::ofstream(dir_ / "notes.json") << "{\"hello\": 1}";
-  auto t = check_bench_record_target(dir_ / "notes.json");
+  auto t = check_bench_record_target(dir_ / "notes.json", dir_ / "det.onnx");
   ASSERT_FALSE(t);
   EXPECT_THAT(t.error().message, HasSubstr("is not a rung bench record"));
-  EXPECT_TRUE(check_bench_record_target(dir_ / "new.json"));
+  EXPECT_TRUE(check_bench_record_target(dir_ / "new.json", dir_ / "det.onnx"));
 }
 
 TEST_F(BenchRecordTest, OneFilePerModel) {

@@ -239,7 +239,7 @@ TEST_F(ImageTest, PreprocessingFitsNormalisesAndLaysOut) {
   EXPECT_THAT(ImagePreprocess::from_json_text(R"({"fit": "stretch"})").error().message, HasSubstr("unknown fit 'stretch'"));
   EXPECT_THAT(ImagePreprocess::from_json_text(R"({"fit": "resize"})").error().message, HasSubstr("needs a positive width and height"));
   EXPECT_THAT(ImagePreprocess::from_json_text(R"({"fit": "resize", "width": 2, "height": 2, "mena": [0]})").error().message,
-              HasSubstr("unknown preprocessing key 'mena'"));
+              HasSubstr("preprocessing: unknown key 'mena'"));
 }
 
 TEST_F(ImageTest, NpyFilesOfIntegersAndTheirErrors) {
@@ -268,7 +268,7 @@ TEST(GateFile, ProblemsAreNamed) {
   EXPECT_THAT(bad(R"({"gate": []})"), HasSubstr("unknown key 'gate'"));
   EXPECT_THAT(bad(R"({"gates": [{"output": "y"}]})"), HasSubstr("gate 1: names no 'decoder'"));
   EXPECT_THAT(bad(R"({"gates": [{"decoder": "slots", "output": "y"}]})"), HasSubstr("needs 'threshold'"));
-  EXPECT_THAT(bad(R"({"gates": [{"decoder": "tensor", "atol": "big"}]})"), HasSubstr("'atol' must be a number"));
+  EXPECT_THAT(bad(R"({"gates": [{"decoder": "tensor", "atol": "big"}]})"), HasSubstr("gate 1 (tensor): 'atol' must be a finite number"));
   EXPECT_THAT(bad(R"({"gates": [{"decoder": "text", "output": "y", "characters": "nope.txt"}]})"), HasSubstr("/tmp/nope.txt"));
   EXPECT_THAT(bad(R"({"gates": [{"decoder": "boxes", "output": "p", "bands": [0, 32, 16]}]})"), HasSubstr("'bands' are increasing"));
   EXPECT_TRUE(parse_gate_file(R"({"model": "m", "gates": [{"decoder": "tensor", "outputs": ["y"]}]})", "/tmp", "g.json").ok());

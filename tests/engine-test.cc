@@ -223,6 +223,26 @@ TEST_F(EngineTest, AFailedBuildIsNotRetriedUntilTheModelFileChanges) {
   EXPECT_EQ((*(*fixed->open_job())->session("poisoned"))->rung(), kSim);
 }
 
+TEST_F(EngineTest, ADamagedFailureRecordIsReadAsAFailureNotACrash) {
+  ScopedEnv reject("RUNG_SIM_EP_REJECT_NODES", "poison");
+  write_model(dir_ / "poisoned.onnx", 64, "poison_add");
+  auto o = options();
+  o.models = {{"small", Role::kDetector, dir_ / "small.onnx", {}, {}},
+              {"poisoned", Role::kGeneric, dir_ / "poisoned.onnx", {}, {}}};
+  start(o)->wait_until_settled();
+  auto failures = files_under(dir_ / "cache" / "engines", ".json");
+  ASSERT_EQ(failures.size(), 1u);
+  // A reason of the wrong kind, then nesting far beyond any stack.
+  for (const std::string& damage : {std::string(R"({"reason": {"not": "a string"}})"), std::string(50'000, '[') + std::string(50'000, ']')}) {
+    std::ofstream(failures[0], std::ios::trunc) << damage;
+    auto again = start(o);
+    again->wait_until_settled();
+    ASSERT_EQ(again->progress().failures.size(), 1u);
+    EXPECT_THAT(again->progress().failures[0], HasSubstr("poisoned stays on"));
+    EXPECT_THAT(again->about_line(), HasSubstr("poisoned engine failed: failed before"));
+  }
+}
+
 TEST_F(EngineTest, WrongInputsAreClearErrorsNamingModelInputAndExpectation) {
   auto o = options();
   o.plugin_dirs.clear();

@@ -181,6 +181,27 @@ TEST_F(JobRunnerTest, AMalformedJobIsTheWorkersOwnFailure) {
   EXPECT_EQ(out.result.at("stage"), "job");
 }
 
+// Nesting far beyond any stack a recursive reader has.
+std::string deep_json(std::size_t levels = 50'000) { return std::string(levels, '[') + std::string(levels, ']'); }
+
+TEST_F(JobRunnerTest, ADeeplyNestedJobFileIsMalformedNotACrash) {
+  // The worker run by hand on a job file another process damaged.
+  fs::create_directories(dir_ / "work");
+  test::write_text(dir_ / "work" / "job.json", deep_json());
+  auto r = test::run_command("'" + test::worker_path().string() + "' probe '" + (dir_ / "work" / "job.json").string() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string result = test::read_file(dir_ / "work" / "result.json");
+  EXPECT_THAT(result, HasSubstr("malformed probe job"));
+  EXPECT_THAT(result, HasSubstr("nested deeper than 64 levels"));
+}
+
+TEST_F(JobRunnerTest, ADeeplyNestedResultIsNoResultNotACrash) {
+  const JobOutcome out = run(probe_job(cpu()), std::chrono::seconds(30),
+                             script("printf '" + deep_json() + "' > \"$(dirname \"$2\")/result.json\"\nexit 0"));
+  ASSERT_EQ(out.status, Status::kFailed);
+  EXPECT_THAT(out.describe(), StartsWith("the worker exited with status 0 and no result"));
+}
+
 TEST_F(JobRunnerTest, AnUnknownKindIsAUsageErrorOfTheWorker) {
   const JobOutcome out = run(probe_job(cpu()), std::chrono::seconds(30), test::worker_path(), "no-such-kind");
   ASSERT_EQ(out.status, Status::kFailed);
@@ -253,6 +274,31 @@ TEST_F(StartedJobTest, AWorkerThatHangsIsKilledAtTheDeadlineOfItsAnswer) {
   ASSERT_FALSE(done);
   EXPECT_THAT(done.error().message, StartsWith(timed_out_words(std::chrono::seconds(1))));
   EXPECT_EQ((*job)->outcome()->status, Status::kTimedOut);
+}
+
+TEST_F(StartedJobTest, ADeeplyNestedRequestIsAnsweredAsMalformed) {
+  auto job = start("cpu");
+  ASSERT_TRUE(job) << job.error().message;
+  ASSERT_TRUE((*job)->receive());
+  ASSERT_TRUE((*job)->send(deep_json()));
+  auto done = (*job)->receive();
+  ASSERT_TRUE(done) << done.error().message;
+  EXPECT_THAT(*done, HasSubstr("malformed request: nested deeper than 64 levels"));
+  EXPECT_EQ((*job)->finish(std::chrono::seconds(10)).status, Status::kFailed);
+}
+
+TEST_F(JobRunnerTest, ParityRefusesADeeplyNestedAnswerFromAWorker) {
+  // A worker that answers its channel (fd 3) with a line nested 50 000 deep.
+  ParityOptions o;
+  o.ref.model = model_;
+  o.ref.runtime = test::runtime_dir("1.30.0").string();
+  o.cand = o.ref;
+  o.random = 1;
+  o.worker = script("printf '" + deep_json() + "\\n' >&3\nsleep 5");
+  o.deadline = std::chrono::seconds(10);
+  auto rep = run_parity(o);
+  ASSERT_FALSE(rep);
+  EXPECT_THAT(rep.error().message, HasSubstr("malformed answer from the worker: nested deeper than 64 levels"));
 }
 
 // The same words in every command that runs jobs.

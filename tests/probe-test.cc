@@ -267,7 +267,7 @@ TEST_P(DamagedCacheTest, IsIgnoredWithALogLineAndRewritten) {
 
 INSTANTIATE_TEST_SUITE_P(
     Faults, DamagedCacheTest,
-    ::testing::Values(std::make_pair("TRUNCATE", "is not JSON"), std::make_pair("this is not json", "is not JSON"),
+    ::testing::Values(std::make_pair("TRUNCATE", "not valid JSON"), std::make_pair("this is not json", "not valid JSON"),
                       std::make_pair(R"({"schema": 99, "fingerprint": {}, "outcome": {}})", "has schema 99"),
                       std::make_pair(R"({"schema": 1, "fingerprint": {"runtime": "another build"}, "outcome": {}})",
                                      "written for another fingerprint")));

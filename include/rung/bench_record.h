@@ -33,9 +33,9 @@ Result<std::string> merge_bench_records(const std::string& existing, const std::
 Result<std::vector<std::filesystem::path>> bench_record_paths(const std::filesystem::path& target,
                                                               const std::vector<std::string>& model_names);
 
-// Whether a record can be written at `file`: absent, or a record to append to.
-// Checked before anything is measured.
-Status check_bench_record_target(const std::filesystem::path& file);
+// Whether a record of `model` can be written at `file`: absent, or a record of
+// the same model file (SHA-256) to append to. Checked before anything is measured.
+Status check_bench_record_target(const std::filesystem::path& file, const std::filesystem::path& model);
 
 // Writes (or appends to) every model's record. Every merge is done first and
 // every file is written atomically, so an error leaves no file half-written and

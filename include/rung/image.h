@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "rung/geometry.h"
@@ -22,8 +23,13 @@ struct Image {
 };
 
 // Any format stb_image reads (PNG, JPEG, BMP, GIF, TGA, PNM, PSD, HDR), converted
-// to `channels`. An Error names the file and stb_image's reason.
-Result<Image> read_image(const std::filesystem::path& path, int channels = 3);
+// to `channels`. An Error names the file and stb_image's reason. The header is
+// read first: an image of more than `max_bytes` decoded (or a file larger than
+// that) is refused before it is decoded.
+Result<Image> read_image(const std::filesystem::path& path, int channels = 3, std::uint64_t max_bytes = kDefaultMaxTensorBytes);
+// The same from the file's bytes; `where` names it in errors.
+Result<Image> decode_image(std::string_view bytes, const std::string& where, int channels = 3,
+                           std::uint64_t max_bytes = kDefaultMaxTensorBytes);
 // Whether a file name has an extension read_image takes.
 bool is_image_file(const std::filesystem::path& path);
 Status write_png(const Image& image, const std::filesystem::path& path);
@@ -72,7 +78,16 @@ struct ImageGeometry {
   Point to_source(Point p) const { return {(p.x - offset_x) / scale_x, (p.y - offset_y) / scale_y}; }
 };
 
-// The image as a [1, C, H, W] (or [1, H, W, C]) tensor named `name`.
+// The widest or tallest image or canvas rung makes, in pixels.
+inline constexpr int kMaxImageSide = 1 << 16;
+
+// The shape image_to_tensor gives an image of this size, or why it would be too
+// large: a side beyond kMaxImageSide, or more than `max_bytes`; `what` names it.
+Result<std::vector<std::int64_t>> image_tensor_shape(int image_width, int image_height, const ImagePreprocess& preprocess,
+                                                     const std::string& what, std::uint64_t max_bytes = kDefaultMaxTensorBytes);
+
+// The image as a [1, C, H, W] (or [1, H, W, C]) tensor named `name`. Check its
+// size first with image_tensor_shape when the image or preprocessing comes from outside.
 Tensor image_to_tensor(const Image& image, const ImagePreprocess& preprocess, const std::string& name,
                        ImageGeometry* geometry = nullptr);
 

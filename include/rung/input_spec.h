@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "rung/result.h"
+#include "rung/tensor.h"
 
 namespace rung {
 
@@ -26,13 +27,19 @@ struct InputSpec {
   std::map<std::string, std::vector<double>> values;
   // Recorded tensors (ONNX TensorProto .pb files named after the inputs, or input_N.pb in input order).
   std::filesystem::path tensors_dir;
+  // The largest tensor made or read for the model: a shape asking for more is
+  // refused, naming the input and its size, before anything is allocated.
+  std::uint64_t max_tensor_bytes = kDefaultMaxTensorBytes;
 
   bool empty() const { return dims.empty() && values.empty() && tensors_dir.empty(); }
   // A stable text form: it is part of the probe's fingerprint.
   std::string canonical() const;
 
-  // {"dims": {"height": 640, "x:3": 640}, "values": {"sr": [16000]}, "tensors": "dir"}
-  // A relative "tensors" directory is relative to the spec file.
+  // {"dims": {"height": 640, "x:3": 640}, "values": {"sr": [16000]}, "tensors": "dir", "max_tensor_mb": 2048}
+  // A relative "tensors" directory is relative to the spec file. A dimension is
+  // a positive whole number; a key "input:axis" names the axis by its number.
+  // Whether the names exist in the model is checked when the spec meets it
+  // (check_input_spec in session/inputs.h).
   static Result<InputSpec> from_json_file(const std::filesystem::path& file);
   static Result<InputSpec> from_json_text(const std::string& text, const std::filesystem::path& base_dir = {});
 };

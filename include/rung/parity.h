@@ -50,6 +50,10 @@ struct ParityOptions {
   // gate at Polygraphy's default tolerances (atol 1e-5, rtol 1e-5) on every output.
   std::filesystem::path gate_file;
   std::filesystem::path preprocess_file;  // image preprocessing when no gate file declares one
+  // The largest input tensor made or read (a file, an image, a shape from the
+  // gate file): larger is refused before it is allocated. Unset: the gate
+  // file's inputs.max_tensor_mb, else kDefaultMaxTensorBytes.
+  std::optional<std::uint64_t> max_tensor_bytes;
   RuntimeSearchOptions runtimes;
   std::filesystem::path worker;           // default: RUNG_PROBE_WORKER, beside the executable, libexec
   std::filesystem::path work_dir;         // default: a fresh directory under the temp dir, removed afterwards

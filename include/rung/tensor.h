@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "rung/result.h"
+
 namespace rung {
 
 // Every tensor element type ONNX Runtime computes with.
@@ -26,6 +28,19 @@ std::optional<ElementType> element_type_from_name(std::string_view name);
 std::size_t element_size(ElementType t);  // bytes per element; 0 for strings, which Tensor::strings holds
 bool is_floating_point(ElementType t);
 
+// The largest tensor rung makes or reads from a file unless told otherwise
+// (--max-tensor-mb, InputSpec::max_tensor_bytes): a shape or a file header
+// asking for more is refused before anything is allocated.
+inline constexpr std::uint64_t kDefaultMaxTensorBytes = 1ull << 30;
+
+// Elements in a shape, by checked arithmetic: a negative dimension or a
+// product beyond 2^63 is an error, never a wrapped or zero count.
+Result<std::uint64_t> element_count(const std::vector<std::int64_t>& shape);
+// The bytes a tensor of this type and shape holds, when at most `max_bytes`;
+// else an error naming `what` ("input 'x'", "page.npy") and its size.
+Result<std::uint64_t> tensor_bytes(const std::string& what, ElementType type, const std::vector<std::int64_t>& shape,
+                                   std::uint64_t max_bytes);
+
 struct Tensor {
   std::string name;
   ElementType type = ElementType::kFloat;
@@ -33,7 +48,7 @@ struct Tensor {
   std::vector<std::byte> bytes;       // every type but strings: the elements, little-endian, C order
   std::vector<std::string> strings;   // strings: one per element, C order
 
-  std::size_t element_count() const;
+  Result<std::uint64_t> element_count() const { return rung::element_count(shape); }
   // Every element widened to double (float16, bfloat16 and float8 decoded); empty for strings.
   std::vector<double> to_doubles() const;
   // Whether bytes (or strings) hold exactly element_count() elements of `type`.

@@ -2,9 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <climits>
 #include <nlohmann/json.hpp>
 
 #include "os/atomic_file.h"
+#include "os/file_hash.h"
+#include "os/json_input.h"
 #include "os/read_file.h"
 
 namespace rung {
@@ -101,21 +104,40 @@ json measurement_json(const BenchReport& rep, const BenchModelReport& m, const s
           {"warnings", warnings}};
 }
 
+// Measurements beyond this are not one model's history on a few devices.
+constexpr std::size_t kMaxMeasurements = 100'000;
+
 Result<json> parse_record(const std::string& text, const std::string& what) {
-  auto j = json::parse(text, nullptr, false);
-  if (j.is_discarded()) return Error{ErrorCode::kInvalidArgument, fmt::format("{} is not JSON", what)};
-  if (!j.is_object() || j.value("schema", "") != kBenchRecordSchema) {
-    return Error{ErrorCode::kInvalidArgument, fmt::format("{} is not a rung bench record", what)};
-  }
-  if (!j.contains("schema_version") || !j["schema_version"].is_number_integer() || j["schema_version"].get<int>() != kBenchRecordSchemaVersion) {
+  auto parsed = parse_ordered_json(text);
+  if (!parsed) return Error{ErrorCode::kInvalidArgument, fmt::format("{}: {}", what, parsed.error().message)};
+  json& j = *parsed;
+  auto text_at = [](const json& o, const char* key) { return o.is_object() && o.contains(key) && o[key].is_string() ? o[key].get<std::string>() : ""; };
+  if (text_at(j, "schema") != kBenchRecordSchema) return Error{ErrorCode::kInvalidArgument, fmt::format("{} is not a rung bench record", what)};
+  if (!j.contains("schema_version") || json_integer(j["schema_version"], 0, INT32_MAX) != kBenchRecordSchemaVersion) {
     return Error{ErrorCode::kInvalidArgument, fmt::format("{} has schema version {}; this rung writes {}", what,
-                                                          j.contains("schema_version") ? j["schema_version"].dump() : "none",
+                                                          j.contains("schema_version") ? j["schema_version"].dump().substr(0, 40) : "none",
                                                           kBenchRecordSchemaVersion)};
   }
   if (!j.contains("measurements") || !j["measurements"].is_array() || !j.contains("model") || !j["model"].is_object()) {
     return Error{ErrorCode::kInvalidArgument, fmt::format("{} lacks its model or measurements", what)};
   }
-  return j;
+  if (j["measurements"].size() > kMaxMeasurements) {
+    return Error{ErrorCode::kInvalidArgument, fmt::format("{} holds {} measurements, more than {}", what, j["measurements"].size(), kMaxMeasurements)};
+  }
+  const std::string sha = text_at(j["model"], "sha256");
+  if (sha.size() != 64 || sha.find_first_not_of("0123456789abcdef") != std::string::npos) {
+    return Error{ErrorCode::kInvalidArgument, fmt::format("{} names its model file by no SHA-256", what)};
+  }
+  return std::move(j);
+}
+
+// "the existing record is of another model file (...)" when the SHA-256s differ.
+Status same_model(const json& record, const std::string& sha256, const std::string& file) {
+  const std::string have = record["model"]["sha256"];
+  if (have == sha256) return {};
+  const std::string named = record["model"].contains("file") && record["model"]["file"].is_string() ? record["model"]["file"].get<std::string>() : "?";
+  return Error{ErrorCode::kInvalidArgument, fmt::format("the existing record is of another model file ({} sha256 {}…, this one {} {}…); not appended",
+                                                        named, have.substr(0, 12), file, sha256.substr(0, 12))};
 }
 
 }  // namespace
@@ -143,12 +165,8 @@ Result<std::string> merge_bench_records(const std::string& existing, const std::
   if (!a) return a.error();
   auto b = parse_record(addition, "the new record");
   if (!b) return b.error();
-  const std::string sha_a = (*a)["model"].value("sha256", ""), sha_b = (*b)["model"].value("sha256", "");
-  if (sha_a != sha_b) {
-    return Error{ErrorCode::kInvalidArgument,
-                 fmt::format("the existing record is of another model file ({} sha256 {}…, this one {}…); not appended",
-                             (*a)["model"].value("file", "?"), sha_a.substr(0, 12), sha_b.substr(0, 12))};
-  }
+  const std::string file_b = (*b)["model"].contains("file") && (*b)["model"]["file"].is_string() ? (*b)["model"]["file"].get<std::string>() : "?";
+  if (auto s = same_model(*a, (*b)["model"]["sha256"], file_b); !s) return s.error();
   for (const auto& m : (*b)["measurements"]) (*a)["measurements"].push_back(m);
   return a->dump(2) + "\n";
 }
@@ -173,7 +191,7 @@ Result<std::vector<fs::path>> bench_record_paths(const fs::path& target, const s
   return out;
 }
 
-Status check_bench_record_target(const fs::path& file) {
+Status check_bench_record_target(const fs::path& file, const fs::path& model) {
   std::error_code ec;
   if (!fs::exists(file, ec)) {
     fs::path dir = file.parent_path().empty() ? fs::path(".") : file.parent_path();
@@ -181,8 +199,15 @@ Status check_bench_record_target(const fs::path& file) {
     return {};
   }
   if (!fs::is_regular_file(file, ec)) return Error{ErrorCode::kInvalidArgument, fmt::format("{} is not a file", file.string())};
-  auto r = parse_record(read_text_file(file), file.string());
+  auto text = read_regular_file(file, kMaxJsonFileBytes);
+  if (!text) return text.error();
+  auto r = parse_record(*text, file.string());
   if (!r) return Error{ErrorCode::kInvalidArgument, r.error().message + "; it would not be appended to (move it away or choose another path)"};
+  auto sha = sha256_of_file(model);
+  if (!sha) return sha.error();
+  if (auto s = same_model(*r, *sha, model.filename().string()); !s) {
+    return Error{ErrorCode::kInvalidArgument, fmt::format("{}: {}", file.string(), s.error().message)};
+  }
   return {};
 }
 
@@ -193,7 +218,9 @@ Status write_bench_records(const BenchReport& report, const std::vector<fs::path
     std::string text = bench_record_json(report, report.models[i], command);
     std::error_code ec;
     if (fs::exists(files[i], ec)) {
-      auto merged = merge_bench_records(read_text_file(files[i]), text);
+      auto existing = read_regular_file(files[i], kMaxJsonFileBytes);
+      if (!existing) return existing.error();
+      auto merged = merge_bench_records(*existing, text);
       if (!merged) return Error{merged.error().code, fmt::format("{}: {}", files[i].string(), merged.error().message)};
       text = std::move(*merged);
     }

@@ -1,9 +1,12 @@
 #include "rung/tensor.h"
 
+#include "os/read_file.h"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <climits>
 #include <array>
 #include <cmath>
 #include <cstring>
@@ -222,20 +225,44 @@ std::uint8_t double_to_float8(ElementType t, double v) {
   return v - below->first < it->first - v ? below->second : it->second;
 }
 
-std::size_t Tensor::element_count() const {
-  std::size_t n = 1;
-  for (auto d : shape) n *= static_cast<std::size_t>(d < 0 ? 0 : d);
+Result<std::uint64_t> element_count(const std::vector<std::int64_t>& shape) {
+  std::uint64_t n = 1;
+  for (auto d : shape) {
+    if (d < 0) return Error{ErrorCode::kInvalidArgument, fmt::format("shape {} has a negative dimension", shape_string(shape))};
+    if (__builtin_mul_overflow(n, static_cast<std::uint64_t>(d), &n) || n > static_cast<std::uint64_t>(INT64_MAX)) {
+      // Zero anywhere makes the product zero, overflow or not.
+      if (std::find(shape.begin(), shape.end(), 0) != shape.end()) return std::uint64_t{0};
+      return Error{ErrorCode::kInvalidArgument, fmt::format("shape {} has more than 2^63 elements", shape_string(shape))};
+    }
+  }
   return n;
 }
 
+Result<std::uint64_t> tensor_bytes(const std::string& what, ElementType type, const std::vector<std::int64_t>& shape,
+                                   std::uint64_t max_bytes) {
+  auto n = element_count(shape);
+  if (!n) return Error{n.error().code, fmt::format("{}: {}", what, n.error().message)};
+  std::uint64_t bytes = 0;
+  const bool overflow = __builtin_mul_overflow(*n, static_cast<std::uint64_t>(element_size(type)), &bytes);
+  if (overflow || bytes > max_bytes) {
+    return Error{ErrorCode::kInvalidArgument,
+                 fmt::format("{}: {} {} would take {}, above the limit of {} for one tensor (raise it with --max-tensor-mb)", what,
+                             element_type_name(type), shape_string(shape), overflow ? "more than 16.0 EiB" : byte_size_text(bytes),
+                             byte_size_text(max_bytes))};
+  }
+  return bytes;
+}
+
 bool Tensor::consistent() const {
-  if (type == ElementType::kString) return bytes.empty() && strings.size() == element_count();
-  return type != ElementType::kUnsupported && strings.empty() && bytes.size() == element_count() * element_size(type);
+  auto n = element_count();
+  if (!n) return false;
+  if (type == ElementType::kString) return bytes.empty() && strings.size() == *n;
+  return type != ElementType::kUnsupported && strings.empty() && *n <= bytes.size() && *n * element_size(type) == bytes.size();
 }
 
 std::vector<double> Tensor::to_doubles() const {
   std::vector<double> out;
-  out.reserve(element_count());
+  out.reserve(bytes.size() / std::max<std::size_t>(element_size(type), 1));
   switch (type) {
     case ElementType::kFloat: widen<float>(*this, out); break;
     case ElementType::kDouble: widen<double>(*this, out); break;

@@ -12,6 +12,7 @@
 #include "os/atomic_file.h"
 #include "os/file_hash.h"
 #include "os/file_lock.h"
+#include "os/json_input.h"
 #include "os/read_file.h"
 #include "os/work_dir.h"
 #include "probe/attempts.h"
@@ -169,8 +170,8 @@ std::vector<EngineLanding> build_engines(const EngineBuildPlan& plan,
       continue;
     }
     if (fs::is_regular_file(slot.failure_record, ec)) {
-      auto j = nlohmann::json::parse(read_text_file(slot.failure_record), nullptr, false);
-      land({m->name, {}, j.is_object() ? j.value("reason", "failed before") : "failed before"});
+      const auto j = parse_json_or_discarded(read_text_file(slot.failure_record));
+      land({m->name, {}, json_string_or(j, "reason", "failed before")});
       continue;
     }
     if (on_start) on_start(m->name);

@@ -72,9 +72,10 @@ class SessionImpl final : public Session {
       bool shape_ok = t.shape.size() == it->shape.size();
       for (std::size_t a = 0; shape_ok && a < t.shape.size(); ++a) shape_ok = it->shape[a] < 0 || it->shape[a] == t.shape[a];
       if (!shape_ok) return bad(fmt::format("input '{}' has shape {}, expected {}", t.name, dims(t.shape), dims(it->shape)));
-      if (t.bytes.size() != t.element_count() * element_size(t.type)) {
-        return bad(fmt::format("input '{}' holds {} bytes, its shape {} needs {}", t.name, t.bytes.size(), dims(t.shape),
-                               t.element_count() * element_size(t.type)));
+      if (!t.consistent()) {
+        auto need = tensor_bytes(fmt::format("input '{}'", t.name), t.type, t.shape, UINT64_MAX);
+        if (!need) return bad(need.error().message);
+        return bad(fmt::format("input '{}' holds {} bytes, its shape {} needs {}", t.name, t.bytes.size(), dims(t.shape), *need));
       }
     }
     for (const auto& i : opened_->io.inputs) {

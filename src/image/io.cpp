@@ -6,10 +6,12 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <climits>
 #include <cstring>
 #include <memory>
 
 #include "os/atomic_file.h"
+#include "os/read_file.h"
 #include "rung/image.h"
 
 namespace rung {
@@ -21,21 +23,36 @@ bool is_image_file(const std::filesystem::path& path) {
   return std::find_if(known.begin(), known.end(), [&](const char* k) { return ext == k; }) != known.end();
 }
 
-Result<Image> read_image(const std::filesystem::path& path, int channels) {
+Result<Image> decode_image(std::string_view bytes, const std::string& where, int channels, std::uint64_t max_bytes) {
   if (channels < 1 || channels > 4) return Error{ErrorCode::kInvalidArgument, fmt::format("cannot read an image as {} channels", channels)};
-  int w = 0, h = 0, n = 0;
-  std::unique_ptr<stbi_uc, void (*)(void*)> data(stbi_load(path.c_str(), &w, &h, &n, channels), stbi_image_free);
-  if (!data) {
+  if (bytes.size() > static_cast<std::size_t>(INT_MAX)) return Error{ErrorCode::kInvalidArgument, fmt::format("{}: too large an image file", where)};
+  const auto* data = reinterpret_cast<const stbi_uc*>(bytes.data());
+  const int length = static_cast<int>(bytes.size());
+  auto undecodable = [&] {
     const char* why = stbi_failure_reason();
-    return Error{ErrorCode::kInvalidArgument,
-                 fmt::format("{}: the image does not decode ({})", path.string(), why != nullptr ? why : "unknown reason")};
+    return Error{ErrorCode::kInvalidArgument, fmt::format("{}: the image does not decode ({})", where, why != nullptr ? why : "unknown reason")};
+  };
+  // The header first: its size is checked before stb_image allocates the pixels.
+  int w = 0, h = 0, n = 0;
+  if (stbi_info_from_memory(data, length, &w, &h, &n) == 0) return undecodable();
+  if (w <= 0 || h <= 0 || w > kMaxImageSide || h > kMaxImageSide) {
+    return Error{ErrorCode::kInvalidArgument, fmt::format("{}: a {}x{} image; rung reads images up to {} px a side", where, w, h, kMaxImageSide)};
   }
+  if (auto size = tensor_bytes(where, ElementType::kUint8, {h, w, channels}, max_bytes); !size) return size.error();
+  std::unique_ptr<stbi_uc, void (*)(void*)> pixels(stbi_load_from_memory(data, length, &w, &h, &n, channels), stbi_image_free);
+  if (!pixels) return undecodable();
   Image img;
   img.width = w;
   img.height = h;
   img.channels = channels;
-  img.pixels.assign(data.get(), data.get() + static_cast<std::size_t>(w) * static_cast<std::size_t>(h) * static_cast<std::size_t>(channels));
+  img.pixels.assign(pixels.get(), pixels.get() + static_cast<std::size_t>(w) * static_cast<std::size_t>(h) * static_cast<std::size_t>(channels));
   return img;
+}
+
+Result<Image> read_image(const std::filesystem::path& path, int channels, std::uint64_t max_bytes) {
+  auto bytes = read_regular_file(path, max_bytes, "--max-tensor-mb");
+  if (!bytes) return bytes.error();
+  return decode_image(*bytes, path.string(), channels, max_bytes);
 }
 
 Status write_png(const Image& image, const std::filesystem::path& path) {

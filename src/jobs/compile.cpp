@@ -7,6 +7,7 @@
 #include "graph/compile_ready.h"
 #include "jobs/target_session.h"
 #include "os/atomic_file.h"
+#include "os/json_input.h"
 #include "os/read_file.h"
 #include "rung/tolerance.h"
 #include "session/inputs.h"
@@ -148,8 +149,7 @@ CompileResult run_compile_job(const CompileJob& job) {
 std::string read_rewrite_note(const fs::path& rewritten) {
   std::error_code ec;
   if (rewritten.empty() || !fs::is_regular_file(rewritten, ec)) return {};
-  auto j = nlohmann::json::parse(read_text_file(note_of(rewritten)), nullptr, false);
-  return j.is_object() ? j.value("rewrite", "") : "";
+  return json_string_or(parse_json_or_discarded(read_text_file(note_of(rewritten))), "rewrite", "");
 }
 
 nlohmann::json compile_job_entry(const nlohmann::json& job, LineChannel*) { return run_compile_job(job.get<CompileJob>()); }

@@ -7,6 +7,7 @@
 #include "jobs/parity_protocol.h"
 #include "jobs/target_session.h"
 #include "jobs/worker_rung.h"
+#include "os/json_input.h"
 #include "session/placement.h"
 #include "session/tensor_file.h"
 
@@ -97,17 +98,24 @@ nlohmann::json parity_job_entry(const nlohmann::json& j, LineChannel* channel) {
   for (std::string line; channel->receive(line) == LineChannel::Read::kLine;) {
     std::size_t index = 0;
     std::filesystem::path dir;
+    std::string problem;
     try {
-      const auto request = nlohmann::json::parse(line);
-      if (request.contains("placement")) {
-        const std::filesystem::path inputs_dir = request.at("placement").get<std::string>();
+      auto request = parse_json(line);
+      if (!request) {
+        problem = request.error().message;
+      } else if (request->contains("placement")) {
+        const std::filesystem::path inputs_dir = request->at("placement").get<std::string>();
         if (!channel->send(placement_answer(*side, inputs_dir, job.outputs_dir / "profile").dump())) return failed("the parent closed the channel");
         continue;
+      } else {
+        index = request->at("run");
+        dir = request->at("inputs").get<std::string>();
       }
-      index = request.at("run");
-      dir = request.at("inputs").get<std::string>();
     } catch (const nlohmann::json::exception& e) {
-      const std::string error = fmt::format("malformed request: {}", e.what());
+      problem = e.what();
+    }
+    if (!problem.empty()) {
+      const std::string error = fmt::format("malformed request: {}", problem);
       channel->send(nlohmann::json{{"done", nullptr}, {"error", error}}.dump());
       return failed(error);
     }

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "os/atomic_file.h"
+#include "os/json_input.h"
 #include "os/read_file.h"
 #include "os/termination.h"
 
@@ -43,7 +44,7 @@ JobOutcome outcome_of_exit(const ChildExit& exit, std::chrono::milliseconds dead
 // The result the worker wrote, when it exited of itself and wrote one.
 JobOutcome outcome_of(const ChildExit& exit, std::chrono::milliseconds deadline, const fs::path& work_dir) {
   if (!exit.timed_out && exit.signal == 0) {
-    auto result = nlohmann::json::parse(read_text_file(work_dir / "result.json"), nullptr, false);
+    auto result = parse_json_or_discarded(read_text_file(work_dir / "result.json"));
     if (result.is_object()) {
       JobOutcome out = JobOutcome::finished(std::move(result));
       out.elapsed_ms = exit.elapsed_ms;

@@ -37,7 +37,7 @@ inline RungSpec named_rung(const std::string& rung) {
 // nlohmann::json::exception when a key is missing or of the wrong type).
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RungSpec, name, display, provider, append, form, compiles_engines, provider_libraries,
                                    plugin_library)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(InputSpec, dims, values, tensors_dir)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(InputSpec, dims, values, tensors_dir, max_tensor_bytes)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(JobTarget, runtime_library, allow_writable_runtime, model, rung, threads, provider_options)
 
 }  // namespace rung

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "os/atomic_file.h"
+#include "os/json_input.h"
 #include "os/read_file.h"
 
 namespace rung {
@@ -81,7 +82,12 @@ int worker_main(int argc, char** argv, std::span<const JobKind> kinds) {
   if (channel_fd) channel.emplace(*channel_fd);
   nlohmann::json result;
   try {
-    result = kind->run(nlohmann::json::parse(read_text_file(job_file)), channel ? &*channel : nullptr);
+    auto job = read_json_file(job_file);
+    if (!job) {
+      result = {{"ok", false}, {"stage", "job"}, {"error", fmt::format("malformed {} job {}", kind->name, job.error().message)}};
+    } else {
+      result = kind->run(*job, channel ? &*channel : nullptr);
+    }
   } catch (const nlohmann::json::exception& e) {
     result = {{"ok", false}, {"stage", "job"}, {"error", fmt::format("malformed {} job {}: {}", kind->name, job_file.string(), e.what())}};
   }

@@ -6,12 +6,14 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
 #include <cstring>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <vector>
 
 #include "os/atomic_file.h"
+#include "os/json_input.h"
 #include "os/read_file.h"
 #include "os/regular_file.h"
 
@@ -66,9 +68,52 @@ Result<std::string> sha256_of_file(const std::filesystem::path& file) {
   return hex(digest, n);
 }
 
-FileHashCache::FileHashCache(std::filesystem::path cache_dir) : file_(cache_dir / "model-hashes.json") {
-  auto j = nlohmann::json::parse(read_text_file(file_), nullptr, /*allow_exceptions=*/false);
-  json_ = j.is_object() ? j.dump() : "{}";
+namespace {
+
+// The table: {absolute path: {"size", "inode", "mtime_ns", "sha256"}}.
+Status check_entry(const std::string& path, const nlohmann::json& e) {
+  JsonFields f(e, fmt::format("entry '{}'", path.substr(0, 200)));
+  f.integer("size", 0, INT64_MAX);
+  f.integer("inode", 0, INT64_MAX);
+  f.integer("mtime_ns", INT64_MIN, INT64_MAX);
+  const std::string sha = f.text("sha256");
+  f.require(sha.size() == 64 && sha.find_first_not_of("0123456789abcdef") == std::string::npos, "'sha256' is not a SHA-256 in hex");
+  return f.finish();
+}
+
+// Remembered files beyond this are not worth keeping: the table is rebuilt.
+constexpr std::size_t kMaxEntries = 100'000;
+
+Result<nlohmann::json> parse_table(const std::string& text) {
+  auto j = parse_json(text);
+  if (!j) return j.error();
+  if (!j->is_object()) return Error{ErrorCode::kInvalidArgument, "is not a JSON object"};
+  if (j->size() > kMaxEntries) return Error{ErrorCode::kInvalidArgument, fmt::format("holds {} entries, more than {}", j->size(), kMaxEntries)};
+  for (auto it = j->begin(); it != j->end(); ++it) {
+    if (auto s = check_entry(it.key(), *it); !s) return s.error();
+  }
+  return j;
+}
+
+}  // namespace
+
+Status FileHashCache::check_table(const std::string& text) {
+  auto t = parse_table(text);
+  if (!t) return t.error();
+  return {};
+}
+
+FileHashCache::FileHashCache(std::filesystem::path cache_dir) : file_(cache_dir / "model-hashes.json"), json_("{}") {
+  if (!std::filesystem::exists(std::filesystem::symlink_status(file_))) return;
+  auto text = read_regular_file(file_, kMaxJsonFileBytes);
+  auto table = text ? parse_table(*text) : Result<nlohmann::json>(text.error());
+  if (table) {
+    json_ = table->dump();
+    return;
+  }
+  const std::string& why = table.error().message;
+  ignored_because_ = why.starts_with(file_.string()) ? why : fmt::format("{}: {}", file_.string(), why);
+  dirty_ = true;  // rewritten on save()
 }
 
 Result<std::string> FileHashCache::hash(const std::filesystem::path& file) {
@@ -76,10 +121,11 @@ Result<std::string> FileHashCache::hash(const std::filesystem::path& file) {
   if (!stamp_of(file, st)) return Error{ErrorCode::kNotFound, fmt::format("{}: no such file", file.string())};
   auto table = nlohmann::json::parse(json_);
   const std::string key = std::filesystem::absolute(file).string();
-  if (auto it = table.find(key); it != table.end() && it->is_object()) {
+  // Every entry was checked when the table was read (check_entry).
+  if (auto it = table.find(key); it != table.end()) {
     const auto& e = *it;
-    if (e.value("size", std::uint64_t{0}) == st.size && e.value("inode", std::uint64_t{0}) == st.inode &&
-        e.value("mtime_ns", std::int64_t{0}) == st.mtime_ns && e.contains("sha256")) {
+    if (e["size"].get<std::uint64_t>() == st.size && e["inode"].get<std::uint64_t>() == st.inode &&
+        e["mtime_ns"].get<std::int64_t>() == st.mtime_ns) {
       return e["sha256"].get<std::string>();
     }
   }

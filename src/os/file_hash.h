@@ -16,17 +16,24 @@ std::string sha256_hex(std::string_view bytes);
 Result<std::string> sha256_of_file(const std::filesystem::path& file);
 
 // SHA-256 of files, remembered in `<cache_dir>/model-hashes.json` by path, size,
-// mtime and inode, so an unchanged file is never read again.
+// mtime and inode, so an unchanged file is never read again. A damaged table
+// (not JSON, an entry of the wrong shape) is ignored as a whole and rewritten.
 class FileHashCache {
  public:
   explicit FileHashCache(std::filesystem::path cache_dir);
   Result<std::string> hash(const std::filesystem::path& file);
   void save();  // best effort: a cache directory that cannot be written only costs re-hashing
   std::size_t files_hashed() const { return hashed_; }
+  // Why the table on disk was not used ("" when absent or used), naming the file.
+  const std::string& ignored_because() const { return ignored_because_; }
+
+  // The table's JSON text checked, or why it cannot be used: for the cache and its fuzzer.
+  static Status check_table(const std::string& text);
 
  private:
   std::filesystem::path file_;
   std::string json_;  // the parsed table, kept as JSON text to keep nlohmann out of the header
+  std::string ignored_because_;
   bool dirty_ = false;
   std::size_t hashed_ = 0;
 };

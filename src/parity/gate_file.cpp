@@ -2,19 +2,11 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
-#include <sstream>
+#include "os/json_input.h"
+#include "os/read_file.h"
 
 namespace rung {
 namespace {
-
-Result<std::string> slurp(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) return Error{ErrorCode::kNotFound, fmt::format("{}: cannot be read", path.string())};
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 Result<std::unique_ptr<ParityGate>> make_gate(const nlohmann::json& j, const std::filesystem::path& base_dir, const std::string& where) {
   if (!j.is_object()) return Error{ErrorCode::kInvalidArgument, fmt::format("{}: a gate must be a JSON object", where)};
@@ -23,6 +15,7 @@ Result<std::unique_ptr<ParityGate>> make_gate(const nlohmann::json& j, const std
   }
   const std::string decoder = j["decoder"];
   GateParams p(j, fmt::format("{} ({})", where, decoder));
+  p.skip("decoder");
   if (decoder == "tensor") return make_tensor_gate(p);
   if (decoder == "classification") return make_classification_gate(p);
   if (decoder == "slots") return make_slots_gate(p);
@@ -37,12 +30,9 @@ Result<std::unique_ptr<ParityGate>> make_gate(const nlohmann::json& j, const std
 }  // namespace
 
 Result<GateFile> parse_gate_file(const std::string& text, const std::filesystem::path& base_dir, const std::string& where) {
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) {
-    return Error{ErrorCode::kInvalidArgument, fmt::format("{}: not valid JSON: {}", where, e.what())};
-  }
+  auto parsed = parse_json(text);
+  if (!parsed) return Error{ErrorCode::kInvalidArgument, fmt::format("{}: {}", where, parsed.error().message)};
+  const nlohmann::json& j = *parsed;
   if (!j.is_object()) return Error{ErrorCode::kInvalidArgument, fmt::format("{}: must be a JSON object", where)};
   GateFile g;
   for (auto it = j.begin(); it != j.end(); ++it) {
@@ -76,26 +66,23 @@ Result<GateFile> parse_gate_file(const std::string& text, const std::filesystem:
 }
 
 Result<GateFile> read_gate_file(const std::filesystem::path& path) {
-  auto text = slurp(path);
+  auto text = read_regular_file(path, kMaxJsonFileBytes);
   if (!text) return text.error();
   return parse_gate_file(*text, path.parent_path(), path.string());
 }
 
 std::unique_ptr<ParityGate> default_tensor_gate() {
-  GateParams p(nlohmann::json::object(), "default tensor gate");
+  static const nlohmann::json no_params = nlohmann::json::object();
+  GateParams p(no_params, "default tensor gate");
   return std::move(*make_tensor_gate(p));
 }
 
 Result<ImagePreprocess> read_preprocess_file(const std::filesystem::path& path, std::string* image_input) {
-  auto text = slurp(path);
-  if (!text) return text.error();
-  auto p = ImagePreprocess::from_json_text(*text);
+  auto j = read_json_file(path);
+  if (!j) return j.error();
+  auto p = ImagePreprocess::from_json_text(j->dump());
   if (!p) return Error{ErrorCode::kInvalidArgument, fmt::format("{}: {}", path.string(), p.error().message)};
-  try {
-    auto j = nlohmann::json::parse(*text);
-    if (image_input != nullptr && j.contains("input") && j["input"].is_string()) *image_input = j["input"];
-  } catch (const nlohmann::json::exception&) {
-  }
+  if (image_input != nullptr && j->contains("input") && (*j)["input"].is_string()) *image_input = (*j)["input"];
   return p;
 }
 

@@ -41,7 +41,7 @@ Status check_tensor(const Tensor& t, const TensorInfo& info, const std::string& 
 
 }  // namespace
 
-Result<std::vector<InputItem>> list_input_items(const fs::path& dir) {
+Result<InputItems> InputItems::listed(const fs::path& dir) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return Error{ErrorCode::kNotFound, fmt::format("{}: not a directory", dir.string())};
   std::vector<fs::path> entries;
@@ -79,13 +79,25 @@ Result<std::vector<InputItem>> list_input_items(const fs::path& dir) {
   if (items.empty()) {
     return Error{ErrorCode::kInvalidArgument, fmt::format("{}: {}", dir.string(), test_folder ? "an ONNX test folder with no test_data_set_N/" : "the input directory is empty")};
   }
-  return items;
+  InputItems out;
+  out.listed_ = std::move(items);
+  return out;
 }
 
-std::vector<InputItem> random_items(std::size_t count) {
-  std::vector<InputItem> items;
-  for (std::size_t i = 0; i < count; ++i) items.push_back({fmt::format("random {}", i), InputItem::Kind::kRandom, {}, i});
-  return items;
+InputItems InputItems::random(std::size_t count) {
+  InputItems out;
+  out.random_ = count;
+  return out;
+}
+
+InputItem InputItems::at(std::size_t index) const {
+  if (!listed_.empty()) return listed_.at(index);
+  return {fmt::format("random {}", index), InputItem::Kind::kRandom, {}, index};
+}
+
+const InputItem* InputItems::first_image() const {
+  auto it = std::find_if(listed_.begin(), listed_.end(), [](const InputItem& i) { return i.kind == InputItem::Kind::kImage; });
+  return it == listed_.end() ? nullptr : &*it;
 }
 
 namespace {
@@ -108,13 +120,13 @@ Value::Kind kind_for(const fs::path& f, const ModelIo& io) {
   return Value::Kind::kTensor;
 }
 
-Result<Value> read_any(const fs::path& f, const ModelIo& io) {
+Result<Value> read_any(const fs::path& f, const ModelIo& io, std::uint64_t max_bytes) {
   if (f.extension() == ".npy") {
-    auto t = read_npy_file(f);
+    auto t = read_npy_file(f, max_bytes);
     if (!t) return t.error();
     return Value::of(std::move(*t));
   }
-  return read_value_file(f, kind_for(f, io));
+  return read_value_file(f, kind_for(f, io), max_bytes);
 }
 
 Status check_value(const Value& v, const TensorInfo& info, const std::string& where) {
@@ -140,9 +152,10 @@ Result<std::vector<Value>> make_item_values(const InputItem& item, const ModelIo
     }
     return open;
   };
+  if (auto s = check_input_spec(io, plan.spec); !s) return s.error();
   if (item.kind == InputItem::Kind::kTensors) {
     for (const auto& f : item.files) {
-      auto v = read_any(f, io);
+      auto v = read_any(f, io, plan.spec.max_tensor_bytes);
       if (!v) return v.error();
       std::string target;
       if (model_input(v->name) != io.inputs.end()) {
@@ -187,12 +200,15 @@ Result<std::vector<Value>> make_item_values(const InputItem& item, const ModelIo
       return Error{ErrorCode::kInvalidArgument, fmt::format("the preprocessing's input '{}' is not an input of the model (its inputs: {})",
                                                             target, names_of(io.inputs))};
     }
-    auto image = read_image(item.files.front(), plan.preprocess->channels == "GRAY" ? 1 : 3);
+    auto image = read_image(item.files.front(), plan.preprocess->channels == "GRAY" ? 1 : 3, plan.spec.max_tensor_bytes);
     if (!image) return image.error();
+    auto shape = image_tensor_shape(image->width, image->height, *plan.preprocess, fmt::format("{} as input '{}'", where, target),
+                                    plan.spec.max_tensor_bytes);
+    if (!shape) return shape.error();
     given[target] = Value::of(image_to_tensor(*image, *plan.preprocess, target));
   }
   // The rest: None for an optional input, the spec's values, or seeded random values for random items.
-  ModelIo rest;
+  std::vector<TensorInfo> rest;
   for (const auto& in : io.inputs) {
     if (given.count(in.name)) continue;
     if (in.kind() == Value::Kind::kOptional && !plan.spec.values.count(in.name)) {
@@ -203,13 +219,13 @@ Result<std::vector<Value>> make_item_values(const InputItem& item, const ModelIo
       return Error{ErrorCode::kInvalidArgument,
                    fmt::format("{}: gives no tensor for model input '{}' (add one, or a value under the gate file's inputs.values)", where, in.name)};
     }
-    rest.inputs.push_back(in);
+    rest.push_back(in);
   }
-  if (!rest.inputs.empty()) {
-    auto made = make_inputs(rest, plan.spec, plan.seed + item.index);
+  if (!rest.empty()) {
+    auto made = generate_inputs(rest, plan.spec, plan.seed + item.index);
     if (!made) return Error{made.error().code, fmt::format("{}: {}", where, made.error().message)};
     for (auto& t : *made) {
-      std::string name = t.name;  // read before the tensor is moved
+      const std::string name = t.name;  // the right of '=' runs first and moves t
       given[name] = Value::of(std::move(t));
     }
   }

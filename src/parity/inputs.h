@@ -24,10 +24,23 @@ struct InputItem {
   std::size_t index = 0;
 };
 
-// Sorted by name. Errors: not a directory, empty, or a file that is neither a
-// tensor nor an image.
-Result<std::vector<InputItem>> list_input_items(const std::filesystem::path& dir);
-std::vector<InputItem> random_items(std::size_t count);
+// The items of a run, each made when it is asked for: random items are never
+// held all at once, so --random 4294967295 runs in the memory of one.
+class InputItems {
+ public:
+  static InputItems random(std::size_t count);
+  // Sorted by name. Errors: not a directory, empty, or a file that is neither a
+  // tensor nor an image.
+  static Result<InputItems> listed(const std::filesystem::path& dir);
+
+  std::size_t size() const { return listed_.empty() ? random_ : listed_.size(); }
+  InputItem at(std::size_t index) const;
+  const InputItem* first_image() const;  // a listed image, if any
+
+ private:
+  std::vector<InputItem> listed_;
+  std::size_t random_ = 0;
+};
 
 struct InputPlan {
   std::optional<ImagePreprocess> preprocess;

@@ -13,6 +13,7 @@
 
 #include "jobs/parity_protocol.h"
 #include "jobs/runner.h"
+#include "os/json_input.h"
 #include "os/regular_file.h"
 #include "os/termination.h"
 #include "os/work_dir.h"
@@ -66,8 +67,10 @@ Status start_side(Side& s, const JobRunner& runner, bool allow_writable, std::ch
 Status await_ready(Side& s) {
   auto line = s.worker->receive();
   if (!line) return side_error(s, line.error().message);
+  auto parsed = parse_json(*line);
+  if (!parsed) return side_error(s, fmt::format("malformed answer from the worker: {}", parsed.error().message));
   try {
-    const auto j = nlohmann::json::parse(*line);
+    const auto& j = *parsed;
     if (!j.at("ready").get<bool>()) {
       const std::string stage = j.at("stage");
       const char* what = stage == "runtime" ? "the ONNX Runtime build could not be used"
@@ -136,8 +139,10 @@ Result<std::map<std::string, Value>> read_outputs(const fs::path& dir, const Mod
 Status await_done(Side& s, const InputItem& item) {
   auto line = s.worker->receive();
   if (!line) return side_error(s, fmt::format("on input {}: {}", item.name, line.error().message));
+  auto parsed = parse_json(*line);
+  if (!parsed) return side_error(s, fmt::format("malformed answer from the worker: {}", parsed.error().message));
   try {
-    const auto j = nlohmann::json::parse(*line);
+    const auto& j = *parsed;
     if (j.contains("error")) return side_error(s, fmt::format("input {} failed to run: {}", item.name, j["error"].get<std::string>()));
   } catch (const nlohmann::json::exception& e) {
     return side_error(s, fmt::format("malformed answer from the worker: {}", e.what()));
@@ -185,17 +190,18 @@ Result<GateFile> read_gates(const ParityOptions& o) {
     if (!p) return p.error();
     gates.preprocess = *p;
   }
+  if (o.max_tensor_bytes) gates.inputs.max_tensor_bytes = *o.max_tensor_bytes;
   return gates;
 }
 
-Result<std::vector<InputItem>> list_items(const ParityOptions& o, const InputPlan& plan) {
+Result<InputItems> list_items(const ParityOptions& o, const InputPlan& plan) {
   if (o.random > 0 && !o.inputs_dir.empty()) return Error{ErrorCode::kInvalidArgument, "give either an input directory or random inputs, not both"};
-  if (o.random > 0) return random_items(o.random);
+  if (o.random > 0) return InputItems::random(o.random);
   if (o.inputs_dir.empty()) return Error{ErrorCode::kInvalidArgument, "no inputs: give an input directory or a number of random inputs"};
-  auto items = list_input_items(o.inputs_dir);
+  auto items = InputItems::listed(o.inputs_dir);
   if (!items) return items.error();
-  const auto image = std::find_if(items->begin(), items->end(), [](const InputItem& i) { return i.kind == InputItem::Kind::kImage; });
-  if (image != items->end() && !plan.preprocess) {
+  const InputItem* image = items->first_image();
+  if (image != nullptr && !plan.preprocess) {
     return Error{ErrorCode::kInvalidArgument, fmt::format("{}: holds images ({} among them) but no preprocessing is declared: add "
                                                           "\"preprocess\" to the gate file or pass --preprocess FILE",
                                                           o.inputs_dir.string(), image->name)};
@@ -369,7 +375,7 @@ Result<ParityReport> run_parity(const ParityOptions& o) {
   ValueGate value_gate(ref.io, Tolerance::polygraphy());
   for (auto& g : gates->gates) g->show = o.show;
   for (std::size_t i = 0; i < items->size(); ++i) {
-    const InputItem& item = (*items)[i];
+    const InputItem item = items->at(i);
     if (o.on_progress) o.on_progress(fmt::format("input {} of {}: {}", i + 1, items->size(), item.name));
     if (auto st = compare_item(item, i, plan, work.path(), ref, cand, *gates, value_gate); !st) return st.error();
   }

@@ -56,7 +56,7 @@ Tensor line_batch(const std::vector<Image>& crops, const std::vector<std::size_t
   t.name = kInput;
   t.type = ElementType::kFloat;
   t.shape = {static_cast<std::int64_t>(members.size()), 3, kLineHeight, width};
-  t.bytes.assign(t.element_count() * sizeof(float), std::byte{0});
+  t.bytes.assign(members.size() * 3 * static_cast<std::size_t>(kLineHeight) * static_cast<std::size_t>(width) * sizeof(float), std::byte{0});
   auto* data = reinterpret_cast<float*>(t.bytes.data());
   const std::size_t each = 3 * static_cast<std::size_t>(kLineHeight) * static_cast<std::size_t>(width);
   for (std::size_t k = 0; k < members.size(); ++k) put_line(crops[members[k]], width, data + k * each);
@@ -227,7 +227,7 @@ void OcrSteps::classify(PageWork& page) const {
       return;
     }
     const Tensor& probs = out->front();  // [n, 2]: "0", "180"
-    if (probs.element_count() != members.size() * 2 || probs.type != ElementType::kFloat) {
+    if (!probs.consistent() || *probs.element_count() != members.size() * 2 || probs.type != ElementType::kFloat) {
       page.error = fmt::format("model {}: output has shape {}, expected [{}, 2]", options_->classifier, shape_string(probs.shape), members.size());
       return;
     }

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "rung/result.h"
 
@@ -15,10 +16,25 @@ namespace rung {
 
 inline constexpr int kStrikesToRefuse = 2;
 
+// The files' contents, checked: {"fingerprint": F, "strikes": {rung: count}} and
+// {"rung": R, "model": M, "fingerprint": F}. For the ledger and its fuzzer.
+struct StrikeFile {
+  std::string fingerprint;
+  std::map<std::string, int> strikes;
+};
+struct AttemptFile {
+  std::string fingerprint, rung, model;
+};
+Result<StrikeFile> parse_strike_file(const std::string& text);
+Result<AttemptFile> parse_attempt_file(const std::string& text);
+
 class AttemptLedger {
  public:
   // Reads the strikes for this fingerprint and turns a left-over attempt file into a strike.
   AttemptLedger(std::filesystem::path cache_dir, std::string fingerprint_hash);
+
+  // A damaged strike or attempt file is ignored (and the strike file rewritten): one line each, naming it.
+  const std::vector<std::string>& ignored() const { return ignored_; }
 
   int strikes(const std::string& rung) const;
   bool refused(const std::string& rung) const { return strikes(rung) >= kStrikesToRefuse; }
@@ -34,6 +50,7 @@ class AttemptLedger {
   std::string fingerprint_;
   std::map<std::string, int> strikes_;
   std::string leftover_;
+  std::vector<std::string> ignored_;
 };
 
 }  // namespace rung

@@ -2,38 +2,74 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "os/atomic_file.h"
+#include "os/json_input.h"
 #include "os/read_file.h"
 #include "probe/outcome.h"
 
 namespace rung {
+namespace {
 
-CacheRead read_probe_cache(const std::filesystem::path& file, const std::string& fingerprint) {
+// What a cached outcome may say on this ladder: its own rungs in its order, a
+// chosen rung and fallback on it, the chosen one taken.
+Status fits_ladder(const ProbeOutcome& o, const std::vector<std::string>& ladder) {
+  auto bad = [](const std::string& why) { return Error{ErrorCode::kInvalidArgument, why}; };
+  if (ladder.empty()) return bad("no ladder to check against");
+  if (o.floor.rung != ladder.back()) return bad(fmt::format("its floor is '{}', this ladder's is '{}'", o.floor.rung, ladder.back()));
+  if (o.rungs.size() + 1 != ladder.size()) {
+    return bad(fmt::format("it holds {} rungs above the floor, this ladder {}", o.rungs.size(), ladder.size() - 1));
+  }
+  for (std::size_t i = 0; i < o.rungs.size(); ++i) {
+    if (o.rungs[i].rung != ladder[i]) return bad(fmt::format("its rung {} is '{}', this ladder's is '{}'", i + 1, o.rungs[i].rung, ladder[i]));
+  }
+  const auto on_ladder = [&](const std::string& r) { return std::find(ladder.begin(), ladder.end(), r) != ladder.end(); };
+  if (!on_ladder(o.chosen)) return bad(fmt::format("its chosen rung '{}' is not on this ladder", o.chosen));
+  if (!on_ladder(o.fallback)) return bad(fmt::format("its fallback '{}' is not on this ladder", o.fallback));
+  for (const auto& r : o.rungs) {
+    if (r.rung == o.chosen && r.verdict != Verdict::kTaken) {
+      return bad(fmt::format("its chosen rung '{}' has the verdict '{}'", o.chosen, verdict_name(r.verdict)));
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+CacheRead parse_probe_cache(const std::string& text, const std::string& where, const std::string& fingerprint,
+                            const std::vector<std::string>& ladder) {
   CacheRead read;
+  auto ignore = [&](const std::string& why) {
+    read.ignored_because = fmt::format("{}: {}", where, why);
+    return read;
+  };
+  auto j = parse_json(text);
+  if (!j) return ignore(j.error().message + " (truncated or damaged)");
+  if (!j->is_object()) return ignore("is not a JSON object");
+  if (!j->contains("schema") || (*j)["schema"] != kProbeCacheSchema) {
+    return ignore(fmt::format("has schema {}, this rung reads {}", j->contains("schema") ? (*j)["schema"].dump().substr(0, 40) : "none",
+                              kProbeCacheSchema));
+  }
+  if (!j->contains("fingerprint") || (*j)["fingerprint"] != nlohmann::json::parse(fingerprint)) {
+    return ignore("was written for another fingerprint (runtime, device, models or settings changed)");
+  }
+  if (!j->contains("outcome")) return ignore("holds no outcome");
+  auto outcome = outcome_from_json((*j)["outcome"]);
+  if (!outcome) return ignore("is malformed: " + outcome.error().message);
+  if (auto s = fits_ladder(*outcome, ladder); !s) return ignore("does not fit this device's ladder: " + s.error().message);
+  read.outcome = std::move(*outcome);
+  read.outcome->from_cache = true;
+  return read;
+}
+
+CacheRead read_probe_cache(const std::filesystem::path& file, const std::string& fingerprint, const std::vector<std::string>& ladder) {
   std::error_code ec;
-  if (!std::filesystem::exists(file, ec)) return read;
-  auto j = nlohmann::json::parse(read_text_file(file), nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object()) {
-    read.ignored_because = fmt::format("{} is not JSON (truncated or damaged)", file.string());
-    return read;
-  }
-  if (!j.contains("schema") || j["schema"] != kProbeCacheSchema) {
-    read.ignored_because = fmt::format("{} has schema {}, this rung reads {}", file.string(),
-                                       j.contains("schema") ? j["schema"].dump() : "none", kProbeCacheSchema);
-    return read;
-  }
-  if (!j.contains("fingerprint") || j["fingerprint"].dump() != nlohmann::json::parse(fingerprint).dump()) {
-    read.ignored_because = fmt::format("{} was written for another fingerprint (runtime, device, models or settings changed)",
-                                       file.string());
-    return read;
-  }
-  try {
-    read.outcome = outcome_from_json(j.at("outcome"));
-    read.outcome->from_cache = true;
-    read.outcome->cache_file = file;
-  } catch (const nlohmann::json::exception& e) {
-    read.ignored_because = fmt::format("{} is malformed: {}", file.string(), e.what());
-  }
+  if (!std::filesystem::exists(std::filesystem::symlink_status(file, ec))) return {};
+  auto text = read_regular_file(file, kMaxJsonFileBytes);
+  if (!text) return {std::nullopt, text.error().message};
+  auto read = parse_probe_cache(*text, file.string(), fingerprint, ladder);
+  if (read.outcome) read.outcome->cache_file = file;
   return read;
 }
 

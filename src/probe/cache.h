@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "rung/probe.h"
 #include "rung/result.h"
@@ -14,10 +15,16 @@ inline constexpr int kProbeCacheSchema = 1;
 
 struct CacheRead {
   std::optional<ProbeOutcome> outcome;  // set when the file is valid for this fingerprint
-  std::string ignored_because;          // why a file that exists was not trusted ("" when absent or valid)
+  std::string ignored_because;          // why a file that exists was not trusted, naming it ("" when absent or valid)
 };
 
-CacheRead read_probe_cache(const std::filesystem::path& file, const std::string& fingerprint);
+// `ladder`: this device's rung names, best first, the floor last. An outcome
+// that does not fit it (a rung not on it, another number of rungs, a chosen rung
+// that was not taken) is ignored like a damaged file.
+CacheRead read_probe_cache(const std::filesystem::path& file, const std::string& fingerprint, const std::vector<std::string>& ladder);
+// The same on the file's text; `where` names it.
+CacheRead parse_probe_cache(const std::string& text, const std::string& where, const std::string& fingerprint,
+                            const std::vector<std::string>& ladder);
 Status write_probe_cache(const std::filesystem::path& file, const std::string& fingerprint, const ProbeOutcome& outcome);
 
 }  // namespace rung

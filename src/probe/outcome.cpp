@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "os/json_input.h"
 #include "runtime/clean_error.h"
 
 namespace rung {
@@ -24,12 +25,57 @@ nlohmann::json measurement_json(const Measurement& m) {
                                           : nlohmann::json(nullptr)}};
 }
 
-Verdict verdict_from(const std::string& s) {
+// Bounds on what a cache may hold: more than these is not a probe's outcome.
+constexpr std::size_t kMaxRungs = 64, kMaxModels = 1000, kMaxLines = 1000;
+
+Verdict verdict_from(JsonFields& f) {
+  const std::string s = f.text("verdict");
   for (auto v : {Verdict::kTaken, Verdict::kSlower, Verdict::kSlowerWithinNoise, Verdict::kNotPlaced, Verdict::kUnfaithful, Verdict::kFailed, Verdict::kCrashed,
                  Verdict::kTimedOut, Verdict::kRefused, Verdict::kNotTried}) {
     if (s == verdict_name(v)) return v;
   }
-  throw nlohmann::json::other_error::create(501, "unknown verdict " + s, nullptr);
+  f.require(false, fmt::format("unknown verdict '{}'", s.substr(0, 40)));
+  return Verdict::kFailed;
+}
+
+// A time or difference: finite and not negative.
+double measure(JsonFields& f, const std::string& key) {
+  const double v = f.number(key);
+  f.require(v >= 0, fmt::format("'{}' is negative", key));
+  return v;
+}
+
+Result<Measurement> measurement_from(const nlohmann::json& j, const std::string& where) {
+  JsonFields f(j, where);
+  Measurement x;
+  x.model = f.text("model");
+  x.verdict = verdict_from(f);
+  x.reason = f.text("reason");
+  x.build_ms = measure(f, "build_ms");
+  x.first_run_ms = measure(f, "first_run_ms");
+  x.median_ms = measure(f, "median_ms");
+  x.floor_median_ms = measure(f, "floor_median_ms");
+  x.max_abs_diff = measure(f, "max_abs_diff");
+  x.max_rel_diff = measure(f, "max_rel_diff");
+  f.skip("ratio");  // derived
+  // The paired speed rule's figures, absent from caches written before it.
+  x.ratio_median = f.number("ratio_median", 0.0);
+  x.ratio_low = f.number("ratio_low", 0.0);
+  x.ratio_high = f.number("ratio_high", 0.0);
+  x.pairs = static_cast<int>(f.integer("pairs", 0, 0, 1'000'000));
+  if (const nlohmann::json* p = f.object("placement", /*required=*/false)) {
+    JsonFields pf(*p, where + ": placement");
+    x.placement_known = true;
+    x.placed_nodes = static_cast<int>(pf.integer("placed_nodes", 0, 1'000'000));
+    x.total_nodes = static_cast<int>(pf.integer("total_nodes", 0, 1'000'000));
+    x.placed_time_share = pf.number("time_share");
+    x.placement = pf.text("summary");
+    pf.skip("placed_share");  // derived
+    pf.require(x.placed_nodes <= x.total_nodes, "more nodes placed than the model has");
+    if (auto s = pf.finish(); !s) return s.error();
+  }
+  if (auto s = f.finish(); !s) return s.error();
+  return x;
 }
 
 nlohmann::json rung_json(const RungOutcome& r) {
@@ -38,35 +84,20 @@ nlohmann::json rung_json(const RungOutcome& r) {
   return {{"rung", r.rung}, {"display", r.display}, {"verdict", verdict_name(r.verdict)}, {"reason", r.reason}, {"models", models}};
 }
 
-RungOutcome rung_from(const nlohmann::json& j) {
+Result<RungOutcome> rung_from(const nlohmann::json& j, const std::string& where) {
+  JsonFields f(j, where);
   RungOutcome r;
-  r.rung = j.at("rung");
-  r.display = j.at("display");
-  r.verdict = verdict_from(j.at("verdict"));
-  r.reason = j.at("reason");
-  for (const auto& m : j.at("models")) {
-    Measurement x;
-    x.model = m.at("model");
-    x.verdict = verdict_from(m.at("verdict"));
-    x.reason = m.at("reason");
-    x.build_ms = m.at("build_ms");
-    x.first_run_ms = m.at("first_run_ms");
-    x.median_ms = m.at("median_ms");
-    x.floor_median_ms = m.at("floor_median_ms");
-    x.max_abs_diff = m.at("max_abs_diff");
-    x.max_rel_diff = m.at("max_rel_diff");
-    x.ratio_median = m.value("ratio_median", 0.0);
-    x.ratio_low = m.value("ratio_low", 0.0);
-    x.ratio_high = m.value("ratio_high", 0.0);
-    x.pairs = m.value("pairs", 0);
-    if (const auto p = m.find("placement"); p != m.end() && p->is_object()) {
-      x.placement_known = true;
-      x.placed_nodes = p->at("placed_nodes");
-      x.total_nodes = p->at("total_nodes");
-      x.placed_time_share = p->at("time_share");
-      x.placement = p->at("summary");
-    }
-    r.models.push_back(x);
+  r.rung = f.text("rung");
+  r.display = f.text("display");
+  r.verdict = verdict_from(f);
+  r.reason = f.text("reason");
+  f.require(!r.rung.empty(), "names no rung");
+  const nlohmann::json* models = f.array("models", kMaxModels);
+  if (auto s = f.finish(); !s) return s.error();
+  for (std::size_t i = 0; i < models->size(); ++i) {
+    auto m = measurement_from((*models)[i], fmt::format("{}: model {}", where, i + 1));
+    if (!m) return m.error();
+    r.models.push_back(std::move(*m));
   }
   return r;
 }
@@ -119,18 +150,34 @@ nlohmann::json outcome_json(const ProbeOutcome& o) {
           {"cache_file", o.cache_file.string()}};
 }
 
-ProbeOutcome outcome_from_json(const nlohmann::json& j) {
+Result<ProbeOutcome> outcome_from_json(const nlohmann::json& j) {
+  JsonFields f(j, "outcome");
   ProbeOutcome o;
-  o.chosen = j.at("chosen");
-  o.chosen_display = j.at("chosen_display");
-  o.forced_by = j.at("forced_by");
-  o.fallback = j.at("fallback");
-  o.runtime_version = j.at("runtime").at("version");
-  o.runtime_library = j.at("runtime").at("library").get<std::string>();
-  o.builds_found = j.at("runtime").at("builds_found");
-  o.floor = rung_from(j.at("floor"));
-  for (const auto& r : j.at("rungs")) o.rungs.push_back(rung_from(r));
-  o.model_errors = j.at("model_errors").get<std::vector<std::string>>();
+  o.chosen = f.text("chosen");
+  o.chosen_display = f.text("chosen_display");
+  o.forced_by = f.text("forced_by");
+  o.fallback = f.text("fallback");
+  o.from_cache = f.flag("from_cache", false);
+  const nlohmann::json* runtime = f.object("runtime");
+  const nlohmann::json* floor = f.object("floor");
+  const nlohmann::json* rungs = f.array("rungs", kMaxRungs);
+  o.model_errors = f.text_list("model_errors", kMaxLines);
+  for (const char* derived : {"about", "log", "cache_file", "inputs"}) f.skip(derived);
+  if (auto s = f.finish(); !s) return s.error();
+
+  JsonFields rt(*runtime, "outcome: runtime");
+  o.runtime_version = rt.text("version");
+  o.runtime_library = rt.text("library");
+  o.builds_found = static_cast<std::size_t>(rt.integer("builds_found", 0, 100'000));
+  if (auto s = rt.finish(); !s) return s.error();
+  auto fl = rung_from(*floor, "outcome: floor");
+  if (!fl) return fl.error();
+  o.floor = std::move(*fl);
+  for (std::size_t i = 0; i < rungs->size(); ++i) {
+    auto r = rung_from((*rungs)[i], fmt::format("outcome: rung {}", i + 1));
+    if (!r) return r.error();
+    o.rungs.push_back(std::move(*r));
+  }
   return o;
 }
 

@@ -8,6 +8,7 @@
 namespace rung {
 
 nlohmann::json outcome_json(const ProbeOutcome& outcome);
-ProbeOutcome outcome_from_json(const nlohmann::json& j);  // throws nlohmann::json::exception on a malformed document
+// Every field checked for its kind and range; an error names the first that is wrong.
+Result<ProbeOutcome> outcome_from_json(const nlohmann::json& j);
 
 }  // namespace rung

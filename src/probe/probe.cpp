@@ -164,6 +164,12 @@ void note(const ProbeOptions& o, ProbeOutcome& out, std::string line) {
   out.log.push_back(std::move(line));
 }
 
+std::vector<std::string> rung_names(const std::vector<RungSpec>& ladder) {
+  std::vector<std::string> names;
+  for (const auto& r : ladder) names.push_back(r.name);
+  return names;
+}
+
 Status apply_override(const ProbeOptions& o, const std::vector<RungSpec>& ladder, ProbeOutcome& out) {
   std::string forced;
   std::string by;
@@ -286,6 +292,7 @@ std::optional<AttemptLedger> open_ledger(const ProbeSetting& s, const std::strin
   if (o.isolate) note(o, out, "no rung-probe-worker found: probing in process, under the attempt-file rule");
   if (!s.can_cache) return std::nullopt;
   std::optional<AttemptLedger> ledger(std::in_place, o.cache_dir, sha256_hex(fingerprint));
+  for (const auto& line : ledger->ignored()) note(o, out, line);
   if (!ledger->leftover().empty()) {
     note(o, out, fmt::format("the last launch died while attempting {}: strike {} of {}", ledger->leftover(),
                              ledger->strikes(ledger->leftover()), kStrikesToRefuse));
@@ -306,6 +313,7 @@ std::vector<FloorRun> measure_floor(const ProbeSetting& s, Walker& walker, const
     auto [verdict, r] = walker.run(cpu, *m, dir);
     out.floor.models.push_back(measured(m->name, verdict, r, r.median_ms));
     if (verdict != Verdict::kTaken) {
+      if (r.stage == "inputs") out.inputs_refused = true;
       std::error_code ec;
       std::string what = !fs::exists(m->path, ec) ? fmt::format("{} does not exist", m->path.string())
                                                   : fmt::format("the CPU floor cannot run {}: {}", m->path.string(), r.error);
@@ -479,6 +487,7 @@ Result<ProbeOutcome> run_probe(const ProbeOptions& o) {
   s.can_cache = prepare_cache_dir(o, out);
 
   FileHashCache hashes(o.cache_dir);
+  if (!hashes.ignored_because().empty()) note(o, out, "ignored the model-hash cache, rewritten: " + hashes.ignored_because());
   std::vector<std::string> probe_names;
   for (const auto* m : s.probe_models) probe_names.push_back(m->name);
   auto fingerprint = make_fingerprint({s.build, &s.hw, &s.ladder, &o, probe_names}, hashes);
@@ -499,7 +508,7 @@ Result<ProbeOutcome> run_probe(const ProbeOptions& o) {
     lock.emplace(std::move(*l));
   }
   if (!o.reprobe) {
-    auto cached = read_probe_cache(out.cache_file, *fingerprint);
+    auto cached = read_probe_cache(out.cache_file, *fingerprint, rung_names(s.ladder));
     if (cached.outcome) {
       ProbeOutcome hit = std::move(*cached.outcome);
       hit.log.insert(hit.log.begin(), out.log.begin(), out.log.end());

@@ -11,11 +11,11 @@
 namespace rung {
 
 Result<InputSet> read_input_set(const std::filesystem::path& dir) {
-  auto items = list_input_items(dir);
+  auto items = InputItems::listed(dir);
   if (!items) return items.error();
   InputSet set;
   set.dir = dir;
-  set.items = std::move(*items);
+  for (std::size_t i = 0; i < items->size(); ++i) set.items.push_back(items->at(i));
   std::vector<std::pair<std::string, std::filesystem::path>> hashed;
   for (const auto& item : set.items) {
     for (const auto& f : item.files) {

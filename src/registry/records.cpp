@@ -7,6 +7,7 @@
 #include <set>
 
 #include "os/file_hash.h"
+#include "os/json_input.h"
 
 namespace rung::registry {
 namespace {
@@ -42,7 +43,7 @@ std::string environment_mismatch(const std::string& what, const std::string& run
 }
 
 Result<json> parse_bench_record(const std::string& text, const std::string& what) {
-  json j = json::parse(text, nullptr, false);
+  json j = parse_json_or_discarded(text);
   if (!j.is_object() || !j.contains("schema") || j["schema"] != kBenchSchema) {
     return Error{ErrorCode::kInvalidArgument, fmt::format("{} is not a rung bench record", what)};
   }
@@ -134,7 +135,7 @@ Result<PrecisionEvidence> precision_from_columns(const std::string& kind, const 
   }
   if (kind != "initializers") return Error{ErrorCode::kInvalidArgument, fmt::format("unknown precision evidence '{}'", kind)};
   p.kind = PrecisionEvidence::Kind::kInitializers;
-  json counts = json::parse(detail, nullptr, false);
+  json counts = parse_json_or_discarded(detail);
   if (!counts.is_object()) return Error{ErrorCode::kInvalidArgument, "precision counts are not a JSON object"};
   for (const auto& [type, c] : counts.items()) {
     const auto count = [&c](const char* key) { return c.is_object() && c.contains(key) && c[key].is_number_unsigned() ? c[key].get<std::uint64_t>() : 0; };
@@ -209,7 +210,7 @@ Result<CheckedEvidence> check_bench_record(const Release& release, const Evidenc
 
 Result<CheckedEvidence> check_parity_report(const Release& release, const EvidenceFile& file) {
   const std::string what = fmt::format("parity report {}", file.path.string());
-  json report = json::parse(file.text, nullptr, false);
+  json report = parse_json_or_discarded(file.text);
   if (report.is_discarded() || !report.is_object() || !report.contains("gates") || !report.contains("passed")) {
     return Error{ErrorCode::kInvalidArgument, fmt::format("{} is not a rung parity report (--json)", what)};
   }

@@ -13,6 +13,7 @@
 
 #include "graph/stable_hash.h"
 #include "os/file_hash.h"
+#include "os/json_input.h"
 #include "registry/database.h"
 #include "registry/records.h"
 
@@ -60,7 +61,7 @@ Result<Release> release_from_row(const Row& r) {
   rel.recipe_json = as_text(r[11]);
   rel.environment.runtime_version = as_text(r[12]);
   rel.environment.device = as_text(r[13]);
-  auto providers = nlohmann::json::parse(as_text(r[14]), nullptr, false);
+  auto providers = parse_json_or_discarded(as_text(r[14]));
   if (providers.is_object()) {
     for (const auto& [k, v] : providers.items()) rel.environment.providers[k] = v.is_string() ? v.get<std::string>() : v.dump();
   }
@@ -82,7 +83,7 @@ Status check_release(const Release& r) {
   if (r.artifact.sha256.size() != 64) return missing("its artifact's SHA-256");
   if (!r.artifact.retained && r.artifact.not_retained_reason.empty()) return missing("the reason its artifact is not retained");
   if (r.precision.kind == PrecisionEvidence::Kind::kOpaque && r.precision.opaque_why.empty()) return missing("the reason its weights are opaque");
-  auto recipe = nlohmann::json::parse(r.recipe_json, nullptr, false);
+  auto recipe = parse_json_or_discarded(r.recipe_json);
   if (!recipe.is_object()) return Error{ErrorCode::kInvalidArgument, "the recipe must be a JSON object"};
   return {};
 }
@@ -100,7 +101,7 @@ std::vector<Value> release_values(const Release& r, const std::string& key) {
           static_cast<std::int64_t>(r.artifact.size_bytes),
           std::int64_t{r.artifact.retained ? 1 : 0},
           registry::text_or_null(r.artifact.not_retained_reason),
-          nlohmann::json::parse(r.recipe_json, nullptr, false).dump(),  // compact; check_release saw an object
+          parse_json_or_discarded(r.recipe_json).dump(),  // compact; check_release saw an object
           r.environment.runtime_version,
           r.environment.device,
           providers.dump(),

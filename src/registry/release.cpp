@@ -7,6 +7,7 @@
 
 #include "graph/model_file.h"
 #include "os/file_hash.h"
+#include "os/json_input.h"
 #include "registry/records.h"
 #include "rung/ladder.h"
 #include "rung/registry.h"
@@ -21,7 +22,7 @@ namespace {
 
 // The part of a recipe that says how builds are made (see Release::recipe_json).
 json recipe_identity(const std::string& recipe_json) {
-  json r = json::parse(recipe_json, nullptr, false);
+  json r = parse_json_or_discarded(recipe_json);
   if (r.is_discarded()) return recipe_json;
   if (r.is_object() && r.contains("recipe")) return r["recipe"];
   return r;
@@ -54,7 +55,8 @@ std::string Release::to_json() const {
     ordered doc = ordered::parse(e.document, nullptr, false);
     evidence_list.push_back({{"kind", e.kind}, {"sha256", e.sha256}, {"summary", e.summary}, {"document", doc.is_discarded() ? ordered(nullptr) : doc}});
   }
-  ordered recipe = ordered::parse(recipe_json, nullptr, false);
+  auto parsed = parse_ordered_json(recipe_json);
+  ordered recipe = parsed ? std::move(*parsed) : ordered(ordered::value_t::discarded);
   ordered j = {{"id", id},
                {"release_key", release_key()},
                {"model", model},

@@ -142,6 +142,21 @@ std::optional<std::size_t> choose_build(const std::vector<RuntimeBuild>& builds,
   return chosen;
 }
 
+// RUNG_ORT_DIR wins outright: when no build there can be used, that is the
+// answer, naming the directory and why — never another build in its place.
+Status check_environment_build(const RuntimeDiscovery& d) {
+  const auto dir = std::find_if(d.searched.begin(), d.searched.end(), [](const SearchedDirectory& s) { return s.origin == SearchOrigin::kEnvironment; });
+  if (dir == d.searched.end()) return {};
+  std::string why;
+  for (const auto& b : d.builds) {
+    if (b.origin != SearchOrigin::kEnvironment) continue;
+    if (b.loaded && b.score > 0) return {};
+    if (why.empty()) why = b.skipped_reason.empty() ? fmt::format("{}: cannot be used", b.library.string()) : b.skipped_reason;
+  }
+  if (why.empty()) return Error{ErrorCode::kNoRuntime, fmt::format("RUNG_ORT_DIR {} holds no ONNX Runtime library", dir->path.string())};
+  return Error{ErrorCode::kNoRuntime, fmt::format("RUNG_ORT_DIR {}: {}", dir->path.string(), why)};
+}
+
 Result<RuntimeDiscovery> discover_runtimes(const RuntimeSearchOptions& options, const Hardware& hardware) {
   auto search = search_runtimes(options);
   if (!search) return search.error();
@@ -151,7 +166,7 @@ Result<RuntimeDiscovery> discover_runtimes(const RuntimeSearchOptions& options, 
   bool perfect = false;
   for (const auto& candidate : search->candidates) {
     RuntimeBuild build;
-    if (perfect) {
+    if (perfect && candidate.origin != SearchOrigin::kEnvironment) {
       build.library = candidate.library;
       build.origin = candidate.origin;
       build.skipped_reason = "not opened: an earlier build already fits this device perfectly";
@@ -171,6 +186,7 @@ Result<RuntimeDiscovery> discover_runtimes(const RuntimeSearchOptions& options, 
     discovery.builds.push_back(std::move(build));
   }
 
+  if (auto s = check_environment_build(discovery); !s) return s.error();
   discovery.chosen = choose_build(discovery.builds, &discovery.choice_reason);
   if (!discovery.chosen) {
     std::string message = "no usable ONNX Runtime build found.";

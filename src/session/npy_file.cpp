@@ -4,12 +4,12 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstring>
 #include <fstream>
-#include <regex>
-#include <sstream>
 
 #include "os/atomic_file.h"
+#include "os/read_file.h"
 
 namespace rung {
 namespace {
@@ -53,27 +53,145 @@ std::string utf8_of(char32_t c) {
   return out;
 }
 
-// Fixed-width strings: "|S7" (bytes, NUL-padded) or "<U7" (UTF-32 code points, zero-padded).
-bool read_strings(const std::string& descr, const char* data, std::size_t size, Tensor& t, std::string& problem) {
-  const bool bytes = descr.rfind("|S", 0) == 0, unicode = descr.rfind("<U", 0) == 0;
-  if (!bytes && !unicode) return false;
-  std::size_t width = 0;
-  try {
-    width = std::stoul(descr.substr(2));
-  } catch (const std::exception&) {
-    problem = fmt::format("dtype '{}' has no width", descr);
-    return true;
+// numpy pads its header to a multiple of 64 bytes and keeps it short; a longer one is not numpy's.
+constexpr std::size_t kMaxHeaderBytes = 64 << 10;
+
+struct NpyHeader {
+  std::size_t data_offset = 0;  // where the data starts
+  ElementType type = ElementType::kUnsupported;
+  std::vector<std::int64_t> shape;
+  std::string descr;
+  std::size_t string_width = 0;  // strings: characters per element
+  bool unicode = false;          // strings: "<U" (UTF-32) rather than "|S" (bytes)
+};
+
+Error not_npy(const std::string& where, const std::string& why) {
+  return Error{ErrorCode::kInvalidArgument, fmt::format("{}: not a readable .npy file: {}", where, why)};
+}
+
+// How many bytes the preamble (magic, version, header length) and header take,
+// from the first 12 bytes; an error when they are not numpy's.
+Result<std::size_t> header_end(std::string_view head, const std::string& where) {
+  if (head.size() < 10 || head.substr(0, 6) != "\x93NUMPY") return not_npy(where, "no NUMPY magic");
+  const auto major = static_cast<unsigned char>(head[6]);
+  std::size_t length = 0, preamble = 0;
+  if (major == 1) {
+    length = static_cast<unsigned char>(head[8]) | static_cast<std::size_t>(static_cast<unsigned char>(head[9])) << 8;
+    preamble = 10;
+  } else if (major == 2 || major == 3) {
+    if (head.size() < 12) return not_npy(where, "truncated header");
+    for (int i = 3; i >= 0; --i) length = length << 8 | static_cast<unsigned char>(head[8 + static_cast<std::size_t>(i)]);
+    preamble = 12;
+  } else {
+    return not_npy(where, fmt::format("format version {}", major));
   }
-  const std::size_t item = bytes ? width : width * 4, n = t.element_count();
-  if (size != item * n) {
-    problem = fmt::format("holds {} data bytes, shape {} of {} needs {}", size, shape_string(t.shape), descr, item * n);
-    return true;
+  if (length > kMaxHeaderBytes) return not_npy(where, fmt::format("a header of {} bytes", length));
+  return preamble + length;
+}
+
+// The value after 'key': in the header's dict, with the text after it.
+std::string_view value_of(std::string_view header, std::string_view key) {
+  const auto k = header.find(key);
+  if (k == std::string_view::npos) return {};
+  auto rest = header.substr(k + key.size());
+  const auto colon = rest.find_first_not_of(" \t");
+  if (colon == std::string_view::npos || rest[colon] != ':') return {};
+  rest = rest.substr(colon + 1);
+  const auto start = rest.find_first_not_of(" \t");
+  return start == std::string_view::npos ? std::string_view{} : rest.substr(start);
+}
+
+// The dtype: a number type from kKinds, or fixed-width strings "|S7" / "<U7".
+Status parse_dtype(std::string_view header, const std::string& where, NpyHeader& h) {
+  const bool has_descr = header.find("'descr'") != std::string_view::npos;
+  auto value = value_of(header, "'descr'");
+  if (value.size() < 2 || value[0] != '\'') {
+    return not_npy(where, has_descr ? "a structured or object dtype (save plain numbers or fixed-width strings)" : "no dtype");
   }
-  t.type = ElementType::kString;
-  for (std::size_t i = 0; i < n; ++i) {
+  const auto close = value.find('\'', 1);
+  if (close == std::string_view::npos) return not_npy(where, "no dtype");
+  h.descr = normalised(std::string(value.substr(1, close - 1)));
+  const bool bytes = h.descr.rfind("|S", 0) == 0;
+  h.unicode = h.descr.rfind("<U", 0) == 0;
+  if (bytes || h.unicode) {
+    const std::string_view width = std::string_view(h.descr).substr(2);
+    const auto [ptr, ec] = std::from_chars(width.data(), width.data() + width.size(), h.string_width);
+    // Width 0 would let a shape ask for any number of strings in no bytes at all.
+    if (ec != std::errc() || ptr != width.data() + width.size() || h.string_width == 0) return not_npy(where, fmt::format("dtype '{}' has no width", h.descr));
+    h.type = ElementType::kString;
+    return {};
+  }
+  for (const auto& k : kKinds) {
+    if (h.descr == k.descr) h.type = k.type;
+  }
+  if (h.type == ElementType::kUnsupported) {
+    return not_npy(where, fmt::format("dtype '{}' is not supported (NumPy has no bfloat16 or float8 dtype: save those as .pb)", h.descr));
+  }
+  return {};
+}
+
+Status parse_shape(std::string_view header, const std::string& where, NpyHeader& h) {
+  auto shape = value_of(header, "'shape'");
+  const auto close_paren = shape.find(')');
+  if (shape.empty() || shape[0] != '(' || close_paren == std::string_view::npos) return not_npy(where, "no shape");
+  shape = shape.substr(1, close_paren - 1);
+  while (!shape.empty()) {
+    const auto comma = shape.find(',');
+    std::string_view d = shape.substr(0, comma);
+    shape = comma == std::string_view::npos ? std::string_view{} : shape.substr(comma + 1);
+    const auto first = d.find_first_not_of(" \t");
+    if (first == std::string_view::npos) continue;  // "(3,)": the empty part after the last comma
+    d = d.substr(first, d.find_last_not_of(" \tL") - first + 1);
+    std::int64_t v = 0;
+    const auto [ptr, ec] = std::from_chars(d.data(), d.data() + d.size(), v);
+    if (ec != std::errc() || ptr != d.data() + d.size() || v < 0) return not_npy(where, fmt::format("shape dimension '{}'", d));
+    h.shape.push_back(v);
+  }
+  return {};
+}
+
+Result<NpyHeader> parse_header(std::string_view preamble_and_header, const std::string& where) {
+  auto end = header_end(preamble_and_header, where);
+  if (!end) return end.error();
+  if (preamble_and_header.size() < *end) return not_npy(where, "truncated header");
+  const std::string_view header = preamble_and_header.substr(0, *end).substr(preamble_and_header[6] == 1 ? 10 : 12);
+  NpyHeader h;
+  h.data_offset = *end;
+  if (auto s = parse_dtype(header, where, h); !s) return s.error();
+  const auto fortran = value_of(header, "'fortran_order'");
+  if (fortran.starts_with("True")) return not_npy(where, "Fortran order is not supported; save with C order");
+  if (!fortran.starts_with("False")) return not_npy(where, "no fortran_order");
+  if (auto s = parse_shape(header, where, h); !s) return s.error();
+  return h;
+}
+
+// The data bytes the header asks for, when within `max_bytes` and what the file holds.
+Result<std::uint64_t> data_bytes(const NpyHeader& h, const std::string& where, std::uint64_t available, std::uint64_t max_bytes) {
+  Result<std::uint64_t> need = std::uint64_t{0};
+  if (h.type == ElementType::kString) {
+    // A string element takes its fixed width (4 bytes a character for "<U"): as many bytes as that many uint8.
+    auto shape = h.shape;
+    shape.push_back(static_cast<std::int64_t>(std::min<std::uint64_t>(h.string_width * (h.unicode ? 4 : 1), INT64_MAX)));
+    need = tensor_bytes(where, ElementType::kUint8, shape, max_bytes);
+  } else {
+    need = tensor_bytes(where, h.type, h.shape, max_bytes);
+  }
+  if (!need) return need.error();
+  if (available != *need) {
+    return not_npy(where, fmt::format("holds {} data bytes, shape {} of {} needs {}", available, shape_string(h.shape), h.descr, *need));
+  }
+  return need;
+}
+
+// Fixed-width strings: bytes (NUL-padded) or UTF-32 code points (zero-padded).
+void read_strings(const NpyHeader& h, const char* data, Tensor& t) {
+  const std::size_t width = h.string_width, item = h.unicode ? width * 4 : width;
+  const auto count = static_cast<std::size_t>(*element_count(h.shape));
+  t.strings.reserve(count);
+  for (std::size_t i = 0; i < count; ++i) {
     const char* p = data + i * item;
     std::string s;
-    if (bytes) {  // NumPy drops trailing NULs only: an embedded one stays
+    if (!h.unicode) {  // NumPy drops trailing NULs only: an embedded one stays
       std::size_t length = width;
       while (length > 0 && p[length - 1] == '\0') --length;
       s.assign(p, length);
@@ -87,73 +205,56 @@ bool read_strings(const std::string& descr, const char* data, std::size_t size, 
     }
     t.strings.push_back(std::move(s));
   }
-  return true;
+}
+
+// The tensor from the data after the header (data_bytes already checked its size).
+Tensor tensor_from_data(const NpyHeader& h, std::string name, const char* data, std::size_t size) {
+  Tensor t{std::move(name), h.type, h.shape, {}, {}};
+  if (h.type == ElementType::kString) {
+    read_strings(h, data, t);
+  } else {
+    t.bytes.resize(size);
+    std::memcpy(t.bytes.data(), data, size);
+  }
+  return t;
 }
 
 }  // namespace
 
-Result<Tensor> read_npy_file(const std::filesystem::path& path) {
+Result<Tensor> parse_npy(std::string_view bytes, const std::string& where, const std::string& name, std::uint64_t max_bytes) {
+  auto h = parse_header(bytes, where);
+  if (!h) return h.error();
+  auto need = data_bytes(*h, where, bytes.size() - h->data_offset, max_bytes);
+  if (!need) return need.error();
+  return tensor_from_data(*h, name, bytes.data() + h->data_offset, *need);
+}
+
+Result<Tensor> read_npy_file(const std::filesystem::path& path, std::uint64_t max_bytes) {
   const std::string where = path.string();
+  if (auto kind = non_regular_kind(path); !kind.empty()) return Error{ErrorCode::kInvalidArgument, fmt::format("{}: {}, not a file", where, kind)};
   std::ifstream in(path, std::ios::binary);
   if (!in) return Error{ErrorCode::kNotFound, fmt::format("{}: cannot be opened", where)};
-  std::stringstream s;
-  s << in.rdbuf();
-  const std::string data = s.str();
-  auto bad = [&](const std::string& why) { return Error{ErrorCode::kInvalidArgument, fmt::format("{}: not a readable .npy file: {}", where, why)}; };
-  if (data.size() < 10 || data.compare(0, 6, "\x93NUMPY") != 0) return bad("no NUMPY magic");
-  const auto major = static_cast<unsigned char>(data[6]);
-  std::size_t header_len = 0, offset = 0;
-  if (major == 1) {
-    header_len = static_cast<unsigned char>(data[8]) | static_cast<std::size_t>(static_cast<unsigned char>(data[9])) << 8;
-    offset = 10;
-  } else if (major == 2 || major == 3) {
-    if (data.size() < 12) return bad("truncated header");
-    for (int i = 3; i >= 0; --i) header_len = header_len << 8 | static_cast<unsigned char>(data[8 + static_cast<std::size_t>(i)]);
-    offset = 12;
-  } else {
-    return bad(fmt::format("format version {}", major));
-  }
-  if (data.size() < offset + header_len) return bad("truncated header");
-  const std::string header = data.substr(offset, header_len);
-  std::smatch m;
-  static const std::regex descr_re(R"('descr'\s*:\s*'([^']*)')"), fortran_re(R"('fortran_order'\s*:\s*(True|False))"),
-      shape_re(R"('shape'\s*:\s*\(([^)]*)\))");
-  if (!std::regex_search(header, m, descr_re)) {
-    if (header.find("'descr'") != std::string::npos) return bad("a structured or object dtype (save plain numbers or fixed-width strings)");
-    return bad("no dtype");
-  }
-  const std::string descr = normalised(m[1]);
-  if (!std::regex_search(header, m, fortran_re)) return bad("no fortran_order");
-  if (m[1] == "True") return bad("Fortran order is not supported; save with C order");
-  if (!std::regex_search(header, m, shape_re)) return bad("no shape");
-  Tensor t;
-  t.name = path.stem().string();
-  std::stringstream dims(m[1].str());
-  for (std::string d; std::getline(dims, d, ',');) {
-    if (d.find_first_not_of(" ") == std::string::npos) continue;
-    t.shape.push_back(std::stoll(d));
-  }
-  const char* body = data.data() + offset + header_len;
-  const std::size_t body_size = data.size() - offset - header_len;
-  std::string problem;
-  if (read_strings(descr, body, body_size, t, problem)) {
-    if (!problem.empty()) return bad(problem);
-    return t;
-  }
-  t.type = ElementType::kUnsupported;
-  for (const auto& k : kKinds) {
-    if (descr == k.descr) t.type = k.type;
-  }
-  if (t.type == ElementType::kUnsupported) {
-    return bad(fmt::format("dtype '{}' is not supported (NumPy has no bfloat16 or float8 dtype: save those as .pb)", descr));
-  }
-  const std::size_t need = t.element_count() * element_size(t.type);
-  if (body_size != need) {
-    return bad(fmt::format("holds {} data bytes, shape {} of {} needs {}", body_size, shape_string(t.shape), element_type_name(t.type), need));
-  }
-  t.bytes.resize(need);
-  std::memcpy(t.bytes.data(), body, need);
-  return t;
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  if (ec) return Error{ErrorCode::kIo, fmt::format("{}: {}", where, ec.message())};
+  std::string head(12, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<std::size_t>(in.gcount()));
+  auto end = header_end(head, where);
+  if (!end) return end.error();
+  if (size < *end) return not_npy(where, "truncated header");
+  head.resize(*end);
+  in.seekg(0);
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  auto h = parse_header(head, where);
+  if (!h) return h.error();
+  // Only now, with the size checked against the limit and the file, is the data read.
+  auto need = data_bytes(*h, where, size - h->data_offset, max_bytes);
+  if (!need) return need.error();
+  std::string data(*need, '\0');
+  in.read(data.data(), static_cast<std::streamsize>(*need));
+  if (static_cast<std::uint64_t>(in.gcount()) != *need) return Error{ErrorCode::kIo, fmt::format("{}: could not read its data", where)};
+  return tensor_from_data(*h, path.stem().string(), data.data(), data.size());
 }
 
 Status write_npy_file(const Tensor& tensor, const std::filesystem::path& path) {

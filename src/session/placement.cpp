@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 
+#include "os/json_input.h"
 #include "os/read_file.h"
 #include "runtime/clean_error.h"
 #include "session/session.h"
@@ -92,7 +93,7 @@ void from_json(const nlohmann::json& j, NodePlacement& p) {
 
 NodePlacement read_profile_placement(const fs::path& profile) {
   NodePlacement out;
-  auto j = nlohmann::json::parse(read_text_file(profile), nullptr, false);
+  auto j = parse_json_or_discarded(read_text_file(profile));
   if (j.is_object() && j.contains("traceEvents")) j = j["traceEvents"];
   if (!j.is_array()) return out;
   out.known = true;

@@ -248,13 +248,15 @@ Tensor tensor_of(const Ort::ConstValue& value, const std::string& name) {
   auto info = value.GetTensorTypeAndShapeInfo();
   t.type = from_ort(info.GetElementType());
   t.shape = info.GetShape();
+  // ONNX Runtime's own shape: its count cannot fail, and a failure would hold nothing.
+  const auto count = t.element_count();
+  const std::size_t n = count ? static_cast<std::size_t>(*count) : 0;
   if (t.type == ElementType::kString) {
-    const std::size_t n = t.element_count();
     t.strings.reserve(n);
     for (std::size_t i = 0; i < n; ++i) t.strings.push_back(value.GetStringTensorElement(i));
   } else if (t.type != ElementType::kUnsupported) {
     const auto* data = static_cast<const std::byte*>(value.GetTensorRawData());
-    t.bytes.assign(data, data + t.element_count() * element_size(t.type));
+    t.bytes.assign(data, data + n * element_size(t.type));
   }
   return t;
 }

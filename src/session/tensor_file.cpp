@@ -5,11 +5,12 @@
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
+#include <climits>
 #include <cstring>
-#include <fstream>
 
 #include "core/onnx_types.h"
 #include "os/atomic_file.h"
+#include "os/read_file.h"
 
 namespace rung {
 namespace {
@@ -55,22 +56,27 @@ Status take_values(const onnx::TensorProto& proto, Tensor& t, const std::string&
   return {};
 }
 
-Result<Tensor> tensor_from_proto(const onnx::TensorProto& proto, const std::string& where, const std::string& fallback_name) {
+Result<Tensor> tensor_from_proto(const onnx::TensorProto& proto, const std::string& where, const std::string& fallback_name,
+                                 std::uint64_t max_bytes) {
   Tensor t;
   t.name = proto.name().empty() ? fallback_name : proto.name();
   t.type = element_type_from_onnx(proto.data_type());
   if (t.type == ElementType::kUnsupported) {
-    return Error{ErrorCode::kUnsupported, fmt::format("{}: tensor '{}' holds {}, which rung does not read", where, t.name,
+    // A file the user gave: an input error (exit 2), whatever the type.
+    return Error{ErrorCode::kInvalidArgument, fmt::format("{}: tensor '{}' holds {}, which rung does not read", where, t.name,
                                                       onnx_data_type_name(proto.data_type()))};
   }
   t.shape.assign(proto.dims().begin(), proto.dims().end());
+  // Strings take no fixed room: the file's own size bounds them.
+  auto need = tensor_bytes(where, t.type, t.shape, max_bytes);
+  if (!need) return need.error();
   if (auto s = take_values(proto, t, where); !s) return s.error();
   if (!t.consistent()) {
     const std::size_t held = t.type == ElementType::kString ? t.strings.size() : t.bytes.size();
     return Error{ErrorCode::kInvalidArgument,
                  fmt::format("{}: tensor '{}' holds {} {}, shape {} of {} needs {}", where, t.name, held,
                              t.type == ElementType::kString ? "strings" : "bytes", shape_string(t.shape), element_type_name(t.type),
-                             t.type == ElementType::kString ? t.element_count() : t.element_count() * element_size(t.type))};
+                             t.type == ElementType::kString ? *element_count(t.shape) : *need)};
   }
   return t;
 }
@@ -99,30 +105,30 @@ Status check_writable(const Tensor& tensor, const std::string& where) {
   return {};
 }
 
-Result<Value> value_from_sequence(const onnx::SequenceProto& proto, const std::string& where);
-Result<Value> value_from_optional(const onnx::OptionalProto& proto, const std::string& where);
+Result<Value> value_from_sequence(const onnx::SequenceProto& proto, const std::string& where, std::uint64_t max_bytes);
+Result<Value> value_from_optional(const onnx::OptionalProto& proto, const std::string& where, std::uint64_t max_bytes);
 
-Result<Value> value_from_sequence(const onnx::SequenceProto& proto, const std::string& where) {
+Result<Value> value_from_sequence(const onnx::SequenceProto& proto, const std::string& where, std::uint64_t max_bytes) {
   std::vector<Value> items;
   switch (proto.elem_type()) {
     case onnx::SequenceProto::UNDEFINED:
     case onnx::SequenceProto::TENSOR:
       for (const auto& t : proto.tensor_values()) {
-        auto tensor = tensor_from_proto(t, where, fmt::format("{}[{}]", proto.name(), items.size()));
+        auto tensor = tensor_from_proto(t, where, fmt::format("{}[{}]", proto.name(), items.size()), max_bytes);
         if (!tensor) return tensor.error();
         items.push_back(Value::of(std::move(*tensor)));
       }
       break;
     case onnx::SequenceProto::SEQUENCE:
       for (const auto& s : proto.sequence_values()) {
-        auto inner = value_from_sequence(s, where);
+        auto inner = value_from_sequence(s, where, max_bytes);
         if (!inner) return inner.error();
         items.push_back(std::move(*inner));
       }
       break;
     case onnx::SequenceProto::OPTIONAL:
       for (const auto& o : proto.optional_values()) {
-        auto inner = value_from_optional(o, where);
+        auto inner = value_from_optional(o, where, max_bytes);
         if (!inner) return inner.error();
         items.push_back(std::move(*inner));
       }
@@ -133,22 +139,22 @@ Result<Value> value_from_sequence(const onnx::SequenceProto& proto, const std::s
   return Value::sequence(proto.name(), std::move(items));
 }
 
-Result<Value> value_from_optional(const onnx::OptionalProto& proto, const std::string& where) {
+Result<Value> value_from_optional(const onnx::OptionalProto& proto, const std::string& where, std::uint64_t max_bytes) {
   switch (proto.elem_type()) {
     case onnx::OptionalProto::UNDEFINED:
       return Value::optional(proto.name(), std::nullopt);  // None
     case onnx::OptionalProto::TENSOR: {
-      auto tensor = tensor_from_proto(proto.tensor_value(), where, proto.name());
+      auto tensor = tensor_from_proto(proto.tensor_value(), where, proto.name(), max_bytes);
       if (!tensor) return tensor.error();
       return Value::optional(proto.name(), Value::of(std::move(*tensor)));
     }
     case onnx::OptionalProto::SEQUENCE: {
-      auto inner = value_from_sequence(proto.sequence_value(), where);
+      auto inner = value_from_sequence(proto.sequence_value(), where, max_bytes);
       if (!inner) return inner.error();
       return Value::optional(proto.name(), std::move(*inner));
     }
     case onnx::OptionalProto::OPTIONAL: {
-      auto inner = value_from_optional(proto.optional_value(), where);
+      auto inner = value_from_optional(proto.optional_value(), where, max_bytes);
       if (!inner) return inner.error();
       return Value::optional(proto.name(), std::move(*inner));
     }
@@ -201,19 +207,36 @@ Status fill_optional(const Value& v, onnx::OptionalProto& proto, const std::stri
 }
 
 template <class Proto>
-Status parse_file(const std::filesystem::path& path, Proto& proto, const char* what) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{ErrorCode::kNotFound, fmt::format("{}: cannot be opened", path.string())};
-  if (!proto.ParseFromIstream(&in)) return Error{ErrorCode::kInvalidArgument, fmt::format("{}: not an ONNX {}", path.string(), what)};
+Status parse_bytes(std::string_view bytes, const std::string& where, Proto& proto, const char* what) {
+  if (bytes.size() > static_cast<std::size_t>(INT_MAX) || !proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    return Error{ErrorCode::kInvalidArgument, fmt::format("{}: not an ONNX {}", where, what)};
+  }
   return {};
+}
+
+// A file larger than the tensor limit (plus a little for names and dimensions)
+// is refused before it is read.
+template <class Proto>
+Status parse_file(const std::filesystem::path& path, Proto& proto, const char* what, std::uint64_t max_bytes) {
+  constexpr std::uint64_t kHeaderRoom = 64 << 10;
+  auto bytes = read_regular_file(path, max_bytes > UINT64_MAX - kHeaderRoom ? UINT64_MAX : max_bytes + kHeaderRoom, "--max-tensor-mb");
+  if (!bytes) return bytes.error();
+  return parse_bytes(*bytes, path.string(), proto, what);
 }
 
 }  // namespace
 
-Result<Tensor> read_tensor_file(const std::filesystem::path& path) {
+Result<Tensor> parse_tensor_proto(std::string_view bytes, const std::string& where, const std::string& fallback_name,
+                                  std::uint64_t max_bytes) {
   onnx::TensorProto proto;
-  if (auto s = parse_file(path, proto, "TensorProto"); !s) return s.error();
-  return tensor_from_proto(proto, path.string(), path.stem().string());
+  if (auto s = parse_bytes(bytes, where, proto, "TensorProto"); !s) return s.error();
+  return tensor_from_proto(proto, where, fallback_name, max_bytes);
+}
+
+Result<Tensor> read_tensor_file(const std::filesystem::path& path, std::uint64_t max_bytes) {
+  onnx::TensorProto proto;
+  if (auto s = parse_file(path, proto, "TensorProto", max_bytes); !s) return s.error();
+  return tensor_from_proto(proto, path.string(), path.stem().string(), max_bytes);
 }
 
 Status write_tensor_file(const Tensor& tensor, const std::filesystem::path& path) {
@@ -221,23 +244,23 @@ Status write_tensor_file(const Tensor& tensor, const std::filesystem::path& path
   return write_file_atomically(path, tensor_to_proto(tensor).SerializeAsString());
 }
 
-Result<Value> read_value_file(const std::filesystem::path& path, Value::Kind kind) {
+Result<Value> read_value_file(const std::filesystem::path& path, Value::Kind kind, std::uint64_t max_bytes) {
   const std::string where = path.string();
   switch (kind) {
     case Value::Kind::kTensor: {
-      auto t = read_tensor_file(path);
+      auto t = read_tensor_file(path, max_bytes);
       if (!t) return t.error();
       return Value::of(std::move(*t));
     }
     case Value::Kind::kSequence: {
       onnx::SequenceProto proto;
-      if (auto s = parse_file(path, proto, "SequenceProto"); !s) return s.error();
-      return value_from_sequence(proto, where);
+      if (auto s = parse_file(path, proto, "SequenceProto", max_bytes); !s) return s.error();
+      return value_from_sequence(proto, where, max_bytes);
     }
     case Value::Kind::kOptional: {
       onnx::OptionalProto proto;
-      if (auto s = parse_file(path, proto, "OptionalProto"); !s) return s.error();
-      return value_from_optional(proto, where);
+      if (auto s = parse_file(path, proto, "OptionalProto", max_bytes); !s) return s.error();
+      return value_from_optional(proto, where, max_bytes);
     }
   }
   return Error{ErrorCode::kInvalidArgument, fmt::format("{}: unknown kind of value", where)};
@@ -271,7 +294,7 @@ void adopt_bfloat16(Value& value, ElementType declared) {
   for (auto& item : value.items) adopt_bfloat16(item, declared);
 }
 
-Result<std::vector<Tensor>> read_tensor_directory(const std::filesystem::path& dir) {
+Result<std::vector<Tensor>> read_tensor_directory(const std::filesystem::path& dir, std::uint64_t max_bytes) {
   std::error_code ec;
   if (!std::filesystem::is_directory(dir, ec)) return Error{ErrorCode::kNotFound, fmt::format("{}: not a directory", dir.string())};
   std::vector<std::filesystem::path> files;
@@ -282,7 +305,7 @@ Result<std::vector<Tensor>> read_tensor_directory(const std::filesystem::path& d
   if (files.empty()) return Error{ErrorCode::kNotFound, fmt::format("{}: holds no .pb tensors", dir.string())};
   std::vector<Tensor> out;
   for (const auto& f : files) {
-    auto t = read_tensor_file(f);
+    auto t = read_tensor_file(f, max_bytes);
     if (!t) return t.error();
     out.push_back(std::move(*t));
   }

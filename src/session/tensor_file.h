@@ -3,7 +3,10 @@
 // OptionalProto for an optional value.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "rung/result.h"
@@ -11,12 +14,17 @@
 
 namespace rung {
 
-Result<Tensor> read_tensor_file(const std::filesystem::path& path);
+// A tensor of more than `max_bytes`, or a file larger than that (plus a little
+// for the name and dimensions), is refused before its data is read.
+Result<Tensor> read_tensor_file(const std::filesystem::path& path, std::uint64_t max_bytes = kDefaultMaxTensorBytes);
+// The same from the file's bytes; `where` names it in errors.
+Result<Tensor> parse_tensor_proto(std::string_view bytes, const std::string& where, const std::string& fallback_name,
+                                  std::uint64_t max_bytes = kDefaultMaxTensorBytes);
 Status write_tensor_file(const Tensor& tensor, const std::filesystem::path& path);
 
 // A file's bytes say nothing of which message they hold: `kind` is what the
 // model declares for it (a sequence input's file is a SequenceProto).
-Result<Value> read_value_file(const std::filesystem::path& path, Value::Kind kind);
+Result<Value> read_value_file(const std::filesystem::path& path, Value::Kind kind, std::uint64_t max_bytes = kDefaultMaxTensorBytes);
 Status write_value_file(const Value& value, const std::filesystem::path& path);
 
 // ONNX's test data before 1.14 stores bfloat16 tensors as their uint16 bit
@@ -25,7 +33,7 @@ Status write_value_file(const Value& value, const std::filesystem::path& path);
 void adopt_bfloat16(Value& value, ElementType declared);
 
 // Every *.pb in a directory, in name order (input_0.pb, input_1.pb, ...).
-Result<std::vector<Tensor>> read_tensor_directory(const std::filesystem::path& dir);
+Result<std::vector<Tensor>> read_tensor_directory(const std::filesystem::path& dir, std::uint64_t max_bytes = kDefaultMaxTensorBytes);
 // Writes `tensors` (or values) into `dir` (created if missing) as output_0.pb, output_1.pb, ...
 Status write_output_directory(const std::vector<Tensor>& tensors, const std::filesystem::path& dir);
 Status write_output_directory(const std::vector<Value>& values, const std::filesystem::path& dir);

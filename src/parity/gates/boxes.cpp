@@ -156,7 +156,7 @@ class BoxesGate final : public ParityGate {
     std::vector<double> sv;
     if (!scores_output.empty()) {
       const Tensor& st = *outs.at(scores_output);
-      if (st.element_count() != l->items * n) {
+      if (auto count = st.element_count(); !count || *count != l->items * n) {
         return Error{ErrorCode::kInvalidArgument, fmt::format("boxes gate: scores '{}' has shape {}, boxes '{}' has {}; expected one score per box",
                                                               scores_output, shape_string(st.shape), boxes_output, shape_string(bt.shape))};
       }
@@ -244,7 +244,7 @@ Result<std::unique_ptr<ParityGate>> make_boxes_gate(GateParams& p) {
     g->map_options.box_threshold = p.number("box_threshold", 0.6);
     g->map_options.unclip_ratio = p.number("unclip_ratio", 1.5);
     g->map_options.min_size = p.number("min_box_size", 3);
-    g->map_options.max_candidates = static_cast<std::size_t>(std::max(1.0, p.number("max_candidates", 1000)));
+    g->map_options.max_candidates = static_cast<std::size_t>(p.integer("max_candidates", 1000, 1, 1'000'000));
     p.require(g->scores_output.empty(), "'scores' goes with 'boxes', not with a probability map");
   } else {
     g->box_format = p.text("box_format", "xyxy");
@@ -257,7 +257,7 @@ Result<std::unique_ptr<ParityGate>> make_boxes_gate(GateParams& p) {
   g->min_precision = p.number("min_precision", 0.97);
   g->bands = p.numbers("bands", g->bands);
   g->max_band_loss_share = p.number("max_band_loss_share", 0.5);
-  g->min_band_losses = static_cast<std::size_t>(std::max(1.0, p.number("min_band_losses", 3)));
+  g->min_band_losses = static_cast<std::size_t>(p.integer("min_band_losses", 3, 1, 1'000'000'000));
   p.require(g->iou > 0 && g->iou <= 1, "'iou' must be in (0, 1]");
   p.require(!g->bands.empty() && g->bands[0] == 0 && std::is_sorted(g->bands.begin(), g->bands.end()) &&
                 std::adjacent_find(g->bands.begin(), g->bands.end()) == g->bands.end(),

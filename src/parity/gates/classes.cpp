@@ -140,7 +140,7 @@ class SlotsGate final : public ParityGate {
     if (!boxes.empty()) {
       const Tensor& ba = *ref.at(boxes);
       const Tensor& bb = *cand.at(boxes);
-      if (ba.shape.empty() || ba.shape.back() != 4 || ba.element_count() != la->items * slots * 4 || ba.shape != bb.shape) {
+      if (ba.shape.empty() || ba.shape.back() != 4 || !ba.element_count() || *ba.element_count() != la->items * slots * 4 || ba.shape != bb.shape) {
         return Error{ErrorCode::kInvalidArgument, fmt::format("slots gate: boxes output '{}' has shape {}; expected {} boxes of 4 values",
                                                               boxes, shape_string(ba.shape), la->items * slots)};
       }
@@ -228,14 +228,12 @@ Result<std::unique_ptr<ParityGate>> make_classification_gate(GateParams& p) {
   auto act = activation_from_name(p.text("activation", "softmax"));
   p.require(act.ok(), act ? "" : act.error().message);
   if (act) g->activation = *act;
-  const double k = p.number("top_k", 5);
-  g->k = static_cast<std::size_t>(std::max(1.0, k));
+  g->k = static_cast<std::size_t>(p.integer("top_k", 5, 1, 1'000'000));
   if (p.has("threshold")) g->threshold = p.number("threshold", 0.5);
   g->min_top1 = p.number("min_top1", 1.0);
   g->min_topk = p.number("min_topk", 1.0);
   g->max_flips = p.number("max_threshold_flips", 0);
   p.require(!g->output.empty(), "needs 'output', the scores output");
-  p.require(k >= 1 && k == std::floor(k), "'top_k' must be a positive whole number");
   p.require(g->min_top1 >= 0 && g->min_top1 <= 1 && g->min_topk >= 0 && g->min_topk <= 1, "min_top1 and min_topk are fractions in [0, 1]");
   if (auto s = p.finish(); !s) return s.error();
   return std::unique_ptr<ParityGate>(std::move(g));

@@ -5,10 +5,10 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <set>
 #include <string>
 #include <vector>
 
+#include "os/json_input.h"
 #include "rung/parity.h"
 #include "rung/result.h"
 #include "rung/tensor.h"
@@ -32,31 +32,9 @@ class ParityGate {
   bool show = false;
 };
 
-// A gate's JSON object, read key by key. A value of the wrong kind and a key
-// no getter asked for (a misspelt bound) are both errors, reported by finish().
-class GateParams {
- public:
-  GateParams(nlohmann::json j, std::string where) : j_(std::move(j)), where_(std::move(where)) {}
-  const std::string& where() const { return where_; }
-  bool has(const std::string& key) const { return j_.contains(key); }
-  double number(const std::string& key, double fallback);
-  std::string text(const std::string& key, const std::string& fallback);
-  std::vector<std::string> texts(const std::string& key);  // a string or a list of strings; empty when absent
-  std::vector<double> numbers(const std::string& key, std::vector<double> fallback);
-  bool flag(const std::string& key, bool fallback);
-  // A check of a value read: records `message` when `ok` is false.
-  void require(bool ok, const std::string& message);
-  // The first problem found, else an error for a key nothing read.
-  Status finish() const;
-  Error error(const std::string& message) const { return Error{ErrorCode::kInvalidArgument, where_ + ": " + message}; }
-
- private:
-  void fail(const std::string& message);
-  nlohmann::json j_;
-  std::string where_;
-  std::set<std::string> read_{"decoder"};
-  std::string problem_;
-};
+// A gate's JSON object, read key by key: a value of the wrong kind and a key no
+// getter asked for (a misspelt bound) are both errors, reported by finish().
+using GateParams = JsonFields;
 
 // Factories, one per decoder. `base_dir` resolves relative paths (a character list).
 // The tensor gate with no 'outputs' takes every output of the model.
