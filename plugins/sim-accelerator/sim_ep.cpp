@@ -2,7 +2,8 @@
 //
 // It claims float element-wise nodes and, when asked, two-dimensional MatMuls (configurable op types), compiles each
 // into its own fused node and computes it on the CPU, optionally perturbing results, reusing an output whose inputs
-// did not change, failing, aborting, hanging or sleeping at chosen stages (see sim_ep_knobs.h). The library exports only CreateEpFactories and ReleaseEpFactory.
+// did not change, failing, aborting, hanging or sleeping at chosen stages (see sim_ep_knobs.h). The library exports
+// only CreateEpFactories and ReleaseEpFactory.
 
 #include <onnxruntime_c_api.h>
 
