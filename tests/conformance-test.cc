@@ -1,13 +1,15 @@
 // One conformance body over every ONNX Runtime build and every rung available
 // here: a session on the rung runs the shared element-wise model and a real
 // sample model, and its outputs must match the CPU rung of the main build at
-// Tolerance::close(). Each case runs in parity's worker processes, because one
+// Tolerance::close(). WebGPU runs on the software adapter (lavapipe), lent to
+// the workers as --software-gpu lends it. Each case runs in parity's worker processes, because one
 // process can load only one ONNX Runtime build's sessions: this process never
 // opens a session, so the builds never meet in it.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 #include <tuple>
 
@@ -69,6 +71,7 @@ TEST_P(ConformanceTest, MatchesTheCpuRungAtTheCloseTolerance) {
   auto build = build_named(version);
   ASSERT_TRUE(build) << "ONNX Runtime " << version << " is missing (tools/fetch-deps.sh fetches it): " << build.error().message;
   std::string rung_spec = "cpu";
+  std::optional<test::LentSoftwareGpu> lavapipe;
   if (rung == Rung::kSimulated) {
     if (build->api_version < kPluginApi) {
       GTEST_SKIP() << "ONNX Runtime " << version << " serves API " << build->api_version << "; plugin execution providers need " << kPluginApi;
@@ -76,6 +79,8 @@ TEST_P(ConformanceTest, MatchesTheCpuRungAtTheCloseTolerance) {
     rung_spec = test::sim_ep_path().string();
   } else if (rung == Rung::kWebGpu) {
     if (!build->has_provider("WebGpuExecutionProvider")) GTEST_SKIP() << "ONNX Runtime " << version << " does not carry WebGPU";
+    lavapipe.emplace();
+    if (!lavapipe->skip_reason().empty()) GTEST_SKIP() << lavapipe->skip_reason();
     rung_spec = "webgpu";
   }
   const fs::path file = model(which);
@@ -92,9 +97,6 @@ TEST_P(ConformanceTest, MatchesTheCpuRungAtTheCloseTolerance) {
   o.worker = test::worker_path();
   o.work_dir = dir_ / "work";
   auto report = run_parity(o);
-  if (!report && rung == Rung::kWebGpu && report.error().message.find("WebGPU adapter") != std::string::npos) {
-    GTEST_SKIP() << "no WebGPU adapter here (a software one, lavapipe, makes this case run): " << report.error().message;
-  }
   ASSERT_TRUE(report) << report.error().message;
   ASSERT_EQ(report->gates.size(), 1u);
   const GateOutcome& tensor = report->gates[0];
@@ -103,6 +105,10 @@ TEST_P(ConformanceTest, MatchesTheCpuRungAtTheCloseTolerance) {
   // The case ran where it says: this build, and the accelerator's own provider.
   EXPECT_THAT(report->cand, ::testing::HasSubstr(" · ONNX Runtime " + build->version + " ("));
   if (rung == Rung::kSimulated) EXPECT_THAT(report->cand, ::testing::HasSubstr(" · RungSimAccelerator · "));
+  if (rung == Rung::kWebGpu) {
+    EXPECT_THAT(report->cand, ::testing::HasSubstr("WebGPU on lavapipe (software)"));
+    EXPECT_THAT(report->cand_run.placement, ::testing::HasSubstr("WebGpuExecutionProvider ran "));
+  }
   const auto stats = nlohmann::json::parse(tensor.stats_json);
   EXPECT_EQ(stats["atol"].get<double>(), Tolerance::close().atol);
   EXPECT_EQ(stats["rtol"].get<double>(), Tolerance::close().rtol);

@@ -187,7 +187,8 @@ TEST_F(EngineTest, ACompileFailureDemotesOnlyThatModelAndSaysSo) {
   auto progress = engine->progress();
   EXPECT_EQ(progress.landed, 4u);
   ASSERT_EQ(progress.failures.size(), 1u);
-  EXPECT_EQ(progress.line(), "poisoned stays on CPU");
+  EXPECT_EQ(progress.line(),
+            "poisoned stays on CPU: its rung_sim_ep engine failed to build (RungSimAccelerator: the compiler rejects node 'poison_add')");
   EXPECT_THAT(engine->about_line(), HasSubstr("poisoned engine failed: RungSimAccelerator: the compiler rejects node 'poison_add'"));
   auto job = *engine->open_job();
   EXPECT_EQ((*job->session("poisoned"))->rung(), "cpu");
@@ -288,7 +289,8 @@ TEST_F(EngineTest, AnEngineThatFailsToLoadIsServedByTheRungBelow) {
   EXPECT_THAT(engine->about_line(), HasSubstr("small on rung_sim_ep failed to load"));
   EXPECT_TRUE((*s)->run({input_for(32)}));
   // The progress line names it as the final table does: staying on the rung that serves it.
-  EXPECT_EQ(engine->progress().line(), "small stays on CPU");
+  EXPECT_THAT(engine->progress().line(), ::testing::StartsWith("small stays on CPU: its rung_sim_ep engine failed to load (Load model from "));
+  EXPECT_THAT(engine->progress().line(), HasSubstr("Protobuf parsing failed"));
 }
 
 TEST_F(EngineTest, TheReasonSaysTheAcceptanceRatioAdmittedASlowerRung) {

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "model_builder.h"
+#include "rung/software_gpu.h"
 #include "test_support.h"
 
 namespace rung {
@@ -44,9 +45,14 @@ class PrepareCliTest : public ::testing::Test {
   void TearDown() override { fs::remove_all(dir_); }
 
   std::string prepare(const std::string& env, const std::string& extra = "") {
-    return "env -u RUNG_ORT_DIR -u RUNG_FORCE_RUNG " + env + " '" + test::cli_path().string() + "' prepare --model det=" +
-           (dir_ / "det.onnx").string() + " --model embed=" + (dir_ / "embed.onnx").string() +
-           " --role det=detector --role embed=embedder --cache-dir " + (dir_ / "cache").string() + " --ort-dir " +
+    return prepare_models(env, "--model det=" + (dir_ / "det.onnx").string() + " --model embed=" + (dir_ / "embed.onnx").string() +
+                                   " --role det=detector --role embed=embedder",
+                          extra);
+  }
+
+  std::string prepare_models(const std::string& env, const std::string& models, const std::string& extra) {
+    return "env -u RUNG_ORT_DIR -u RUNG_FORCE_RUNG -u RUNG_SOFTWARE_GPU " + env + " '" + test::cli_path().string() + "' prepare " + models +
+           " --cache-dir " + (dir_ / "cache").string() + " --ort-dir " +
            test::runtime_dir("1.30.0").string() + " --hardware-root " + (test::fixtures_dir() / "hardware" / "cpu-vm").string() +
            " --plugin-dir " + (dir_ / "plugins").string() + " --accept-ratio 1000 " + extra;
   }
@@ -125,6 +131,47 @@ TEST_F(PrepareCliTest, TwoProcessesOnOneCacheDirectoryTearNothing) {
   auto c = test::run_command(prepare("", "--json"));
   ASSERT_EQ(c.exit_code, 0) << c.err;
   EXPECT_EQ(nlohmann::json::parse(c.out)["models"][1]["rung"], "rung_sim_ep");
+}
+
+// An engine that fails to build: the progress line names the rung that serves the model instead, and why, as the table does.
+TEST_F(PrepareCliTest, AFailedEngineBuildIsNamedWithTheRungThatServesTheModelAndWhy) {
+  test::ModelBuilder b;  // larger than det, which the probe times: only its engine build meets the rejection
+  b.input("x", {1, 8, 64}).node("Relu", {"x"}, {"r"}, "relu").node("Add", {"r", "x"}, {"y"}, "poison_add").output("y", {1, 8, 64});
+  b.save(dir_ / "poisoned.onnx");
+  auto r = test::run_command(prepare_models("RUNG_SIM_EP_REJECT_NODES=poison",
+                                            "--model det=" + (dir_ / "det.onnx").string() + " --model poisoned=" + (dir_ / "poisoned.onnx").string(), ""));
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  const std::string stays =
+      "poisoned stays on CPU: its rung_sim_ep engine failed to build (RungSimAccelerator: the compiler rejects node 'poison_add')";
+  EXPECT_EQ(r.err, "Preparing engines · 0 of 2\nPreparing engines · 1 of 2\nPreparing engines · 2 of 2 · " + stays + "\n" + stays +
+                       "\nrung: some models did not get the chosen rung's engine (see above)\n");
+  EXPECT_THAT(r.out, HasSubstr("rung: rung_sim_ep ("));
+  EXPECT_THAT(r.out, ::testing::ContainsRegex("  det +- +rung_sim_ep +det +the chosen rung's engine\n"));
+  EXPECT_THAT(r.out, ::testing::ContainsRegex(
+                         "  poisoned +- +cpu +poisoned +rung_sim_ep engine failed: RungSimAccelerator: the compiler rejects node 'poison_add'"));
+}
+
+// The rung below the chosen one serves a model whose engine failed, unless it cannot open it either: the line says
+// so when a job finds out. With the software GPU lent to the workers, the probe takes WebGPU as the fallback, but the
+// host process that opens sessions has no Vulkan driver (the adapter is lent to child processes only).
+TEST_F(PrepareCliTest, AFailedEngineBuildNamesTheFallbackRungAndThenWhereTheModelReallyRuns) {
+  if (auto gpu = find_software_gpu({std::nullopt, test::binary_dir(), false}); !gpu) {
+    GTEST_SKIP() << "the software GPU was not fetched (tools/fetch-deps.sh fetches it unless RUNG_SKIP_SOFTWARE_GPU=1): " << gpu.error().message;
+  }
+  test::ModelBuilder b;
+  b.input("x", {1, 8, 64}).node("Relu", {"x"}, {"r"}, "relu").node("Add", {"r", "x"}, {"y"}, "poison_add").output("y", {1, 8, 64});
+  b.save(dir_ / "poisoned.onnx");
+  auto r = test::run_command(prepare_models("RUNG_SIM_EP_REJECT_NODES=poison RUNG_SOFTWARE_GPU=1",
+                                            "--model det=" + (dir_ / "det.onnx").string() + " --model poisoned=" + (dir_ / "poisoned.onnx").string(), ""));
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  const std::string build_failed = "its rung_sim_ep engine failed to build (RungSimAccelerator: the compiler rejects node 'poison_add')";
+  const std::string landed = "\nPreparing engines · 2 of 2 · poisoned stays on WebGPU on lavapipe (software): " + build_failed + "\n";
+  const std::string opened = "\npoisoned stays on CPU: " + build_failed +
+                             "; WebGPU on lavapipe (software) failed to open it (Failed to get a WebGPU adapter: No supported adapters)\n";
+  EXPECT_THAT(r.err, HasSubstr(landed));
+  EXPECT_THAT(r.err, HasSubstr(opened));
+  EXPECT_LT(r.err.find(landed), r.err.find(opened));
+  EXPECT_THAT(r.out, ::testing::ContainsRegex("  poisoned +- +cpu +poisoned +rung_sim_ep engine failed: "));
 }
 
 // Control flow (If) kept every Silero VAD file off the compiled rung; the compile-ready rewrite gives each its engine.

@@ -450,6 +450,87 @@ TEST_F(SimEpTest, OpsKnobLimitsWhatIsClaimed) {
   EXPECT_EQ(count_prefix(lines, "compile Mul "), 0u);
 }
 
+// Y = X · W, X [4, 8] and W [8, 3] (an initializer or, with `w_is_input`, a graph input).
+fs::path matmul_model(const fs::path& file, bool w_is_input) {
+  ModelBuilder b;
+  b.input("X", {4, 8});
+  if (w_is_input) {
+    b.input("W", {8, 3});
+  } else {
+    b.initializer("W", {8, 3}, iota_values(24, -1.0f, 0.125f));
+  }
+  return b.node("MatMul", {"X", "W"}, {"Y"}, "matmul").output("Y", {4, 3}).save(file);
+}
+
+TEST_F(SimEpTest, MatMulIsClaimedOnlyWhenNamedAndComputesWhatTheCpuDoes) {
+  const fs::path model = matmul_model(path("matmul.onnx"), false);
+  const fs::path trace = path("trace.txt");
+  const Feeds feeds = {{"X", {{4, 8}, iota_values(32, -2.0f, 0.25f)}}};
+  SimEnv se;
+  Tensor cpu, sim;
+  {
+    auto s = se.cpu_session(model);
+    cpu = run(s, feeds, "Y");
+  }
+  {
+    auto s = se.sim_session(model, {{"trace_file", trace.string()}});  // the default ops: element-wise only
+    run(s, feeds, "Y");
+  }
+  EXPECT_EQ(count_prefix(read_lines(trace), "compile MatMul "), 0u);
+  {
+    auto s = se.sim_session(model, {{"ops", "MatMul"}, {"trace_file", trace.string()}});
+    sim = run(s, feeds, "Y");
+  }
+  EXPECT_EQ(count_prefix(read_lines(trace), "compute MatMul "), 1u);
+  EXPECT_EQ(sim.shape, (std::vector<int64_t>{4, 3}));
+  ASSERT_EQ(sim.data.size(), cpu.data.size());
+  for (size_t i = 0; i < sim.data.size(); ++i) EXPECT_NEAR(sim.data[i], cpu.data[i], 1e-5) << "at " << i;
+}
+
+// Memoise: the same inputs give the remembered output, copied; any changed input byte is computed again, a
+// graph input as much as the other, and only constant initializers are left uncompared.
+TEST_F(SimEpTest, MemoiseReusesAnOutputOnlyWhileItsInputsAreTheSame) {
+  const fs::path trace = path("trace.txt");
+  SimEnv se;
+  const Tensor x{{4, 8}, iota_values(32, -2.0f, 0.25f)};
+  Tensor x2 = x;
+  x2.data[31] += 1.0f;
+  {
+    auto s = se.sim_session(matmul_model(path("w_const.onnx"), false), {{"ops", "MatMul"}, {"memoise", "1"}, {"trace_file", trace.string()}});
+    const Tensor first = run(s, {{"X", x}}, "Y");
+    const Tensor again = run(s, {{"X", x}}, "Y");
+    EXPECT_TRUE(bitwise_equal(again.data, first.data));
+    const Tensor changed = run(s, {{"X", x2}}, "Y");
+    EXPECT_FALSE(bitwise_equal(changed.data, first.data));
+    auto cpu = se.cpu_session(path("w_const.onnx"));
+    const Tensor expected = run(cpu, {{"X", x2}}, "Y");
+    for (size_t i = 0; i < expected.data.size(); ++i) EXPECT_NEAR(changed.data[i], expected.data[i], 1e-5) << "at " << i;
+  }
+  auto lines = read_lines(trace);
+  EXPECT_EQ(count_prefix(lines, "compute MatMul "), 2u);
+  EXPECT_EQ(count_prefix(lines, "reuse MatMul "), 1u);
+
+  fs::remove(trace);
+  {
+    auto s = se.sim_session(matmul_model(path("w_input.onnx"), true), {{"ops", "MatMul"}, {"memoise", "1"}, {"trace_file", trace.string()}});
+    Tensor w{{8, 3}, iota_values(24, -1.0f, 0.125f)};
+    const Tensor first = run(s, {{"X", x}, {"W", w}}, "Y");
+    w.data[0] = 5.0f;  // only the second input changes
+    const Tensor changed = run(s, {{"X", x}, {"W", w}}, "Y");
+    EXPECT_NE(changed.data[0], first.data[0]);
+  }
+  lines = read_lines(trace);
+  EXPECT_EQ(count_prefix(lines, "compute MatMul "), 2u);
+  EXPECT_EQ(count_prefix(lines, "reuse MatMul "), 0u);
+
+  try {
+    se.sim_session(path("w_const.onnx"), {{"memoise", "yes"}});
+    FAIL() << "session creation succeeded";
+  } catch (const Ort::Exception& e) {
+    EXPECT_THAT(e.what(), HasSubstr("invalid value 'yes' for knob 'memoise' (expected 0 or 1)"));
+  }
+}
+
 TEST_F(SimEpTest, NonFloatNodesStayOnTheCpu) {
   const fs::path model = ModelBuilder()
                              .input("A", {3}, ElemType::Int64)

@@ -10,6 +10,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "rung/software_gpu.h"
+
 namespace rung::test {
 
 std::filesystem::path make_temp_dir(const std::string& prefix) {
@@ -107,6 +109,19 @@ std::string schema_errors(const std::filesystem::path& schema, const std::filesy
   auto r = run_command(python + " '" + py.string() + "' '" + schema.string() + "' '" + record.string() + "'");
   if (r.exit_code == 0) return {};
   return r.out + r.err;
+}
+
+LentSoftwareGpu::LentSoftwareGpu() {
+  auto gpu = find_software_gpu({std::nullopt, binary_dir(), false});
+  if (!gpu) {
+    skip_reason_ = "the software GPU was not fetched (tools/fetch-deps.sh fetches it unless RUNG_SKIP_SOFTWARE_GPU=1): " + gpu.error().message;
+    return;
+  }
+  lend_software_gpu(*gpu);
+}
+
+LentSoftwareGpu::~LentSoftwareGpu() {
+  if (skip_reason_.empty()) stop_lending_software_gpu();
 }
 
 }  // namespace rung::test

@@ -65,6 +65,21 @@ Image decode_png(const std::filesystem::path& file);
 std::string schema_errors(const std::filesystem::path& schema, const std::filesystem::path& record);
 std::filesystem::path schema_path(const std::string& name);  // schemas/NAME in the source tree
 
+// Lends the software GPU adapter the build linked beside rung (tools/fetch-deps.sh fetches it
+// unless RUNG_SKIP_SOFTWARE_GPU=1) to every child process, as --software-gpu does, for one
+// scope. `skip_reason` is empty when it is lent, else why a WebGPU case cannot run here.
+class LentSoftwareGpu {
+ public:
+  LentSoftwareGpu();
+  ~LentSoftwareGpu();
+  LentSoftwareGpu(const LentSoftwareGpu&) = delete;
+  LentSoftwareGpu& operator=(const LentSoftwareGpu&) = delete;
+  const std::string& skip_reason() const { return skip_reason_; }
+
+ private:
+  std::string skip_reason_;
+};
+
 // An environment variable set (or unset, with nullptr) for one scope.
 class ScopedEnv {
  public:

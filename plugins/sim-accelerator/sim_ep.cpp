@@ -1,8 +1,9 @@
 // RungSimAccelerator: a simulated accelerator built as a real ONNX Runtime plugin execution provider.
 //
-// It claims float element-wise nodes (configurable op types), compiles each into its own fused node and computes it
-// on the CPU, optionally perturbing results, failing, aborting, hanging or sleeping at chosen stages (see
-// sim_ep_knobs.h). The library exports only CreateEpFactories and ReleaseEpFactory.
+// It claims float element-wise nodes and, when asked, two-dimensional MatMuls (configurable op types), compiles each
+// into its own fused node and computes it on the CPU, optionally perturbing results, reusing an output whose inputs
+// did not change, failing, aborting, hanging or sleeping at chosen stages (see sim_ep_knobs.h). The library exports
+// only CreateEpFactories and ReleaseEpFactory.
 
 #include <onnxruntime_c_api.h>
 
@@ -18,6 +19,7 @@
 
 #include "sim_ep_kernels.h"
 #include "sim_ep_knobs.h"
+#include "sim_ep_memo.h"
 #include "sim_ep_ort.h"
 
 #define RUNG_SIM_EP_EXPORT extern "C" __attribute__((visibility("default")))
@@ -33,6 +35,7 @@ constexpr const char* kCacheHeader = "rung-sim-ep-context 1";
 struct CompiledNode {
   OpKind op = OpKind::Add;
   std::vector<size_t> inputs;  // for each op input, its index among the fused node's inputs
+  std::vector<bool> constant;  // for each op input, whether it is a constant initializer (read at compile)
   float perturb = 0.0f;
   std::string name;  // fused node name
 };
@@ -124,6 +127,7 @@ struct SimComputeInfo : OrtNodeComputeInfo {
 
   const SimEp& ep;
   const CompiledNode node;
+  mutable Memo memo;  // the `memoise` knob's last inputs and output
 
   OrtStatus* compute(OrtKernelContext* context) const;
 
@@ -217,9 +221,10 @@ bool SimEp::claims(const OrtNode* node) const {
   }
   auto out = value_tensor_desc(apis, outputs[0]);
   if (!out || out->elem_type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT) return false;
-  // Binary ops: refuse only shapes known to be incompatible; compute broadcasts generally.
-  if (is_binary(*op) && !broadcast_shapes(descs[0].shape, descs[1].shape)) return false;
-  return true;
+  // Refuse only shapes known not to fit (element-wise binary ops broadcast generally; MatMul is [M,K] x [K,N]).
+  std::vector<Shape> shapes;
+  for (const auto& d : descs) shapes.push_back(d.shape);
+  return output_shape(*op, shapes).has_value();
 }
 
 OrtStatus* ORT_API_CALL SimEp::GetCapabilityImpl(OrtEp* self, const OrtGraph* graph,
@@ -256,8 +261,8 @@ CompiledNode SimEp::compile_one(const OrtGraph* graph, const OrtNode* fused_node
   std::vector<std::string> fused_inputs;
   for (const OrtValueInfo* v : node_inputs(apis, fused_node)) fused_inputs.push_back(v ? value_name(apis, v) : "");
 
-  // Names of the op's inputs, each to be found among the fused node's inputs.
-  std::vector<std::string> op_inputs;
+  // The op's inputs, each to be found by name among the fused node's inputs.
+  std::vector<const OrtValueInfo*> op_inputs;
   const auto inputs = node_inputs(apis, node);
   if (op_type == kEpContextOp && node_domain(apis, node) == kEpContextDomain) {
     const auto cache = string_attribute(apis, node, "ep_cache_context");
@@ -270,20 +275,24 @@ CompiledNode SimEp::compile_one(const OrtGraph* graph, const OrtNode* fused_node
     for (size_t idx : restored->inputs) {
       if (idx >= inputs.size() || inputs[idx] == nullptr)
         fail(apis, ORT_INVALID_GRAPH, "RungSimAccelerator: ep_cache_context refers to a missing input");
-      op_inputs.push_back(value_name(apis, inputs[idx]));
+      op_inputs.push_back(inputs[idx]);
     }
   } else {
     const auto op = op_kind_from_name(op_type);
     if (!op) fail(apis, ORT_EP_FAIL, "RungSimAccelerator: asked to compile unsupported op " + op_type);
     compiled.op = *op;
-    for (const OrtValueInfo* v : inputs) op_inputs.push_back(v ? value_name(apis, v) : "");
+    op_inputs = inputs;
   }
-  for (const std::string& name : op_inputs) {
+  for (const OrtValueInfo* v : op_inputs) {
+    const std::string name = v ? value_name(apis, v) : "";
     auto it = std::find(fused_inputs.begin(), fused_inputs.end(), name);
     if (name.empty() || it == fused_inputs.end())
       fail(apis, ORT_EP_FAIL,
            "RungSimAccelerator: input '" + name + "' is not an input of fused node " + compiled.name);
     compiled.inputs.push_back(static_cast<size_t>(it - fused_inputs.begin()));
+    bool constant = false;
+    check(apis.ort->ValueInfo_IsConstantInitializer(v, &constant));
+    compiled.constant.push_back(constant);
   }
   return compiled;
 }
@@ -391,13 +400,12 @@ OrtStatus* SimComputeInfo::compute(OrtKernelContext* context) const {
     const Knobs& knobs = ep.knobs;
     if (simulate_stage(knobs, Stage::Compute)) fail(apis, ORT_EP_FAIL, stage_failure_message(Stage::Compute));
     if (knobs.compute_delay_us > 0) std::this_thread::sleep_for(std::chrono::microseconds(knobs.compute_delay_us));
-    trace(knobs, "compute", std::string(op_kind_name(node.op)) + " " + node.name);
 
     size_t num_inputs = 0;
     check(apis.ort->KernelContext_GetInputCount(context, &num_inputs));
-    std::vector<const float*> data;
-    std::vector<Shape> shapes;
-    for (size_t idx : node.inputs) {
+    std::vector<InputView> inputs;
+    for (size_t k = 0; k < node.inputs.size(); ++k) {
+      const size_t idx = node.inputs[k];
       if (idx >= num_inputs)
         fail(apis, ORT_EP_FAIL,
              "RungSimAccelerator: fused node " + node.name + " is missing input " + std::to_string(idx));
@@ -408,28 +416,42 @@ OrtStatus* SimComputeInfo::compute(OrtKernelContext* context) const {
         fail(apis, ORT_INVALID_ARGUMENT, "RungSimAccelerator: " + node.name + " expects float tensors");
       const void* p = nullptr;
       check(apis.ort->GetTensorData(value, &p));
-      data.push_back(static_cast<const float*>(p));
-      shapes.push_back(std::move(desc.shape));
+      const size_t bytes = element_count(desc.shape) * sizeof(float);
+      inputs.push_back({p, bytes, std::move(desc.shape), node.constant[k]});
     }
+    auto output = [&](const Shape& shape) {
+      OrtValue* out = nullptr;
+      check(apis.ort->KernelContext_GetOutput(context, 0, shape.data(), shape.size(), &out));
+      void* out_data = nullptr;
+      check(apis.ort->GetTensorMutableData(out, &out_data));
+      return static_cast<float*>(out_data);
+    };
+    const std::string what = std::string(op_kind_name(node.op)) + " " + node.name;
+    if (knobs.memoise && memo.reuse(inputs, output)) {
+      trace(knobs, "reuse", what);
+      return;
+    }
+    trace(knobs, "compute", what);
 
-    Shape out_shape = shapes[0];
-    if (is_binary(node.op)) {
-      auto b = broadcast_shapes(shapes[0], shapes[1]);
-      if (!b)
-        fail(apis, ORT_INVALID_ARGUMENT,
-             "RungSimAccelerator: " + std::string(op_kind_name(node.op)) + " cannot broadcast " +
-                 shape_to_string(shapes[0]) + " with " + shape_to_string(shapes[1]));
-      out_shape = *b;
+    std::vector<Shape> shapes;
+    for (const auto& in : inputs) shapes.push_back(in.shape);
+    const auto out_shape = output_shape(node.op, shapes);
+    if (!out_shape)
+      fail(apis, ORT_INVALID_ARGUMENT,
+           "RungSimAccelerator: " + std::string(op_kind_name(node.op)) + " cannot take " + shape_to_string(shapes[0]) +
+               " with " + shape_to_string(shapes.back()));
+    float* y = output(*out_shape);
+    const auto* a = static_cast<const float*>(inputs[0].data);
+    if (node.op == OpKind::MatMul) {
+      const auto* b = static_cast<const float*>(inputs[1].data);
+      run_matmul(a, b, y, static_cast<size_t>(shapes[0][0]), static_cast<size_t>(shapes[0][1]),
+                 static_cast<size_t>(shapes[1][1]), node.perturb);
+    } else if (is_binary(node.op)) {
+      run_binary(node.op, a, shapes[0], static_cast<const float*>(inputs[1].data), shapes[1], y, *out_shape, node.perturb);
+    } else {
+      run_unary(node.op, a, y, element_count(*out_shape), node.perturb);
     }
-    OrtValue* out = nullptr;
-    check(apis.ort->KernelContext_GetOutput(context, 0, out_shape.data(), out_shape.size(), &out));
-    void* out_data = nullptr;
-    check(apis.ort->GetTensorMutableData(out, &out_data));
-    auto* y = static_cast<float*>(out_data);
-    if (is_binary(node.op))
-      run_binary(node.op, data[0], shapes[0], data[1], shapes[1], y, out_shape, node.perturb);
-    else
-      run_unary(node.op, data[0], y, element_count(out_shape), node.perturb);
+    if (knobs.memoise) memo.store(inputs, *out_shape, y, element_count(*out_shape));
   });
 }
 

@@ -17,7 +17,7 @@ constexpr OpEntry kOps[] = {
     {"Add", OpKind::Add, true},    {"Mul", OpKind::Mul, true},    {"Sub", OpKind::Sub, true},
     {"Div", OpKind::Div, true},    {"Relu", OpKind::Relu, false}, {"Sigmoid", OpKind::Sigmoid, false},
     {"Tanh", OpKind::Tanh, false}, {"Sqrt", OpKind::Sqrt, false}, {"Abs", OpKind::Abs, false},
-    {"Neg", OpKind::Neg, false},
+    {"Neg", OpKind::Neg, false},   {"MatMul", OpKind::MatMul, true},
 };
 
 const OpEntry& entry(OpKind op) {
@@ -96,7 +96,17 @@ std::optional<OpKind> op_kind_from_name(std::string_view op_type) {
 
 const char* op_kind_name(OpKind op) { return entry(op).name.data(); }
 bool is_binary(OpKind op) { return entry(op).binary; }
-const char* all_op_names() { return "Add,Mul,Sub,Div,Relu,Sigmoid,Tanh,Sqrt,Abs,Neg"; }
+const char* all_op_names() { return "Add,Mul,Sub,Div,Relu,Sigmoid,Tanh,Sqrt,Abs,Neg,MatMul"; }
+const char* default_op_names() { return "Add,Mul,Sub,Div,Relu,Sigmoid,Tanh,Sqrt,Abs,Neg"; }
+
+std::optional<Shape> output_shape(OpKind op, const std::vector<Shape>& inputs) {
+  if (op != OpKind::MatMul) return is_binary(op) ? broadcast_shapes(inputs[0], inputs[1]) : inputs[0];
+  const Shape& a = inputs[0];
+  const Shape& b = inputs[1];
+  if (a.size() != 2 || b.size() != 2) return std::nullopt;
+  if (a[1] >= 0 && b[0] >= 0 && a[1] != b[0]) return std::nullopt;
+  return Shape{a[0], b[1]};
+}
 
 std::optional<Shape> broadcast_shapes(const Shape& a, const Shape& b) {
   const size_t rank = std::max(a.size(), b.size());
@@ -165,6 +175,17 @@ static void binary(OpKind op, const float* a, const Shape& a_shape, const float*
 void run_unary(OpKind op, const float* in, float* out, size_t n, float perturb) {
   unary(op, in, out, n);
   add_perturb(out, n, perturb);
+}
+
+void run_matmul(const float* a, const float* b, float* out, size_t m, size_t k, size_t n, float perturb) {
+  std::fill(out, out + m * n, 0.0f);
+  for (size_t i = 0; i < m; ++i) {
+    for (size_t p = 0; p < k; ++p) {
+      const float x = a[i * k + p];
+      for (size_t j = 0; j < n; ++j) out[i * n + j] += x * b[p * n + j];
+    }
+  }
+  add_perturb(out, m * n, perturb);
 }
 
 void run_binary(OpKind op, const float* a, const Shape& a_shape, const float* b, const Shape& b_shape, float* out,

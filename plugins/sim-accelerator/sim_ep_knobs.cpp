@@ -120,7 +120,7 @@ std::optional<std::string> parse_knobs(const KnobSource& primary, Knobs& out) {
   };
   Knobs k;
   std::optional<std::string> err;
-  const std::string ops = lookup("ops").value_or(all_op_names());
+  const std::string ops = lookup("ops").value_or(default_op_names());
   if ((err = parse_ops(ops, k.ops))) return err;
   if (auto v = lookup("perturb"))
     if ((err = parse_float("perturb", *v, k.perturb))) return err;
@@ -134,6 +134,10 @@ std::optional<std::string> parse_knobs(const KnobSource& primary, Knobs& out) {
     if ((err = parse_int("compile_delay_ms", *v, k.compile_delay_ms))) return err;
   if (auto v = lookup("compute_delay_us"))
     if ((err = parse_int("compute_delay_us", *v, k.compute_delay_us))) return err;
+  if (auto v = lookup("memoise")) {
+    if (*v != "0" && *v != "1") return "invalid value '" + *v + "' for knob 'memoise' (expected 0 or 1)";
+    k.memoise = *v == "1";
+  }
   k.trace_file = lookup("trace_file").value_or("");
   if (auto v = lookup("reject_nodes")) {
     std::string item;

@@ -6,8 +6,8 @@
 // environment variable RUNG_SIM_EP_<KEY upper-case>. Session knobs are read when a session creates its EP;
 // the factory-stage knobs are read from the environment only, when the library is registered.
 //
-//   ops               comma list of claimed op types; default (and the full set)
-//                     Add,Mul,Sub,Div,Relu,Sigmoid,Tanh,Sqrt,Abs,Neg. An unknown name is an error.
+//   ops               comma list of claimed op types; default Add,Mul,Sub,Div,Relu,Sigmoid,Tanh,Sqrt,Abs,Neg.
+//                     MatMul (two-dimensional, naive) is claimed only when named. An unknown name is an error.
 //   perturb           float added to every output element of every claimed node (default 0).
 //   fail_at           stage(s) that return an error status:
 //                       factory         "RungSimAccelerator: simulated failure at factory creation"
@@ -21,8 +21,12 @@
 //   hang_at           stage(s) that sleep forever (same stage names).
 //   compile_delay_ms  sleep at the start of each Compile call (one call compiles all of a graph's claimed nodes).
 //   compute_delay_us  sleep in every compute call (once per claimed node per Run).
-//   trace_file        path; "compile <Op> <fused node>", "compute <Op> <fused node>", "abort <stage>" and
-//                     "hang <stage>" lines are appended to it.
+//   trace_file        path; "compile <Op> <fused node>", "compute <Op> <fused node>", "reuse <Op> <fused node>"
+//                     (memoise), "abort <stage>" and "hang <stage>" lines are appended to it.
+//   memoise           1: each compiled node keeps its last inputs and output, and when a run feeds it the same
+//                     inputs (byte for byte; constant initializers cannot change, so they are not compared) it
+//                     copies that output instead of computing: what it returns is what computing would. 0 (default)
+//                     computes every time.
 //   reject_nodes      comma list; Compile fails ("the compiler rejects node '<name>'") for a graph holding a node
 //                     whose name contains one of them.
 //
@@ -60,7 +64,8 @@ struct Knobs {
   std::set<Stage> hang_at;       // `hang_at`: sleep forever at these stages
   int64_t compile_delay_ms = 0;  // `compile_delay_ms`: sleep per Compile call
   int64_t compute_delay_us = 0;  // `compute_delay_us`: sleep per compute call
-  std::string trace_file;        // `trace_file`: append one line per compile/compute event
+  bool memoise = false;          // `memoise`: reuse a node's output when its inputs are unchanged
+  std::string trace_file;        // `trace_file`: append one line per compile/compute/reuse event
   // `reject_nodes`: comma list; Compile fails for a graph holding a node whose name contains one of
   // them (a compiler that rejects one model but not another).
   std::vector<std::string> reject_nodes;

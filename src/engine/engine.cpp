@@ -22,6 +22,7 @@
 #include "rung/probe.h"
 #include "runtime/clean_error.h"
 #include "runtime/plugin_rungs.h"
+#include "runtime/software_gpu.h"
 #include "session/session.h"
 
 namespace rung {
@@ -89,6 +90,10 @@ class SessionImpl final : public Session {
   std::map<std::string, std::string> run_config_;  // sessions are only run inside a job
   std::shared_ptr<PreparedSession> opened_;
 };
+
+std::string engine_build_failed(const RungSpec& rung, const std::string& why) {
+  return fmt::format("its {} engine failed to build ({})", rung.display, why);
+}
 
 StartFacts facts_of_ladder(const Hardware& hardware, const RuntimeBuild& build, const std::vector<RungSpec>& ladder) {
   StartFacts facts;
@@ -215,16 +220,37 @@ struct Engine::State {
     notify_progress();
   }
 
-  // A model whose engine failed to load is named in the progress line, as the
-  // final table names it: staying on the rung that opened it.
-  void note_stays_on(const std::string& model, const std::string& rung_display) {
+  // Under the lock: a model that stays below the chosen rung is named in the
+  // progress line as the final table names it ("det stays on CPU: why"), one
+  // line per model, a later finding replacing an earlier one. False when unchanged.
+  bool set_stays_on(const std::string& model, const std::string& rung_display, const std::string& why) {
+    const std::string prefix = model + " stays on ";
+    const std::string line = fmt::format("{}{}: {}", prefix, rung_display, why);
+    auto it = std::find_if(progress.failures.begin(), progress.failures.end(), [&](const std::string& f) { return f.rfind(prefix, 0) == 0; });
+    if (it == progress.failures.end()) {
+      progress.failures.push_back(line);
+    } else if (*it != line) {
+      *it = line;
+    } else {
+      return false;
+    }
+    return true;
+  }
+
+  // A job found the model served lower than the landing said (a session failed to open).
+  void note_stays_on(const std::string& model, const std::string& rung_display, const std::string& why) {
+    bool changed = false;
     {
       std::lock_guard lock(mutex);
-      const std::string line = fmt::format("{} stays on {}", model, rung_display);
-      if (std::find(progress.failures.begin(), progress.failures.end(), line) != progress.failures.end()) return;
-      progress.failures.push_back(line);
+      changed = set_stays_on(model, rung_display, why);
     }
-    notify_progress();
+    if (changed) notify_progress();
+  }
+
+  // Under the lock: the rung a job will serve the model from now, as placements() orders them.
+  std::string serving_rung(const std::string& name) const {
+    const ModelRegistration* m = model(name);
+    return m == nullptr ? cpu().display : placements(*m, snapshot).front().rung.display;
   }
 
   void build_engines_for(const RungSpec& rung, bool counted) {
@@ -249,9 +275,10 @@ struct Engine::State {
               (is_cpu ? snapshot.cpu_forms : snapshot.engines)[l.model] = l.file;
               if (!l.rewrite.empty()) snapshot.engine_rewrites[l.model] = l.rewrite;
             } else if (!is_cpu) {
-              snapshot.engine_failures[l.model] = brief_reason(l.failure);
-              progress.failures.push_back(fmt::format("{} stays on {}", l.model, cpu().display));
-              demotions.push_back(fmt::format("{} engine failed: {}", l.model, brief_reason(l.failure)));
+              const std::string why = brief_reason(l.failure);
+              snapshot.engine_failures[l.model] = why;
+              set_stays_on(l.model, serving_rung(l.model), engine_build_failed(rung, why));
+              demotions.push_back(fmt::format("{} engine failed: {}", l.model, why));
             }
             if (counted) ++progress.landed;
             progress.building.clear();
@@ -299,6 +326,9 @@ Result<std::shared_ptr<Engine>> Engine::start(EngineOptions options) {
   auto process = OrtProcess::install(state->runtime);
   if (!process) return process.error();
   state->process = *process;
+  // As the probe will (RUNG_SOFTWARE_GPU=1), before the ladder names its rungs, so that both name WebGPU alike;
+  // a failure here is the probe's to report.
+  (void)lend_software_gpu_if_asked(false);
   auto ladder = effective_ladder(state->hardware, state->runtime, options.plugin_dirs, options.runtimes.allow_writable_plugins);
   if (!ladder) return ladder.error();
   state->ladder = std::move(*ladder);
@@ -405,19 +435,27 @@ class JobImpl final : public Job {
     const ModelRegistration* m = state_->model(name);
     if (m == nullptr) return Error{ErrorCode::kInvalidArgument, fmt::format("no model named '{}' is registered", name)};
     std::string failures;
+    // Why the model is below the chosen rung, for the progress line: the engine's build, then each session that failed.
+    std::vector<std::string> stays_why;
+    if (auto f = snapshot_.engine_failures.find(name); f != snapshot_.engine_failures.end()) {
+      stays_why.push_back(engine_build_failed(snapshot_.chosen, f->second));
+    }
     for (const auto& p : placements(*m, snapshot_)) {
       auto opened = open(p);
       if (!opened) {
         // Served by the rung below, and said on the about line; never an exception in the caller's loop.
-        std::string why = fmt::format("{} on {} failed to load: {}", name, p.rung.display, brief_reason(opened.error().message));
+        const std::string brief = brief_reason(opened.error().message);
+        std::string why = fmt::format("{} on {} failed to load: {}", name, p.rung.display, brief);
         {
           std::lock_guard engine_lock(state_->mutex);
           state_->demotions.push_back(why);
         }
         failures += (failures.empty() ? "" : "; ") + why;
+        stays_why.push_back(p.file == m->f32 ? fmt::format("{} failed to open it ({})", p.rung.display, brief)
+                                             : fmt::format("its {} engine failed to load ({})", p.rung.display, brief));
         continue;
       }
-      if (!failures.empty()) state_->note_stays_on(name, p.rung.display);
+      if (!failures.empty()) state_->note_stays_on(name, p.rung.display, fmt::format("{}", fmt::join(stays_why, "; ")));
       std::string reason = failures.empty() ? p.reason : p.reason + "; " + failures;
       auto s = std::make_unique<SessionImpl>(name, model_id(name, p.form), p.rung, reason, *opened);
       Session* raw = s.get();
