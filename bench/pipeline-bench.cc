@@ -190,7 +190,8 @@ int main(int argc, char** argv) {
   const fs::path scratch = fs::temp_directory_path() / fmt::format("rung-pipeline-bench-{}", getpid());
   nlohmann::json out{{"pages", pages}};
   std::vector<std::pair<std::string, std::vector<fs::path>>> rungs{{"floor", {}}};
-  if (!plugin_dir.empty()) rungs.push_back({"chosen", {plugin_dir}});
+  // rung loads plugin libraries by absolute path only; the command line may name the build's folder relatively.
+  if (!plugin_dir.empty()) rungs.push_back({"chosen", {fs::absolute(plugin_dir)}});
   for (const auto& [name, plugins] : rungs) {
     rung::EngineOptions o;
     o.cache_dir = scratch / name;
