@@ -77,7 +77,7 @@ struct Accuracy {
 
 struct RungRun {
   rung::PipelineReport sequential, pipelined;
-  double rss_few = 0, rss_all = 0;  // MiB, pipelined over 20 pages and over all
+  double rss_few = 0, rss_half = 0, rss_all = 0;  // MiB, pipelined over 20 pages, at half the run, and over all
   double load_before = 0, load_after = 0;
   Accuracy accuracy;
   rung::TextScore scan;
@@ -115,7 +115,10 @@ rung::Result<RungRun> measure(rung::Engine& engine, const rung::CharacterList& c
   if (auto f = read(**job, chars, few, false); !f) return f.error();
   out.rss_few = peak_rss_mib();
   reset_peak_rss();
+  std::size_t done = 0;
   auto pipe = read(**job, chars, images, false, [&](const rung::OcrPage& page) {
+    // Half-way against the end tells a plateau (flat) from a leak (growing with the pages).
+    if (++done == images.size() / 2) out.rss_half = peak_rss_mib();
     const Page& p = pages[page.index];
     const rung::TextScore s = rung::score_lines(texts(page), p.truth);
     out.accuracy.all += s;
@@ -144,6 +147,8 @@ void print(const std::string& name, const RungRun& r) {
   fmt::print("speed-up {:.2f}x (goal >= 1.6) · bottleneck {} busy {:.1f}% (goal >= 90%) · peak RSS {:.0f} MiB over 20 pages, {:.0f} MiB over {} ({:+.1f}%, goal within 10%)\n",
              speedup, r.pipelined.bottleneck, 100 * r.pipelined.bottleneck_utilisation, r.rss_few, r.rss_all, r.pipelined.pages,
              100 * (r.rss_all / r.rss_few - 1));
+  fmt::print("peak RSS half-way {:.0f} MiB, at the end {:.0f} MiB ({:+.1f}%: flat is a plateau, growth a leak)\n", r.rss_half, r.rss_all,
+             100 * (r.rss_all / r.rss_half - 1));
   fmt::print("load average {:.1f} before, {:.1f} after (this machine has {} cores)\n", r.load_before, r.load_after, std::thread::hardware_concurrency());
   const auto line = [](const char* what, const rung::TextScore& s) {
     fmt::print("  {:<22} {:>5} lines  recall {:6.2f}%  CER {:5.2f}%\n", what, s.truth_lines, 100 * s.recall(), 100 * s.cer());
@@ -158,7 +163,7 @@ nlohmann::json to_json(const RungRun& r) {
   return {{"sequential", nlohmann::json::parse(r.sequential.json())},
           {"pipelined", nlohmann::json::parse(r.pipelined.json())},
           {"speedup", r.sequential.wall_s / r.pipelined.wall_s},
-          {"peak_rss_mib", {{"pages_20", r.rss_few}, {"pages_all", r.rss_all}}},
+          {"peak_rss_mib", {{"pages_20", r.rss_few}, {"pages_half", r.rss_half}, {"pages_all", r.rss_all}}},
           {"load_average", {{"before", r.load_before}, {"after", r.load_after}}},
           {"accuracy", {{"all", score_json(r.accuracy.all)}, {"upright", score_json(r.accuracy.upright)},
                         {"turned", score_json(r.accuracy.turned)}, {"page_png", score_json(r.scan)}}}};
@@ -190,7 +195,8 @@ int main(int argc, char** argv) {
   const fs::path scratch = fs::temp_directory_path() / fmt::format("rung-pipeline-bench-{}", getpid());
   nlohmann::json out{{"pages", pages}};
   std::vector<std::pair<std::string, std::vector<fs::path>>> rungs{{"floor", {}}};
-  if (!plugin_dir.empty()) rungs.push_back({"chosen", {plugin_dir}});
+  // rung loads plugin libraries by absolute path only; the command line may name the build's folder relatively.
+  if (!plugin_dir.empty()) rungs.push_back({"chosen", {fs::absolute(plugin_dir)}});
   for (const auto& [name, plugins] : rungs) {
     rung::EngineOptions o;
     o.cache_dir = scratch / name;

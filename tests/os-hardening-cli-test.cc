@@ -20,6 +20,8 @@
 #include <thread>
 
 #include "model_builder.h"
+#include "parity_test_support.h"
+#include "session/tensor_file.h"
 #include "test_support.h"
 
 extern char** environ;
@@ -343,6 +345,27 @@ TEST_F(OsHardeningCliTest, SigtermEndsParityAndRemovesItsWorkDirectory) {
   ::chmod((dir_ / "tmp").c_str(), 0700);
   kill_while_a_worker_is_busy("TMPDIR=" + quoted(dir_ / "tmp") + " RUNG_SIM_EP_HANG_AT=compute", parity_args("--deadline 120"), SIGTERM);
   EXPECT_TRUE(fs::is_empty(dir_ / "tmp"));
+}
+
+TEST_F(OsHardeningCliTest, SigtermEndsQuantiseItsWorkerAndRemovesItsWorkDirectory) {
+  for (const char* set : {"calibration", "holdout"}) {
+    fs::create_directories(dir_ / set);
+    const float v = set == std::string("calibration") ? 0.5f : -0.5f;
+    ASSERT_TRUE(write_tensor_file(test::float_tensor("x", {1, 32, 32}, std::vector<float>(32 * 32, v)), dir_ / set / "x.pb").ok());
+  }
+  test::write_text(dir_ / "tiny.gate.json", R"({"gates": [{"decoder": "tensor", "atol": 0.1, "rtol": 0.1}]})");
+  // A worker that never answers holds quantise in its scoring (or its proof), the work directory made.
+  fs::create_directories(dir_ / "hung");
+  test::write_text(dir_ / "hung" / "rung-probe-worker", "#!/bin/sh\nwhile :; do sleep 0.2; done\n");
+  ::chmod((dir_ / "hung" / "rung-probe-worker").c_str(), 0755);
+  fs::create_directories(dir_ / "tmp");
+  ::chmod((dir_ / "tmp").c_str(), 0700);
+  const std::string args = "quantise " + quoted(dir_ / "tiny.onnx") + " --form int8 --calibration " + quoted(dir_ / "calibration") +
+                           " --holdout " + quoted(dir_ / "holdout") + " --gate " + quoted(dir_ / "tiny.gate.json") + " --out " +
+                           quoted(dir_ / "tiny_i8.onnx") + " --ort " + quoted(test::runtime_dir("1.30.0")) + " --deadline 120";
+  kill_while_a_worker_is_busy("TMPDIR=" + quoted(dir_ / "tmp") + " RUNG_PROBE_WORKER=" + quoted(dir_ / "hung" / "rung-probe-worker"), args, SIGTERM);
+  EXPECT_TRUE(fs::is_empty(dir_ / "tmp"));
+  EXPECT_FALSE(fs::exists(dir_ / "tiny_i8.onnx"));
 }
 
 TEST_F(OsHardeningCliTest, AWorkerWhoseParentIsGoneDoesNotStart) {

@@ -30,6 +30,18 @@ TEST(ModelIdTest, NamesTheArithmeticNotTheDevice) {
   EXPECT_EQ(model_id("ppocr_det_v4", NumericForm::kA16W16), "ppocr_det_v4_a16w16");
 }
 
+TEST(ModelIdTest, ANameThatAlreadyEndsInItsFormNamesItOnce) {
+  // The file rung quantise writes is ppocr_cls_a16w8.onnx: bench names it by its stem and its graph's form.
+  EXPECT_EQ(model_id("ppocr_cls_a16w8", NumericForm::kA16W8), "ppocr_cls_a16w8");
+  EXPECT_EQ(model_id("ppocr_cls_i8", NumericForm::kInt8), "ppocr_cls_i8");
+  // Another form's suffix, or the form's letters without their separator, are part of the name.
+  EXPECT_EQ(model_id("ppocr_cls_a16w8", NumericForm::kA16W16), "ppocr_cls_a16w8_a16w16");
+  EXPECT_EQ(model_id("ppocr_cls_a16w16", NumericForm::kA16W8), "ppocr_cls_a16w16_a16w8");
+  EXPECT_EQ(model_id("ppocr_clsa16w8", NumericForm::kA16W8), "ppocr_clsa16w8_a16w8");
+  EXPECT_EQ(model_id("_a16w8", NumericForm::kA16W8), "_a16w8_a16w8");
+  EXPECT_EQ(model_id("ppocr_cls_i8", NumericForm::kF32), "ppocr_cls_i8");
+}
+
 TEST(PlacementTest, TensorRtBuildsAnFp16EngineForADetectorAndF32ForAnEmbedder) {
   auto s = on("tensorrt", {"cuda", "cpu"});
   s.engines["det"] = "/cache/engines/x/fp16/det.onnx";

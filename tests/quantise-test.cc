@@ -493,6 +493,17 @@ TEST_F(QuantiseCliTest, SixteenBitFormsAreWrittenAndReadBackAsTheirForm) {
   }
 }
 
+TEST_F(QuantiseCliTest, BenchNamesAWrittenFormByItsModelIdOnce) {
+  const fs::path out = dir_ / "bench" / "classifier_a16w8.onnx";
+  fs::create_directories(out.parent_path());
+  ASSERT_EQ(quantise(classifier("a16w8", "calibration", out)).exit_code, 0);
+  auto r = test::run_command(fmt::format("env -u RUNG_ORT_DIR -u RUNG_PLUGIN_DIR '{}' bench '{}' --rung cpu --runs 1 --warmup 0 --ort-dir '{}'",
+                                         test::cli_path().string(), out.string(), test::runtime_dir("1.30.0").string()));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("classifier_a16w8 (classifier_a16w8.onnx, a16w8"));
+  EXPECT_THAT(r.out, Not(HasSubstr("a16w8_a16w8")));
+}
+
 TEST_F(QuantiseCliTest, AFormMadeTooCoarseIsRefusedAndNothingIsWritten) {
   const fs::path out = dir_ / "coarse" / "classifier_i8.onnx";
   fs::create_directories(out.parent_path());

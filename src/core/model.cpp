@@ -24,7 +24,11 @@ const char* numeric_form_name(NumericForm f) {
 }
 
 std::string model_id(const std::string& name, NumericForm form) {
-  return form == NumericForm::kF32 ? name : name + "_" + numeric_form_name(form);
+  if (form == NumericForm::kF32) return name;
+  const std::string suffix = std::string("_") + numeric_form_name(form);
+  // A file rung quantise wrote is named by its model id already: its stem names the form once.
+  if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) return name;
+  return name + suffix;
 }
 
 }  // namespace rung
