@@ -1,6 +1,7 @@
 // How often the probe's decision changes when nothing changed: the probe run N
 // times (default 20) on each sample model and on constructed cases (a tie, an
-// accelerator admitted by the acceptance ratio, a provider that takes no node),
+// accelerator admitted by the acceptance ratio, a provider that takes no node, a
+// memoising accelerator clearly faster than the CPU),
 // reporting for each the rungs chosen, the verdicts and how many times the
 // decision differed from the first probe's. The goal is never.
 //
@@ -46,12 +47,14 @@ std::vector<Case> cases(const fs::path& work) {
       .output("y", {64, 192});
   const fs::path tie_model = tie.save(work / "matmul_relu.onnx");
   const fs::path elementwise = rung::test::write_elementwise_model(work / "elementwise.onnx", {1, 16, 64});
+  const fs::path chain_model = rung::test::write_matmul_chain_model(work / "matmul_chain.onnx");
   return {
       {"ppocr_cls (sample)", {"ppocr_cls", models / "ppocr" / "ch_ppocr_mobile_v2.0_cls_infer.onnx", {}}, 1.0, {}},
       {"silero_vad (sample)", {"silero_vad", models / "silero-vad" / "silero_vad.onnx", vad}, 1.0, {}},
       {"tie: MatMul+Relu", {"matmul_relu", tie_model, {}}, 1.0, {{"RUNG_SIM_EP_COMPUTE_DELAY_US", "1"}}},
       {"tie, ratio 3.0", {"matmul_relu", tie_model, {}}, 3.0, {}},
       {"no node placed", {"elementwise", elementwise, {}}, 1000, {{"RUNG_SIM_EP_OPS", "Sqrt"}}},
+      {"clearly faster (memoise)", {"matmul_chain", chain_model, {}}, 1.0, {{"RUNG_SIM_EP_OPS", "MatMul"}, {"RUNG_SIM_EP_MEMOISE", "1"}}},
   };
 }
 

@@ -205,6 +205,22 @@ std::vector<std::string> model_string_attributes(const std::filesystem::path& pa
   return values;
 }
 
+std::filesystem::path write_matmul_chain_model(const std::filesystem::path& path) {
+  constexpr int64_t kRows = 32, kSide = 512, kLayers = 3;
+  std::vector<float> w(kSide * kSide);
+  for (std::size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(static_cast<int>(i % 17) - 8) / 400.0f;
+  ModelBuilder b;
+  b.input("x", {kRows, kSide});
+  std::string in = "x";
+  for (int64_t l = 0; l < kLayers; ++l) {
+    const std::string weight = "w" + std::to_string(l), out = l + 1 == kLayers ? "y" : "h" + std::to_string(l);
+    b.initializer(weight, {kSide, kSide}, w).node("MatMul", {in, weight}, {out});
+    in = out;
+  }
+  b.output("y", {kRows, kSide});
+  return b.save(path);
+}
+
 std::filesystem::path write_elementwise_model(const std::filesystem::path& path, const std::vector<int64_t>& shape) {
   std::size_t n = 1;
   for (auto d : shape) n *= static_cast<std::size_t>(d);

@@ -64,6 +64,9 @@ class ModelBuilder {
 // y = Relu((x * 0.75 + 0.25) - x) over a float tensor of `shape`: every node one the
 // simulated accelerator claims, so it can take the whole graph.
 std::filesystem::path write_elementwise_model(const std::filesystem::path& path, const std::vector<int64_t>& shape);
+// x[32,512] through three 512x512 MatMuls: heavy enough on the CPU that a
+// memoising accelerator (the simulated one's memoise knob) is clearly faster.
+std::filesystem::path write_matmul_chain_model(const std::filesystem::path& path);
 
 // The model file as libonnx reads it.
 onnx::ModelProto load_model(const std::filesystem::path& path);

@@ -47,22 +47,6 @@ fs::path write_matmul_relu_model(const fs::path& path) {
 // `memoise` knob it computes each once and then copies the output while the
 // inputs stay the same (the probe feeds the same inputs on every run), where the
 // CPU multiplies 50 MFLOP a run: clearly faster by construction, and faithful.
-fs::path write_matmul_chain_model(const fs::path& path) {
-  constexpr int64_t kRows = 32, kSide = 512, kLayers = 3;
-  std::vector<float> w(kSide * kSide);
-  for (std::size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(static_cast<int>(i % 17) - 8) / 400.0f;
-  test::ModelBuilder b;
-  b.input("x", {kRows, kSide});
-  std::string in = "x";
-  for (int64_t l = 0; l < kLayers; ++l) {
-    const std::string weight = "w" + std::to_string(l), out = l + 1 == kLayers ? "y" : "h" + std::to_string(l);
-    b.initializer(weight, {kSide, kSide}, w).node("MatMul", {in, weight}, {out});
-    in = out;
-  }
-  b.output("y", {kRows, kSide});
-  return b.save(path);
-}
-
 class ProbeDecisionsTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -70,7 +54,7 @@ class ProbeDecisionsTest : public ::testing::Test {
     test::make_plugin_dir(dir_);
     elementwise_ = test::write_elementwise_model(dir_ / "elementwise.onnx", {1, 16, 64});
     tie_ = write_matmul_relu_model(dir_ / "matmul_relu.onnx");
-    chain_ = write_matmul_chain_model(dir_ / "matmul_chain.onnx");
+    chain_ = test::write_matmul_chain_model(dir_ / "matmul_chain.onnx");
   }
   void TearDown() override { fs::remove_all(dir_); }
 
