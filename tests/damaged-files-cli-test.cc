@@ -79,17 +79,24 @@ struct CacheDamage {
   const char* said;  // what the one log line says
 };
 
-class ProbeCacheDamageTest : public DamagedFilesTest, public ::testing::WithParamInterface<CacheDamage> {};
+class ProbeCacheDamageTest : public DamagedFilesTest, public ::testing::WithParamInterface<CacheDamage> {
+ protected:
+  // A probe writes a valid cache; the parameter's damage is then put into it.
+  const CacheDamage& damage_the_cache() {
+    auto valid = first_probe();
+    const CacheDamage& d = GetParam();
+    if (d.damage) {
+      d.damage(valid);
+      write(cache() / "probe.json", valid.dump());
+    } else {
+      write(cache() / "probe.json", d.text);
+    }
+    return d;
+  }
+};
 
 TEST_P(ProbeCacheDamageTest, IsIgnoredWithOneLineNamingItThenRewritten) {
-  auto valid = first_probe();
-  const CacheDamage& d = GetParam();
-  if (d.damage) {
-    d.damage(valid);
-    write(cache() / "probe.json", valid.dump());
-  } else {
-    write(cache() / "probe.json", d.text);
-  }
+  const CacheDamage& d = damage_the_cache();
   auto r = probe();
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(lines_naming(r.err, (cache() / "probe.json").string()), 1u) << r.err;
@@ -103,14 +110,7 @@ TEST_P(ProbeCacheDamageTest, IsIgnoredWithOneLineNamingItThenRewritten) {
 }
 
 TEST_P(ProbeCacheDamageTest, TheEngineStartsOnIt) {
-  auto valid = first_probe();
-  const CacheDamage& d = GetParam();
-  if (d.damage) {
-    d.damage(valid);
-    write(cache() / "probe.json", valid.dump());
-  } else {
-    write(cache() / "probe.json", d.text);
-  }
+  damage_the_cache();
   auto r = prepare();
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(nlohmann::json::parse(r.out)["rung"], "rung_sim_ep");
