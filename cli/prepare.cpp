@@ -63,6 +63,10 @@ int run_prepare(const PrepareOptions& c) {
   auto engine = Engine::start(o);
   if (!engine) throw CliError(engine.error());
   (*engine)->wait_until_settled();
+  // A probe model the floor could not run is said first: it is why that model,
+  // and maybe every model, stays on the CPU.
+  const auto problems = (*engine)->probe_problems();
+  for (const auto& e : problems.model_errors) fmt::print(stderr, "rung: {}\n", e);
   auto job = (*engine)->open_job();
   if (!job) throw CliError(kExitFailed, job.error().message);
 
@@ -98,6 +102,7 @@ int run_prepare(const PrepareOptions& c) {
                           {"inference_threads", (*engine)->inference_threads()},
                           {"engines", {{"total", progress.total}, {"landed", progress.landed}, {"failures", progress.failures}}},
                           {"models", models}};
+    if (!problems.model_errors.empty()) out["probe_errors"] = problems.model_errors;
     fmt::print("{}\n", out.dump(2));
   } else {
     fmt::print("{}\n", (*engine)->about_line());
@@ -106,7 +111,9 @@ int run_prepare(const PrepareOptions& c) {
     fmt::print("  {:<24} {:<16} {:<14} {:<28} {}\n", "model", "variant", "rung", "model id", "why");
     for (const auto& r : rows) fmt::print("{}\n", r);
   }
-  return failures == 0 && progress.failures.empty() ? kExitOk : kExitFailed;
+  // Inputs refused before anything ran are an input error, as in `rung probe`.
+  if (problems.inputs_refused) return kExitUsage;
+  return failures == 0 && progress.failures.empty() && problems.model_errors.empty() ? kExitOk : kExitFailed;
 }
 
 }  // namespace
@@ -127,6 +134,7 @@ void add_prepare_command(CLI::App& app) {
   cmd->add_option("--hardware-root", c->hardware_root, "Read the hardware description under this directory (for testing)")->group("");
   cmd->callback([c] {
     int code = run_prepare(*c);
+    if (code == kExitUsage) throw CliError(code, "a model's inputs were refused (see above)");
     if (code != kExitOk) throw CliError(code, "some models did not get the chosen rung's engine (see above)");
   });
 }

@@ -195,6 +195,19 @@ TEST_F(JobRunnerTest, ADeeplyNestedJobFileIsMalformedNotACrash) {
   EXPECT_THAT(result, HasSubstr("nested deeper than 64 levels"));
 }
 
+TEST_F(JobRunnerTest, AJobFileWithANumberPastItsFieldIsMalformedNotUndefined) {
+  // The worker run by hand on a job whose rung's append method is 1.5e77 (found by fuzz/job-file.cc).
+  nlohmann::json job = probe_job(cpu());
+  job["target"]["rung"]["append"] = 1.5e77;
+  fs::create_directories(dir_ / "work");
+  test::write_text(dir_ / "work" / "job.json", job.dump());
+  auto r = test::run_command("'" + test::worker_path().string() + "' probe '" + (dir_ / "work" / "job.json").string() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string result = test::read_file(dir_ / "work" / "result.json");
+  EXPECT_THAT(result, HasSubstr("malformed probe job"));
+  EXPECT_THAT(result, HasSubstr("is not a whole number in range here"));
+}
+
 TEST_F(JobRunnerTest, ADeeplyNestedResultIsNoResultNotACrash) {
   const JobOutcome out = run(probe_job(cpu()), std::chrono::seconds(30),
                              script("printf '" + deep_json() + "' > \"$(dirname \"$2\")/result.json\"\nexit 0"));

@@ -72,13 +72,13 @@ TEST_F(OcrExampleTest, JsonGivesOneLinePerImageThenTheReport) {
   { std::ofstream(dir_ / "images" / "broken.png") << "not a png"; }
   auto r = ocr("--json --truth '" + (test::fixtures_dir() / "ocr").string() + "'");
   EXPECT_EQ(r.exit_code, 1) << r.err;  // one image failed
-  EXPECT_THAT(r.err, HasSubstr("broken.png: the image does not decode"));
+  EXPECT_THAT(r.err, HasSubstr("broken.png: not a PNG, JPEG or BMP image"));
   std::vector<nlohmann::json> lines;
   std::istringstream in(r.out);
   for (std::string line; std::getline(in, line);) lines.push_back(nlohmann::json::parse(line));
   ASSERT_EQ(lines.size(), 3u) << r.out;
   EXPECT_THAT(lines[0]["image"].get<std::string>(), HasSubstr("broken.png"));
-  EXPECT_THAT(lines[0]["error"].get<std::string>(), HasSubstr("does not decode"));
+  EXPECT_THAT(lines[0]["error"].get<std::string>(), HasSubstr("not a PNG, JPEG or BMP image"));
   const auto& page = lines[1];
   EXPECT_THAT(page["image"].get<std::string>(), HasSubstr("page.png"));
   ASSERT_EQ(page["lines"].size(), 7u);

@@ -7,6 +7,7 @@
 
 #include <fstream>
 
+#include "jobs/target.h"
 #include "os/json_input.h"
 #include "os/read_file.h"
 #include "rung/image.h"
@@ -14,6 +15,7 @@
 #include "rung/tensor.h"
 #include "session/inputs.h"
 #include "session/npy_file.h"
+#include "session/placement.h"
 #include "session/tensor_file.h"
 #include "test_support.h"
 
@@ -53,6 +55,41 @@ TEST(BoundedJson, WholeNumbersAreCheckedBeforeAnyCast) {
   EXPECT_EQ(json_integer(nlohmann::json(9223372036854775808.0), 0, INT64_MAX), std::nullopt);
   EXPECT_EQ(json_integer(nlohmann::json(18446744073709551615ull), 0, INT64_MAX), std::nullopt);
   EXPECT_EQ(json_integer(nlohmann::json("5"), 0, 10), std::nullopt);
+}
+
+// Found by fuzz/job-file.cc: nlohmann's own reader cast 1.5e77 to an enum (undefined
+// behaviour). Job and result files read every integer and enum as a whole number that fits.
+TEST(JobFileForms, IntegersAndEnumsAreWholeNumbersThatFit) {
+  nlohmann::json spec = RungSpec{};
+  auto read_with = [&](const char* key, nlohmann::json value) {
+    nlohmann::json j = spec;
+    j[key] = std::move(value);
+    return j;
+  };
+  EXPECT_NO_THROW((void)read_with("append", 2).get<RungSpec>());
+  EXPECT_NO_THROW((void)read_with("append", 2.0).get<RungSpec>());  // a float holding a whole number, as JsonFields takes it
+  EXPECT_THROW((void)read_with("append", 1.5e77).get<RungSpec>(), nlohmann::json::exception);
+  EXPECT_THROW((void)read_with("append", 2.5).get<RungSpec>(), nlohmann::json::exception);
+  EXPECT_THROW((void)read_with("append", "2").get<RungSpec>(), nlohmann::json::exception);
+  EXPECT_THROW((void)read_with("form", 4294967296LL).get<RungSpec>(), nlohmann::json::exception);  // past an int
+
+  JobTarget target;
+  nlohmann::json t = target;
+  t["threads"] = 2147483647;
+  EXPECT_EQ(t.get<JobTarget>().threads, 2147483647);
+  t["threads"] = 2147483648LL;
+  EXPECT_THROW((void)t.get<JobTarget>(), nlohmann::json::exception);
+  t["threads"] = -1e300;
+  EXPECT_THROW((void)t.get<JobTarget>(), nlohmann::json::exception);
+
+  // Inside containers too: an input spec's dims and a result's placement.
+  nlohmann::json inputs = InputSpec{};
+  inputs["dims"] = {{"x:1", 1e30}};
+  EXPECT_THROW((void)inputs.get<InputSpec>(), nlohmann::json::exception);
+  inputs["dims"] = {{"x:1", 64}};
+  EXPECT_EQ(inputs.get<InputSpec>().dims.at("x:1"), 64);
+  nlohmann::json share = {{"provider", "CPUExecutionProvider"}, {"nodes", 1e20}, {"kernel_us", 3.5}};
+  EXPECT_THROW((void)share.get<ProviderShare>(), nlohmann::json::exception);
 }
 
 TEST(BoundedJson, FieldsNameTheFirstProblemAndUnknownKeys) {
@@ -246,6 +283,41 @@ TEST_F(FilesTest, ImagesAreCheckedByTheirHeaderBeforeDecoding) {
   auto huge = decode_image(png, "huge.png", 3, 1 << 20);
   ASSERT_FALSE(huge.ok());
   EXPECT_THAT(huge.error().message, HasSubstr("huge.png: uint8 [1000, 4000, 3] would take 11.4 MiB"));
+}
+
+// Found by fuzz/image.cc: stb_image's PNM reader went past the buffer on a
+// six-digit maxval. rung decodes PNG, JPEG and BMP only, told by their first bytes.
+TEST_F(FilesTest, OnlyPngJpegAndBmpAreDecoded) {
+  EXPECT_THAT(decode_image(std::string("P533\n311\n311070"), "odd.pgm", 3, 1 << 20).error().message,
+              HasSubstr("odd.pgm: not a PNG, JPEG or BMP image (rung decodes only these)"));
+  EXPECT_THAT(decode_image(std::string("GIF89a\x01\x00\x01\x00\x00\x00\x00", 13), "a.gif", 3, 1 << 20).error().message,
+              HasSubstr("a.gif: not a PNG, JPEG or BMP image"));
+  EXPECT_FALSE(is_image_file("scan.pgm"));
+  EXPECT_TRUE(is_image_file("scan.JPG"));
+  // A BMP still decodes: 1 x 1, 24 bits, one blue pixel.
+  std::string bmp("BM", 2);
+  auto le32 = [&](std::uint32_t v) { for (int i = 0; i < 4; ++i) bmp += static_cast<char>((v >> (8 * i)) & 0xff); };
+  auto le16 = [&](std::uint16_t v) { bmp += static_cast<char>(v & 0xff); bmp += static_cast<char>(v >> 8); };
+  le32(58); le32(0); le32(54); le32(40); le32(1); le32(1); le16(1); le16(24); le32(0); le32(4); le32(2835); le32(2835); le32(0); le32(0);
+  bmp += std::string("\xff\x00\x00\x00", 4);
+  auto one = decode_image(bmp, "one.bmp", 3, 1 << 20);
+  ASSERT_TRUE(one.ok()) << one.error().message;
+  EXPECT_EQ(one->pixels, (std::vector<std::uint8_t>{0, 0, 255}));
+}
+
+// Found by fuzz/tensor-pb.cc and fuzz/npy.cc: a tensor with no elements copied
+// into an empty vector's null pointer (undefined behaviour, caught by UBSan).
+TEST_F(FilesTest, TensorsWithNoElementsReadAsEmpty) {
+  Tensor t{"x", ElementType::kUint8, {2, 0}, {}, {}};
+  ASSERT_TRUE(write_tensor_file(t, dir_ / "empty.pb").ok());
+  auto pb = read_tensor_file(dir_ / "empty.pb");
+  ASSERT_TRUE(pb.ok()) << pb.error().message;
+  EXPECT_EQ(pb->shape, (std::vector<std::int64_t>{2, 0}));
+  EXPECT_TRUE(pb->bytes.empty());
+  auto n = parse_npy(npy("|u1", "(2, 0)", 0), "e.npy", "e");
+  ASSERT_TRUE(n.ok()) << n.error().message;
+  EXPECT_EQ(n->shape, (std::vector<std::int64_t>{2, 0}));
+  EXPECT_TRUE(n->bytes.empty());
 }
 
 TEST(Preprocessing, SizesAreBoundedAndTheCanvasIsCheckedBeforeItIsMade) {

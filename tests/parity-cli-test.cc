@@ -89,6 +89,11 @@ TEST_F(ParityCliTest, AnImageThatDoesNotDecode) {
   test::write_text(dir_ / "pre.json", R"({"fit": "resize", "width": 8, "height": 8})");
   auto r = run(test::side(m), test::side(m), "--inputs '" + (dir_ / "images").string() + "' --preprocess '" + (dir_ / "pre.json").string() + "'");
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_THAT(r.err, HasSubstr("broken.png: not a PNG, JPEG or BMP image (rung decodes only these)"));
+  // A PNG's signature with nothing of a PNG behind it reaches stb_image, which says why.
+  test::write_text(dir_ / "images" / "broken.png", std::string("\x89PNG\r\n\x1a\n", 8) + "then nothing of a PNG");
+  r = run(test::side(m), test::side(m), "--inputs '" + (dir_ / "images").string() + "' --preprocess '" + (dir_ / "pre.json").string() + "'");
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_THAT(r.err, ContainsRegex("broken.png: the image does not decode \\(.+\\)"));
 }
 

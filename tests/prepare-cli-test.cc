@@ -151,6 +151,27 @@ TEST_F(PrepareCliTest, AFailedEngineBuildIsNamedWithTheRungThatServesTheModelAnd
                          "  poisoned +- +cpu +poisoned +rung_sim_ep engine failed: RungSimAccelerator: the compiler rejects node 'poison_add'"));
 }
 
+// An input spec the smallest model cannot take (its values name an input it lacks)
+// is an input error, exit 2, naming the model and the key; the probe goes on with
+// the next model, so only that model is held back, not every model.
+TEST_F(PrepareCliTest, ASpecTheSmallestModelRefusesIsAnInputErrorAndTheOthersStillClimb) {
+  const fs::path spec = dir_ / "det-spec.json";
+  std::ofstream(spec) << R"({"values": {"sr": [16000]}})";
+  auto r = test::run_command(prepare("", "--input-spec det=" + spec.string()));
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_THAT(r.err, HasSubstr("rung: model det: the CPU floor cannot run"));
+  EXPECT_THAT(r.err, HasSubstr("values key 'sr' is not an input of the model"));
+  EXPECT_THAT(r.err, HasSubstr("rung: a model's inputs were refused (see above)"));
+  EXPECT_THAT(r.out, HasSubstr("rung: rung_sim_ep ("));
+  EXPECT_THAT(r.out, ::testing::ContainsRegex("  embed +- +rung_sim_ep +embed +"));
+
+  // Every model refused: nothing above the floor could be tried, and the reason says why rather than "not faster".
+  auto both = test::run_command(prepare("", "--input-spec det=" + spec.string() + " --input-spec embed=" + spec.string()));
+  EXPECT_EQ(both.exit_code, 2) << both.out << both.err;
+  EXPECT_THAT(both.err, HasSubstr("rung: model embed: the CPU floor cannot run"));
+  EXPECT_THAT(both.out, HasSubstr("rung: cpu (the floor could not run 2 probe models (see above))"));
+}
+
 // The rung below the chosen one serves a model whose engine failed, unless it cannot open it either: the line says
 // so when a job finds out. With the software GPU lent to the workers, the probe takes WebGPU as the fallback, but the
 // host process that opens sessions has no Vulkan driver (the adapter is lent to child processes only).

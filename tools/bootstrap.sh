@@ -14,6 +14,8 @@ PACKAGES=(g++ cmake make pkg-config ca-certificates
           imagemagick fonts-dejavu-core fonts-liberation2 fonts-freefont-ttf
           libpq-dev postgresql
           libonnx-testdata
+          # The libFuzzer harnesses (fuzz/): clang and its fuzzer and sanitizer runtimes.
+          clang libclang-rt-14-dev
           # The stock Vulkan loader, and what the software GPU adapter (Mesa 25's lavapipe,
           # fetched by tools/fetch-deps.sh into the deps cache, never installed) links against.
           libvulkan1 libllvm15 libelf1 libexpat1 libwayland-client0 libx11-xcb1 libxcb1 libxcb-dri3-0
@@ -44,5 +46,6 @@ if [ "${RUNG_MAKE_QUANTISE_SETS:-0}" = 1 ]; then
 fi
 
 jobs="$(nproc 2>/dev/null || echo 2)"
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+# The fuzzers are built too, so the test run smoke-runs each (fuzz.* tests).
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRUNG_BUILD_FUZZERS=ON >/dev/null
 cmake --build build -j"$jobs"

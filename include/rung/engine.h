@@ -109,6 +109,14 @@ class Engine {
   std::string chosen_rung() const;       // "cpu" until the probe reports
   std::string chosen_reason() const;
   bool probe_done() const;
+  // Probe models the CPU floor itself could not run (a bad input spec, a tensor
+  // above the limit, a missing file): each such model, and what is above the floor
+  // for want of it, stays on the CPU. Empty until the probe reports.
+  struct ProbeProblems {
+    std::vector<std::string> model_errors;  // one line per model, naming it and the reason
+    bool inputs_refused = false;            // one of them because its inputs were refused: an input error
+  };
+  ProbeProblems probe_problems() const;
   EngineProgress progress() const;
   int inference_threads() const;
   const RuntimeBuild& runtime() const;

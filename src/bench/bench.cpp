@@ -477,16 +477,6 @@ BenchModelReport model_report(const BenchOptions& o, std::size_t m, const ModelF
 
 }  // namespace
 
-const char* output_match_name(OutputMatch m) {
-  switch (m) {
-    case OutputMatch::kReference: return "reference";
-    case OutputMatch::kMatch: return "match";
-    case OutputMatch::kMismatch: return "mismatch";
-    case OutputMatch::kNotCompared: return "not compared";
-  }
-  return "?";
-}
-
 Result<BenchReport> run_bench(const BenchOptions& o) {
   if (auto st = check_options(o); !st) return st.error();
   BenchReport report;

@@ -142,6 +142,18 @@ Status same_model(const json& record, const std::string& sha256, const std::stri
 
 }  // namespace
 
+// Here rather than in bench.cpp: the record is where the verdict is written, and
+// the record reader (fuzzed on its own) needs it without the engine.
+const char* output_match_name(OutputMatch m) {
+  switch (m) {
+    case OutputMatch::kReference: return "reference";
+    case OutputMatch::kMatch: return "match";
+    case OutputMatch::kMismatch: return "mismatch";
+    case OutputMatch::kNotCompared: return "not compared";
+  }
+  return "?";
+}
+
 std::string bench_record_json(const BenchReport& report, const BenchModelReport& m, const std::string& command) {
   json j = {{"schema", kBenchRecordSchema},
             {"schema_version", kBenchRecordSchemaVersion},

@@ -382,7 +382,16 @@ std::string Engine::chosen_reason() const {
     if (surely_faster) return "faster than the floor and faithful to it";
     return fmt::format("within {:.1f}x the floor's time (acceptance ratio) and faithful to it", state_->options.acceptance_ratio);
   }
+  if (!o.model_errors.empty())
+    return o.model_errors.size() == 1 ? "the floor could not run a probe model (see above)"
+                                      : fmt::format("the floor could not run {} probe models (see above)", o.model_errors.size());
   return "no rung above the floor was both faster and faithful";
+}
+
+Engine::ProbeProblems Engine::probe_problems() const {
+  std::lock_guard lock(state_->mutex);
+  if (!state_->outcome) return {};
+  return {state_->outcome->model_errors, state_->outcome->inputs_refused};
 }
 
 bool Engine::probe_done() const {

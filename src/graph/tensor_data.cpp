@@ -5,6 +5,8 @@
 
 #include <cstring>
 
+#include "rung/tensor.h"
+
 namespace rung {
 
 Result<std::vector<float>> float_values(const onnx::TensorProto& t) {
@@ -12,8 +14,12 @@ Result<std::vector<float>> float_values(const onnx::TensorProto& t) {
   if (t.data_location() == onnx::TensorProto::EXTERNAL) {
     return Error{ErrorCode::kUnsupported, fmt::format("initializer '{}' keeps its data in an external file; rung reads weights held in the model", t.name())};
   }
-  std::size_t n = 1;
-  for (auto d : t.dims()) n *= static_cast<std::size_t>(d);
+  // Checked: a negative dimension or a product past 2^63 is an error, not a wrapped size.
+  auto count = element_count(std::vector<std::int64_t>(t.dims().begin(), t.dims().end()));
+  if (!count) return Error{ErrorCode::kInvalidArgument, fmt::format("initializer '{}': {}", t.name(), count.error().message)};
+  const std::size_t n = static_cast<std::size_t>(*count);
+  const std::size_t held = t.raw_data().empty() ? static_cast<std::size_t>(t.float_data_size()) : t.raw_data().size() / sizeof(float);
+  if (n != held) return Error{ErrorCode::kInvalidArgument, fmt::format("initializer '{}': its data does not match its dims", t.name())};
   std::vector<float> v(n);
   if (!t.raw_data().empty()) {
     if (t.raw_data().size() != n * sizeof(float)) {

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "os/json_form.h"
 #include "jobs/channel.h"
 #include "jobs/target.h"
 #include "session/placement.h"
@@ -54,9 +55,9 @@ struct BenchJobResult {
   NodePlacement placement;             // from the profile of one more run: which provider ran how many nodes
 };
 
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BenchJob, target, model_name, inputs, zero_inputs, fp16, warmup, runs, duration_s, seed, outputs_dir,
+RUNG_JSON_FORM(BenchJob, target, model_name, inputs, zero_inputs, fp16, warmup, runs, duration_s, seed, outputs_dir,
                                    engine_dir, cold, profile, compare_bare, progress_file)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BenchJobResult, ok, stage, error, inputs_described, provider_version, build_cold_ms, build_cached_ms,
+RUNG_JSON_FORM(BenchJobResult, ok, stage, error, inputs_described, provider_version, build_cold_ms, build_cached_ms,
                                    engine_note, first_run_ms, run_ms, bare_run_ms, peak_rss_kb, evidence, placement)
 
 // Does the work in this process. Never throws.

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "os/json_form.h"
 #include "jobs/channel.h"
 #include "jobs/target.h"
 #include "rung/input_spec.h"
@@ -37,9 +38,9 @@ struct CompileResult {
   double ms = 0;
 };
 
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CompileJob, target, output, fp16, provider_cache_dir, tensorrt_workspace_bytes, rewritten, inputs,
+RUNG_JSON_FORM(CompileJob, target, output, fp16, provider_cache_dir, tensorrt_workspace_bytes, rewritten, inputs,
                                    seed)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CompileResult, ok, error, ms)
+RUNG_JSON_FORM(CompileResult, ok, error, ms)
 
 // What the rewrite kept at `rewritten` changed, when the engine was compiled from it ("" otherwise).
 std::string read_rewrite_note(const std::filesystem::path& rewritten);

@@ -58,12 +58,12 @@ void to_json(nlohmann::json& j, const ConformCaseResult& r) {
 void from_json(const nlohmann::json& j, ConformCaseResult& r) {
   r.outcome = conform_outcome_from_name(j.at("outcome"));
   r.reason = j.at("reason");
-  r.max_abs = j.at("max_abs");
-  r.max_rel = j.at("max_rel");
-  r.data_sets = j.at("data_sets");
-  r.ms = j.at("ms");
+  read_json(j.at("max_abs"), r.max_abs);
+  read_json(j.at("max_rel"), r.max_rel);
+  read_json(j.at("data_sets"), r.data_sets);
+  read_json(j.at("ms"), r.ms);
   r.nodes_by_provider.clear();
-  for (const auto& n : j.at("placement")) r.nodes_by_provider.emplace_back(n.at("provider"), n.at("nodes"));
+  for (const auto& n : j.at("placement")) read_json(n.at("nodes"), r.nodes_by_provider.emplace_back(n.at("provider"), 0).second);
 }
 
 nlohmann::json conform_job_entry(const nlohmann::json& j, LineChannel* channel) {

@@ -9,13 +9,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "os/json_form.h"
 #include "jobs/channel.h"
 #include "jobs/conform_case.h"
 
 namespace rung {
 
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Tolerance, atol, rtol, nan_equal)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ConformJob, target, tolerance, profile_dir)
+RUNG_JSON_FORM(Tolerance, atol, rtol, nan_equal)
+RUNG_JSON_FORM(ConformJob, target, tolerance, profile_dir)
 // Outcomes travel by name ("runtime refused").
 void to_json(nlohmann::json& j, const ConformCaseResult& r);
 void from_json(const nlohmann::json& j, ConformCaseResult& r);  // throws nlohmann::json::exception when malformed

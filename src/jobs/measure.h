@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "os/json_form.h"
 #include "jobs/channel.h"
 #include "core/speed_rule.h"
 #include "jobs/target.h"
@@ -52,10 +53,10 @@ struct ProbeJobResult {
   std::string placement_error;         // why there is no placement
 };
 
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SpeedRule, acceptance_ratio, min_gain, confidence, min_pairs)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ProbeJob, target, model_name, inputs, runs, seed, outputs_dir, paired, floor_rung, rule, budget_s,
+RUNG_JSON_FORM(SpeedRule, acceptance_ratio, min_gain, confidence, min_pairs)
+RUNG_JSON_FORM(ProbeJob, target, model_name, inputs, runs, seed, outputs_dir, paired, floor_rung, rule, budget_s,
                                    max_pairs, profile)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ProbeJobResult, ok, stage, error, inputs_described, build_ms, first_run_ms, run_ms, median_ms,
+RUNG_JSON_FORM(ProbeJobResult, ok, stage, error, inputs_described, build_ms, first_run_ms, run_ms, median_ms,
                                    floor_run_ms, floor_median_ms, placement, placement_error)
 
 // Does the work in this process. Never throws.

@@ -17,7 +17,7 @@ void to_json(nlohmann::json& j, const TensorInfo& t) {
 void from_json(const nlohmann::json& j, TensorInfo& t) {
   t.name = j.at("name");
   t.type = element_type_from_name(j.at("type").get<std::string>()).value_or(ElementType::kUnsupported);
-  t.shape = j.at("shape").get<std::vector<std::int64_t>>();
+  read_json(j.at("shape"), t.shape);
   t.symbolic_dims = j.at("symbolic_dims").get<std::vector<std::string>>();
   t.wrappers.clear();
   for (const auto& w : j.at("wrappers")) t.wrappers.push_back(w.get<std::string>() == "sequence" ? Value::Kind::kSequence : Value::Kind::kOptional);

@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "os/json_form.h"
 #include "jobs/target.h"
 #include "session/model_io.h"
 
@@ -27,11 +28,11 @@ struct ParityJob {
   std::filesystem::path outputs_dir;
 };
 
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ParityJob, target, outputs_dir)
+RUNG_JSON_FORM(ParityJob, target, outputs_dir)
 // A description travels with its types by name ("float32", "string"), never by
 // enum number, and with what wraps each tensor (a sequence, an optional value).
 void to_json(nlohmann::json& j, const TensorInfo& t);
 void from_json(const nlohmann::json& j, TensorInfo& t);  // throws nlohmann::json::exception when malformed
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ModelIo, inputs, outputs)
+RUNG_JSON_FORM(ModelIo, inputs, outputs)
 
 }  // namespace rung

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "os/json_form.h"
 #include "rung/input_spec.h"
 #include "rung/ladder.h"
 
@@ -35,10 +36,10 @@ inline RungSpec named_rung(const std::string& rung) {
 
 // The JSON forms jobs speak, one key per field (from_json throws
 // nlohmann::json::exception when a key is missing or of the wrong type).
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RungSpec, name, display, provider, append, form, compiles_engines, provider_libraries,
+RUNG_JSON_FORM(RungSpec, name, display, provider, append, form, compiles_engines, provider_libraries,
                                    plugin_library)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(InputSpec, dims, values, tensors_dir, max_tensor_bytes)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(JobTarget, runtime_library, allow_writable_runtime, model, rung, threads, provider_options)
+RUNG_JSON_FORM_WITH_DEFAULT(InputSpec, dims, values, tensors_dir, max_tensor_bytes)
+RUNG_JSON_FORM(JobTarget, runtime_library, allow_writable_runtime, model, rung, threads, provider_options)
 
 }  // namespace rung
 

@@ -145,6 +145,7 @@ nlohmann::json outcome_json(const ProbeOutcome& o) {
           {"floor", rung_json(o.floor)},
           {"rungs", rungs},
           {"model_errors", o.model_errors},
+          {"inputs_refused", o.inputs_refused},
           {"inputs", ProbeOutcome::kInputsNote},
           {"log", o.log},
           {"cache_file", o.cache_file.string()}};
@@ -162,6 +163,7 @@ Result<ProbeOutcome> outcome_from_json(const nlohmann::json& j) {
   const nlohmann::json* floor = f.object("floor");
   const nlohmann::json* rungs = f.array("rungs", kMaxRungs);
   o.model_errors = f.text_list("model_errors", kMaxLines);
+  o.inputs_refused = f.flag("inputs_refused", false);
   for (const char* derived : {"about", "log", "cache_file", "inputs"}) f.skip(derived);
   if (auto s = f.finish(); !s) return s.error();
 

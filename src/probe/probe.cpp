@@ -226,21 +226,19 @@ Status check_options(const ProbeOptions& o) {
   return {};
 }
 
-// The probe models: those named, else the smallest registered model.
+// The probe models: those named, else the smallest registered model, the others
+// after it by size (tried only when the floor cannot run the ones before them).
 Result<std::vector<const RegisteredModel*>> choose_probe_models(const ProbeOptions& o) {
   std::vector<const RegisteredModel*> chosen;
   if (o.probe_models.empty()) {
-    const RegisteredModel* smallest = nullptr;
-    std::uintmax_t best = 0;
+    std::vector<std::pair<std::uintmax_t, const RegisteredModel*>> by_size;
     for (const auto& m : o.models) {
       std::error_code ec;
       auto size = fs::file_size(m.path, ec);
-      if (!ec && (smallest == nullptr || size < best)) {
-        smallest = &m;
-        best = size;
-      }
+      by_size.emplace_back(ec ? UINTMAX_MAX : size, &m);
     }
-    chosen.push_back(smallest != nullptr ? smallest : &o.models.front());
+    std::stable_sort(by_size.begin(), by_size.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (const auto& [size, m] : by_size) chosen.push_back(m);
     return chosen;
   }
   for (const auto& name : o.probe_models) {
@@ -259,6 +257,10 @@ struct ProbeSetting {
   const RuntimeBuild* build = nullptr;
   std::vector<RungSpec> ladder;
   std::vector<const RegisteredModel*> probe_models;
+  // Without named probe models: the other models by size, each probed in turn only
+  // when the floor could run none before it (a bad spec on the smallest must not
+  // keep every model off the accelerators).
+  std::vector<const RegisteredModel*> spare_probe_models;
   bool can_cache = false;
 };
 
@@ -268,7 +270,11 @@ Result<ProbeSetting> find_setting(const ProbeOptions& o) {
   if (!discovery) return discovery.error();
   auto models = choose_probe_models(o);
   if (!models) return models.error();
-  ProbeSetting s{o, std::move(hw), std::move(*discovery), nullptr, {}, std::move(*models), false};
+  ProbeSetting s{o, std::move(hw), std::move(*discovery), nullptr, {}, std::move(*models), {}, false};
+  if (o.probe_models.empty() && s.probe_models.size() > 1) {
+    s.spare_probe_models.assign(s.probe_models.begin() + 1, s.probe_models.end());
+    s.probe_models.resize(1);
+  }
   s.build = s.discovery.chosen_build();
   auto ladder = effective_ladder(s.hw, *s.build, o.plugin_dirs, o.runtimes.allow_writable_plugins);
   if (!ladder) return ladder.error();
@@ -300,14 +306,19 @@ std::optional<AttemptLedger> open_ledger(const ProbeSetting& s, const std::strin
   return ledger;
 }
 
-// The floor: the CPU on every probe model. A model it cannot run is said in model_errors.
+// The floor: the CPU on every probe model. A model it cannot run is said in
+// model_errors; when it ran none of them, the spare models are tried in turn.
 std::vector<FloorRun> measure_floor(const ProbeSetting& s, Walker& walker, const fs::path& work, ProbeOutcome& out) {
   const RungSpec& cpu = s.ladder.back();
   out.floor.rung = cpu.name;
   out.floor.display = cpu.display;
   out.floor.verdict = Verdict::kTaken;
   std::vector<FloorRun> floors;
-  for (const auto* m : s.probe_models) {
+  std::vector<const RegisteredModel*> candidates = s.probe_models;
+  candidates.insert(candidates.end(), s.spare_probe_models.begin(), s.spare_probe_models.end());
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    const auto* m = candidates[i];
+    if (i >= s.probe_models.size() && !floors.empty()) break;
     progress(s.o, fmt::format("{} floor · {}", cpu.display, m->name));
     fs::path dir = work / "cpu" / sanitize(m->name);
     auto [verdict, r] = walker.run(cpu, *m, dir);
@@ -499,7 +510,7 @@ Result<ProbeOutcome> run_probe(const ProbeOptions& o) {
   if (s.can_cache) {
     // Bounded: the longest a whole probe may take, so a hung holder is named instead of waited for forever.
     const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(
-        o.deadline * static_cast<int>(s.ladder.size() * s.probe_models.size() + 1) + std::chrono::seconds(5));
+        o.deadline * static_cast<int>(s.ladder.size() * s.probe_models.size() + s.spare_probe_models.size() + 1) + std::chrono::seconds(5));
     auto l = CacheLock::acquire(o.cache_dir / "probe.lock", wait, [&](pid_t holder) {
       note(o, out, fmt::format("{} is probing this cache directory; waiting up to {:.0f} s for its answer", describe_process(holder),
                                std::chrono::duration<double>(wait).count()));

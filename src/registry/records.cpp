@@ -48,7 +48,7 @@ Result<json> parse_bench_record(const std::string& text, const std::string& what
     return Error{ErrorCode::kInvalidArgument, fmt::format("{} is not a rung bench record", what)};
   }
   const json& v = j.contains("schema_version") ? j["schema_version"] : json();
-  if (!v.is_number_integer() || v.get<int>() < kOldestBenchVersion || v.get<int>() > kNewestBenchVersion) {
+  if (!json_integer(v, kOldestBenchVersion, kNewestBenchVersion)) {
     return Error{ErrorCode::kInvalidArgument, fmt::format("{} is a bench record of schema version {}; the registry reads versions {} to {}", what,
                                                           v.is_null() ? "none" : v.dump(), kOldestBenchVersion, kNewestBenchVersion)};
   }

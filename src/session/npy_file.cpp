@@ -213,8 +213,9 @@ Tensor tensor_from_data(const NpyHeader& h, std::string name, const char* data, 
   if (h.type == ElementType::kString) {
     read_strings(h, data, t);
   } else {
-    t.bytes.resize(size);
-    std::memcpy(t.bytes.data(), data, size);
+    // Not memcpy: for a tensor with a zero dimension the empty vector's pointer is null.
+    const auto* first = reinterpret_cast<const std::byte*>(data);
+    t.bytes.assign(first, first + size);
   }
   return t;
 }

@@ -6,10 +6,9 @@
 #include <cmath>
 #include <map>
 
+#include "os/json_form.h"
 #include "os/json_input.h"
 #include "os/read_file.h"
-#include "runtime/clean_error.h"
-#include "session/session.h"
 
 namespace rung {
 namespace fs = std::filesystem;
@@ -80,15 +79,15 @@ void to_json(nlohmann::json& j, const ProviderShare& s) { j = {{"provider", s.pr
 
 void from_json(const nlohmann::json& j, ProviderShare& s) {
   s.provider = j.at("provider");
-  s.nodes = j.at("nodes");
-  s.kernel_us = j.at("kernel_us");
+  read_json(j.at("nodes"), s.nodes);
+  read_json(j.at("kernel_us"), s.kernel_us);
 }
 
 void to_json(nlohmann::json& j, const NodePlacement& p) { j = {{"known", p.known}, {"providers", p.providers}}; }
 
 void from_json(const nlohmann::json& j, NodePlacement& p) {
   p.known = j.at("known");
-  p.providers = j.at("providers").get<std::vector<ProviderShare>>();
+  read_json(j.at("providers"), p.providers);
 }
 
 NodePlacement read_profile_placement(const fs::path& profile) {
@@ -118,27 +117,6 @@ NodePlacement read_profile_placement(const fs::path& profile) {
   for (const auto& [p, seen] : by_provider) out.providers.push_back({p, static_cast<int>(seen.nodes.size()), seen.us});
   std::stable_sort(out.providers.begin(), out.providers.end(), [](const auto& a, const auto& b) { return a.nodes > b.nodes; });
   return out;
-}
-
-Result<NodePlacement> profile_placement(OrtProcess& process, const fs::path& model, const SessionSettings& timed,
-                                        const std::vector<Tensor>& inputs, const fs::path& dir) {
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  SessionSettings settings = timed;
-  settings.profile_prefix = dir / "run";
-  auto session = open_session(process, model, settings);
-  if (!session) return Error{ErrorCode::kRuntime, "no placement profile: " + clean_error(session.error().message)};
-  auto ran = run_session(*session, inputs);
-  try {
-    Ort::AllocatorWithDefaultOptions alloc;
-    fs::path written = session->EndProfilingAllocated(alloc).get();
-    if (!ran) return Error{ErrorCode::kRuntime, "no placement profile: the profiled run failed: " + clean_error(ran.error().message)};
-    NodePlacement p = read_profile_placement(written);
-    fs::remove(written, ec);
-    return p;
-  } catch (const Ort::Exception& e) {
-    return Error{ErrorCode::kRuntime, std::string("no placement profile: ") + e.what()};
-  }
 }
 
 }  // namespace rung

@@ -35,8 +35,9 @@ Status take_values(const onnx::TensorProto& proto, Tensor& t, const std::string&
   }
   if (proto.has_raw_data()) {
     const auto& raw = proto.raw_data();
-    t.bytes.resize(raw.size());
-    std::memcpy(t.bytes.data(), raw.data(), raw.size());
+    // Not memcpy: for an empty raw_data the empty vector's pointer is null.
+    const auto* first = reinterpret_cast<const std::byte*>(raw.data());
+    t.bytes.assign(first, first + raw.size());
     return {};
   }
   switch (t.type) {

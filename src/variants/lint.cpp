@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 
 #include "graph/model_file.h"
+#include "os/json_input.h"
 #include "registry/records.h"
 #include "rung/ladder.h"
 #include "rung/registry.h"
@@ -154,7 +156,9 @@ Beat beat_the_cpu(const Release& release, const std::string& rung) {
 // report has it, else the reference's own decisions in the gate's figures.
 bool decided_something(const json& gate, std::int64_t inputs) {
   const json& s = gate.value("stats", json::object());
-  if (s.contains("vacuous") && s["vacuous"].is_number()) return s["vacuous"].get<std::int64_t>() < inputs;
+  if (s.contains("vacuous")) {
+    if (auto vacuous = json_integer(s["vacuous"], 0, std::numeric_limits<std::int64_t>::max())) return *vacuous < inputs;
+  }
   const std::string decoder = gate.value("decoder", "");
   auto count = [&](const char* key) { return s.contains(key) && s[key].is_number() ? s[key].get<double>() : 0.0; };
   if (decoder == "boxes" || decoder == "slots") return count("detections_ref") > 0;
