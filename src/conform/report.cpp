@@ -3,28 +3,18 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <chrono>
 #include <cmath>
-#include <ctime>
 #include <nlohmann/json.hpp>
 
 #include "jobs/conform_case.h"
 #include "os/atomic_file.h"
+#include "os/utc_now.h"
 #include "rung/conform.h"
 
 namespace rung {
 namespace {
 
 constexpr int kSchemaVersion = 1;
-
-std::string utc_now() {
-  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 // The short header of a table column: "cannot feed" for "rung cannot feed it".
 std::string header_of(const std::string& outcome) { return outcome == "rung cannot feed it" ? "cannot feed" : outcome; }

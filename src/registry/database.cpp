@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
-#include <ctime>
 #include <filesystem>
 
 #include "registry/migrations.h"
@@ -35,15 +34,6 @@ std::string as_text(const Value& v) {
 }
 
 Value text_or_null(const std::string& s) { return s.empty() ? Value{} : Value{s}; }
-
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 Result<std::unique_ptr<Database>> open_database(const std::string& url) {
   if (url.empty()) return Error{ErrorCode::kInvalidArgument, "the registry URL is empty"};

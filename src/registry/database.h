@@ -11,6 +11,7 @@
 #include <variant>
 #include <vector>
 
+#include "os/utc_now.h"
 #include "rung/result.h"
 
 namespace rung::registry {
@@ -66,8 +67,8 @@ std::string default_registry_url();
 Status in_write_transaction(Database& db, const std::function<Status()>& body);
 Status in_read_transaction(Database& db, const std::function<Status()>& body);
 
-// Now, UTC, ISO 8601 to the second: when a row was written.
-std::string utc_now();
+// Now, UTC, ISO 8601 to the second: when a row was written (os/utc_now).
+using rung::utc_now;
 
 // The backends, for open_database.
 Result<std::unique_ptr<Database>> open_sqlite(const std::string& path);
