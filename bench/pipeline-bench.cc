@@ -4,7 +4,7 @@
 // the time went, whether memory stays flat, and how well the pages were read.
 // Every figure is a ratio or a count measured in this one run.
 //
-//   pipeline-bench [--pages 200] [--corpus DIR] [--plugin-dir DIR] [--json FILE]
+//   pipeline-bench [--pages 200] [--corpus DIR] [--plugin-dir DIR] [--only floor|chosen] [--json FILE]
 //
 // The corpus is tools/make-text-corpus.py's set "pages" (rendered once, then
 // kept in DIR, default $RUNG_DEPS_DIR/corpus, outside the work tree).
@@ -177,12 +177,17 @@ nlohmann::json to_json(const RungRun& r) {
 int main(int argc, char** argv) {
   CLI::App app{"pipeline-bench: the OCR pipeline against a sequential loop, on the floor and on the chosen rung"};
   std::size_t pages = 200;
-  std::string corpus_dir = (fs::path(RUNG_BENCH_DEPS_DIR) / "corpus").string(), plugin_dir, json;
+  std::string corpus_dir = (fs::path(RUNG_BENCH_DEPS_DIR) / "corpus").string(), plugin_dir, json, only;
   app.add_option("--pages", pages, "Pages of the corpus to read")->check(CLI::PositiveNumber);
   app.add_option("--corpus", corpus_dir, "Where the rendered corpus is kept");
   app.add_option("--plugin-dir", plugin_dir, "The simulated accelerator's plugin directory (the chosen rung); none: the floor only");
+  app.add_option("--only", only, "Measure one of the two: floor, or chosen (needs --plugin-dir)")->check(CLI::IsMember({"floor", "chosen"}));
   app.add_option("--json", json, "Write the figures here");
   CLI11_PARSE(app, argc, argv);
+  if (only == "chosen" && plugin_dir.empty()) {
+    fmt::print(stderr, "pipeline-bench: --only chosen needs --plugin-dir (the simulated accelerator)\n");
+    return 2;
+  }
 
   const auto set = corpus(corpus_dir, pages);
   if (set.size() < pages) {
@@ -197,9 +202,10 @@ int main(int argc, char** argv) {
   }
   const fs::path scratch = fs::temp_directory_path() / fmt::format("rung-pipeline-bench-{}", getpid());
   nlohmann::json out{{"pages", pages}};
-  std::vector<std::pair<std::string, std::vector<fs::path>>> rungs{{"floor", {}}};
+  std::vector<std::pair<std::string, std::vector<fs::path>>> rungs;
+  if (only != "chosen") rungs.push_back({"floor", {}});
   // rung loads plugin libraries by absolute path only; the command line may name the build's folder relatively.
-  if (!plugin_dir.empty()) rungs.push_back({"chosen", {fs::absolute(plugin_dir)}});
+  if (!plugin_dir.empty() && only != "floor") rungs.push_back({"chosen", {fs::absolute(plugin_dir)}});
   for (const auto& [name, plugins] : rungs) {
     rung::EngineOptions o;
     o.cache_dir = scratch / name;
