@@ -8,6 +8,7 @@
 
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -297,7 +298,8 @@ class VariantsEvidenceTest : public VariantsTest {
  protected:
   // A release of the tiny model on the simulated accelerator, with a bench record where it ran at
   // `sim_p50` against the CPU's 1.0 ms and a parity report against `parity_ref` with `gates`.
-  std::string register_release(double sim_p50, const fs::path& parity_ref, const std::vector<GateOutcome>& gates) {
+  std::string register_release(double sim_p50, const fs::path& parity_ref, const std::vector<GateOutcome>& gates,
+                               const std::function<void(json&)>& damage = {}) {
     auto inspected = inspect_artifact(model_);
     Release r;
     r.model = "tiny";
@@ -308,7 +310,13 @@ class VariantsEvidenceTest : public VariantsTest {
     r.recipe_json = R"({"command": "test"})";
     auto reg = Registry::open("sqlite:" + (dir_ / "registry.sqlite").string());
     EXPECT_TRUE(reg) << reg.error().message;
-    auto added = reg->add(r, {bench_record(sim_p50)}, {parity_report(parity_ref, gates)});
+    EvidenceFile parity = parity_report(parity_ref, gates);
+    if (damage) {
+      json doc = json::parse(parity.text);
+      damage(doc);
+      parity.text = doc.dump();
+    }
+    auto added = reg->add(r, {bench_record(sim_p50)}, {parity});
     EXPECT_TRUE(added) << added.error().message;
     EXPECT_EQ(added->kind, AddOutcome::Kind::kAdded) << added->reason;
     return r.release_key();
@@ -401,6 +409,22 @@ TEST_F(VariantsEvidenceTest, GatesThatAreTensorOnlyVacuousOrAgainstAnotherModelA
   fs::remove(dir_ / "registry.sqlite");
   auto other = test::write_elementwise_model(dir_ / "other.onnx", {1, 8});
   EXPECT_THAT(evidence(register_release(0.5, other, {boxes(7)})), ::testing::ElementsAre(HasSubstr("not the f32 variant cpu_f32")));
+}
+
+// An evidence document another tool wrote may be damaged: a value of the wrong kind is a finding, never a throw.
+TEST_F(VariantsEvidenceTest, DamagedParityEvidenceIsAFindingNotAThrow) {
+  const std::vector<std::pair<std::string, std::function<void(json&)>>> damages{
+      {"inputs past int64, stats an array", [](json& d) { d["inputs"] = 1e300; d["gates"][0]["stats"] = json::array(); }},
+      {"gates an object", [](json& d) { d["gates"] = json::object(); }},
+      {"a gate a number", [](json& d) { d["gates"][0] = 5; }}};
+  for (const auto& [what, damage] : damages) {
+    SCOPED_TRACE(what);
+    fs::remove(dir_ / "registry.sqlite");
+    const auto key = register_release(0.5, model_, {boxes(7)}, damage);
+    std::vector<std::string> found;
+    EXPECT_NO_THROW(found = evidence(key));
+    EXPECT_EQ(found.size(), 1u);
+  }
 }
 
 TEST_F(VariantsEvidenceTest, ReleaseThatBeatTheCpuAndPassedNonVacuousGatesIsClean) {

@@ -152,18 +152,27 @@ Beat beat_the_cpu(const Release& release, const std::string& rung) {
   return out;
 }
 
+// A registry's evidence documents were written by other tools and may be damaged:
+// read with the bounded parser, each value only when it has the kind it should.
+const json& member(const json& j, const char* key) {
+  static const json none;
+  if (!j.is_object()) return none;
+  auto it = j.find(key);
+  return it != j.end() ? *it : none;
+}
+
+double number_or_zero(const json& j) { return j.is_number() ? j.get<double>() : 0.0; }
+
 // Whether a decision gate's reference decided anything: the decisions issue's "vacuous" count where the
 // report has it, else the reference's own decisions in the gate's figures.
 bool decided_something(const json& gate, std::int64_t inputs) {
-  const json& s = gate.value("stats", json::object());
-  if (s.contains("vacuous")) {
-    if (auto vacuous = json_integer(s["vacuous"], 0, std::numeric_limits<std::int64_t>::max())) return *vacuous < inputs;
-  }
-  const std::string decoder = gate.value("decoder", "");
-  auto count = [&](const char* key) { return s.contains(key) && s[key].is_number() ? s[key].get<double>() : 0.0; };
+  const json& s = member(gate, "stats");
+  if (auto vacuous = json_integer(member(s, "vacuous"), 0, std::numeric_limits<std::int64_t>::max())) return *vacuous < inputs;
+  const std::string decoder = json_string_or(gate, "decoder", "");
+  auto count = [&](const char* key) { return number_or_zero(member(s, key)); };
   if (decoder == "boxes" || decoder == "slots") return count("detections_ref") > 0;
   if (decoder == "text") return count("characters") > 0;
-  if (decoder == "classification") return s.contains("threshold") && !s["threshold"].is_null() ? count("above_ref") > 0 : count("items") > 0;
+  if (decoder == "classification") return !member(s, "threshold").is_null() ? count("above_ref") > 0 : count("items") > 0;
   if (decoder == "embedding") return count("items") > 0;
   if (decoder == "mask") return count("masks") > 0;
   return false;
@@ -174,25 +183,28 @@ std::string gates_problem(const Release& release, const Variant& floor) {
   std::string last = "no parity report";
   for (const auto& e : release.evidence) {
     if (e.kind != "parity") continue;
-    json report = json::parse(e.document, nullptr, false);
-    if (report.is_discarded()) continue;
-    const json& ref = report["sides"]["ref"];
-    const std::string ref_sha = ref.value("model_sha256", ""), ref_stable = ref.value("model_stable_sha256", "");
+    const json report = parse_json_or_discarded(e.document);
+    if (!report.is_object()) continue;
+    const json& ref = member(member(report, "sides"), "ref");
+    const std::string ref_sha = json_string_or(ref, "model_sha256", ""), ref_stable = json_string_or(ref, "model_stable_sha256", "");
     if (ref_sha != floor.sha256 && (floor.stable_sha256.empty() || ref_stable != floor.stable_sha256)) {
-      last = fmt::format("a parity report against {} (sha256 {}), not the f32 variant {}", ref.value("model_file", "?"), ref_sha.substr(0, 12), floor.key);
+      last = fmt::format("a parity report against {} (sha256 {}), not the f32 variant {}", json_string_or(ref, "model_file", "?"),
+                         ref_sha.substr(0, 12), floor.key);
       continue;
     }
-    if (!report.value("passed", false)) {
+    if (member(report, "passed") != json(true)) {
       last = "a parity report against the f32 variant that failed";
       continue;
     }
-    const std::int64_t inputs = report.value("inputs", 0);
+    const std::int64_t inputs = json_integer(member(report, "inputs"), 0, std::numeric_limits<std::int64_t>::max()).value_or(0);
     int decisions = 0;
     std::string vacuous;
-    for (const auto& g : report.value("gates", json::array())) {
-      if (g.value("decoder", "tensor") == "tensor") continue;
+    const json& gates = member(report, "gates");
+    for (const auto& g : gates.is_array() ? gates : json::array()) {
+      const json& decoder = member(g, "decoder");
+      if (decoder.is_null() || decoder == "tensor") continue;
       ++decisions;
-      if (!decided_something(g, inputs)) vacuous = g.value("title", "a gate");
+      if (!decided_something(g, inputs)) vacuous = json_string_or(g, "title", "a gate");
     }
     if (decisions == 0) {
       last = "a parity report against the f32 variant with tensor gates only: no decision gate";
