@@ -184,26 +184,26 @@ TEST_F(JobRunnerTest, AMalformedJobIsTheWorkersOwnFailure) {
 // Nesting far beyond any stack a recursive reader has.
 std::string deep_json(std::size_t levels = 50'000) { return std::string(levels, '[') + std::string(levels, ']'); }
 
+// The worker run by hand on a probe job file another process damaged: the result it writes.
+std::string worker_result(const fs::path& dir, const std::string& job_text) {
+  fs::create_directories(dir / "work");
+  test::write_text(dir / "work" / "job.json", job_text);
+  auto r = test::run_command("'" + test::worker_path().string() + "' probe '" + (dir / "work" / "job.json").string() + "'");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return test::read_file(dir / "work" / "result.json");
+}
+
 TEST_F(JobRunnerTest, ADeeplyNestedJobFileIsMalformedNotACrash) {
-  // The worker run by hand on a job file another process damaged.
-  fs::create_directories(dir_ / "work");
-  test::write_text(dir_ / "work" / "job.json", deep_json());
-  auto r = test::run_command("'" + test::worker_path().string() + "' probe '" + (dir_ / "work" / "job.json").string() + "'");
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  const std::string result = test::read_file(dir_ / "work" / "result.json");
+  const std::string result = worker_result(dir_, deep_json());
   EXPECT_THAT(result, HasSubstr("malformed probe job"));
   EXPECT_THAT(result, HasSubstr("nested deeper than 64 levels"));
 }
 
 TEST_F(JobRunnerTest, AJobFileWithANumberPastItsFieldIsMalformedNotUndefined) {
-  // The worker run by hand on a job whose rung's append method is 1.5e77 (found by fuzz/job-file.cc).
+  // A job whose rung's append method is 1.5e77 (found by fuzz/job-file.cc).
   nlohmann::json job = probe_job(cpu());
   job["target"]["rung"]["append"] = 1.5e77;
-  fs::create_directories(dir_ / "work");
-  test::write_text(dir_ / "work" / "job.json", job.dump());
-  auto r = test::run_command("'" + test::worker_path().string() + "' probe '" + (dir_ / "work" / "job.json").string() + "'");
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  const std::string result = test::read_file(dir_ / "work" / "result.json");
+  const std::string result = worker_result(dir_, job.dump());
   EXPECT_THAT(result, HasSubstr("malformed probe job"));
   EXPECT_THAT(result, HasSubstr("is not a whole number in range here"));
 }
