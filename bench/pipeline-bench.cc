@@ -17,7 +17,9 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "numeric_args.h"
 #include "os/atomic_file.h"
+#include "os/json_input.h"
 #include "os/read_file.h"
 #include "rung/pipeline.h"
 
@@ -36,12 +38,16 @@ struct Page {
 // Renders the set once; a kept set with enough pages is reused.
 std::vector<Page> corpus(const fs::path& dir, std::size_t pages) {
   const fs::path set = dir / "pages";
-  auto manifest = nlohmann::json::parse(rung::read_text_file(set / "manifest.json"), nullptr, false);
-  if (manifest.is_discarded() || manifest["pages"].size() < pages) {
+  auto read_manifest = [&] {
+    auto j = rung::read_json_file(set / "manifest.json");
+    return j && j->is_object() && j->contains("pages") && (*j)["pages"].is_array() ? std::move(*j) : nlohmann::json::object({{"pages", nlohmann::json::array()}});
+  };
+  auto manifest = read_manifest();
+  if (manifest["pages"].size() < pages) {
     const std::string cmd = fmt::format("python3 '{}' --out '{}' --set pages --pages {}", RUNG_BENCH_CORPUS_SCRIPT, dir.string(), pages);
     fmt::print(stderr, "rendering the corpus: {}\n", cmd);
     if (std::system(cmd.c_str()) != 0) return {};
-    manifest = nlohmann::json::parse(rung::read_text_file(set / "manifest.json"), nullptr, false);
+    manifest = read_manifest();
   }
   std::vector<Page> out;
   for (const auto& p : manifest["pages"]) {
@@ -178,12 +184,16 @@ int main(int argc, char** argv) {
   CLI::App app{"pipeline-bench: the OCR pipeline against a sequential loop, on the floor and on the chosen rung"};
   std::size_t pages = 200;
   std::string corpus_dir = (fs::path(RUNG_BENCH_DEPS_DIR) / "corpus").string(), plugin_dir, json, only;
-  app.add_option("--pages", pages, "Pages of the corpus to read")->check(CLI::PositiveNumber);
-  app.add_option("--corpus", corpus_dir, "Where the rendered corpus is kept");
-  app.add_option("--plugin-dir", plugin_dir, "The simulated accelerator's plugin directory (the chosen rung); none: the floor only");
-  app.add_option("--only", only, "Measure one of the two: floor, or chosen (needs --plugin-dir)")->check(CLI::IsMember({"floor", "chosen"}));
-  app.add_option("--json", json, "Write the figures here");
-  CLI11_PARSE(app, argc, argv);
+  rung::cli::add_number(app, "--pages", pages, "Pages of the corpus to read", {1, 100'000, "pages"})->capture_default_str();
+  rung::cli::add_text(app, "--corpus", corpus_dir, "Where the rendered corpus is kept");
+  rung::cli::add_text(app, "--plugin-dir", plugin_dir, "The simulated accelerator's plugin directory (the chosen rung); none: the floor only");
+  rung::cli::add_text(app, "--only", only, "Measure one of the two: floor, or chosen (needs --plugin-dir)")->check(CLI::IsMember({"floor", "chosen"}));
+  rung::cli::add_text(app, "--json", json, "Write the figures here");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;  // a usage error, as in rung's commands
+  }
   if (only == "chosen" && plugin_dir.empty()) {
     fmt::print(stderr, "pipeline-bench: --only chosen needs --plugin-dir (the simulated accelerator)\n");
     return 2;

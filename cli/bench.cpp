@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "numeric_args.h"
 #include "model_args.h"
+#include "output_check.h"
 #include "runtime_args.h"
 #include "rung/bench.h"
 #include "rung/bench_html.h"
@@ -103,7 +104,7 @@ int run_bench_command(const BenchCliOptions& c) {
   o.compare_bare = c.compare_bare;
   o.rungs = c.rungs;
   o.hardware_root = c.hardware_root;
-  o.deadline = std::chrono::milliseconds(static_cast<long long>(c.deadline_s * 1000));
+  o.deadline = deadline_from_seconds(c.deadline_s);
   c.runtime.apply_to(o.runtimes);
   c.plugins.apply_to(o.runtimes);
   o.plugin_dirs = c.plugins.paths();
@@ -127,18 +128,26 @@ int run_bench_command(const BenchCliOptions& c) {
     for (const auto& m : o.models) names.push_back(m.name);
     auto paths = bench_record_paths(c.json, names);
     if (!paths) throw CliError(kExitUsage, paths.error().message);
-    for (std::size_t i = 0; i < paths->size(); ++i) {
-      if (auto s = check_bench_record_target((*paths)[i], o.models[i].path); !s) {
-        throw CliError(kExitUsage, fmt::format("--json: {}", s.error().message));
-      }
-    }
     record_files = *paths;
   }
-  if (!c.html.empty()) {
-    std::error_code ec;
-    fs::path dir = fs::path(c.html).parent_path();
-    if (fs::is_directory(c.html, ec) || (!dir.empty() && !fs::is_directory(dir, ec))) {
-      throw CliError(kExitUsage, fmt::format("--html {}: not a file in an existing directory", c.html));
+  // No output may be an input (a model, a recorded input, a spec), another output or a directory.
+  {
+    std::vector<NamedPath> outputs, inputs;
+    for (const auto& f : record_files) outputs.push_back({"--json", f, true});  // a record's directory is made when missing
+    outputs.push_back({"--html", c.html});
+    for (const auto& m : o.models) inputs.push_back({"the model " + m.name, m.path});
+    inputs.push_back({"--input", o.input_dir});
+    for (const auto& s : c.input_specs) inputs.push_back({"--input-spec", file_of_assignment(s)});
+    for (const auto& d : c.plugins.dirs) inputs.push_back({"--plugin-dir", d});
+    inputs.push_back({"--ort-dir", c.runtime.ort_dir});
+    check_outputs_before_work(outputs, inputs);
+  }
+  if (!record_files.empty()) {
+    const auto& paths = record_files;
+    for (std::size_t i = 0; i < paths.size(); ++i) {
+      if (auto s = check_bench_record_target(paths[i], o.models[i].path); !s) {
+        throw CliError(kExitUsage, fmt::format("--json: {}", s.error().message));
+      }
     }
   }
 
@@ -173,30 +182,27 @@ int run_bench_command(const BenchCliOptions& c) {
 void add_bench_command(CLI::App& app) {
   auto c = std::make_shared<BenchCliOptions>();
   auto* cmd = app.add_subcommand("bench", "Measure each model on each rung of this device, each rung in its own process");
-  cmd->add_option("models", c->models, "Model files: PATH or NAME=PATH")->required();
-  cmd->add_option("--rung", c->rungs, "Measure this rung (repeatable; default: the whole ladder). The CPU always runs: it is the floor and the reference");
-  cmd->add_option("--warmup", c->warmup, "Untimed runs after the first inference")->check(whole_within(0, 1'000'000))->capture_default_str();
-  auto* runs = cmd->add_option("--runs", c->runs, "Timed runs per rung and round")->check(whole_within(1, 1'000'000))->capture_default_str();
-  auto* duration = cmd->add_option("--duration", c->duration_s, "Time runs for this many seconds per rung and round, instead of --runs")
-                       ->check(finite_within(0.001, 3600, "seconds"));
+  add_text(*cmd, "models", c->models, "Model files: PATH or NAME=PATH")->required();
+  add_text(*cmd, "--rung", c->rungs, "Measure this rung (repeatable; default: the whole ladder). The CPU always runs: it is the floor and the reference");
+  add_number(*cmd, "--warmup", c->warmup, "Untimed runs after the first inference", {0, 1'000'000})->capture_default_str();
+  auto* runs = add_number(*cmd, "--runs", c->runs, "Timed runs per rung and round", {1, 1'000'000})->capture_default_str();
+  auto* duration = add_number(*cmd, "--duration", c->duration_s, "Time runs for this many seconds per rung and round, instead of --runs",
+                              {0.001, 3600, "seconds"});
   runs->excludes(duration);
-  cmd->add_option("--rounds", c->rounds, "Measure every rung this many times, the order rotated each round")
-      ->check(whole_within(1, 1000))
-      ->capture_default_str();
-  cmd->add_option("--threads", c->threads, "Intra-op threads per session (0: ONNX Runtime's default)")->check(thread_count())->capture_default_str();
-  cmd->add_option("--input", c->input, "random, zeros, or a directory of .pb tensors named after the inputs")->capture_default_str();
-  cmd->add_option("--input-spec", c->input_specs, "NAME=FILE: how to feed a model (JSON with dims, values, tensors)");
+  add_number(*cmd, "--rounds", c->rounds, "Measure every rung this many times, the order rotated each round", {1, 1000})->capture_default_str();
+  add_number(*cmd, "--threads", c->threads, "Intra-op threads per session (0: ONNX Runtime's default)", thread_count())->capture_default_str();
+  add_text(*cmd, "--input", c->input, "random, zeros, or a directory of .pb tensors named after the inputs")->capture_default_str();
+  add_text(*cmd, "--input-spec", c->input_specs, "NAME=FILE: how to feed a model (JSON with dims, values, tensors)");
   add_max_tensor_option(*cmd, c->max_tensor_mb);
-  cmd->add_option("--json", c->json, "Write one record per model here (a file for one model, a directory for several); appends to an existing record");
-  cmd->add_option("--html", c->html, "Write a self-contained HTML report here");
+  add_text(*cmd, "--json", c->json, "Write one record per model here (a file for one model, a directory for several); appends to an existing record");
+  add_text(*cmd, "--html", c->html, "Write a self-contained HTML report here");
   cmd->add_flag("--compare-bare", c->compare_bare, "On the CPU rung, interleave a bare OrtApi::Run loop and report rung's p50 against it");
-  cmd->add_option("--deadline", c->deadline_s, "Seconds a rung may take per model and round before it is killed")
-      ->check(finite_within(kMinDeadlineSeconds, kMaxDeadlineSeconds, "seconds"))
+  add_number(*cmd, "--deadline", c->deadline_s, "Seconds a rung may take per model and round before it is killed", deadline_seconds())
       ->capture_default_str();
   c->runtime.add_to(*cmd);
   c->plugins.add_to(*cmd);
   c->software_gpu.add_to(*cmd);
-  cmd->add_option("--hardware-root", c->hardware_root, "Read the hardware description under this directory (for testing)")->group("");
+  add_text(*cmd, "--hardware-root", c->hardware_root, "Read the hardware description under this directory (for testing)")->group("");
   cmd->callback([c] {
     int code = run_bench_command(*c);
     if (code != kExitOk) throw CliError(code, "bench failed");

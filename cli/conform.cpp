@@ -6,6 +6,8 @@
 #include <memory>
 
 #include "commands.h"
+#include "numeric_args.h"
+#include "output_check.h"
 #include "runtime_args.h"
 #include "rung/conform.h"
 
@@ -26,9 +28,6 @@ struct ConformCliOptions {
 };
 
 int run_conform_command(const ConformCliOptions& c) {
-  if (c.deadline_s <= 0) throw CliError(kExitUsage, "--deadline must be positive");
-  if (c.threads < 0) throw CliError(kExitUsage, "--threads must be 0 (ONNX Runtime's default) or more");
-  if (c.atol < 0 || c.rtol < 0) throw CliError(kExitUsage, "--atol and --rtol must not be negative");
   c.software_gpu.apply();
   ConformOptions o;
   for (const auto& s : c.suites) o.suites.emplace_back(s);
@@ -42,11 +41,24 @@ int run_conform_command(const ConformCliOptions& c) {
   o.tolerance = {c.atol, c.rtol, onnx.nan_equal};
   o.tolerance_name = c.atol == onnx.atol && c.rtol == onnx.rtol ? "onnx_backend" : "given";
   o.threads = c.threads;
-  o.deadline = std::chrono::milliseconds(static_cast<long long>(c.deadline_s * 1000));
+  o.deadline = deadline_from_seconds(c.deadline_s);
   o.hardware_root = c.hardware_root;
   o.work_dir = c.work_dir;
   c.runtime.apply_to(o.runtimes);
   o.plugin_dirs = c.plugins.paths();
+  // No output may be an input (a suite, a plugin library, a runtime), the other output or a directory.
+  {
+    std::vector<NamedPath> inputs;
+    for (const auto& s : c.suites) inputs.push_back({"--suite", s});
+    for (const auto& r : o.rungs) {
+      inputs.push_back({"--rung", r.rung.find('/') != std::string::npos ? r.rung : ""});
+      inputs.push_back({"--rung ort=", r.runtime.find('/') != std::string::npos ? r.runtime : ""});
+    }
+    for (const auto& d : c.plugins.dirs) inputs.push_back({"--plugin-dir", d});
+    inputs.push_back({"--ort-dir", c.runtime.ort_dir});
+    check_outputs_before_work({{"--json", c.json}, {"--html", c.html}}, inputs);
+    check_output_directory_before_work({"--work-dir", c.work_dir});
+  }
   const bool terminal = ::isatty(STDERR_FILENO) != 0;
   if (terminal) o.on_progress = [](const std::string& line) { fmt::print(stderr, "\r\033[Kconform: {}", line); };
   auto report = run_conform(o);
@@ -78,21 +90,21 @@ void add_conform_command(CLI::App& app) {
       "Outcomes: pass, mismatch, not placed (the provider ran none of the nodes), runtime refused (ONNX Runtime's reason),\n"
       "rung cannot feed it, timed out, crashed. Default tolerance: ONNX's own for its backend tests (atol 1e-7, rtol 1e-3).\n"
       "Exit: 0 every test was judged, 1 rung could not feed some test, 2 a usage or input error, 3 no such ONNX Runtime build.");
-  cmd->add_option("--suite", c->suites, "A folder of tests in ONNX's backend-test layout, or of such folders (default: Debian's libonnx-testdata)");
-  cmd->add_option("--rung", c->rungs, "Run on this rung (repeatable; default: this device's ladder)");
-  cmd->add_option("--filter", c->filter, "Only tests whose id (\"node/test_abs\") this regular expression finds");
-  cmd->add_option("--json", c->json, "Write the record here (schemas/conform-record.schema.json)");
-  cmd->add_option("--html", c->html, "Write the grid of operators x rungs here");
+  add_text(*cmd, "--suite", c->suites, "A folder of tests in ONNX's backend-test layout, or of such folders (default: Debian's libonnx-testdata)");
+  add_text(*cmd, "--rung", c->rungs, "Run on this rung (repeatable; default: this device's ladder)");
+  add_text(*cmd, "--filter", c->filter, "Only tests whose id (\"node/test_abs\") this regular expression finds");
+  add_text(*cmd, "--json", c->json, "Write the record here (schemas/conform-record.schema.json)");
+  add_text(*cmd, "--html", c->html, "Write the grid of operators x rungs here");
   cmd->add_flag("--details", c->details, "List every test that did not pass, with its reason");
-  cmd->add_option("--atol", c->atol, "Absolute tolerance")->capture_default_str();
-  cmd->add_option("--rtol", c->rtol, "Relative tolerance")->capture_default_str();
-  cmd->add_option("--threads", c->threads, "Intra-op threads per session (0: ONNX Runtime's default)")->capture_default_str();
-  cmd->add_option("--deadline", c->deadline_s, "Seconds a test may take before its worker is killed")->capture_default_str();
+  add_number(*cmd, "--atol", c->atol, "Absolute tolerance", {0, 1e6})->capture_default_str();
+  add_number(*cmd, "--rtol", c->rtol, "Relative tolerance", {0, 1e6})->capture_default_str();
+  add_number(*cmd, "--threads", c->threads, "Intra-op threads per session (0: ONNX Runtime's default)", thread_count())->capture_default_str();
+  add_number(*cmd, "--deadline", c->deadline_s, "Seconds a test may take before its worker is killed", deadline_seconds())->capture_default_str();
   c->runtime.add_to(*cmd);
   c->plugins.add_to(*cmd);
   c->software_gpu.add_to(*cmd);
-  cmd->add_option("--work-dir", c->work_dir, "Keep the workers' logs here (default: a temporary directory, removed)")->group("");
-  cmd->add_option("--hardware-root", c->hardware_root, "Read the hardware description under this directory (for testing)")->group("");
+  add_text(*cmd, "--work-dir", c->work_dir, "Keep the workers' logs here (default: a temporary directory, removed)")->group("");
+  add_text(*cmd, "--hardware-root", c->hardware_root, "Read the hardware description under this directory (for testing)")->group("");
   cmd->callback([c] {
     int code = run_conform_command(*c);
     if (code != kExitOk) throw CliError(code, "conform failed");

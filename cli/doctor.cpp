@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "commands.h"
+#include "numeric_args.h"
 #include "runtime_args.h"
 #include "rung/hardware.h"
 #include "rung/ladder.h"
@@ -204,7 +205,7 @@ void add_doctor_command(CLI::App& app) {
   cmd->add_flag("--json", opt->json, "Print a JSON document instead of text");
   opt->runtime.add_to(*cmd);
   opt->plugins.add_to(*cmd);
-  cmd->add_option("--hardware-root", opt->hardware_root, "Read the hardware description under this directory (for testing)")
+  add_text(*cmd, "--hardware-root", opt->hardware_root, "Read the hardware description under this directory (for testing)")
       ->group("");
   opt->software_gpu.add_to(*cmd);
   cmd->callback([opt] {

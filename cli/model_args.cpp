@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "commands.h"
+#include "rung/user_dirs.h"
 #include "rung/variants.h"
 
 namespace rung::cli {
@@ -76,20 +77,20 @@ Role parse_role(const std::string& s) {
 
 fs::path default_cache_dir() {
   if (const char* env = std::getenv("RUNG_CACHE_DIR"); env != nullptr && *env) return env;
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg) return fs::path(xdg) / "rung" / "probe";
-  if (const char* home = std::getenv("HOME"); home != nullptr && *home) return fs::path(home) / ".cache" / "rung" / "probe";
-  return fs::temp_directory_path() / "rung-probe";
+  auto dir = user_cache_dir();
+  if (!dir) throw CliError(kExitUsage, fmt::format("no cache directory: {} (or RUNG_CACHE_DIR, or --cache-dir)", dir.error().message));
+  return *dir / "probe";
 }
 
 void add_max_tensor_option(CLI::App& command, std::uint64_t& mb) {
-  command.add_option("--max-tensor-mb", mb, "The largest tensor made or read for a model, in MiB (default 1024): a larger one is refused")
-      ->check(whole_within(1, 1LL << 30));
+  add_number(command, "--max-tensor-mb", mb, "The largest tensor made or read for a model, in MiB (default 1024): a larger one is refused",
+             {1, std::uint64_t{1} << 30, "MiB"});
 }
 
 void ModelArgs::add_to(CLI::App& command) {
-  command.add_option("--model", models, "A registered model, PATH or NAME=PATH (default: the bundled sample models)");
-  command.add_option("--role", roles, "NAME=ROLE: detector, embedder, segmenter or generic (default generic)");
-  command.add_option("--input-spec", input_specs, "NAME=FILE: how to feed a model (JSON with dims, values, tensors)");
+  add_text(command, "--model", models, "A registered model, PATH or NAME=PATH (default: the bundled sample models)");
+  add_text(command, "--role", roles, "NAME=ROLE: detector, embedder, segmenter or generic (default generic)");
+  add_text(command, "--input-spec", input_specs, "NAME=FILE: how to feed a model (JSON with dims, values, tensors)");
   add_max_tensor_option(command, max_tensor_mb);
 }
 

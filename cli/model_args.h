@@ -29,7 +29,9 @@ struct ModelArgs {
 // --max-tensor-mb N: the largest tensor made or read for a model, in MiB.
 void add_max_tensor_option(CLI::App& command, std::uint64_t& mb);
 
-// RUNG_CACHE_DIR, else $XDG_CACHE_HOME/rung/probe, else ~/.cache/rung/probe.
+// RUNG_CACHE_DIR, else the user's cache directory (rung/user_dirs.h) / probe:
+// $XDG_CACHE_HOME/rung/probe, ~/.cache/rung/probe, or <tmp>/rung-<uid>/cache/probe.
+// Throws CliError (usage) naming what to set when none of them can be used.
 std::filesystem::path default_cache_dir();
 
 }  // namespace rung::cli

@@ -2,56 +2,132 @@
 
 #include <fmt/format.h>
 
-#include <cerrno>
+#include <algorithm>
+#include <cctype>
+#include <charconv>
 #include <cmath>
-#include <cstdlib>
+#include <stdexcept>
+#include <system_error>
 
 #include "rung/cpus.h"
 
+namespace rung::cli::numeric_detail {
+namespace {
+
+// "a whole number of threads from 0 to 16 (the logical CPUs ...)"
+template <class T>
+std::string expected(const char* kind, T lo, T hi, const std::string& unit, const std::string& why) {
+  return fmt::format("expected {}{}{} from {} to {}{}", kind, unit.empty() ? "" : " of ", unit, lo, hi, why.empty() ? "" : " (" + why + ")");
+}
+
+// One leading '+' before a digit is allowed, as strtod allows it; from_chars does not.
+std::string_view unsigned_text(const std::string& text) {
+  std::string_view v = text;
+  if (v.size() > 1 && v.front() == '+' && (std::isdigit(static_cast<unsigned char>(v[1])) || v[1] == '.')) v.remove_prefix(1);
+  return v;
+}
+
+enum class Parsed { kOk, kNotANumber, kOutOfRange };
+
+template <class T>
+Parsed parse_whole(std::string_view text, T& value) {
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value, 10);
+  if (ec == std::errc::result_out_of_range && end == text.data() + text.size()) return Parsed::kOutOfRange;
+  if (ec != std::errc() || end != text.data() + text.size()) return Parsed::kNotANumber;
+  return Parsed::kOk;
+}
+
+Parsed parse_real(std::string_view text, double& value) {
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value, std::chars_format::general);
+  if (ec == std::errc::result_out_of_range && end == text.data() + text.size()) return Parsed::kOutOfRange;
+  if (ec != std::errc() || end != text.data() + text.size()) return Parsed::kNotANumber;
+  return Parsed::kOk;
+}
+
+// Why text that is not a whole number was refused for an integer option: a
+// fraction is "not a whole number", nan, inf and -1 for a count are out of range.
+std::string not_whole(const std::string& text, bool negative_is_range, const std::string& range) {
+  double d = 0;
+  switch (parse_real(unsigned_text(text), d)) {
+    case Parsed::kNotANumber: return fmt::format("'{}' is not a number; {}", text, range);
+    case Parsed::kOutOfRange: return fmt::format("{} is out of range; {}", text, range);
+    case Parsed::kOk: break;
+  }
+  if (!std::isfinite(d) || (negative_is_range && d < 0 && d == std::floor(d))) return fmt::format("{} is out of range; {}", text, range);
+  if (d == std::floor(d)) return fmt::format("{} is not written as a whole number (digits only); {}", text, range);
+  return fmt::format("{} is not a whole number; {}", text, range);
+}
+
+}  // namespace
+
+std::string check_signed(std::string& text, long long lo, long long hi, const std::string& unit, const std::string& why) {
+  const std::string range = expected("a whole number", lo, hi, unit, why);
+  long long v = 0;
+  switch (parse_whole(unsigned_text(text), v)) {
+    case Parsed::kNotANumber: return not_whole(text, false, range);
+    case Parsed::kOutOfRange: return fmt::format("{} is out of range; {}", text, range);
+    case Parsed::kOk: break;
+  }
+  if (v < lo || v > hi) return fmt::format("{} is out of range; {}", text, range);
+  text = std::to_string(v);
+  return {};
+}
+
+std::string check_unsigned(std::string& text, unsigned long long lo, unsigned long long hi, const std::string& unit, const std::string& why) {
+  const std::string range = expected("a whole number", lo, hi, unit, why);
+  // from_chars refuses a '-' for an unsigned kind: a negative count is out of range, never wrapped round.
+  unsigned long long v = 0;
+  switch (parse_whole(unsigned_text(text), v)) {
+    case Parsed::kNotANumber: return not_whole(text, true, range);
+    case Parsed::kOutOfRange: return fmt::format("{} is out of range; {}", text, range);
+    case Parsed::kOk: break;
+  }
+  if (v < lo || v > hi) return fmt::format("{} is out of range; {}", text, range);
+  text = std::to_string(v);
+  return {};
+}
+
+std::string check_real(std::string& text, double lo, double hi, const std::string& unit, const std::string& why) {
+  const std::string range = expected("a finite number", lo, hi, unit, why);
+  double v = 0;
+  switch (parse_real(unsigned_text(text), v)) {
+    case Parsed::kNotANumber: return fmt::format("'{}' is not a number; {}", text, range);
+    case Parsed::kOutOfRange: return fmt::format("{} is out of range; {}", text, range);
+    case Parsed::kOk: break;
+  }
+  if (!std::isfinite(v) || v < lo || v > hi) return fmt::format("{} is out of range; {}", text, range);
+  text = fmt::format("{}", v);  // the shortest text that reads back as v
+  return {};
+}
+
+std::string range_name(long long lo, long long hi) { return fmt::format("{}..{}", lo, hi); }
+std::string range_name(unsigned long long lo, unsigned long long hi) { return fmt::format("{}..{}", lo, hi); }
+std::string range_name(double lo, double hi) { return fmt::format("{}..{}", lo, hi); }
+
+void require_sane_range(const std::string& name, bool ordered, bool finite) {
+  // A programming error in a command's declaration, caught by any run of the CLI.
+  if (!ordered || !finite) throw std::logic_error("option " + name + ": its range must be finite and ordered (lo <= hi)");
+}
+
+}  // namespace rung::cli::numeric_detail
+
 namespace rung::cli {
 
-CLI::Validator finite_within(double lo, double hi, const std::string& unit) {
-  const std::string range = fmt::format("a finite number of {} from {:g} to {:g}", unit, lo, hi);
-  return CLI::Validator(
-      [lo, hi, range](std::string& text) -> std::string {
-        char* end = nullptr;
-        errno = 0;
-        const double v = std::strtod(text.c_str(), &end);
-        if (end == text.c_str() || *end != '\0') return fmt::format("'{}' is not a number; expected {}", text, range);
-        if (!std::isfinite(v) || errno == ERANGE || v < lo || v > hi) return fmt::format("{} is out of range; expected {}", text, range);
-        return {};
-      },
-      fmt::format("{:g}..{:g}", lo, hi));
+Range<int> thread_count() {
+  const int cpus = usable_cpus();
+  return {0, cpus, "threads", fmt::format("0: the default; this machine gives rung {} logical CPU{}", cpus, cpus == 1 ? "" : "s")};
 }
 
-CLI::Validator whole_within(long long lo, long long hi) {
-  return CLI::Validator(
-      [lo, hi](std::string& text) -> std::string {
-        char* end = nullptr;
-        errno = 0;
-        const long long v = std::strtoll(text.c_str(), &end, 10);
-        if (end == text.c_str() || *end != '\0') return fmt::format("'{}' is not a whole number; expected {} to {}", text, lo, hi);
-        if (errno == ERANGE || v < lo || v > hi) return fmt::format("{} is out of range; expected a whole number from {} to {}", text, lo, hi);
-        return {};
-      },
-      fmt::format("{}..{}", lo, hi));
+Range<int> thread_count_from_one() {
+  const int cpus = usable_cpus();
+  return {1, cpus, "threads", fmt::format("this machine gives rung {} logical CPU{}", cpus, cpus == 1 ? "" : "s")};
 }
 
-CLI::Validator thread_count() {
-  return CLI::Validator(
-      [](std::string& text) -> std::string {
-        const int cpus = usable_cpus();
-        char* end = nullptr;
-        errno = 0;
-        const long long v = std::strtoll(text.c_str(), &end, 10);
-        if (end == text.c_str() || *end != '\0') return fmt::format("'{}' is not a whole number of threads", text);
-        if (errno == ERANGE || v < 0 || v > cpus) {
-          return fmt::format("{} threads is out of range: this machine gives rung {} logical CPU{}, so 0 (the default) to {}", text, cpus,
-                             cpus == 1 ? "" : "s", cpus);
-        }
-        return {};
-      },
-      "0..CPUs");
+Range<double> deadline_seconds() { return {kMinDeadlineSeconds, kMaxDeadlineSeconds, "seconds"}; }
+
+std::chrono::milliseconds deadline_from_seconds(double seconds) {
+  // The range keeps this finite and within a day, so the rounding cannot overflow.
+  return std::chrono::milliseconds(std::max(1LL, std::llround(std::clamp(seconds, kMinDeadlineSeconds, kMaxDeadlineSeconds) * 1000)));
 }
 
 }  // namespace rung::cli

@@ -3,11 +3,13 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <limits>
 #include <memory>
 
 #include "commands.h"
 #include "model_args.h"
 #include "numeric_args.h"
+#include "output_check.h"
 #include "runtime_args.h"
 #include "rung/parity.h"
 
@@ -61,7 +63,25 @@ void run_parity_command(const ParityCliOptions& c) {
   if (!c.input_spec.empty()) o.input_spec = read_input_spec(c.input_spec, o.ref.model);
   c.runtime.apply_to(o.runtimes);
   c.plugins.apply_to(o.runtimes);
-  o.deadline = std::chrono::milliseconds(static_cast<long long>(c.deadline_s * 1000));
+  o.deadline = deadline_from_seconds(c.deadline_s);
+  // The report may not be an input: a side's model, stored outputs, plugin or runtime, the inputs, the gate file, a spec.
+  {
+    std::vector<NamedPath> inputs;
+    for (const auto& [role, side] : {std::pair<std::string, const ParitySide*>{"--ref", &o.ref}, {"--cand", &o.cand}}) {
+      inputs.push_back({role + " model", side->model});
+      inputs.push_back({role + " expected:", side->expected});
+      inputs.push_back({role + " rung=", side->rung.find('/') != std::string::npos ? side->rung : ""});
+      inputs.push_back({role + " ort=", side->runtime.find('/') != std::string::npos ? side->runtime : ""});
+    }
+    inputs.push_back({"--inputs", c.inputs});
+    inputs.push_back({"--gate", c.gate});
+    for (const auto& f : files_named_by_gate_file(c.gate)) inputs.push_back({"the gate file's character list", f});
+    inputs.push_back({"--preprocess", c.preprocess});
+    inputs.push_back({"--input-spec", file_of_assignment(c.input_spec)});
+    inputs.push_back({"--ort-dir", c.runtime.ort_dir});
+    check_outputs_before_work({{"--json", c.json}}, inputs);
+    check_output_directory_before_work({"--work-dir", c.work_dir});
+  }
   const bool terminal = ::isatty(STDERR_FILENO) != 0;
   if (terminal) o.on_progress = [](const std::string& line) { fmt::print(stderr, "\r\033[Kparity: {}", line); };
   auto report = run_parity(o);
@@ -85,24 +105,23 @@ void add_parity_command(CLI::App& app) {
       "  e.g. --ref det.onnx,ort=1.30.0 --cand det.onnx,ort=1.28.2\n"
       "       --ref expected:test_abs --cand test_abs/model.onnx --inputs test_abs\n"
       "Exit: 0 every gate passes, 1 a gate fails (or a side could not run), 2 a usage or input error, 3 no such ONNX Runtime build.");
-  cmd->add_option("--ref", c->ref, "The reference side (SPEC)")->required();
-  cmd->add_option("--cand", c->cand, "The candidate side (SPEC)")->required();
-  cmd->add_option("--inputs", c->inputs, "A directory of tensors (.pb, .npy, or a subdirectory of them per input set) or of images");
-  cmd->add_option("--random", c->random, "Use N seeded random input sets instead of --inputs")->check(whole_within(1, 1'000'000));
-  cmd->add_option("--seed", c->seed, "Seed for random inputs")->capture_default_str();
-  cmd->add_option("--gate", c->gate, "Gate file (JSON: decoders, operating points, bounds, outputs; preprocessing). Default: the tensor gate");
-  cmd->add_option("--preprocess", c->preprocess, "Image preprocessing (JSON) when the gate file declares none");
-  cmd->add_option("--json", c->json, "Also write the report as JSON to this file");
-  cmd->add_option("--input-spec", c->input_spec, "FILE or NAME=FILE: dims and values for the model's inputs (JSON, as probe and bench take)");
+  add_text(*cmd, "--ref", c->ref, "The reference side (SPEC)")->required();
+  add_text(*cmd, "--cand", c->cand, "The candidate side (SPEC)")->required();
+  add_text(*cmd, "--inputs", c->inputs, "A directory of tensors (.pb, .npy, or a subdirectory of them per input set) or of images");
+  add_number(*cmd, "--random", c->random, "Use N seeded random input sets instead of --inputs", {1, kMaxRandomInputSets, "input sets"});
+  add_number(*cmd, "--seed", c->seed, "Seed for random inputs", {0, std::numeric_limits<std::uint64_t>::max()})->capture_default_str();
+  add_text(*cmd, "--gate", c->gate, "Gate file (JSON: decoders, operating points, bounds, outputs; preprocessing). Default: the tensor gate");
+  add_text(*cmd, "--preprocess", c->preprocess, "Image preprocessing (JSON) when the gate file declares none");
+  add_text(*cmd, "--json", c->json, "Also write the report as JSON to this file");
+  add_text(*cmd, "--input-spec", c->input_spec, "FILE or NAME=FILE: dims and values for the model's inputs (JSON, as probe and bench take)");
   cmd->add_flag("--show", c->show, "Print both sides' decoded decisions for every input (text lines, boxes)");
-  cmd->add_option("--deadline", c->deadline_s, "Seconds a side may take to build its session or run one input")
-      ->check(finite_within(kMinDeadlineSeconds, kMaxDeadlineSeconds, "seconds"))
+  add_number(*cmd, "--deadline", c->deadline_s, "Seconds a side may take to build its session or run one input", deadline_seconds())
       ->capture_default_str();
   c->runtime.add_to(*cmd);
   add_max_tensor_option(*cmd, c->max_tensor_mb);
   c->plugins.add_allow_to(*cmd);
   c->software_gpu.add_to(*cmd);
-  cmd->add_option("--work-dir", c->work_dir, "Keep the exchanged tensors here (default: a temporary directory, removed)")->group("");
+  add_text(*cmd, "--work-dir", c->work_dir, "Keep the exchanged tensors here (default: a temporary directory, removed)")->group("");
   cmd->callback([c] { run_parity_command(*c); });
 }
 

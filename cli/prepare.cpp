@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "numeric_args.h"
 #include "model_args.h"
+#include "output_check.h"
 #include "runtime_args.h"
 #include "rung/engine.h"
 #include "rung/variants.h"
@@ -34,6 +35,7 @@ struct PrepareOptions {
 int run_prepare(const PrepareOptions& c) {
   EngineOptions o;
   o.cache_dir = c.cache_dir.empty() ? default_cache_dir() : fs::path(c.cache_dir);
+  check_output_directory_before_work({"--cache-dir", o.cache_dir});  // written in: never a file (a model, say)
   // A manifest's groups, each resolved to its variant when the engine starts: the bundled one unless models are named.
   if (c.variants.given() || c.models.models.empty()) {
     if (!c.models.roles.empty()) throw CliError(kExitUsage, "--role: a manifest's groups declare their roles");
@@ -125,13 +127,14 @@ void add_prepare_command(CLI::App& app) {
   c->variants.add_to(*cmd);
   cmd->add_flag("--json", c->json, "Print the outcome as JSON");
   cmd->add_flag("--in-process", c->in_process, "Probe and build engines in this process instead of child processes");
-  cmd->add_option("--threads", c->threads, "Inference threads (default: physical cores minus two, at least one)")->check(thread_count());
-  cmd->add_option("--accept-ratio", c->accept_ratio, "Take a rung whose median is below the floor's times this")->check(finite_within(0.01, 10000, "times the floor's median"))->capture_default_str();
-  cmd->add_option("--use-rung", c->use_rung, "Force a rung at or below the chosen one (also RUNG_FORCE_RUNG)");
-  cmd->add_option("--cache-dir", c->cache_dir, "Where the decision and the engines are cached (default: RUNG_CACHE_DIR or ~/.cache/rung/probe)");
+  add_number(*cmd, "--threads", c->threads, "Inference threads (default: physical cores minus two, at least one)", thread_count());
+  add_number(*cmd, "--accept-ratio", c->accept_ratio, "Take a rung whose median is below the floor's times this", {0.01, 10000, "times the floor's median"})
+      ->capture_default_str();
+  add_text(*cmd, "--use-rung", c->use_rung, "Force a rung at or below the chosen one (also RUNG_FORCE_RUNG)");
+  add_text(*cmd, "--cache-dir", c->cache_dir, "Where the decision and the engines are cached (default: RUNG_CACHE_DIR or ~/.cache/rung/probe)");
   c->runtime.add_to(*cmd);
   c->plugins.add_to(*cmd);
-  cmd->add_option("--hardware-root", c->hardware_root, "Read the hardware description under this directory (for testing)")->group("");
+  add_text(*cmd, "--hardware-root", c->hardware_root, "Read the hardware description under this directory (for testing)")->group("");
   cmd->callback([c] {
     int code = run_prepare(*c);
     if (code == kExitUsage) throw CliError(code, "a model's inputs were refused (see above)");

@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "numeric_args.h"
 #include "model_args.h"
+#include "output_check.h"
 #include "runtime_args.h"
 #include "rung/probe.h"
 
@@ -78,6 +79,7 @@ int run_probe_command(const ProbeCliOptions& c) {
   c.software_gpu.apply();
   ProbeOptions o;
   o.cache_dir = c.cache_dir.empty() ? default_cache_dir() : fs::path(c.cache_dir);
+  check_output_directory_before_work({"--cache-dir", o.cache_dir});  // written in: never a file (a model, say)
   o.hardware_root = c.hardware_root;
   o.runs = c.runs;
   o.threads = c.threads;
@@ -87,13 +89,11 @@ int run_probe_command(const ProbeCliOptions& c) {
   o.min_placed_share = c.min_placed;
   o.reprobe = c.reprobe;
   o.isolate = !c.in_process;
-  o.deadline = std::chrono::milliseconds(static_cast<long long>(c.deadline_s * 1000));
+  o.deadline = deadline_from_seconds(c.deadline_s);
   c.runtime.apply_to(o.runtimes);
   c.plugins.apply_to(o.runtimes);
   o.plugin_dirs = c.plugins.paths();
   if (!c.use_rung.empty()) o.forced_rung = c.use_rung;
-  // The others are checked where they are parsed (numeric_args.h); this one's range is half-open.
-  if (!(c.min_gain >= 0 && c.min_gain < 1)) throw CliError(kExitUsage, fmt::format("--min-gain must lie in [0, 1), not {}", c.min_gain));
 
   for (auto& m : c.models.resolve()) o.models.push_back({m.name, m.f32, m.inputs});
   o.probe_models = c.probe_models;
@@ -129,30 +129,32 @@ void add_probe_command(CLI::App& app) {
   auto c = std::make_shared<ProbeCliOptions>();
   auto* cmd = app.add_subcommand("probe", "Choose this device's rung by building, timing and checking each one; cache the choice");
   c->models.add_to(*cmd);
-  cmd->add_option("--probe-model", c->probe_models, "Probe with this registered model (default: the smallest)");
+  add_text(*cmd, "--probe-model", c->probe_models, "Probe with this registered model (default: the smallest)");
   cmd->add_flag("--json", c->json, "Print the outcome as JSON");
   cmd->add_flag("--force", c->reprobe, "Probe again even when the cache is valid");
   cmd->add_flag("--in-process", c->in_process, "Build sessions in this process (the attempt-file rule guards against crashes)");
-  cmd->add_option("--deadline", c->deadline_s, "Seconds each rung may take per model before it is killed")->check(finite_within(kMinDeadlineSeconds, kMaxDeadlineSeconds, "seconds"))->capture_default_str();
-  cmd->add_option("--runs", c->runs, "Timed runs per rung after one untimed run")->check(whole_within(1, 1'000'000))->capture_default_str();
-  cmd->add_option("--threads", c->threads, "Intra-op threads per session (0: ONNX Runtime's default)")->check(thread_count())->capture_default_str();
-  cmd->add_option("--accept-ratio", c->accept_ratio, "Take a rung whose time is surely below the floor's times this (less --min-gain)")
-      ->check(finite_within(0.01, 10000, "times the floor's median"))
+  add_number(*cmd, "--deadline", c->deadline_s, "Seconds each rung may take per model before it is killed", deadline_seconds())->capture_default_str();
+  add_number(*cmd, "--runs", c->runs, "Timed runs per rung after one untimed run", {1, 1'000'000})->capture_default_str();
+  add_number(*cmd, "--threads", c->threads, "Intra-op threads per session (0: ONNX Runtime's default)", thread_count())->capture_default_str();
+  add_number(*cmd, "--accept-ratio", c->accept_ratio, "Take a rung whose time is surely below the floor's times this (less --min-gain)",
+             {0.01, 10000, "times the floor's median"})
       ->capture_default_str();
-  cmd->add_option("--min-gain", c->min_gain, "What moving to a rung must gain: the interval of its ratio must lie under the acceptance ratio less this share")
+  // The gain is a share below 1 (1 itself would ask for a rung that takes no time); the library refuses 1 too.
+  add_number(*cmd, "--min-gain", c->min_gain, "What moving to a rung must gain: the interval of its ratio must lie under the acceptance ratio less this share",
+             {0, 0.999, "the floor's time"})
       ->capture_default_str();
-  cmd->add_option("--time-budget", c->time_budget_s, "Seconds of further paired runs per rung and model while the clock cannot decide")
-      ->check(finite_within(0, kMaxDeadlineSeconds, "seconds"))
+  add_number(*cmd, "--time-budget", c->time_budget_s, "Seconds of further paired runs per rung and model while the clock cannot decide",
+             {0, kMaxDeadlineSeconds, "seconds"})
       ->capture_default_str();
-  cmd->add_option("--min-placed", c->min_placed, "Share of the nodes a rung's provider must run to be placed (from ONNX Runtime's profile)")
-      ->check(finite_within(0, 1, "share of the nodes"))
+  add_number(*cmd, "--min-placed", c->min_placed, "Share of the nodes a rung's provider must run to be placed (from ONNX Runtime's profile)",
+             {0, 1, "the nodes"})
       ->capture_default_str();
-  cmd->add_option("--use-rung", c->use_rung, "Force a rung at or below the chosen one (also RUNG_FORCE_RUNG)");
-  cmd->add_option("--cache-dir", c->cache_dir, "Where the decision is cached (default: RUNG_CACHE_DIR or ~/.cache/rung/probe)");
+  add_text(*cmd, "--use-rung", c->use_rung, "Force a rung at or below the chosen one (also RUNG_FORCE_RUNG)");
+  add_text(*cmd, "--cache-dir", c->cache_dir, "Where the decision is cached (default: RUNG_CACHE_DIR or ~/.cache/rung/probe)");
   c->runtime.add_to(*cmd);
   c->plugins.add_to(*cmd);
   c->software_gpu.add_to(*cmd);
-  cmd->add_option("--hardware-root", c->hardware_root, "Read the hardware description under this directory (for testing)")->group("");
+  add_text(*cmd, "--hardware-root", c->hardware_root, "Read the hardware description under this directory (for testing)")->group("");
   cmd->callback([c] {
     int code = run_probe_command(*c);
     if (code != kExitOk) throw CliError(code, "some models could not be probed (see above)");

@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <limits>
 #include <memory>
 
 #include "commands.h"
+#include "numeric_args.h"
 #include "runtime_args.h"
 #include "rung/quantise.h"
 
@@ -23,6 +25,9 @@ void show_progress(const std::string& stage, std::size_t done, std::size_t total
   fmt::print(stderr, "\r\033[K{} [{}{}] {}/{} {}", stage, std::string(filled, '#'), std::string(kWidth - filled, '.'), done, total, item);
 }
 
+// ONNX's default domain counts its opsets from 1; libonnx's converter says how far it goes.
+const Range<std::int64_t> kOpsets{1, 1000};
+
 struct SharedFlags {
   std::string ort, work_dir;
   RuntimeArgs runtime;
@@ -30,17 +35,17 @@ struct SharedFlags {
   int threads = 0;
 
   void add_to(CLI::App* cmd) {
-    cmd->add_option("--ort", ort, "ONNX Runtime build to run on: a version found (1.30.0) or a directory or library; default: the chosen build");
-    cmd->add_option("--deadline", deadline_s, "Seconds a scoring side may take to build its session or run one input")->capture_default_str();
+    add_text(*cmd, "--ort", ort, "ONNX Runtime build to run on: a version found (1.30.0) or a directory or library; default: the chosen build");
+    add_number(*cmd, "--deadline", deadline_s, "Seconds a scoring side may take to build its session or run one input", deadline_seconds())
+        ->capture_default_str();
     runtime.add_to(*cmd);
-    cmd->add_option("--work-dir", work_dir, "Keep the intermediate files here (default: a temporary directory, removed)")->group("");
+    add_text(*cmd, "--work-dir", work_dir, "Keep the intermediate files here (default: a temporary directory, removed)")->group("");
   }
   ReleaseToolSettings settings() const {
     ReleaseToolSettings s;
     s.runtime = ort;
     runtime.apply_to(s.runtimes);
-    if (deadline_s <= 0) throw CliError(kExitUsage, "--deadline must be positive");
-    s.deadline = std::chrono::milliseconds(static_cast<long long>(deadline_s * 1000));
+    s.deadline = deadline_from_seconds(deadline_s);
     s.work_dir = work_dir;
     s.threads = threads;
     if (::isatty(STDERR_FILENO) != 0) s.on_progress = show_progress;
@@ -114,24 +119,25 @@ void add_quantise_command(CLI::App& app, int argc, char** argv) {
       "calibration set, on ONNX Runtime's CPU: not the NPU's measurement.\n"
       "Exit: 0 written (every gate passed), 1 a gate failed (nothing written unless --force), 2 a usage or input error "
       "(an overlapping holdout among them), 3 no usable ONNX Runtime build.");
-  cmd->add_option("model", c->model, "The f32 model file")->required();
-  cmd->add_option("--form", c->o.form, "int8 (8-bit activations and weights), a16w8 or a16w16")->capture_default_str();
-  cmd->add_option("--calibration", c->calibration, "Calibration inputs: images (the gate file's preprocessing) or tensors (.pb, .npy)")->required();
-  cmd->add_option("--holdout", c->holdout, "Scoring inputs, sharing no file with the calibration set")->required();
-  cmd->add_option("--gate", c->gate, "The model's gate file (preprocessing, input values, decision gates)")->required();
-  cmd->add_option("--calibrator", c->o.calibrator, "minmax, percentile=P (e.g. percentile=99.999) or entropy")->capture_default_str();
+  add_text(*cmd, "model", c->model, "The f32 model file")->required();
+  add_text(*cmd, "--form", c->o.form, "int8 (8-bit activations and weights), a16w8 or a16w16")->capture_default_str();
+  add_text(*cmd, "--calibration", c->calibration, "Calibration inputs: images (the gate file's preprocessing) or tensors (.pb, .npy)")->required();
+  add_text(*cmd, "--holdout", c->holdout, "Scoring inputs, sharing no file with the calibration set")->required();
+  add_text(*cmd, "--gate", c->gate, "The model's gate file (preprocessing, input values, decision gates)")->required();
+  add_text(*cmd, "--calibrator", c->o.calibrator, "minmax, percentile=P (e.g. percentile=99.999) or entropy")->capture_default_str();
   cmd->add_flag("--signed-activations", c->o.signed_activations, "int8/int16 activations instead of uint8/uint16");
   cmd->add_flag("--per-tensor", c->o.per_tensor, "One weight scale per tensor instead of one per output channel");
   cmd->add_flag("--reduce-range", c->o.reduce_range,
                 "8-bit weights in 7 bits: x86 CPUs without VNNI saturate uint8 x int8 sums, so a CPU-scored full-range form reads worse than it is");
-  cmd->add_option("--keep-float", c->o.keep_float, "A node name or op type that stays float (repeatable)");
-  cmd->add_option("--float-from", c->o.float_from, "A tensor whose consumers, and everything downstream, stay float (repeatable)");
-  cmd->add_option("--opset", c->o.opset, "The opset a model below 13 is upgraded to (proven the same first)")->capture_default_str();
-  cmd->add_option("--name", c->o.name, "The model's name in its id (default: the file's stem)");
-  cmd->add_option("--out", c->out, "The quantised file (default: NAME_FORM.onnx here)");
-  cmd->add_option("--report", c->report, "Write the JSON report here too, whatever the decision (default: beside a written file)");
+  add_text(*cmd, "--keep-float", c->o.keep_float, "A node name or op type that stays float (repeatable)");
+  add_text(*cmd, "--float-from", c->o.float_from, "A tensor whose consumers, and everything downstream, stay float (repeatable)");
+  add_number(*cmd, "--opset", c->o.opset, "The opset a model below 13 is upgraded to (proven the same first)", kOpsets)->capture_default_str();
+  add_text(*cmd, "--name", c->o.name, "The model's name in its id (default: the file's stem)");
+  add_text(*cmd, "--out", c->out, "The quantised file (default: NAME_FORM.onnx here)");
+  add_text(*cmd, "--report", c->report, "Write the JSON report here too, whatever the decision (default: beside a written file)");
   cmd->add_flag("--force", c->o.force, "Write the file even when a gate fails (the failing report beside it; exit 1)");
-  cmd->add_option("--threads", c->shared.threads, "Intra-op threads for calibration (default: ONNX Runtime's)");
+  add_number(*cmd, "--threads", c->shared.threads, "Intra-op threads for calibration (0: ONNX Runtime's default)", thread_count())
+      ->capture_default_str();
   c->shared.add_to(cmd);
   const std::string command_line = joined_arguments(argc, argv);
   cmd->callback([c, command_line] { run_quantise_command(*c, command_line); });
@@ -143,14 +149,15 @@ void add_upgrade_command(CLI::App& app) {
   cmd->footer(
       "The proof: the original and the upgraded graph side by side over the inputs, every output within Tolerance::close().\n"
       "Exit: 0 written, 1 not the same (the differing output named; nothing written), 2 a usage or input error, 3 no usable ONNX Runtime build.");
-  cmd->add_option("model", c->model, "The model file")->required();
-  cmd->add_option("--opset", c->o.opset, "The opset to reach")->capture_default_str();
-  cmd->add_option("--out", c->out, "The upgraded file")->required();
-  cmd->add_option("--inputs", c->inputs, "Inputs for the proof: tensors (.pb, .npy) or images (with --gate or --preprocess)");
-  cmd->add_option("--random", c->o.random, "Seeded random inputs for the proof instead (default: 3 when no --inputs)");
-  cmd->add_option("--seed", c->o.seed, "Seed for random inputs")->capture_default_str();
-  cmd->add_option("--gate", c->gate, "A gate file whose preprocessing and input values to use");
-  cmd->add_option("--preprocess", c->preprocess, "Image preprocessing (JSON)");
+  add_text(*cmd, "model", c->model, "The model file")->required();
+  add_number(*cmd, "--opset", c->o.opset, "The opset to reach", kOpsets)->capture_default_str();
+  add_text(*cmd, "--out", c->out, "The upgraded file")->required();
+  add_text(*cmd, "--inputs", c->inputs, "Inputs for the proof: tensors (.pb, .npy) or images (with --gate or --preprocess)");
+  add_number(*cmd, "--random", c->o.random, "Seeded random inputs for the proof instead (default: 3 when no --inputs)",
+             {1, kMaxRandomInputSets, "input sets"});
+  add_number(*cmd, "--seed", c->o.seed, "Seed for random inputs", {0, std::numeric_limits<std::uint64_t>::max()})->capture_default_str();
+  add_text(*cmd, "--gate", c->gate, "A gate file whose preprocessing and input values to use");
+  add_text(*cmd, "--preprocess", c->preprocess, "Image preprocessing (JSON)");
   c->shared.add_to(cmd);
   cmd->callback([c] { run_upgrade_command(*c); });
 }

@@ -5,14 +5,15 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "commands.h"
+#include "numeric_args.h"
+#include "output_check.h"
 #include "runtime_args.h"
 #include "rung/hardware.h"
+#include "rung/printable.h"
 #include "rung/registry.h"
 #include "rung/runtime.h"
 
@@ -51,7 +52,8 @@ struct RegistryCliOptions {
 std::string short_hash(const std::string& h) { return h.empty() ? "-" : h.substr(0, 12); }
 
 // Errors from the registry: bad input or an unusable database is a usage error (2).
-[[noreturn]] void fail(const Error& e) { throw CliError(kExitUsage, e.message); }
+// Their words may quote a file's or a user's text: escaped for the terminal.
+[[noreturn]] void fail(const Error& e) { throw CliError(kExitUsage, printable(e.message)); }
 
 template <class T>
 T value_or_fail(Result<T> r) {
@@ -59,19 +61,27 @@ T value_or_fail(Result<T> r) {
   return std::move(*r);
 }
 
-Registry open_registry(const RegistryCliOptions& o) { return value_or_fail(Registry::open(o.url.empty() ? Registry::default_url() : o.url)); }
-
-std::string read_document(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw CliError(kExitUsage, fmt::format("{}: cannot be read", path));
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
+// A command that only reads opens an existing registry: a typo in --registry is an error, not a new empty one.
+Registry open_registry(const RegistryCliOptions& o, Registry::OpenMode mode) {
+  return value_or_fail(Registry::open(o.url.empty() ? value_or_fail(Registry::default_url()) : o.url, mode));
 }
 
-std::vector<EvidenceFile> read_documents(const std::vector<std::string>& paths) {
+// Text from a file, a user or the database, for a terminal (rung/printable.h); a table's cells are also bounded.
+std::string shown(const std::string& text) { return printable(text); }
+std::string cell(const std::string& text) { return printable(text, 48); }
+
+// Each file through the registry's reader, with its kind's limit (all of an import together, too).
+std::vector<EvidenceFile> read_documents(const std::vector<std::string>& paths, RegistryDocument kind) {
   std::vector<EvidenceFile> out;
-  for (const auto& p : paths) out.push_back({p, read_document(p)});
+  std::uint64_t bytes = 0;
+  for (const auto& p : paths) {
+    out.push_back(value_or_fail(read_registry_document(p, kind)));
+    bytes += out.back().text.size();
+    if (bytes > kRegistryLimits.import_bytes) {
+      throw CliError(kExitUsage, fmt::format("{}: the records come to more than {} MiB together, the most one command takes: split them", shown(p),
+                                             kRegistryLimits.import_bytes >> 20));
+    }
+  }
   return out;
 }
 
@@ -79,9 +89,9 @@ std::vector<EvidenceFile> read_documents(const std::vector<std::string>& paths) 
 std::string recipe_of(const RegistryCliOptions& o) {
   if (!o.recipe_file.empty()) {
     // Parsed (bounded, and compacted) by the registry, which refuses anything but an object.
-    std::string text = read_document(o.recipe_file);
+    std::string text = value_or_fail(read_registry_document(o.recipe_file, RegistryDocument::kRecipe)).text;
     const auto first = text.find_first_not_of(" \t\r\n");
-    if (first == std::string::npos || text[first] != '{') throw CliError(kExitUsage, fmt::format("--recipe {}: not a JSON object", o.recipe_file));
+    if (first == std::string::npos || text[first] != '{') throw CliError(kExitUsage, fmt::format("--recipe {}: not a JSON object", shown(o.recipe_file)));
     return text;
   }
   if (o.made_by.empty()) {
@@ -90,7 +100,7 @@ std::string recipe_of(const RegistryCliOptions& o) {
   json recipe = {{"command", o.made_by}, {"settings", json::object()}};
   for (const auto& s : o.settings) {
     const auto eq = s.find('=');
-    if (eq == std::string::npos || eq == 0) throw CliError(kExitUsage, fmt::format("--setting {}: expected KEY=VALUE", s));
+    if (eq == std::string::npos || eq == 0) throw CliError(kExitUsage, fmt::format("--setting {}: expected KEY=VALUE", shown(s)));
     recipe["settings"][s.substr(0, eq)] = s.substr(eq + 1);
   }
   return recipe.dump();
@@ -113,7 +123,7 @@ Release release_of(const RegistryCliOptions& o) {
   Release r;
   const auto eq = o.model.find('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == o.model.size()) {
-    throw CliError(kExitUsage, fmt::format("{}: the artifact is given as NAME=PATH (the model's name, then its file)", o.model));
+    throw CliError(kExitUsage, fmt::format("{}: the artifact is given as NAME=PATH (the model's name, then its file)", shown(o.model)));
   }
   r.model = o.model.substr(0, eq);
   r.version = o.version;
@@ -141,29 +151,29 @@ Release release_of(const RegistryCliOptions& o) {
 
 std::string precision_text(const PrecisionEvidence& p) {
   if (p.kind == PrecisionEvidence::Kind::kNotInspected) return "not inspected";
-  if (p.kind == PrecisionEvidence::Kind::kOpaque) return "opaque: " + p.opaque_why;
+  if (p.kind == PrecisionEvidence::Kind::kOpaque) return "opaque: " + shown(p.opaque_why);
   std::string out;
   for (const auto& [type, c] : p.by_type) {
-    out += fmt::format("{}{} {} ({} element{})", out.empty() ? "" : ", ", c.tensors, type, c.elements, c.elements == 1 ? "" : "s");
+    out += fmt::format("{}{} {} ({} element{})", out.empty() ? "" : ", ", c.tensors, shown(type), c.elements, c.elements == 1 ? "" : "s");
   }
   return out.empty() ? "no initializers" : out;
 }
 
 void print_release(const Release& r) {
-  fmt::print("release {}: {} {} for {}\n", r.id, r.model, r.version, r.target_label());
+  fmt::print("release {}: {} {} for {}\n", r.id, shown(r.model), shown(r.version), shown(r.target_label()));
   fmt::print("  key          {}\n", r.release_key());
-  fmt::print("  artifact     {}\n", r.artifact.path.string());
-  fmt::print("               sha256 {}\n", r.artifact.sha256);
-  fmt::print("               stable {}\n", r.artifact.stable_sha256.empty() ? "(not an ONNX graph)" : r.artifact.stable_sha256);
-  fmt::print("               {} bytes, {}\n", r.artifact.size_bytes, r.artifact.retained ? "retained" : "not retained: " + r.artifact.not_retained_reason);
+  fmt::print("  artifact     {}\n", shown(r.artifact.path.string()));
+  fmt::print("               sha256 {}\n", shown(r.artifact.sha256));
+  fmt::print("               stable {}\n", r.artifact.stable_sha256.empty() ? "(not an ONNX graph)" : shown(r.artifact.stable_sha256));
+  fmt::print("               {} bytes, {}\n", r.artifact.size_bytes, r.artifact.retained ? "retained" : "not retained: " + shown(r.artifact.not_retained_reason));
   fmt::print("  precision    {}\n", precision_text(r.precision));
-  fmt::print("  recipe       {}\n", r.recipe_json.size() > 160 ? r.recipe_json.substr(0, 157) + "..." : r.recipe_json);
-  fmt::print("  environment  ORT {} · {}\n", r.environment.runtime_version, r.environment.device);
-  for (const auto& [provider, version] : r.environment.providers) fmt::print("               {} {}\n", provider, version);
-  fmt::print("  cache        {}\n", r.cache_sha256.empty() ? "none" : fmt::format("{} (sha256 {})", r.cache_file, r.cache_sha256));
+  fmt::print("  recipe       {}\n", printable(r.recipe_json, 157));
+  fmt::print("  environment  ORT {} · {}\n", shown(r.environment.runtime_version), shown(r.environment.device));
+  for (const auto& [provider, version] : r.environment.providers) fmt::print("               {} {}\n", shown(provider), shown(version));
+  fmt::print("  cache        {}\n", r.cache_sha256.empty() ? "none" : fmt::format("{} (sha256 {})", shown(r.cache_file), shown(r.cache_sha256)));
   if (r.evidence.empty()) fmt::print("  evidence     none\n");
-  for (std::size_t i = 0; i < r.evidence.size(); ++i) fmt::print("  {}{}\n", i == 0 ? "evidence     " : "             ", r.evidence[i].summary);
-  fmt::print("  registered   {}\n", r.registered_at);
+  for (std::size_t i = 0; i < r.evidence.size(); ++i) fmt::print("  {}{}\n", i == 0 ? "evidence     " : "             ", shown(r.evidence[i].summary));
+  fmt::print("  registered   {}\n", shown(r.registered_at));
 }
 
 std::string evidence_counts(const Release& r) {
@@ -186,25 +196,41 @@ void print_table(const std::vector<std::vector<std::string>>& rows) {
   }
 }
 
+// A SQLite registry is a file the command writes: never one of the documents or the artifact it reads.
+void check_registry_is_no_input(const RegistryCliOptions& o, std::vector<NamedPath> inputs) {
+  std::string url = o.url.empty() ? value_or_fail(Registry::default_url()) : o.url;
+  if (url.find("://") != std::string::npos) return;  // a server's database
+  if (url.starts_with("sqlite:")) url = url.substr(7);
+  check_outputs_before_work({{"--registry", url, /*parents_made=*/true}}, inputs);
+}
+
 void run_add(const RegistryCliOptions& o) {
+  {
+    std::vector<NamedPath> inputs = {{"the artifact", file_of_assignment(o.model)}, {"--recipe", o.recipe_file}, {"--cache", o.cache_file},
+                                     {"--plugin", o.plugin}};
+    for (const auto& b : o.bench) inputs.push_back({"--bench", b});
+    for (const auto& p : o.parity) inputs.push_back({"--parity", p});
+    check_registry_is_no_input(o, inputs);
+  }
   Release release = release_of(o);
-  auto registry = open_registry(o);
-  auto outcome = value_or_fail(registry.add(release, read_documents(o.bench), read_documents(o.parity)));
+  // Every document is read (bounded) before the registry is opened: a bad one leaves nothing behind.
+  auto bench = read_documents(o.bench, RegistryDocument::kBenchRecord);
+  auto parity = read_documents(o.parity, RegistryDocument::kParityReport);
+  auto registry = open_registry(o, Registry::OpenMode::kCreateIfMissing);
+  auto outcome = value_or_fail(registry.add(release, bench, parity));
   const char* kind = outcome.kind == AddOutcome::Kind::kAdded ? "added" : outcome.kind == AddOutcome::Kind::kAlreadyRegistered ? "already registered" : "refused";
   if (o.json) {
-    json j = {{"outcome", kind}, {"reason", outcome.reason.empty() ? json(nullptr) : json(outcome.reason)}, {"evidence_added", outcome.evidence_added},
-              {"release", outcome.kind == AddOutcome::Kind::kRefused ? json(nullptr) : json::parse(outcome.release.to_json())}};
-    fmt::print("{}\n", j.dump(2));
+    fmt::print("{}\n", outcome.to_json());
   } else if (outcome.kind != AddOutcome::Kind::kRefused) {
-    fmt::print("{} · {}{}\n", kind, registry.describe(),
+    fmt::print("{} · {}{}\n", kind, shown(registry.describe()),
                outcome.kind == AddOutcome::Kind::kAlreadyRegistered ? fmt::format(" · {} new evidence", outcome.evidence_added) : "");
     print_release(outcome.release);
   }
-  if (outcome.kind == AddOutcome::Kind::kRefused) throw CliError(kExitFailed, "refused: " + outcome.reason);
+  if (outcome.kind == AddOutcome::Kind::kRefused) throw CliError(kExitFailed, "refused: " + shown(outcome.reason));
 }
 
 void run_list(const RegistryCliOptions& o) {
-  auto registry = open_registry(o);
+  auto registry = open_registry(o, Registry::OpenMode::kExistingOnly);
   auto releases = value_or_fail(registry.list());
   if (o.json) {
     json list = json::array();
@@ -213,14 +239,14 @@ void run_list(const RegistryCliOptions& o) {
                       {"artifact_sha256", r.artifact.sha256}, {"retention", r.artifact.retained ? "retained" : "not retained: " + r.artifact.not_retained_reason},
                       {"evidence", evidence_counts(r)}});
     }
-    fmt::print("{}\n", json{{"registry", registry.describe()}, {"releases", list}}.dump(2));
+    fmt::print("{}\n", json{{"registry", registry.describe()}, {"releases", list}}.dump(2, ' ', false, json::error_handler_t::replace));
     return;
   }
-  fmt::print("{} · {} release{}\n", registry.describe(), releases.size(), releases.size() == 1 ? "" : "s");
+  fmt::print("{} · {} release{}\n", shown(registry.describe()), releases.size(), releases.size() == 1 ? "" : "s");
   if (releases.empty()) return;
   std::vector<std::vector<std::string>> rows = {{"id", "model", "version", "target", "artifact", "retention", "evidence"}};
   for (const auto& r : releases) {
-    rows.push_back({std::to_string(r.id), r.model, r.version, r.target_label(), short_hash(r.artifact.sha256),
+    rows.push_back({std::to_string(r.id), cell(r.model), cell(r.version), cell(r.target_label()), cell(short_hash(r.artifact.sha256)),
                     r.artifact.retained ? "retained" : "not retained", evidence_counts(r)});
   }
   print_table(rows);
@@ -230,9 +256,9 @@ std::string cell_text(const FleetDevice& d, const std::string& rung) {
   auto it = d.rungs.find(rung);
   if (it == d.rungs.end()) return "-";
   const FleetCell& c = it->second;
-  if (!c.ok) return fmt::format("failed ({})", c.failure_class);
+  if (!c.ok) return fmt::format("failed ({})", cell(c.failure_class));
   const std::string p50 = c.p50_ms ? fmt::format("{:.3g} ms", *c.p50_ms) : "-";
-  return fmt::format("{} {}", p50, c.output_match == "mismatch" ? "MISMATCH" : c.output_match);
+  return fmt::format("{} {}", p50, c.output_match == "mismatch" ? "MISMATCH" : cell(c.output_match));
 }
 
 json fleet_json(const std::vector<FleetModel>& models) {
@@ -254,20 +280,20 @@ json fleet_json(const std::vector<FleetModel>& models) {
 }
 
 void run_fleet(const RegistryCliOptions& o) {
-  auto registry = open_registry(o);
+  auto registry = open_registry(o, Registry::OpenMode::kExistingOnly);
   auto models = value_or_fail(registry.fleet());
   if (o.json) {
-    fmt::print("{}\n", json{{"registry", registry.describe()}, {"models", fleet_json(models)}}.dump(2));
+    fmt::print("{}\n", json{{"registry", registry.describe()}, {"models", fleet_json(models)}}.dump(2, ' ', false, json::error_handler_t::replace));
     return;
   }
-  fmt::print("{} · {} model{} measured\n", registry.describe(), models.size(), models.size() == 1 ? "" : "s");
+  fmt::print("{} · {} model{} measured\n", shown(registry.describe()), models.size(), models.size() == 1 ? "" : "s");
   for (const auto& m : models) {
-    fmt::print("\n{} (sha256 {})\n", m.name, short_hash(m.sha256));
+    fmt::print("\n{} (sha256 {})\n", shown(m.name), cell(short_hash(m.sha256)));
     std::vector<std::string> header = {"device", "ORT"};
-    for (const auto& r : m.rungs) header.push_back(r);
+    for (const auto& r : m.rungs) header.push_back(cell(r));
     std::vector<std::vector<std::string>> rows = {header};
     for (const auto& d : m.devices) {
-      std::vector<std::string> row = {d.device, d.runtime_version};
+      std::vector<std::string> row = {printable(d.device, 96), cell(d.runtime_version)};
       for (const auto& r : m.rungs) row.push_back(cell_text(d, r));
       rows.push_back(std::move(row));
     }
@@ -276,13 +302,13 @@ void run_fleet(const RegistryCliOptions& o) {
 }
 
 void run_show(const RegistryCliOptions& o) {
-  auto registry = open_registry(o);
+  auto registry = open_registry(o, Registry::OpenMode::kExistingOnly);
   auto found = value_or_fail(registry.find(o.what));
-  if (found.empty()) throw CliError(kExitUsage, fmt::format("no release '{}' in {} (give an id, MODEL or MODEL@VERSION)", o.what, registry.describe()));
+  if (found.empty()) {
+    throw CliError(kExitUsage, fmt::format("no release '{}' in {} (give an id, MODEL or MODEL@VERSION)", printable(o.what, 200), shown(registry.describe())));
+  }
   if (o.json) {
-    json list = json::array();
-    for (const auto& r : found) list.push_back(json::parse(r.to_json()));
-    fmt::print("{}\n", (found.size() == 1 ? list[0] : list).dump(2));
+    fmt::print("{}\n", found.size() == 1 ? found.front().to_json() : releases_json(found));
     return;
   }
   for (std::size_t i = 0; i < found.size(); ++i) {
@@ -292,7 +318,7 @@ void run_show(const RegistryCliOptions& o) {
 }
 
 void run_verify(const RegistryCliOptions& o) {
-  auto registry = open_registry(o);
+  auto registry = open_registry(o, Registry::OpenMode::kExistingOnly);
   auto lines = value_or_fail(registry.verify());
   std::map<VerifyState, int> counts;
   for (const auto& l : lines) counts[l.state]++;
@@ -303,14 +329,14 @@ void run_verify(const RegistryCliOptions& o) {
       list.push_back({{"id", l.release.id}, {"model", l.release.model}, {"version", l.release.version}, {"target", l.release.target_label()},
                       {"path", l.release.artifact.path.string()}, {"state", verify_state_name(l.state)}, {"detail", l.detail}});
     }
-    fmt::print("{}\n", json{{"registry", registry.describe()}, {"releases", list}, {"ok", !bad}}.dump(2));
+    fmt::print("{}\n", json{{"registry", registry.describe()}, {"releases", list}, {"ok", !bad}}.dump(2, ' ', false, json::error_handler_t::replace));
   } else {
-    fmt::print("{} · verifying {} release{}\n", registry.describe(), lines.size(), lines.size() == 1 ? "" : "s");
+    fmt::print("{} · verifying {} release{}\n", shown(registry.describe()), lines.size(), lines.size() == 1 ? "" : "s");
     std::vector<std::vector<std::string>> rows = {{"id", "model", "version", "target", "state"}};
     for (const auto& l : lines) {
       std::string state = verify_state_name(l.state);
-      if (!l.detail.empty()) state += ": " + l.detail;
-      rows.push_back({std::to_string(l.release.id), l.release.model, l.release.version, l.release.target_label(), state});
+      if (!l.detail.empty()) state += ": " + shown(l.detail);
+      rows.push_back({std::to_string(l.release.id), cell(l.release.model), cell(l.release.version), cell(l.release.target_label()), state});
     }
     if (!lines.empty()) print_table(rows);
     std::vector<std::string> parts;
@@ -323,15 +349,21 @@ void run_verify(const RegistryCliOptions& o) {
 }
 
 void run_import(const RegistryCliOptions& o) {
-  auto registry = open_registry(o);
-  auto outcome = value_or_fail(registry.import_records(read_documents(o.records)));
+  {
+    std::vector<NamedPath> inputs;
+    for (const auto& r : o.records) inputs.push_back({"a record", r});
+    check_registry_is_no_input(o, inputs);
+  }
+  auto records = read_documents(o.records, RegistryDocument::kBenchRecord);
+  auto registry = open_registry(o, Registry::OpenMode::kCreateIfMissing);
+  auto outcome = value_or_fail(registry.import_records(records));
   if (o.json) {
     fmt::print("{}\n", json{{"registry", registry.describe()}, {"records", outcome.records}, {"measurements_new", outcome.measurements_new},
                             {"measurements_known", outcome.measurements_known}, {"devices", outcome.devices}}
-                           .dump(2));
+                           .dump(2, ' ', false, json::error_handler_t::replace));
     return;
   }
-  fmt::print("{} · imported {} record{} from {} device{}: {} measurement{} new, {} already there\n", registry.describe(), outcome.records,
+  fmt::print("{} · imported {} record{} from {} device{}: {} measurement{} new, {} already there\n", shown(registry.describe()), outcome.records,
              outcome.records == 1 ? "" : "s", outcome.devices, outcome.devices == 1 ? "" : "s", outcome.measurements_new,
              outcome.measurements_new == 1 ? "" : "s", outcome.measurements_known);
 }
@@ -343,28 +375,28 @@ void add_registry_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("registry", "Releases: what shipped, how it was made, where it was measured and how it behaved");
   cmd->require_subcommand(1);
   cmd->fallthrough();
-  cmd->add_option("--registry", opt->url,
+  add_text(*cmd, "--registry", opt->url,
                   "The registry: a file path or sqlite:PATH (default: RUNG_REGISTRY, else $XDG_DATA_HOME/rung/registry.sqlite), or postgresql://...");
 
   auto* add = cmd->add_subcommand("add", "Register a release with its recipe, environment and evidence");
-  add->add_option("artifact", opt->model, "NAME=PATH: the model's name and the artifact file")->required();
-  add->add_option("--version", opt->version, "The release's version")->required();
-  add->add_option("--rung", opt->rung, "The rung it targets (default cpu; a plugin's rung name with --plugin)");
-  add->add_option("--plugin", opt->plugin, "The plugin EP library of a plugin rung (its SHA-256 is the provider's version)");
-  add->add_option("--device-class", opt->device_class, "The target's device class (default: this machine's, e.g. \"x86_64 CPU\")");
-  add->add_option("--ort", opt->ort_version, "The ONNX Runtime version it targets (default: the build rung chooses here)");
+  add_text(*add, "artifact", opt->model, "NAME=PATH: the model's name and the artifact file")->required();
+  add_text(*add, "--version", opt->version, "The release's version")->required();
+  add_text(*add, "--rung", opt->rung, "The rung it targets (default cpu; a plugin's rung name with --plugin)");
+  add_text(*add, "--plugin", opt->plugin, "The plugin EP library of a plugin rung (its SHA-256 is the provider's version)");
+  add_text(*add, "--device-class", opt->device_class, "The target's device class (default: this machine's, e.g. \"x86_64 CPU\")");
+  add_text(*add, "--ort", opt->ort_version, "The ONNX Runtime version it targets (default: the build rung chooses here)");
   opt->runtime.add_to(*add);
-  add->add_option("--device", opt->device, "The target's hardware identity (default: this machine's, as rung doctor prints it)");
-  add->add_option("--hardware-root", opt->hardware_root, "Read the hardware under this directory (tests)");
-  auto* recipe = add->add_option("--recipe", opt->recipe_file, "The recipe: a JSON object (a rung quantise report)");
-  auto* made_by = add->add_option("--made-by", opt->made_by, "The recipe: the command that made the artifact");
+  add_text(*add, "--device", opt->device, "The target's hardware identity (default: this machine's, as rung doctor prints it)");
+  add_text(*add, "--hardware-root", opt->hardware_root, "Read the hardware under this directory (tests)");
+  auto* recipe = add_text(*add, "--recipe", opt->recipe_file, "The recipe: a JSON object (a rung quantise report)");
+  auto* made_by = add_text(*add, "--made-by", opt->made_by, "The recipe: the command that made the artifact");
   recipe->excludes(made_by);
-  add->add_option("--setting", opt->settings, "A setting of --made-by's recipe, KEY=VALUE (repeatable)")->needs(made_by);
-  add->add_option("--cache", opt->cache_file, "The engine or timing cache it was built with");
-  add->add_option("--bench", opt->bench, "A bench record measured on the target (repeatable)");
-  add->add_option("--parity", opt->parity, "A parity report (--json) whose candidate ran on the target (repeatable)");
-  add->add_option("--not-retained", opt->not_retained, "The artifact is deliberately not kept, for this reason");
-  add->add_option("--opaque", opt->opaque, "Its weights cannot be read (a compiled engine), for this reason");
+  add_text(*add, "--setting", opt->settings, "A setting of --made-by's recipe, KEY=VALUE (repeatable)")->needs(made_by);
+  add_text(*add, "--cache", opt->cache_file, "The engine or timing cache it was built with");
+  add_text(*add, "--bench", opt->bench, "A bench record measured on the target (repeatable)");
+  add_text(*add, "--parity", opt->parity, "A parity report (--json) whose candidate ran on the target (repeatable)");
+  add_text(*add, "--not-retained", opt->not_retained, "The artifact is deliberately not kept, for this reason");
+  add_text(*add, "--opaque", opt->opaque, "Its weights cannot be read (a compiled engine), for this reason");
   add->add_flag("--json", opt->json, "Print the outcome as JSON");
   add->callback([opt] { run_add(*opt); });
 
@@ -374,7 +406,7 @@ void add_registry_command(CLI::App& app) {
   list->callback([opt] { opt->by_device ? run_fleet(*opt) : run_list(*opt); });
 
   auto* show = cmd->add_subcommand("show", "Show releases in full: by id, MODEL or MODEL@VERSION");
-  show->add_option("release", opt->what, "ID, MODEL or MODEL@VERSION")->required();
+  add_text(*show, "release", opt->what, "ID, MODEL or MODEL@VERSION")->required();
   show->add_flag("--json", opt->json, "Print JSON");
   show->callback([opt] { run_show(*opt); });
 
@@ -383,7 +415,7 @@ void add_registry_command(CLI::App& app) {
   verify->callback([opt] { run_verify(*opt); });
 
   auto* import = cmd->add_subcommand("import", "Append the measurements of bench records from any number of devices");
-  import->add_option("records", opt->records, "Bench records (rung bench --json)")->required();
+  add_text(*import, "records", opt->records, "Bench records (rung bench --json)")->required();
   import->add_flag("--json", opt->json, "Print JSON");
   import->callback([opt] { run_import(*opt); });
 }

@@ -1,12 +1,13 @@
 #include "runtime_args.h"
 
 #include "commands.h"
+#include "numeric_args.h"
 #include "rung/software_gpu.h"
 
 namespace rung::cli {
 
 void RuntimeArgs::add_to(CLI::App& command) {
-  command.add_option("--ort-dir", ort_dir, "Search this directory for ONNX Runtime builds first");
+  add_text(command, "--ort-dir", ort_dir, "Search this directory for ONNX Runtime builds first");
   command.add_flag("--allow-writable-runtime", allow_writable, "Load ONNX Runtime libraries that other users can write to");
 }
 
@@ -16,7 +17,7 @@ void RuntimeArgs::apply_to(RuntimeSearchOptions& search) const {
 }
 
 void PluginArgs::add_to(CLI::App& command) {
-  command.add_option("--plugin-dir", dirs, "Each plugin EP library here becomes a rung (also RUNG_PLUGIN_DIR); an absolute path");
+  add_text(command, "--plugin-dir", dirs, "Each plugin EP library here becomes a rung (also RUNG_PLUGIN_DIR); an absolute path");
   add_allow_to(command);
 }
 

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "numeric_args.h"
 #include "runtime_args.h"
 #include "rung/engine.h"
 #include "rung/hardware.h"
@@ -124,15 +125,15 @@ void add_variants_command(CLI::App& app) {
   r->variants.add_to(*resolve);
   r->runtime.add_to(*resolve);
   r->plugins.add_to(*resolve);
-  resolve->add_option("--hardware-root", r->hardware_root, "Read the hardware description under this directory (a fixture tree)");
+  add_text(*resolve, "--hardware-root", r->hardware_root, "Read the hardware description under this directory (a fixture tree)");
   resolve->add_flag("--json", r->json, "Print the resolution as JSON");
   resolve->callback([r] { run_resolve(*r); });
 
   auto l = std::make_shared<LintCliOptions>();
   auto* lint = cmd->add_subcommand("lint", "Check the manifest against its files, its deployment, its pins and the registry's evidence (exit 1 on a finding)");
   l->variants.add_to(*lint);
-  lint->add_option("--registry", l->registry, "The release registry holding the evidence (default: RUNG_REGISTRY, else the user's)");
-  lint->add_option("--scan", l->scan, "Also list model files in this directory that no variant names");
+  add_text(*lint, "--registry", l->registry, "The release registry holding the evidence (default: RUNG_REGISTRY, else the user's)");
+  add_text(*lint, "--scan", l->scan, "Also list model files in this directory that no variant names");
   lint->add_flag("--json", l->json, "Print the findings as JSON");
   lint->callback([l] { run_lint(*l); });
 }

@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "commands.h"
+#include "numeric_args.h"
 
 namespace rung::cli {
 namespace fs = std::filesystem;
@@ -20,8 +21,8 @@ fs::path manifests_dir() {
 fs::path bundled_manifest() { return manifests_dir() / "bundled.variants.json"; }
 
 void VariantArgs::add_to(CLI::App& command) {
-  command.add_option("--variants", manifest, "The model-variant manifest (default: the bundled models')");
-  command.add_option("--deployment", deployment, "The rungs the application provisions (default: the bundled deployment)");
+  add_text(command, "--variants", manifest, "The model-variant manifest (default: the bundled models')");
+  add_text(command, "--deployment", deployment, "The rungs the application provisions (default: the bundled deployment)");
 }
 
 std::pair<variants::Manifest, variants::Deployment> VariantArgs::load() const {

@@ -114,8 +114,8 @@ TEST_F(OrtDirTest, EngineStartFailsNamingTheDirectory) {
 TEST_F(OrtDirTest, AnEmptyDirectoryIsUnusableToo) {
   fs::remove(dir_ / "ort" / "libonnxruntime.so.1");
   auto r = test::run_command(rung("doctor", env()));
-  // A setting that names nothing loadable is a usage error (runtime-test's BadEnvCase), never another build.
-  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  // A setting that names nothing loadable is "no runtime" (runtime-test's BadEnvCase), never another build.
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
   EXPECT_THAT(r.err, HasSubstr("RUNG_ORT_DIR=" + (dir_ / "ort").string() + " holds no libonnxruntime.so"));
 }
 

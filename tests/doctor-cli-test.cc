@@ -67,12 +67,13 @@ TEST(DoctorCliTest, NoBuildFoundExitsNonZeroListingWhereItLookedAndHowToFetch) {
   fs::remove_all(dir);
 }
 
-TEST(DoctorCliTest, BadRungOrtDirIsAUsageErrorNamingIt) {
+// A setting that names no usable build is "no runtime" (exit 3), as in every command (private-dirs-cli-test).
+TEST(DoctorCliTest, BadRungOrtDirIsNoRuntimeNamingIt) {
   auto r = test::run_command("RUNG_ORT_DIR=relative/dir " + cli() + " doctor");
-  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.exit_code, 3);
   EXPECT_THAT(r.err, HasSubstr("RUNG_ORT_DIR=relative/dir is a relative path"));
   r = test::run_command("RUNG_ORT_DIR= " + cli() + " doctor");
-  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.exit_code, 3);
   EXPECT_THAT(r.err, HasSubstr("RUNG_ORT_DIR is set but empty"));
 }
 

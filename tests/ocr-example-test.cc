@@ -2,6 +2,7 @@
 // ships it): on the CPU floor, and on the simulated accelerator's compiled engines.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -112,6 +113,102 @@ TEST_F(OcrExampleTest, AFolderWithoutImagesIsAClearError) {
   auto r = ocr("");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("holds no images"));
+}
+
+// --- Usage and input errors: exit 2, as rung's commands, each before any page is read ---
+
+TEST_F(OcrExampleTest, UsageErrorsExitTwoAsRungsCommandsDo) {
+  const std::string bare = "'" + (test::binary_dir() / "ocr-lines").string() + "'";
+  for (const std::string& args : {std::string(""), std::string("images"), std::string("x --models m --cache-dir c --no-such-option")}) {
+    auto r = test::run_command(bare + " " + args);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.err;  // CLI11's own codes were 104 to 109
+  }
+  auto help = test::run_command(bare + " --help");
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_THAT(help.out, HasSubstr("Exit: 0"));
+}
+
+TEST_F(OcrExampleTest, TooManyDecodeThreadsIsAUsageErrorNotAnAbort) {
+  auto r = ocr("--decode-threads 100000");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("--decode-threads: 100000 is out of range; expected a whole number of threads from 1 to"));
+}
+
+class OcrTruthTest : public OcrExampleTest {
+ protected:
+  void SetUp() override {
+    OcrExampleTest::SetUp();
+    fs::create_directories(dir_ / "truth");
+  }
+  // Refused before the engine starts: exit 2, the truth file named with its problem, no cache made.
+  void expect_refused(const std::string& problem) {
+    auto r = ocr("--truth '" + (dir_ / "truth").string() + "'");
+    EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+    EXPECT_THAT(r.err, HasSubstr("ocr-lines: --truth: truth file " + (dir_ / "truth" / "page.json").string()));
+    EXPECT_THAT(r.err, HasSubstr(problem));
+    EXPECT_EQ(r.out, "");
+    EXPECT_FALSE(fs::exists(dir_ / "cache")) << "the engine started";
+  }
+  void write(const std::string& text) { std::ofstream(dir_ / "truth" / "page.json") << text; }
+};
+
+TEST_F(OcrTruthTest, ALoopOfLinksIsAClearErrorNotAnAbort) {
+  fs::create_symlink(dir_ / "truth" / "page.json", dir_ / "truth" / "page.json");
+  expect_refused("Too many levels of symbolic links");
+}
+
+TEST_F(OcrTruthTest, ATruthFolderThatIsALoopOfLinksIsAUsageError) {
+  fs::create_symlink(dir_ / "loop", dir_ / "loop");
+  auto r = ocr("--truth '" + (dir_ / "loop").string() + "'");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("--truth"));
+}
+
+TEST_F(OcrTruthTest, TextThatIsNotJsonIsAnError) {
+  write("{\"lines\": [");
+  expect_refused("not valid JSON");
+}
+
+TEST_F(OcrTruthTest, NestingTooDeepIsAnError) {
+  write(std::string(100000, '[') + std::string(100000, ']'));
+  expect_refused("nested deeper than");
+}
+
+TEST_F(OcrTruthTest, NoLinesIsAnErrorNamingTheKey) {
+  write(R"({"image": "page.png"})");
+  expect_refused("lacks 'lines'");
+}
+
+TEST_F(OcrTruthTest, LinesOfTheWrongKindAreAnErrorNamingTheKey) {
+  write(R"({"lines": {"text": "a"}})");
+  expect_refused("'lines' must be a list");
+}
+
+TEST_F(OcrTruthTest, ALineWhoseTextIsNotAStringIsAnErrorNamingTheLine) {
+  write(R"({"lines": [{"text": "Region-based segmentation"}, {"text": 7}]})");
+  expect_refused("lines[1]: 'text' must be a string");
+}
+
+TEST_F(OcrTruthTest, ALineThatIsNotAnObjectIsAnError) {
+  write(R"({"lines": ["Region-based segmentation"]})");
+  expect_refused("lines[0]: must be a JSON object");
+}
+
+TEST_F(OcrTruthTest, AFifoIsAnErrorAndNeverWaitedOn) {
+  ASSERT_EQ(::mkfifo((dir_ / "truth" / "page.json").c_str(), 0600), 0);
+  expect_refused("is a FIFO");
+}
+
+TEST_F(OcrTruthTest, AFolderWhereTheFileShouldBeIsAnError) {
+  fs::create_directories(dir_ / "truth" / "page.json");
+  expect_refused("is a directory");
+}
+
+TEST_F(OcrTruthTest, APageWithNoTruthFileIsReadAndNotScored) {
+  auto r = ocr("--truth '" + (dir_ / "truth").string() + "'");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("page.png: no truth file"));
+  EXPECT_THAT(r.out, HasSubstr("truth: 0 pages"));
 }
 
 }  // namespace

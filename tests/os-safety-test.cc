@@ -63,7 +63,7 @@ TEST_F(OsSafetyTest, FifoIsRefusedWithoutWaitingForAWriter) {
   auto fd = open_regular_file(fifo);  // a plain open would block here until a writer came
   ASSERT_FALSE(fd);
   EXPECT_THAT(fd.error().message, HasSubstr("is a FIFO"));
-  EXPECT_EQ(read_text_file(fifo), "");
+  EXPECT_FALSE(read_input_file_if_usable(fifo, FileKind::kText));
   EXPECT_FALSE(sha256_of_file(fifo));
   FileHashCache hashes(dir_);
   EXPECT_FALSE(hashes.hash(fifo));
@@ -189,7 +189,7 @@ TEST_F(OsSafetyTest, AnAtomicWriteReplacesALinkAndNeverWritesThroughIt) {
   ASSERT_TRUE(write_file_atomically(dir_ / "probe.json", "new"));
   EXPECT_EQ(test::read_file(victim), "keep me");
   EXPECT_FALSE(fs::is_symlink(dir_ / "probe.json"));
-  EXPECT_EQ(read_text_file(dir_ / "probe.json"), "new");
+  EXPECT_EQ(read_input_file_if_usable(dir_ / "probe.json", FileKind::kDocument), "new");
   for (const auto& e : fs::directory_iterator(dir_)) EXPECT_THAT(e.path().string(), ::testing::Not(HasSubstr(".tmp.")));
 }
 
@@ -214,7 +214,7 @@ TEST_F(OsSafetyTest, ALockFileThatIsALinkIsRefusedAndItsTargetNotCreated) {
 TEST_F(OsSafetyTest, AWaiterGivesUpAtItsDeadlineNamingTheHolder) {
   auto first = CacheLock::acquire(dir_ / "probe.lock", std::chrono::milliseconds(100));
   ASSERT_TRUE(first) << first.error().message;
-  EXPECT_EQ(read_text_file(dir_ / "probe.lock"), std::to_string(::getpid()) + "\n");
+  EXPECT_EQ(read_input_file_if_usable(dir_ / "probe.lock", FileKind::kText), std::to_string(::getpid()) + "\n");
   pid_t told = 0;
   auto second = CacheLock::acquire(dir_ / "probe.lock", std::chrono::milliseconds(200), [&](pid_t holder) { told = holder; });
   ASSERT_FALSE(second);

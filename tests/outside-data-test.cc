@@ -267,7 +267,7 @@ TEST_F(FilesTest, PbTensorsClaimingHugeShapesAreRefused) {
   t.bytes.resize(1'200'000);
   ASSERT_TRUE(write_tensor_file(t, dir_ / "x.pb").ok());
   EXPECT_TRUE(read_tensor_file(dir_ / "x.pb").ok());
-  EXPECT_THAT(read_tensor_file(dir_ / "x.pb", 1 << 20).error().message, HasSubstr("rung reads at most 1.1 MiB here (raise it with --max-tensor-mb)"));
+  EXPECT_THAT(read_tensor_file(dir_ / "x.pb", 1 << 20).error().message, HasSubstr("rung reads at most 1.1 MiB for a tensor file (raise it with --max-tensor-mb)"));
 }
 
 TEST_F(FilesTest, ImagesAreCheckedByTheirHeaderBeforeDecoding) {

@@ -7,11 +7,14 @@
 
 #include <atomic>
 #include <fstream>
+#include <functional>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <thread>
 
 #include "pipeline/ocr_steps.h"
 #include "pipeline/queue.h"
+#include "rung/cpus.h"
 #include "rung/pipeline.h"
 #include "test_support.h"
 
@@ -222,6 +225,48 @@ TEST_F(PipelineTest, TheSequentialLoopReadsWhatThePipelineReads) {
   EXPECT_THAT(names, ElementsAre("decode", "detect", "crop", "classify", "recognise", "write"));
 }
 
+// The C++ API has no CLI in front: what would start 100000 threads, or batch without bound, is refused before any thread starts.
+TEST_F(PipelineTest, OptionsOutOfRangeAreRefusedBeforeAnyThreadStarts) {
+  const int cpus = usable_cpus();
+  const std::vector<std::pair<std::function<void(PipelineOptions&)>, std::string>> cases = {
+      {[&](PipelineOptions& o) { o.decode_threads = 100000; }, "decode threads 100000 is out of range"},
+      {[&](PipelineOptions& o) { o.decode_threads = cpus + 1; }, "decode threads " + std::to_string(cpus + 1) + " is out of range"},
+      {[&](PipelineOptions& o) { o.decode_threads = -1; }, "decode threads -1 is out of range"},
+      {[&](PipelineOptions& o) { o.recognise_threads = cpus + 1; }, "recognise threads " + std::to_string(cpus + 1) + " is out of range"},
+      {[&](PipelineOptions& o) { o.recognise_batch = kMaxOcrBatch + 1; }, "a recognise batch of 257 is out of range"},
+      {[&](PipelineOptions& o) { o.classify_batch = 0; }, "a classify batch of 0 is out of range"},
+      {[&](PipelineOptions& o) { o.classify_batch = kMaxOcrBatch + 1; }, "a classify batch of 257 is out of range"},
+      {[&](PipelineOptions& o) { o.queue_depth = 0; }, "a queue depth of 0 is out of range"},
+      {[&](PipelineOptions& o) { o.boxes.unclip_ratio = std::numeric_limits<double>::quiet_NaN(); }, "an unclip ratio of nan is out of range"},
+      {[&](PipelineOptions& o) { o.boxes.unclip_ratio = 0; }, "an unclip ratio of 0 is out of range"},
+      {[&](PipelineOptions& o) { o.boxes.unclip_ratio = kMaxUnclipRatio * 2; }, "an unclip ratio of 20 is out of range"},
+      {[&](PipelineOptions& o) { o.turn_threshold = 1.5; }, "a turn threshold of 1.5 is out of range"},
+      {[&](PipelineOptions& o) { o.drop_score = -0.1; }, "a drop score of -0.1 is out of range"},
+  };
+  const std::size_t threads_before = threads_of_this_process();
+  for (const auto& [change, said] : cases) {
+    PipelineOptions o;
+    change(o);
+    bool written = false;
+    o.on_page = [&](const OcrPage&) { written = true; };
+    auto r = run_ocr_pipeline(*job_, *chars_, {one_line()}, o);
+    ASSERT_FALSE(r.ok()) << said;
+    EXPECT_EQ(r.error().code, ErrorCode::kInvalidArgument) << said;
+    EXPECT_THAT(r.error().message, HasSubstr(said));
+    EXPECT_FALSE(written) << said;
+  }
+  // No thread was started (one left over from earlier work may have ended meanwhile).
+  EXPECT_LE(threads_of_this_process(), threads_before);
+  // Each bound itself is taken.
+  PipelineOptions edge;
+  edge.decode_threads = cpus;
+  edge.recognise_threads = cpus;
+  edge.classify_batch = kMaxOcrBatch;
+  edge.queue_depth = 1;
+  edge.boxes.unclip_ratio = 2.0;
+  EXPECT_EQ(read({one_line()}, edge).size(), 1u);
+}
+
 TEST_F(PipelineTest, EveryStageIsAccountedFor) {
   PipelineOptions o;
   o.decode_threads = 2;
@@ -307,7 +352,35 @@ TEST(TruthScore, ATruthFileWithoutLinesIsAClearError) {
   auto r = read_truth_lines(dir / "t.json");
   ASSERT_FALSE(r.ok());
   EXPECT_THAT(r.error().message, HasSubstr("t.json"));
-  EXPECT_THAT(r.error().message, HasSubstr("\"lines\""));
+  EXPECT_THAT(r.error().message, HasSubstr("lacks 'lines'"));
+  fs::remove_all(dir);
+}
+
+TEST(TruthScore, ADamagedTruthFileIsAnInputErrorAndAMissingOneIsNotFound) {
+  const fs::path dir = test::make_temp_dir("rung-truth");
+  auto missing = read_truth_lines(dir / "none.json");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().code, ErrorCode::kNotFound);
+  const std::vector<std::pair<std::string, std::string>> damaged = {
+      {"[1, 2]", "must be a JSON object"},
+      {R"({"lines": "a"})", "'lines' must be a list"},
+      {R"({"lines": [{"text": null}]})", "lines[0]: 'text' must be a string"},
+      {R"({"lines": [{"box": [1, 2]}]})", "lines[0]: lacks 'text'"},
+      {R"({"lines": [)", "not valid JSON"},
+  };
+  for (const auto& [text, said] : damaged) {
+    { std::ofstream(dir / "t.json") << text; }
+    auto r = read_truth_lines(dir / "t.json");
+    ASSERT_FALSE(r.ok()) << text;
+    EXPECT_EQ(r.error().code, ErrorCode::kInvalidArgument) << text;
+    EXPECT_THAT(r.error().message, HasSubstr((dir / "t.json").string())) << text;
+    EXPECT_THAT(r.error().message, HasSubstr(said)) << text;
+  }
+  fs::remove(dir / "t.json");
+  fs::create_symlink(dir / "t.json", dir / "t.json");
+  auto loop = read_truth_lines(dir / "t.json");
+  ASSERT_FALSE(loop.ok());
+  EXPECT_EQ(loop.error().code, ErrorCode::kInvalidArgument);
   fs::remove_all(dir);
 }
 

@@ -4,13 +4,24 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "model_builder.h"
 #include "os/file_hash.h"
 #include "parity_test_support.h"
 #include "postgres_server.h"
+#include "registry/database.h"
+#include "rung/registry.h"
 #include "test_support.h"
 
 namespace rung {
@@ -139,14 +150,243 @@ TEST_F(RegistryCliTest, BadInputIsExitTwoAndNamesTheProblem) {
   auto no_name = registry("add " + q(dir_ / "tiny.onnx") + " --version 1 --ort 1.30.0 --device d --made-by x");
   EXPECT_EQ(no_name.exit_code, 2);
   EXPECT_THAT(no_name.err, HasSubstr("NAME=PATH"));
+  ASSERT_TRUE(Registry::open(registry_));  // show reads an existing registry
   auto show = registry("show nothing@9");
   EXPECT_EQ(show.exit_code, 2);
   EXPECT_THAT(show.err, HasSubstr("no release 'nothing@9'"));
   auto bad_url = test::run_command(rung_cli("registry list --registry mysql://db/x"));
   EXPECT_EQ(bad_url.exit_code, 2);
-  auto empty = registry("list");
-  EXPECT_EQ(empty.exit_code, 0);
-  EXPECT_THAT(empty.out, HasSubstr("0 releases"));
+  auto empty = registry("import " + q(dir_ / "none.json"));
+  EXPECT_EQ(empty.exit_code, 2);
+  EXPECT_THAT(empty.err, HasSubstr("none.json: does not exist"));
+}
+
+// Every document option and import: a FIFO is refused without waiting for a writer, a
+// device without reading it, and nothing is created. `timeout` turns a hang into a failure.
+TEST_F(RegistryCliTest, DocumentsThatAreNotRegularFilesAreRefusedWithoutWaiting) {
+  const fs::path fifo = dir_ / "record.fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const std::string add = "add tiny=" + q(dir_ / "tiny.onnx") + " --version 1 --ort 1.30.0 --device d ";
+  for (const fs::path& bad : {fifo, fs::path("/dev/zero")}) {
+    for (const std::string& args : {add + "--recipe " + q(bad), add + "--made-by x --bench " + q(bad), add + "--made-by x --parity " + q(bad),
+                                    "import " + q(bad)}) {
+      SCOPED_TRACE(args);
+      auto r = test::run_command("timeout 20 " + rung_cli("registry " + args + " --registry '" + registry_ + "'"));
+      EXPECT_EQ(r.exit_code, 2) << r.err;
+      EXPECT_THAT(r.err, HasSubstr(bad.string() + ": is a " + (bad == fifo ? "FIFO" : "character device")));
+      EXPECT_FALSE(fs::exists(dir_ / "registry.sqlite"));
+    }
+  }
+}
+
+TEST_F(RegistryCliTest, ARecipeIsTakenUpToItsLimitAndLargerDocumentsAreRefusedNamingTheFileAndTheLimit) {
+  const std::string add = "add tiny=" + q(dir_ / "tiny.onnx") + " --version 1 --ort 1.30.0 --device d ";
+  // A recipe of exactly the limit (a JSON object, then spaces): added.
+  std::string recipe = R"({"command": "rung quantise tiny.onnx"})";
+  recipe.resize(kRegistryLimits.recipe_bytes, ' ');
+  std::ofstream(dir_ / "at.json") << recipe;
+  auto at = registry(add + "--recipe " + q(dir_ / "at.json"));
+  EXPECT_EQ(at.exit_code, 0) << at.err;
+  // One byte more: refused, and nothing is stored.
+  std::ofstream(dir_ / "past.json") << recipe << ' ';
+  auto past = registry("add tiny=" + q(dir_ / "tiny.onnx") + " --version 2 --ort 1.30.0 --device d --recipe " + q(dir_ / "past.json"));
+  EXPECT_EQ(past.exit_code, 2);
+  EXPECT_THAT(past.err, HasSubstr("recipe " + (dir_ / "past.json").string() + ": is 4.0 MiB; rung reads at most 4.0 MiB"));
+  // A 200 MB recipe, and a bench record or parity report holding a huge array: refused before a byte is read.
+  const fs::path huge = dir_ / "huge.json";
+  std::ofstream(huge) << R"({"schema": "rung-bench-record", "schema_version": 2, "padding": [)";
+  fs::resize_file(huge, 200u << 20);
+  for (const std::string& args : {add + "--recipe " + q(huge), add + "--made-by x --bench " + q(huge), add + "--made-by x --parity " + q(huge),
+                                  "import " + q(huge)}) {
+    SCOPED_TRACE(args);
+    auto r = test::run_command("timeout 60 " + rung_cli("registry " + args + " --registry '" + registry_ + "'"));
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_THAT(r.err, HasSubstr(huge.string() + ": is 200.0 MiB; rung reads at most"));
+  }
+  auto list = registry("list --json");
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_EQ(nlohmann::json::parse(list.out)["releases"].size(), 1u);
+}
+
+TEST_F(RegistryCliTest, NamesWithControlCharactersOrPastTheirLengthAreRefusedAndStoredTextPrintsEscaped) {
+  const std::string add = "add tiny=" + q(dir_ / "tiny.onnx") + " --ort 1.30.0 --device d --made-by x ";
+  auto escape = registry(add + "--version \"$(printf '1.0\\033]0;owned\\007')\"");
+  EXPECT_EQ(escape.exit_code, 2);
+  EXPECT_THAT(escape.err, HasSubstr("the version (--version) holds a control character (\\x1b at byte 3)"));
+  EXPECT_THAT(escape.err, Not(HasSubstr("\x1b")));
+  auto newline = test::run_command(rung_cli("registry add \"$(printf 'ti\\nny')\"=" + q(dir_ / "tiny.onnx") + " --version 1 --ort 1.30.0 --device d --made-by x"
+                                                                                                  " --registry '" + registry_ + "'"));
+  EXPECT_EQ(newline.exit_code, 2);
+  EXPECT_THAT(newline.err, HasSubstr("the model name (NAME=PATH) holds a control character (\\n at byte 2)"));
+  auto longest = registry(add + "--version " + std::string(kRegistryLimits.name_bytes, 'v'));
+  EXPECT_EQ(longest.exit_code, 0) << longest.err;
+  auto longer = registry(add + "--version " + std::string(kRegistryLimits.name_bytes + 1, 'v'));
+  EXPECT_EQ(longer.exit_code, 2);
+  EXPECT_THAT(longer.err, HasSubstr("the version (--version) is 129 bytes; the registry stores at most 128"));
+  auto reason = registry(add + "--version 2 --not-retained " + std::string(kRegistryLimits.text_bytes + 1, 'r'));
+  EXPECT_EQ(reason.exit_code, 2);
+  EXPECT_THAT(reason.err, HasSubstr("--not-retained"));
+
+  // What another tool (or an older rung) wrote into the database prints escaped, and a listing's cells are bounded.
+  {
+    auto db = registry::open_database(registry_);
+    ASSERT_TRUE(db) << db.error().message;
+    ASSERT_TRUE((*db)->query("UPDATE releases SET model = ?, device = ?, not_retained_reason = ?, retained = 0",
+                             {std::string("tiny\x1b[2J\x1b]0;owned\x07") + std::string(120000, 'x'), std::string("cpu\r\nrelease 9: forged"),
+                              std::string("gone\x1b[31m")}));
+  }
+  for (const std::string& command : {"list", "show 1", "verify", "list --json", "show 1 --json"}) {
+    SCOPED_TRACE(command);
+    auto r = registry(command);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_THAT(r.out, Not(HasSubstr("\x1b"))) << r.out.substr(0, 400);
+    EXPECT_THAT(r.out, Not(HasSubstr("\x07")));
+    EXPECT_THAT(r.out, Not(HasSubstr("\nrelease 9")));
+  }
+  auto list = registry("list");
+  EXPECT_THAT(list.out, HasSubstr("tiny\\x1b[2J\\x1b]0;owned\\x07"));
+  EXPECT_LT(list.out.size(), 1000u);
+  auto show = registry("show 1");
+  EXPECT_THAT(show.out, HasSubstr("cpu\\r\\nrelease 9: forged"));
+  EXPECT_THAT(show.out, HasSubstr("not retained: gone\\x1b[31m"));
+  auto fleet_record = dir_ / "escape.json";
+  {
+    auto db = registry::open_database(registry_);
+    ASSERT_TRUE(db);
+    ASSERT_TRUE((*db)->query("INSERT INTO measurements (digest, model_name, model_sha256, device, hostname, runtime_version, measured_at, rung, model_id, ok, "
+                             "p50_ms, output_match) VALUES ('d1', ?, 'abc', ?, 'h', '1.30.0', 'then', 'cpu', 'm', 1, 1.0, 'reference')",
+                             {std::string("m\x1b[1m"), std::string("phone\x1b[8m")}));
+    ASSERT_TRUE((*db)->query("INSERT INTO fleet (model_name, model_sha256, device, runtime_version, rung, measurements, measured_at, latest_id) "
+                             "SELECT model_name, model_sha256, device, runtime_version, rung, 1, measured_at, id FROM measurements"));
+  }
+  auto by_device = registry("list --by-device");
+  EXPECT_EQ(by_device.exit_code, 0) << by_device.err;
+  EXPECT_THAT(by_device.out, HasSubstr("phone\\x1b[8m"));
+  EXPECT_THAT(by_device.out, Not(HasSubstr("\x1b")));
+}
+
+TEST_F(RegistryCliTest, AReadOnlyCommandOnARegistryThatIsNotThereIsExitTwoAndCreatesNothing) {
+  const fs::path typo = dir_ / "typo" / "x.sqlite";
+  for (const std::string& command : {"list", "list --by-device", "show tiny", "verify", "list --json"}) {
+    SCOPED_TRACE(command);
+    auto r = test::run_command(rung_cli("registry " + command + " --registry " + q(typo)));
+    EXPECT_EQ(r.exit_code, 2) << r.out;
+    EXPECT_THAT(r.err, HasSubstr(typo.string() + " does not exist"));
+    EXPECT_EQ(r.out, "");
+    EXPECT_FALSE(fs::exists(dir_ / "typo"));
+  }
+  std::string skip;
+  const std::string empty = test::fresh_postgres_database(skip);
+  if (empty.empty()) GTEST_SKIP() << "PostgreSQL cannot start here: " << skip;
+  auto pg = test::run_command(rung_cli("registry list --registry '" + empty + "'"));
+  EXPECT_EQ(pg.exit_code, 2);
+  EXPECT_THAT(pg.err, HasSubstr("holds no registry"));
+  auto still = test::run_command(rung_cli("registry verify --registry '" + empty + "'"));
+  EXPECT_THAT(still.err, HasSubstr("holds no registry"));  // the first created nothing
+}
+
+TEST_F(RegistryCliTest, NoFormOfPasswordIsPrintedInErrorsOrOutput) {
+  const std::string none = (dir_ / "no-server").string();
+  // Each form against a server that is not there: the error names the registry, with the secret masked.
+  const std::vector<std::pair<std::string, std::vector<std::string>>> forms{
+      {"postgresql://ana:Secret1@/rung?host=" + none, {"Secret1"}},
+      {"postgresql:///rung?host=" + none + "&password=Secret2", {"Secret2"}},
+      {"postgresql:///rung?password=Secret3&host=" + none, {"Secret3"}},
+      {"postgresql:///rung?host=" + none + "&pass%77ord=Secret4", {"Secret4"}},
+      {"postgresql:///rung?host=" + none + "&password=Secr%65t5", {"Secr%65t5", "Secret5"}},
+      {"postgresql:///rung?host=" + none + "&sslpassword=Secret6", {"Secret6"}},
+      {"postgresql:///rung?host=" + none + "&password=Secret7%zz", {"Secret7"}},
+      {"mysql://ana:Secret8@db/rung", {"Secret8"}},
+      {"host=db password=Secret9 dbname=rung", {"Secret9"}}};
+  std::ofstream(dir_ / "r.json") << "{}";
+  for (const auto& [url, secrets] : forms) {
+    for (const std::string& command : std::vector<std::string>{"list", "verify", "show 1", "import " + q(dir_ / "r.json"), "list --by-device"}) {
+      SCOPED_TRACE(url + " " + command);
+      auto r = test::run_command("cd " + q(dir_) + " && timeout 60 " + rung_cli("registry " + command + " --registry '" + url + "'"));
+      EXPECT_EQ(r.exit_code, 2) << r.err;
+      EXPECT_THAT(r.err, HasSubstr("***"));
+      for (const auto& secret : secrets) EXPECT_THAT(r.out + r.err, Not(HasSubstr(secret)));
+    }
+  }
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 3);  // tiny.onnx, plugins, r.json: no file named by a connection string
+  // A registry that works: its URL is in every line of normal output, masked.
+  std::string skip;
+  const std::string url = test::fresh_postgres_database(skip);
+  if (url.empty()) GTEST_SKIP() << "PostgreSQL cannot start here: " << skip;
+  const std::string with_password = url + "&password=Secret10";
+  const std::string add = "registry add tiny=" + q(dir_ / "tiny.onnx") + " --version 1 --ort 1.30.0 --device d --made-by x --registry '" + with_password + "'";
+  auto added = test::run_command(rung_cli(add));
+  ASSERT_EQ(added.exit_code, 0) << added.err;
+  for (const std::string& command : {"list", "list --json", "verify", "list --by-device", "show 9"}) {
+    SCOPED_TRACE(command);
+    auto r = test::run_command(rung_cli("registry " + command + " --registry '" + with_password + "'"));
+    EXPECT_THAT(r.out + r.err, HasSubstr("password=***"));
+    EXPECT_THAT(r.out + r.err, Not(HasSubstr("Secret10")));
+  }
+  EXPECT_THAT(added.out, HasSubstr("password=***"));
+  EXPECT_THAT(added.out, Not(HasSubstr("Secret10")));
+}
+
+// A server that accepts connections and never says a word.
+class SilentServer {
+ public:
+  SilentServer() {
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(fd_, 64) != 0) return;
+    socklen_t len = sizeof a;
+    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
+    port_ = ntohs(a.sin_port);
+    thread_ = std::thread([this] {
+      while (!stop_) {
+        pollfd p{fd_, POLLIN, 0};
+        if (::poll(&p, 1, 100) <= 0) continue;
+        const int c = ::accept(fd_, nullptr, nullptr);
+        if (c >= 0) held_.push_back(c);  // kept open, never written to
+      }
+    });
+  }
+  ~SilentServer() {
+    stop_ = true;
+    if (thread_.joinable()) thread_.join();
+    for (int c : held_) ::close(c);
+    ::close(fd_);
+  }
+  int port() const { return port_; }
+
+ private:
+  int fd_ = -1, port_ = 0;
+  std::atomic<bool> stop_{false};
+  std::vector<int> held_;
+  std::thread thread_;
+};
+
+TEST_F(RegistryCliTest, EveryCommandGivesUpOnAServerThatNeverAnswers) {
+  SilentServer server;
+  ASSERT_NE(server.port(), 0);
+  const std::string url = "postgresql://rung@127.0.0.1:" + std::to_string(server.port()) + "/rung";
+  const std::vector<std::string> commands{"list", "list --by-device", "show tiny", "verify", "import " + q(dir_ / "r.json"),
+                                          "add tiny=" + q(dir_ / "tiny.onnx") + " --version 1 --ort 1.30.0 --device d --made-by x"};
+  std::ofstream(dir_ / "r.json") << "{}";  // read, then never parsed: the connection comes first
+  // All at once, each under `timeout` so that a hang fails the test instead of blocking it.
+  std::string script;
+  for (std::size_t i = 0; i < commands.size(); ++i) {
+    const auto base = (dir_ / ("c" + std::to_string(i))).string();
+    script += "( timeout 60 " + rung_cli("registry " + commands[i] + " --registry '" + url + "'") + " >" + q(base + ".out") + " 2>" + q(base + ".err") +
+              "; echo $? >" + q(base + ".rc") + " ) & ";
+  }
+  test::run_command(script + "wait");
+  for (std::size_t i = 0; i < commands.size(); ++i) {
+    SCOPED_TRACE(commands[i]);
+    const auto base = (dir_ / ("c" + std::to_string(i))).string();
+    const std::string err = test::read_file(base + ".err");
+    EXPECT_EQ(test::read_file(base + ".rc"), "2\n") << err;
+    EXPECT_THAT(err, HasSubstr("cannot connect to the registry " + url));
+    EXPECT_THAT(err, HasSubstr("timeout expired"));
+    EXPECT_THAT(err, HasSubstr("connect_timeout"));
+  }
 }
 
 TEST_F(RegistryCliTest, ImportedRecordsMakeTheFleetView) {

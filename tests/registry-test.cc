@@ -5,7 +5,11 @@
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
+#include <sys/stat.h>
+
 #include <fstream>
+#include <functional>
+#include <tuple>
 #include <nlohmann/json.hpp>
 
 #include "graph/model_file.h"
@@ -15,6 +19,7 @@
 #include "postgres_server.h"
 #include "registry/database.h"
 #include "registry/migrations.h"
+#include "registry/records.h"
 #include "rung/bench.h"
 #include "rung/bench_record.h"
 #include "rung/parity.h"
@@ -501,6 +506,184 @@ TEST_P(RegistryTest, AnIncompleteReleaseIsAnErrorNotARow) {
   EXPECT_TRUE(reg.list()->empty());
 }
 
+// A valid JSON text padded with spaces to exactly `bytes` (the parser skips them; what is stored is compact).
+std::string padded_to(std::string text, std::size_t bytes) {
+  EXPECT_LE(text.size(), bytes);
+  text.resize(bytes, ' ');
+  return text;
+}
+
+TEST_P(RegistryTest, EachDocumentKindIsTakenUpToItsLimitAndRefusedPastIt) {
+  auto reg = open();
+  Release r = release_of(model("tiny.onnx"));
+  // Bench records and parity reports, each at its limit and one byte past it.
+  auto bench = bench_record(r.artifact.path, "1.30.0", kDevice);
+  auto parity = parity_report(r.artifact.path, "1.30.0", kDevice);
+  auto at_bench = reg.add(r, {{bench.path, padded_to(bench.text, kRegistryLimits.bench_record_bytes)}}, {});
+  ASSERT_TRUE(at_bench) << at_bench.error().message;
+  EXPECT_EQ(at_bench->kind, AddOutcome::Kind::kAdded) << at_bench->reason;
+  EXPECT_LT(at_bench->release.evidence.at(0).document.size(), bench.text.size());  // stored compact
+  auto past_bench = reg.add(r, {{bench.path, padded_to(bench.text, kRegistryLimits.bench_record_bytes + 1)}}, {});
+  ASSERT_FALSE(past_bench);
+  EXPECT_THAT(past_bench.error().message, HasSubstr(bench.path.string()));
+  EXPECT_THAT(past_bench.error().message, HasSubstr("at most 16.0 MiB"));
+  auto at_parity = reg.add(r, {}, {{parity.path, padded_to(parity.text, kRegistryLimits.parity_report_bytes)}});
+  ASSERT_TRUE(at_parity) << at_parity.error().message;
+  EXPECT_EQ(at_parity->evidence_added, 1);
+  auto past_parity = reg.add(r, {}, {{parity.path, padded_to(parity.text, kRegistryLimits.parity_report_bytes + 1)}});
+  ASSERT_FALSE(past_parity);
+  EXPECT_THAT(past_parity.error().message, HasSubstr(parity.path.string()));
+  EXPECT_THAT(past_parity.error().message, HasSubstr("at most 8.0 MiB"));
+  auto past_import = reg.import_records({{bench.path, padded_to(bench.text, kRegistryLimits.bench_record_bytes + 1)}});
+  ASSERT_FALSE(past_import);
+  EXPECT_THAT(past_import.error().message, HasSubstr("at most 16.0 MiB"));
+  // A recipe at its limit, and one byte past it.
+  Release big = release_of(model("big.onnx", 24));
+  big.recipe_json = padded_to(R"({"command": "rung quantise big.onnx"})", kRegistryLimits.recipe_bytes);
+  auto at_recipe = reg.add(big, {}, {});
+  ASSERT_TRUE(at_recipe) << at_recipe.error().message;
+  EXPECT_EQ(at_recipe->kind, AddOutcome::Kind::kAdded);
+  big.version = "2";
+  big.recipe_json += ' ';
+  auto past_recipe = reg.add(big, {}, {});
+  ASSERT_FALSE(past_recipe);
+  EXPECT_THAT(past_recipe.error().message, HasSubstr("the registry takes a recipe of at most 4.0 MiB"));
+  EXPECT_EQ(reg.list()->size(), 2u);
+}
+
+// A record's rows, one measurement of `count` rows of the smallest kind the schema allows.
+std::string record_with_rows(std::size_t count) {
+  std::string rows;
+  rows.reserve(count * 120);
+  for (std::size_t i = 0; i < count; ++i) {
+    rows += i ? "," : "";
+    rows += R"({"rung":"cpu","model_id":"m","ok":false,"latency_ms":null,"output_match":{"verdict":"not compared"},"failure_class":"crash"})";
+  }
+  return R"({"schema":"rung-bench-record","schema_version":2,"model":{"name":"m","sha256":")" + std::string(64, 'a') +
+         R"("},"measurements":[{"device":"d","env":{"hostname":"h","runtime":{"version":"1.30.0"}},"provenance":{"date":"2026-11-01"},"rows":[)" + rows +
+         "]}]}";
+}
+
+TEST_P(RegistryTest, ARecordWithMoreRowsThanTheLimitIsRefusedBeforeItsRowsAreBuilt) {
+  const std::string at = record_with_rows(kRegistryLimits.measurement_rows);
+  ASSERT_LT(at.size(), kRegistryLimits.bench_record_bytes);
+  auto rows = registry::measurement_rows(at, "at.json");
+  ASSERT_TRUE(rows) << rows.error().message;
+  EXPECT_EQ(rows->size(), kRegistryLimits.measurement_rows);
+  auto past = registry::measurement_rows(record_with_rows(kRegistryLimits.measurement_rows + 1), "past.json");
+  ASSERT_FALSE(past);
+  EXPECT_THAT(past.error().message, HasSubstr("past.json: measurement 1: more rows than the registry takes at once (100000 in all)"));
+  auto reg = open();
+  auto imported = reg.import_records({{dir_ / "past.json", record_with_rows(kRegistryLimits.measurement_rows + 1)}});
+  ASSERT_FALSE(imported);
+  EXPECT_THAT(imported.error().message, HasSubstr("more rows than the registry takes"));
+  EXPECT_TRUE(reg.fleet()->empty());
+}
+
+TEST_P(RegistryTest, NamesAndTextsAreStoredOnlyWithinTheirLengthAndWithoutControlCharacters) {
+  auto reg = open();
+  const fs::path file = model("tiny.onnx");
+  const std::size_t name = kRegistryLimits.name_bytes, text = kRegistryLimits.text_bytes;
+  // At the limit: stored.
+  Release longest = release_of(file, std::string(name, 'v'));
+  longest.model = std::string(name, 'm');
+  longest.artifact.retained = false;
+  longest.artifact.not_retained_reason = std::string(text, 'r');
+  auto stored = reg.add(longest, {}, {});
+  ASSERT_TRUE(stored) << stored.error().message;
+  EXPECT_EQ(stored->kind, AddOutcome::Kind::kAdded);
+  // One past, or holding a control character, a DEL, a C1 control or bytes that are not UTF-8: refused, naming the field.
+  const std::vector<std::tuple<std::string, std::function<void(Release&)>, std::string>> cases{
+      {"a long model name", [&](Release& r) { r.model = std::string(name + 1, 'm'); }, "the model name (NAME=PATH) is 129 bytes; the registry stores at most 128"},
+      {"a 120000-byte version", [](Release& r) { r.version = std::string(120000, 'v'); }, "the version (--version) is 120000 bytes"},
+      {"a long reason", [&](Release& r) { r.artifact.retained = false; r.artifact.not_retained_reason = std::string(text + 1, 'r'); },
+       "the reason it is not retained (--not-retained) is 1025 bytes"},
+      {"an escape sequence", [](Release& r) { r.model = "tiny\x1b]0;owned\x07"; }, "the model name (NAME=PATH) holds a control character (\\x1b at byte 4)"},
+      {"a newline", [](Release& r) { r.version = "1.0\nrelease 9: fake 1.0"; }, "the version (--version) holds a control character (\\n at byte 3)"},
+      {"a DEL", [](Release& r) { r.target.rung = "cpu\x7f"; }, "the rung (--rung) holds a control character (\\x7f at byte 3)"},
+      {"a C1 control", [](Release& r) { r.environment.device = "linux\xc2\x9b" "31m"; }, "the device (--device) holds a control character (\\u009b at byte 5)"},
+      {"not UTF-8", [](Release& r) { r.target.device_class = "x86_64 \xff CPU"; }, "the device class (--device-class) is not UTF-8 (byte \\xff at 7)"},
+      {"a bidi override", [](Release& r) { r.model = "tiny\xe2\x80\xae"; }, "holds a control character (\\u202e at byte 4)"}};
+  for (const auto& [what, damage, words] : cases) {
+    SCOPED_TRACE(what);
+    Release r = release_of(file, "2.0");
+    damage(r);
+    auto out = reg.add(r, {}, {});
+    ASSERT_FALSE(out);
+    EXPECT_EQ(out.error().code, ErrorCode::kInvalidArgument);
+    EXPECT_THAT(out.error().message, HasSubstr(words));
+    EXPECT_THAT(out.error().message, Not(HasSubstr("\x1b")));
+  }
+  // A bench record's text fields likewise, before any row is made from them.
+  auto record = nlohmann::json::parse(bench_record(file, "1.30.0", kDevice).text);
+  record["measurements"][0]["device"] = "linux\x1b[2J";
+  auto bad = reg.import_records({{dir_ / "esc.json", record.dump()}});
+  ASSERT_FALSE(bad);
+  EXPECT_THAT(bad.error().message, HasSubstr("esc.json: measurement 1: 'device' holds a control character (\\x1b at byte 5)"));
+  record["measurements"][0]["device"] = std::string(kRegistryLimits.text_bytes + 1, 'd');
+  auto huge = reg.import_records({{dir_ / "huge.json", record.dump()}});
+  ASSERT_FALSE(huge);
+  EXPECT_THAT(huge.error().message, HasSubstr("'device' is 1025 bytes"));
+  EXPECT_EQ(reg.list()->size(), 1u);
+  EXPECT_TRUE(reg.fleet()->empty());
+}
+
+TEST_P(RegistryTest, AListingDoesNotLoadRecipesButKnowsEachKey) {
+  auto reg = open();
+  Release r = release_of(model("tiny.onnx"));
+  r.recipe_json = R"({"command": "rung quantise", "calibration": ")" + std::string(3u << 20, 'c') + R"("})";
+  ASSERT_EQ(reg.add(r, {}, {})->kind, AddOutcome::Kind::kAdded);
+  auto listed = reg.list();
+  ASSERT_TRUE(listed) << listed.error().message;
+  ASSERT_EQ(listed->size(), 1u);
+  EXPECT_TRUE(listed->front().recipe_json.empty());
+  EXPECT_EQ(listed->front().release_key(), r.release_key());
+  auto full = reg.find("tiny@1.0");
+  ASSERT_TRUE(full);
+  EXPECT_GT(full->front().recipe_json.size(), 3u << 20);
+  EXPECT_EQ(full->front().release_key(), r.release_key());
+}
+
+TEST_P(RegistryTest, AReadOnlyOpenOfADatabaseWithoutARegistryCreatesNothing) {
+  if (GetParam() == Db::kSqlite) {
+    const fs::path missing = dir_ / "typo" / "x.sqlite";
+    auto r = Registry::open("sqlite:" + missing.string(), Registry::OpenMode::kExistingOnly);
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().code, ErrorCode::kNotFound);
+    EXPECT_THAT(r.error().message, HasSubstr(missing.string() + " does not exist"));
+    EXPECT_FALSE(fs::exists(dir_ / "typo"));
+    auto plain = Registry::open(missing.string(), Registry::OpenMode::kExistingOnly);
+    ASSERT_FALSE(plain);
+    EXPECT_FALSE(fs::exists(dir_ / "typo"));
+    // A file that is there but empty holds no registry, and is not made one.
+    std::ofstream(dir_ / "empty.sqlite").close();
+    auto empty = Registry::open((dir_ / "empty.sqlite").string(), Registry::OpenMode::kExistingOnly);
+    ASSERT_FALSE(empty);
+    EXPECT_THAT(empty.error().message, HasSubstr("holds no registry"));
+  } else {
+    // url_ is a fresh database with nothing in it; another name is no database at all.
+    auto empty = Registry::open(url_, Registry::OpenMode::kExistingOnly);
+    ASSERT_FALSE(empty);
+    EXPECT_EQ(empty.error().code, ErrorCode::kNotFound);
+    EXPECT_THAT(empty.error().message, HasSubstr("holds no registry"));
+    auto db = registry::open_postgresql(url_);
+    ASSERT_TRUE(db) << db.error().message;
+    auto tables = (*db)->query("SELECT count(*) FROM pg_catalog.pg_tables WHERE schemaname = 'public'");
+    ASSERT_TRUE(tables);
+    EXPECT_EQ(registry::as_int((*tables)[0][0]), 0);
+    std::string other = url_;
+    other.replace(other.find("postgresql://rung@/") + 19, other.find('?') - other.find("postgresql://rung@/") - 19, "no_such_registry");
+    auto missing = Registry::open(other, Registry::OpenMode::kExistingOnly);
+    ASSERT_FALSE(missing);
+    EXPECT_THAT(missing.error().message, HasSubstr("\"no_such_registry\" does not exist"));
+  }
+  // Opening to write still makes it, and then a read-only open finds it.
+  ASSERT_TRUE(Registry::open(url_));
+  auto again = Registry::open(url_, Registry::OpenMode::kExistingOnly);
+  ASSERT_TRUE(again) << again.error().message;
+  EXPECT_TRUE(again->list()->empty());
+}
+
 INSTANTIATE_TEST_SUITE_P(Databases, RegistryTest, ::testing::Values(Db::kSqlite, Db::kPostgresql),
                          [](const auto& info) { return test::db_name(info.param); });
 
@@ -527,15 +710,104 @@ TEST(RegistryUrl, TheDefaultLivesUnderTheUsersDataDirectory) {
   test::ScopedEnv no_override("RUNG_REGISTRY", nullptr);
   {
     test::ScopedEnv xdg("XDG_DATA_HOME", "/data/ana");
-    EXPECT_EQ(Registry::default_url(), "sqlite:/data/ana/rung/registry.sqlite");
+    EXPECT_EQ(Registry::default_url().value(), "sqlite:/data/ana/rung/registry.sqlite");
   }
   {
+    // HOME counts when it is a directory of the user's (else the private fallback: os-safety-test).
+    const fs::path home_dir = test::make_temp_dir("rung-home");
     test::ScopedEnv xdg("XDG_DATA_HOME", nullptr);
-    test::ScopedEnv home("HOME", "/home/ana");
-    EXPECT_EQ(Registry::default_url(), "sqlite:/home/ana/.local/share/rung/registry.sqlite");
+    test::ScopedEnv home("HOME", home_dir.c_str());
+    EXPECT_EQ(Registry::default_url().value(), "sqlite:" + (home_dir / ".local/share/rung/registry.sqlite").string());
+    fs::remove_all(home_dir);
   }
   test::ScopedEnv set("RUNG_REGISTRY", "postgresql://fleet/rung");
-  EXPECT_EQ(Registry::default_url(), "postgresql://fleet/rung");
+  EXPECT_EQ(Registry::default_url().value(), "postgresql://fleet/rung");
+}
+
+TEST(RegistrySecrets, EveryFormOfPasswordIsMasked) {
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"postgresql://ana:s3cret@db.example/rung", "postgresql://ana:***@db.example/rung"},
+      {"postgresql://ana:s3cret@h1:5432,h2/rung?sslmode=require", "postgresql://ana:***@h1:5432,h2/rung?sslmode=require"},
+      {"postgresql://ana@db/rung?password=s3cret", "postgresql://ana@db/rung?password=***"},
+      {"postgresql://ana@db/rung?sslmode=require&password=s3cret&application_name=x",
+       "postgresql://ana@db/rung?sslmode=require&password=***&application_name=x"},
+      {"postgresql://ana@db/rung?PassWord=s3cret", "postgresql://ana@db/rung?PassWord=***"},
+      {"postgresql://ana@db/rung?pass%77ord=s3cret", "postgresql://ana@db/rung?pass%77ord=***"},
+      {"postgresql://ana@db/rung?password=s3%63ret", "postgresql://ana@db/rung?password=***"},
+      {"postgresql://ana@db/rung?sslpassword=s3cret", "postgresql://ana@db/rung?sslpassword=***"},
+      {"host=db user=ana password=s3cret dbname=rung", "host=db user=ana password=*** dbname=rung"},
+      {"host=db password = 's3 cr\\'et' dbname=rung", "host=db password = *** dbname=rung"},
+      {"cannot connect to the registry mysql://ana:s3cret@db/x: no", "cannot connect to the registry mysql://ana:***@db/x: no"},
+      {"postgresql:///rung?host=/tmp/x", "postgresql:///rung?host=/tmp/x"}};
+  for (const auto& [text, masked] : cases) {
+    EXPECT_EQ(registry::mask_secrets(text), masked) << text;
+  }
+  // A client's own words quoting the URL's secret, raw or decoded, are masked too.
+  EXPECT_EQ(registry::mask_secrets(R"(invalid percent-encoded token: "s3%zzret")", "postgresql://db/r?password=s3%zzret"),
+            R"(invalid percent-encoded token: "***")");
+  EXPECT_EQ(registry::mask_secrets("it was s3cret", "postgresql://db/r?password=s3%63ret"), "it was ***");
+}
+
+TEST(RegistryPostgres, TheStatementTimeoutDefaultsToThirtySecondsAndCanBeSet) {
+  std::string skip;
+  const std::string url = test::fresh_postgres_database(skip);
+  if (url.empty()) GTEST_SKIP() << "PostgreSQL cannot start here: " << skip;
+  const auto setting = [](const std::string& u) -> std::string {
+    auto db = registry::open_database(u);
+    if (!db) return "error: " + db.error().message;
+    auto r = (*db)->query("SELECT current_setting('statement_timeout')");
+    return r ? registry::as_text((*r)[0][0]) : "error: " + r.error().message;
+  };
+  test::ScopedEnv none("RUNG_REGISTRY_STATEMENT_TIMEOUT", nullptr);
+  EXPECT_EQ(setting(url), "30s");
+  EXPECT_EQ(setting(url + "&options=-c%20statement_timeout%3D7s"), "7s");  // the URL's own setting stands
+  {
+    test::ScopedEnv set("RUNG_REGISTRY_STATEMENT_TIMEOUT", "1");
+    EXPECT_EQ(setting(url + "&options=-c%20statement_timeout%3D7s"), "1s");
+    auto db = registry::open_database(url);
+    ASSERT_TRUE(db) << db.error().message;
+    auto slow = (*db)->query("SELECT pg_sleep(20)");
+    ASSERT_FALSE(slow);
+    EXPECT_THAT(slow.error().message, HasSubstr("statement timeout"));
+  }
+  for (const char* bad : {"abc", "-1", "1.5", "86401"}) {
+    test::ScopedEnv set("RUNG_REGISTRY_STATEMENT_TIMEOUT", bad);
+    auto db = registry::open_database(url);
+    ASSERT_FALSE(db) << bad;
+    EXPECT_EQ(db.error().code, ErrorCode::kInvalidArgument);
+    EXPECT_THAT(db.error().message, HasSubstr(std::string("RUNG_REGISTRY_STATEMENT_TIMEOUT=") + bad));
+  }
+}
+
+TEST(RegistryDocuments, EachKindIsReadUpToItsLimitFromARegularFileOnly) {
+  const fs::path dir = test::make_temp_dir("rung-registry-documents");
+  const fs::path fifo = dir / "fifo.json";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  for (RegistryDocument kind : {RegistryDocument::kRecipe, RegistryDocument::kBenchRecord, RegistryDocument::kParityReport}) {
+    auto f = read_registry_document(fifo, kind);
+    ASSERT_FALSE(f);
+    EXPECT_THAT(f.error().message, HasSubstr(fifo.string() + ": is a FIFO"));
+    auto zero = read_registry_document("/dev/zero", kind);
+    ASSERT_FALSE(zero);
+    EXPECT_THAT(zero.error().message, HasSubstr("/dev/zero: is a character device"));
+  }
+  for (const auto& [kind, limit, words] : {std::tuple{RegistryDocument::kRecipe, kRegistryLimits.recipe_bytes, "recipe"},
+                                           {RegistryDocument::kBenchRecord, kRegistryLimits.bench_record_bytes, "bench record"},
+                                           {RegistryDocument::kParityReport, kRegistryLimits.parity_report_bytes, "parity report"}}) {
+    const fs::path file = dir / "doc.json";
+    { std::ofstream(file) << "{}"; }
+    fs::resize_file(file, limit);
+    auto at = read_registry_document(file, kind);
+    ASSERT_TRUE(at) << at.error().message;
+    EXPECT_EQ(at->text.size(), limit);
+    fs::resize_file(file, limit + 1);
+    auto past = read_registry_document(file, kind);
+    ASSERT_FALSE(past);
+    EXPECT_EQ(past.error().code, ErrorCode::kInvalidArgument);
+    EXPECT_THAT(past.error().message, HasSubstr(std::string(words) + " " + file.string()));
+    EXPECT_THAT(past.error().message, HasSubstr("at most " + std::to_string(limit >> 20) + ".0 MiB"));
+  }
+  fs::remove_all(dir);
 }
 
 }  // namespace

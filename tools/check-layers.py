@@ -23,9 +23,9 @@ RANKS = {
 # Which folder implements each public header; result.h is the vocabulary every layer speaks.
 PUBLIC = {
     "result": None,
-    "termination": "os",
+    "termination": "os", "command_line": "os", "user_dirs": "os", "output_paths": "os",
     "tensor": "core", "tolerance": "core", "hardware": "core", "ladder": "core", "model": "core",
-    "geometry": "core", "input_spec": "core", "cpus": "core",
+    "geometry": "core", "input_spec": "core", "cpus": "core", "limits": "core", "printable": "core",
     "runtime": "runtime", "standing": "runtime", "software_gpu": "runtime",
     "decode": "decode", "image": "image",
     "probe": "probe", "engine": "engine",

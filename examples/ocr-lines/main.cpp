@@ -14,8 +14,11 @@
 #include <csignal>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <stop_token>
 
+#include "numeric_args.h"  // rung's CLI declares its options the same way: every number with its range
+#include "rung/cpus.h"
 #include "rung/decode.h"
 #include "rung/engine.h"
 #include "rung/image.h"
@@ -59,10 +62,36 @@ rung::Result<std::vector<fs::path>> list_images(const std::vector<std::string>& 
   return files;
 }
 
+// Usage and input errors exit 2, as rung's own commands do; no runtime 3; the rest 1.
+constexpr int kExitFailed = 1, kExitUsage = 2, kExitNoRuntime = 3;
+
+int exit_code_for(rung::ErrorCode code) {
+  return code == rung::ErrorCode::kInvalidArgument || code == rung::ErrorCode::kNotFound ? kExitUsage : kExitFailed;
+}
+
 // A page's truth beside it in the truth folder: NAME.json (tools/make-text-corpus.py) or NAME.truth.json.
 fs::path truth_file(const fs::path& dir, const fs::path& image) {
   const fs::path plain = dir / (image.stem().string() + ".json");
-  return fs::exists(plain) ? plain : dir / (image.stem().string() + ".truth.json");
+  std::error_code ec;  // a loop of links is "there" (and then damaged), never an exception
+  return fs::symlink_status(plain, ec).type() != fs::file_type::not_found ? plain : dir / (image.stem().string() + ".truth.json");
+}
+
+// Every page's truth, read before any work: a damaged truth file is an input
+// error naming the file and the problem; a page with none is not scored.
+struct Truth {
+  std::vector<std::optional<std::vector<std::string>>> lines;  // by image index
+  std::vector<std::string> missing;                             // by image index: why there is none
+};
+
+rung::Result<Truth> read_truth(const fs::path& dir, const std::vector<fs::path>& images) {
+  Truth t;
+  for (const auto& image : images) {
+    auto lines = rung::read_truth_lines(truth_file(dir, image));
+    if (!lines && lines.error().code != rung::ErrorCode::kNotFound) return lines.error();
+    t.missing.push_back(lines ? "" : fmt::format("{}: no truth file (NAME.json or NAME.truth.json in {}); not scored", image.filename().string(), dir.string()));
+    t.lines.push_back(lines ? std::optional(std::move(*lines)) : std::nullopt);
+  }
+  return t;
 }
 
 nlohmann::json quad_json(const rung::Quad& q) {
@@ -89,7 +118,7 @@ class Progress {
 
 class Writer {
  public:
-  Writer(const Settings& s, rung::Job& job, std::size_t total) : s_(s), job_(job), progress_(total) {}
+  Writer(const Settings& s, const Truth& truth, rung::Job& job, std::size_t total) : s_(s), truth_(truth), job_(job), progress_(total) {}
 
   void page(const rung::OcrPage& page) {
     nlohmann::json j{{"image", page.file.string()}};
@@ -117,10 +146,10 @@ class Writer {
 
  private:
   void score(const rung::OcrPage& page, nlohmann::json& j) {
-    auto truth = rung::read_truth_lines(truth_file(s_.truth, page.file));
+    const auto& truth = truth_.lines.at(page.index);
     if (!truth) {
-      fmt::print(stderr, "ocr-lines: {}\n", truth.error().message);
-      j["truth"] = {{"error", truth.error().message}};
+      fmt::print(stderr, "ocr-lines: {}\n", truth_.missing.at(page.index));
+      j["truth"] = {{"error", truth_.missing.at(page.index)}};
       return;
     }
     std::vector<std::string> read;
@@ -132,6 +161,7 @@ class Writer {
   }
 
   const Settings& s_;
+  const Truth& truth_;
   rung::Job& job_;
   Progress progress_;
   std::size_t done_ = 0, scored_ = 0;
@@ -148,26 +178,35 @@ int run(const Settings& s, rung::EngineOptions options) {
   auto files = list_images(s.inputs);
   if (!files) {
     fmt::print(stderr, "ocr-lines: {}\n", files.error().message);
-    return 2;
+    return kExitUsage;
+  }
+  Truth truth;
+  if (!s.truth.empty()) {
+    auto read = read_truth(s.truth, *files);
+    if (!read) {
+      fmt::print(stderr, "ocr-lines: --truth: {}\n", read.error().message);
+      return kExitUsage;
+    }
+    truth = std::move(*read);
   }
   auto chars = rung::CharacterList::from_file(s.models / "ppocr_keys_v1.txt");
   if (!chars) {
     fmt::print(stderr, "ocr-lines: {}\n", chars.error().message);
-    return 2;
+    return kExitUsage;
   }
   auto engine = rung::Engine::start(options);
   if (!engine) {
     fmt::print(stderr, "ocr-lines: {}\n", engine.error().message);
-    return 3;
+    return engine.error().code == rung::ErrorCode::kInvalidArgument ? kExitUsage : kExitNoRuntime;
   }
   // An application would not wait: its first job runs on the floor while the probe works.
   if (s.wait) (*engine)->wait_until_settled();
   auto job = (*engine)->open_job();
   if (!job) {
     fmt::print(stderr, "ocr-lines: {}\n", job.error().message);
-    return 1;
+    return kExitFailed;
   }
-  Writer writer(s, **job, files->size());
+  Writer writer(s, truth, **job, files->size());
   std::stop_source stop;
   rung::PipelineOptions pipeline = s.pipeline;
   pipeline.on_page = [&](const rung::OcrPage& page) {
@@ -178,13 +217,17 @@ int run(const Settings& s, rung::EngineOptions options) {
   auto report = rung::run_ocr_pipeline(**job, *chars, *files, pipeline, stop.get_token());
   if (!report) {
     fmt::print(stderr, "ocr-lines: {}\n", report.error().message);
-    return 1;
+    return exit_code_for(report.error().code);
   }
   const rung::TextScore& t = writer.total();
   if (s.json) {
-    nlohmann::json summary{{"report", nlohmann::json::parse(report->json())}};
-    if (!s.truth.empty()) summary["truth"] = {{"pages", writer.scored()}, {"cer", t.cer()}, {"line_recall", t.recall()}, {"lines", t.truth_lines}, {"found", t.found_lines}};
-    fmt::print("{}\n", summary.dump());
+    // The report is JSON rung wrote: placed as it is, never parsed again.
+    std::string truth_part;
+    if (!s.truth.empty()) {
+      const nlohmann::json scored{{"pages", writer.scored()}, {"cer", t.cer()}, {"line_recall", t.recall()}, {"lines", t.truth_lines}, {"found", t.found_lines}};
+      truth_part = ",\"truth\":" + scored.dump();
+    }
+    fmt::print("{{\"report\":{}{}}}\n", report->json(), truth_part);
   } else {
     std::vector<std::string> ids;
     for (const auto& [model, id] : report->model_ids) ids.push_back(fmt::format("{}={} on {}", model, id, report->model_rungs[model]));
@@ -196,45 +239,60 @@ int run(const Settings& s, rung::EngineOptions options) {
                  t.found_lines, t.truth_lines, 100 * t.recall(), 100 * t.cer());
     }
   }
-  if (report->cancelled) return 1;
-  return writer.failures() == 0 ? 0 : 1;
+  if (report->cancelled) return kExitFailed;
+  return writer.failures() == 0 ? 0 : kExitFailed;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  using rung::cli::add_number;
+  using rung::cli::add_text;
   CLI::App app{"ocr-lines: read the text lines of every image in folders, with the model ids that read them"};
+  app.footer("Exit: 0 every image read, 1 an image could not be read, 2 a usage or input error, 3 no usable ONNX Runtime build.");
   Settings s;
   std::string cache_dir, ort_dir;
   std::vector<std::string> plugin_dirs;
   double accept = 1.0;
   bool no_classifier = false;
-  app.add_option("images", s.inputs, "Folders of images, or image files")->required();
-  app.add_option("--models", s.models, "The folder holding the PP-OCR models and ppocr_keys_v1.txt")->required();
-  app.add_option("--cache-dir", cache_dir, "The engine's cache directory")->required();
-  app.add_option("--ort-dir", ort_dir, "Search this directory for ONNX Runtime builds first");
-  app.add_option("--plugin-dir", plugin_dirs, "Plugin EP libraries to try as rungs");
-  app.add_option("--accept-ratio", accept, "Take a rung within this factor of the CPU's speed");
+  add_text(app, "images", s.inputs, "Folders of images, or image files")->required();
+  add_text(app, "--models", s.models, "The folder holding the PP-OCR models and ppocr_keys_v1.txt")->required();
+  add_text(app, "--cache-dir", cache_dir, "The engine's cache directory")->required();
+  add_text(app, "--ort-dir", ort_dir, "Search this directory for ONNX Runtime builds first");
+  add_text(app, "--plugin-dir", plugin_dirs, "Plugin EP libraries to try as rungs");
+  add_number(app, "--accept-ratio", accept, "Take a rung within this factor of the CPU's speed", {0.01, 10000, "times the CPU's time"})
+      ->capture_default_str();
   app.add_flag("--wait", s.wait, "Let the probe report and the engines land before the job opens");
   app.add_flag("--json", s.json, "One JSON object per image (lines, boxes, confidences, model ids), then the run's report");
-  app.add_option("--truth", s.truth, "A folder of truth files (NAME.json or NAME.truth.json): character error rate and line recall")
+  add_text(app, "--truth", s.truth, "A folder of truth files (NAME.json or NAME.truth.json): character error rate and line recall")
       ->check(CLI::ExistingDirectory);
   app.add_flag("--sequential", s.pipeline.sequential, "Every step on one thread, one image after another");
   app.add_flag("--no-classifier", no_classifier, "Read every line as it stands (no angle classifier)");
-  app.add_option("--unclip-ratio", s.pipeline.boxes.unclip_ratio, "How far a text box grows around its region (PP-OCR's unclip ratio)")
-      ->check(CLI::PositiveNumber);
-  app.add_option("--decode-threads", s.pipeline.decode_threads, "Threads decoding images")->check(CLI::PositiveNumber);
-  app.add_option("--recognise-batch", s.pipeline.recognise_batch,
-                 "Crops per recogniser run, similar widths together (0: one on the CPU rung, 6 on an accelerator)")
-      ->check(CLI::NonNegativeNumber);
-  app.add_option("--recognise-threads", s.pipeline.recognise_threads, "Threads running the recogniser (0: the cores other stages leave)")
-      ->check(CLI::NonNegativeNumber);
-  CLI11_PARSE(app, argc, argv);
+  add_number(app, "--unclip-ratio", s.pipeline.boxes.unclip_ratio, "How far a text box grows around its region (PP-OCR's unclip ratio)",
+             {0.01, rung::kMaxUnclipRatio})
+      ->capture_default_str();
+  add_number(app, "--decode-threads", s.pipeline.decode_threads, "Threads decoding images", rung::cli::thread_count_from_one())
+      ->capture_default_str();
+  add_number(app, "--recognise-batch", s.pipeline.recognise_batch,
+             "Crops per recogniser run, similar widths together (0: one on the CPU rung, 6 on an accelerator)", {0, rung::kMaxOcrBatch, "crops"});
+  add_number(app, "--recognise-threads", s.pipeline.recognise_threads, "Threads running the recogniser (0: the cores other stages leave)",
+             rung::cli::thread_count());
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : kExitUsage;  // --help is 0; CLI11's own codes (104, 105, ...) are all usage errors
+  }
   if (no_classifier) s.pipeline.classifier.clear();
   rung::EngineOptions options;
   options.cache_dir = cache_dir;
   if (!ort_dir.empty()) options.runtimes.explicit_dir = ort_dir;
   for (const auto& d : plugin_dirs) options.plugin_dirs.emplace_back(d);
   options.acceptance_ratio = accept;
-  return run(s, options);
+  try {
+    return run(s, options);
+  } catch (const std::exception& e) {
+    // rung's library returns its errors; this catches the example's own slips, never an abort.
+    fmt::print(stderr, "ocr-lines: internal error: {}\n", e.what());
+    return kExitFailed;
+  }
 }

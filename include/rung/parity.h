@@ -113,4 +113,9 @@ struct ParityReport {
 // its worker crashed or timed out).
 Result<ParityReport> run_parity(const ParityOptions& options);
 
+// The files a gate file names besides itself (a text gate's character list), as
+// absolute or gate-relative paths resolved: inputs a command's outputs must never
+// replace. Empty when the gate file cannot be read (the run itself says why).
+std::vector<std::filesystem::path> files_named_by_gate_file(const std::filesystem::path& gate_file);
+
 }  // namespace rung

@@ -36,6 +36,15 @@ struct OcrPage {
   bool ok() const { return error.empty(); }
 };
 
+// The largest batch (and queue) a run takes: a batch is padded to its widest
+// crop and held whole in memory.
+inline constexpr std::size_t kMaxOcrBatch = 256;
+// Past this a text box grows over its neighbours (PP-OCR uses 1.5 to 2).
+inline constexpr double kMaxUnclipRatio = 10;
+
+// Checked by run_ocr_pipeline before any thread starts: thread counts 0 to the
+// CPUs this process may use (rung/cpus.h), batches and the queue depth up to
+// kMaxOcrBatch, the unclip ratio above 0 up to kMaxUnclipRatio, thresholds 0 to 1.
 struct PipelineOptions {
   // Model names registered with the engine; an empty classifier reads every line as it stands.
   std::string detector = "ppocr_det_v4";
@@ -91,15 +100,22 @@ struct PipelineReport {
 
 // Opens the job's sessions for the three models, then reads every image. The
 // error is for what stops the whole run (a model that cannot be opened); a page
-// that fails is an OcrPage with its error. `stop` cancels: the stages finish the
-// page in hand, every thread is joined, and the report says `cancelled`.
+// that fails is an OcrPage with its error; options out of their ranges (see
+// PipelineOptions) are kInvalidArgument before anything runs. `stop` cancels:
+// the stages finish the page in hand, every thread is joined, and the report says `cancelled`.
 Result<PipelineReport> run_ocr_pipeline(Job& job, const CharacterList& characters,
                                         const std::vector<std::filesystem::path>& images, const PipelineOptions& options,
                                         std::stop_token stop = {});
 
 // ---- Ground truth ----
 
-// A page's truth: {"lines": [{"text": "..."}, ...]} (tools/make-text-corpus.py writes these).
+// A page's truth: {"lines": [{"text": "..."}, ...]} (tools/make-text-corpus.py
+// writes these; other keys are the writer's own). Read as a document (a
+// regular file, its size and nesting bounded); a file that is not there is
+// kNotFound, one that is damaged (not a regular file, too large, not JSON, a
+// value of the wrong kind, more than kMaxTruthLines lines) kInvalidArgument
+// naming the file and the key.
+inline constexpr std::size_t kMaxTruthLines = 100'000;
 Result<std::vector<std::string>> read_truth_lines(const std::filesystem::path& file);
 
 struct TextScore {

@@ -7,6 +7,7 @@
 // refused, naming both hashes. SQLite by default, PostgreSQL for a fleet.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -19,6 +20,20 @@
 #include "rung/result.h"
 
 namespace rung {
+
+// What the registry accepts is bounded, so that reading a document, adding a
+// release and listing the registry are too. Text fields are also refused when
+// they hold a control character or are not UTF-8 (naming the field).
+struct RegistryLimits {
+  std::uint64_t recipe_bytes;         // --recipe: a quantise report is tens of KiB
+  std::uint64_t bench_record_bytes;   // --bench, import: a record grows by about 1 KiB a run
+  std::uint64_t parity_report_bytes;  // --parity
+  std::uint64_t import_bytes;         // all the records of one import together
+  std::size_t measurement_rows;       // rows of one add or import (a rung of a measurement each)
+  std::size_t name_bytes;             // model, version, rung, device class, runtime version, host, ...
+  std::size_t text_bytes;             // device identity, reasons (--not-retained, --opaque), recipe settings
+};
+inline constexpr RegistryLimits kRegistryLimits{4ull << 20, 16ull << 20, 8ull << 20, 256ull << 20, 100'000, 128, 1024};
 
 struct ReleaseTarget {
   std::string device_class;  // "x86_64 CPU", "x86_64 NVIDIA GPU", "aarch64 Qualcomm SoC"
@@ -79,8 +94,11 @@ struct Release {
   PrecisionEvidence precision;
   std::vector<ReleaseEvidence> evidence;
   std::string registered_at;  // UTC, ISO 8601
+  // The key as stored. Registry::list() does not load recipes (a listing stays
+  // small however large they are): its releases have an empty recipe_json and this.
+  std::string listed_key;
 
-  // SHA-256 of model, version, target, recipe, environment and cache.
+  // SHA-256 of model, version, target, recipe, environment and cache (listed_key when set).
   std::string release_key() const;
   std::string target_label() const;  // "x86_64 CPU / ORT 1.30.0 / cpu"
   std::string to_json() const;
@@ -106,6 +124,12 @@ struct EvidenceFile {
   std::string text;
 };
 
+// The documents the registry reads, each with its limit (kRegistryLimits).
+enum class RegistryDocument { kRecipe, kBenchRecord, kParityReport };
+// A regular file of at most its kind's limit (a FIFO or device is refused
+// without waiting on it): "recipe r.json: is 200.0 MiB; rung reads at most 4.0 MiB ...".
+Result<EvidenceFile> read_registry_document(const std::filesystem::path& path, RegistryDocument kind);
+
 struct AddOutcome {
   enum class Kind { kAdded, kAlreadyRegistered, kRefused };
   Kind kind = Kind::kAdded;
@@ -113,7 +137,11 @@ struct AddOutcome {
   Release release;     // as stored
   int evidence_added = 0;
   int measurements_added = 0;
+  std::string to_json() const;  // {"outcome", "reason", "evidence_added", "release"}
 };
+
+// A JSON array of releases (each as Release::to_json()).
+std::string releases_json(const std::vector<Release>& releases);
 
 enum class VerifyState { kOk, kChanged, kMissing, kNotRetained };
 const char* verify_state_name(VerifyState s);  // "ok", "changed", "missing", "not retained"
@@ -154,9 +182,14 @@ struct FleetModel {
 
 class Registry {
  public:
+  // Whether opening may create the registry: a command that only reads
+  // (list, show, verify, a lint) opens an existing one, and a registry that is
+  // not there is kNotFound, naming it, rather than a new empty one.
+  enum class OpenMode { kCreateIfMissing, kExistingOnly };
   // See registry URLs in the README: a path, `sqlite:PATH`, `postgresql://...`.
-  static Result<Registry> open(const std::string& url);
-  static std::string default_url();
+  static Result<Registry> open(const std::string& url, OpenMode mode = OpenMode::kCreateIfMissing);
+  // RUNG_REGISTRY, else a file in the user's data directory; an error naming what to set when there is none.
+  static Result<std::string> default_url();
   Registry(Registry&&) noexcept;
   Registry& operator=(Registry&&) noexcept;
   ~Registry();

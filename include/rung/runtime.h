@@ -79,9 +79,10 @@ struct RuntimeDiscovery {
 Result<RuntimeBuild> load_runtime_build(const std::filesystem::path& library, bool allow_writable_by_others = false);
 
 // Searches, loads every candidate (losers stay mapped), scores each against the
-// hardware and chooses one. An Error: kInvalidArgument when the search itself is
-// invalid (a bad RUNG_ORT_DIR or explicit directory); kNoRuntime when nothing
-// usable loaded, its message listing what was searched and skipped.
+// hardware and chooses one. An Error: kInvalidArgument when the explicit
+// directory (the caller's) cannot be used; kNoRuntime when RUNG_ORT_DIR is
+// empty or names no usable build, or when nothing usable loaded, its message
+// listing what was searched and skipped.
 Result<RuntimeDiscovery> discover_runtimes(const RuntimeSearchOptions& options, const Hardware& hardware);
 
 // Which loaded build a process uses: one from RUNG_ORT_DIR outright, else the

@@ -130,7 +130,7 @@ class Runner {
       o_.on_progress(model.name, rung.display, round, 0, job.runs);
       on_wait = [&] {
         int done = 0, total = job.runs;
-        std::istringstream in(read_text_file(job.progress_file));
+        std::istringstream in(read_input_file_if_usable(job.progress_file, FileKind::kText).value_or(""));
         if (in >> done >> total && done > 0) o_.on_progress(model.name, rung.display, round, done, total);
       };
     }
@@ -214,7 +214,7 @@ Status check_options(const BenchOptions& o) {
   if (o.models.empty()) return Error{ErrorCode::kInvalidArgument, "no model to bench"};
   if (o.duration_s <= 0 && o.runs < 1) return Error{ErrorCode::kInvalidArgument, fmt::format("--runs must be at least 1, not {}", o.runs)};
   if (!(std::isfinite(o.duration_s) && o.duration_s >= 0)) return Error{ErrorCode::kInvalidArgument, "--duration must be a finite number of seconds"};
-  if (o.deadline.count() <= 0) return Error{ErrorCode::kInvalidArgument, "--deadline must be positive"};
+  if (auto st = check_deadline(o.deadline, "--deadline"); !st) return st;
   if (o.warmup < 0) return Error{ErrorCode::kInvalidArgument, fmt::format("--warmup must be 0 or more, not {}", o.warmup)};
   if (o.rounds < 1) return Error{ErrorCode::kInvalidArgument, fmt::format("--rounds must be at least 1, not {}", o.rounds)};
   if (auto st = check_thread_count(o.threads, "--threads"); !st) return st;

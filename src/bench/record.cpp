@@ -211,7 +211,7 @@ Status check_bench_record_target(const fs::path& file, const fs::path& model) {
     return {};
   }
   if (!fs::is_regular_file(file, ec)) return Error{ErrorCode::kInvalidArgument, fmt::format("{} is not a file", file.string())};
-  auto text = read_regular_file(file, kMaxJsonFileBytes);
+  auto text = read_input_file(file, FileKind::kDocument);
   if (!text) return text.error();
   auto r = parse_record(*text, file.string());
   if (!r) return Error{ErrorCode::kInvalidArgument, r.error().message + "; it would not be appended to (move it away or choose another path)"};
@@ -230,7 +230,7 @@ Status write_bench_records(const BenchReport& report, const std::vector<fs::path
     std::string text = bench_record_json(report, report.models[i], command);
     std::error_code ec;
     if (fs::exists(files[i], ec)) {
-      auto existing = read_regular_file(files[i], kMaxJsonFileBytes);
+      auto existing = read_input_file(files[i], FileKind::kDocument);
       if (!existing) return existing.error();
       auto merged = merge_bench_records(*existing, text);
       if (!merged) return Error{merged.error().code, fmt::format("{}: {}", files[i].string(), merged.error().message)};

@@ -4,11 +4,14 @@
 // costs that test, and a new worker takes the rest.
 #include <fmt/format.h>
 
+#include <cmath>
 #include <regex>
 
 #include "conform/suite.h"
+#include "core/thread_limit.h"
 #include "jobs/conform_worker.h"
 #include "jobs/runner.h"
+#include "os/json_input.h"
 #include "os/termination.h"
 #include "os/work_dir.h"
 #include "os/worker_location.h"
@@ -49,8 +52,10 @@ class ColumnWorker {
     worker_ = std::move(*started);
     auto line = worker_->receive();
     if (!line) return Error{ErrorCode::kRuntime, line.error().message};
+    auto parsed = parse_json(*line);
+    if (!parsed) return Error{ErrorCode::kRuntime, fmt::format("malformed answer from the worker: {}", parsed.error().message)};
     try {
-      auto j = nlohmann::json::parse(*line);
+      const auto& j = *parsed;
       if (!j.at("ready").get<bool>()) return Error{ErrorCode::kUnsupported, j.at("error").get<std::string>()};
       return j;
     } catch (const nlohmann::json::exception& e) {
@@ -75,8 +80,13 @@ class ColumnWorker {
       worker_.reset();
       return {late ? "timed out" : "crashed", line.error().message, 0, 0, 0, ms, {}};
     }
+    auto parsed = parse_json(*line);
+    if (!parsed) {
+      worker_.reset();
+      return {"crashed", fmt::format("malformed answer from the worker: {}", parsed.error().message), 0, 0, 0, ms, {}};
+    }
     try {
-      const auto c = nlohmann::json::parse(*line).at("result").get<ConformCaseResult>();
+      const auto c = parsed->at("result").get<ConformCaseResult>();
       return {conform_outcome_name(c.outcome), c.reason, c.max_abs, c.max_rel, c.data_sets, c.ms, c.nodes_by_provider};
     } catch (const nlohmann::json::exception& e) {
       worker_.reset();
@@ -153,6 +163,12 @@ void run_column(const ConformOptions& o, const JobRunner& runner, const fs::path
 }  // namespace
 
 Result<ConformReport> run_conform(const ConformOptions& o) {
+  if (auto st = check_deadline(o.deadline, "the deadline"); !st) return st.error();
+  if (auto st = check_thread_count(o.threads, "threads"); !st) return st.error();
+  if (!(std::isfinite(o.tolerance.atol) && o.tolerance.atol >= 0 && std::isfinite(o.tolerance.rtol) && o.tolerance.rtol >= 0)) {
+    return Error{ErrorCode::kInvalidArgument,
+                 fmt::format("the tolerance (atol {}, rtol {}) must be finite and not negative", o.tolerance.atol, o.tolerance.rtol)};
+  }
   ConformReport report;
   report.suites = o.suites;
   if (report.suites.empty()) {

@@ -6,19 +6,18 @@
 
 #include <algorithm>
 #include <charconv>
-#include <fstream>
 #include <set>
 #include <string_view>
 #include <system_error>
 #include <utility>
+
+#include "os/read_file.h"
 
 namespace rung {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-constexpr std::size_t kMaxFileBytes = 16u << 20;  // /proc/cpuinfo on very large hosts stays far below this
 
 std::string_view trim(std::string_view s) {
   constexpr std::string_view kSpace = " \t\r\n\v\f";
@@ -28,21 +27,9 @@ std::string_view trim(std::string_view s) {
   return s.substr(b, e - b + 1);
 }
 
-// The whole file as text, or nullopt when it is missing, not a regular file, or unreadable.
-std::optional<std::string> read_file(const fs::path& p) {
-  std::error_code ec;
-  if (!fs::is_regular_file(p, ec) || ec) return std::nullopt;
-  std::ifstream in(p, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::string out;
-  char buf[4096];
-  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
-    out.append(buf, static_cast<std::size_t>(in.gcount()));
-    if (out.size() > kMaxFileBytes) break;
-  }
-  if (in.bad()) return std::nullopt;
-  return out;
-}
+// The whole file as text, or nullopt when it is missing, not a regular file, or
+// unreadable: os's reader for the kernel's pseudo-files (read to their end, bounded).
+std::optional<std::string> read_file(const fs::path& p) { return read_system_file(p); }
 
 std::optional<std::string> read_trimmed(const fs::path& p) {
   auto text = read_file(p);

@@ -83,7 +83,7 @@ Result<InputSpec> InputSpec::from_json_text(const std::string& text, const std::
 }
 
 Result<InputSpec> InputSpec::from_json_file(const std::filesystem::path& file) {
-  auto text = read_regular_file(file, kMaxJsonFileBytes);
+  auto text = read_input_file(file, FileKind::kDocument);
   if (!text) return text.error();
   auto spec = from_json_text(*text, file.parent_path());
   if (!spec) return Error{spec.error().code, fmt::format("{}: {}", file.string(), spec.error().message)};

@@ -2,8 +2,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <fstream>
 
+#include "os/read_file.h"
 #include "rung/decode.h"
 
 namespace rung {
@@ -25,12 +25,16 @@ std::u32string to_code_points(std::string_view s) {
 }  // namespace
 
 Result<CharacterList> CharacterList::from_file(const std::filesystem::path& file, bool append_space) {
-  std::ifstream in(file);
-  if (!in) return Error{ErrorCode::kNotFound, fmt::format("{}: the character list cannot be read", file.string())};
+  // A regular file of a character list's size: a FIFO or /dev/zero is refused, not waited on or read forever.
+  auto text = read_input_file(file, FileKind::kCharacterList);
+  if (!text) return Error{text.error().code, "character list " + text.error().message};
   std::vector<std::string> symbols;
-  for (std::string line; std::getline(in, line);) {
+  for (std::size_t start = 0; start < text->size();) {
+    const auto end = std::min(text->find('\n', start), text->size());
+    std::string line = text->substr(start, end - start);
     if (!line.empty() && line.back() == '\r') line.pop_back();
-    symbols.push_back(line);
+    symbols.push_back(std::move(line));
+    start = end + 1;
   }
   if (symbols.empty()) return Error{ErrorCode::kInvalidArgument, fmt::format("{}: the character list is empty", file.string())};
   return from_symbols(std::move(symbols), append_space);

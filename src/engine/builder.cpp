@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <nlohmann/json.hpp>
 
 #include "core/forms.h"
@@ -14,6 +15,7 @@
 #include "os/file_lock.h"
 #include "os/json_input.h"
 #include "os/read_file.h"
+#include "os/utc_now.h"
 #include "os/work_dir.h"
 #include "probe/attempts.h"
 
@@ -45,21 +47,63 @@ std::string precision_dir(const RungSpec& rung, const ModelRegistration& model) 
 
 const char* extension(const RungSpec& rung) { return rung.append == AppendMethod::kNone ? ".ort" : ".onnx"; }
 
-// A worker that dies (killed, out of memory) says nothing about the model: the
-// build is tried again, and only kStrikesToRefuse deaths in a row refuse it.
-CompileResult compile_in_child(const EngineBuildPlan& plan, const CompileJob& job, const fs::path& cache_root) {
-  JobOutcome outcome;
-  for (int death = 1; death <= kStrikesToRefuse; ++death) {
-    auto work = WorkDir::create("work", cache_root);
-    if (!work) return {false, work.error().message, 0};
-    outcome = JobRunner(plan.worker).run({"compile", job, plan.deadline, work->path(), {}});
-    if (outcome.status != JobOutcome::Status::kCrashed) break;
-    if (death == kStrikesToRefuse) {
-      return {false, fmt::format("{}; the compile worker died {} times in a row, so this build is refused", outcome.describe(), kStrikesToRefuse),
-              outcome.elapsed_ms};
-    }
+// A failure record or a rewrite note is a few hundred bytes; a file far larger is not rung's.
+constexpr std::uint64_t kMaxRecordBytes = 1 << 20;
+
+// How one try at a build ended (builder.h: a verdict or a death).
+struct BuildTry {
+  enum class End { kBuilt, kVerdict, kDied, kNotRun };
+  End end = End::kNotRun;
+  CompileResult result;
+  std::string death;  // kDied: how, in the runner's words without the log ("the worker was killed by SIGKILL")
+  std::string log;    // kDied: the last line of the worker's log, when it wrote one
+};
+
+// One try, in a child process: no retry here (builder.h says why).
+BuildTry compile_in_child(const EngineBuildPlan& plan, const CompileJob& job, const fs::path& cache_root) {
+  BuildTry t;
+  auto work = WorkDir::create("work", cache_root);
+  if (!work) {
+    t.result = {false, work.error().message, 0};
+    return t;
   }
-  return {outcome.ok(), outcome.ok() ? std::string() : outcome.describe(), outcome.elapsed_ms};
+  JobOutcome outcome = JobRunner(plan.worker).run({"compile", job, plan.deadline, work->path(), {}});
+  t.result = {outcome.ok(), outcome.ok() ? std::string() : outcome.describe(), outcome.elapsed_ms};
+  if (outcome.ok()) {
+    t.end = BuildTry::End::kBuilt;
+  } else if (outcome.died()) {
+    t.end = BuildTry::End::kDied;
+    t.log = outcome.log_line;
+    outcome.log_line.clear();
+    t.death = outcome.describe();
+    t.result.error = died_once_words(t.death);
+  } else if (outcome.result.is_object()) {
+    t.end = BuildTry::End::kVerdict;  // the worker's own answer: the provider said no
+  }  // else it never ran (could not be started): nothing is learned, nothing is recorded
+  return t;
+}
+
+// The ledger's key for a slot: its precision directory and its name, under the fingerprint's directory.
+std::string ledger_key(const EngineSlot& slot) { return (slot.file.parent_path().filename() / slot.file.stem()).string(); }
+
+void write_failure_record(const EngineSlot& slot, const nlohmann::json& record) {
+  (void)write_file_atomically(slot.failure_record, record.dump(2));
+}
+
+// Deaths in kStrikesToRefuse launches in a row: recorded like a verdict, so the
+// next start reads the record and tries nothing.
+std::string refuse_after_deaths(const EngineBuildPlan& plan, const ModelRegistration& m, const EngineSlot& slot, const std::string& sha,
+                                AttemptLedger& ledger, const std::string& key, const std::string& log) {
+  const StrikeNote* last = ledger.last(key);
+  const std::string what = last != nullptr && !last->what.empty() ? last->what : "the build died";
+  const std::string reason = died_refused_words(what, ledger.strikes(key));
+  nlohmann::json record = {{"model", m.name}, {"sha256", sha}, {"rung", plan.rung.name}, {"reason", reason},
+                           {"deaths", ledger.strikes(key)}, {"last_launch", last != nullptr ? last->launch : ""},
+                           {"last_death", last != nullptr ? last->when : ""}};
+  if (!log.empty()) record["log"] = log;
+  write_failure_record(slot, record);
+  ledger.end(key);  // the record carries it from here
+  return reason;
 }
 
 // Under the build lock, what a killed builder left: temporaries and its work directories.
@@ -82,6 +126,18 @@ std::filesystem::path engine_source(const RungSpec& rung, const ModelRegistratio
   return q != nullptr ? q->path : model.f32;
 }
 
+std::string new_launch_id() {
+  static std::atomic<unsigned> started{0};
+  return fmt::format("pid {} at {} #{}", ::getpid(), utc_now(), ++started);
+}
+
+std::string died_once_words(const std::string& what) { return what + "; died once, will retry at the next start"; }
+
+std::string died_refused_words(const std::string& what, int launches) {
+  return fmt::format("{} in {} launches in a row; this rung is not tried again for this model until the file or the runtime changes", what,
+                     launches);
+}
+
 EngineSlot engine_slot(const EngineBuildPlan& plan, const ModelRegistration& model, const std::string& model_sha256) {
   FileHashCache hashes(plan.cache_dir);
   fs::path dir = plan.cache_dir / "engines" / engine_fingerprint(plan, hashes) / precision_dir(plan.rung, model);
@@ -92,9 +148,10 @@ EngineSlot engine_slot(const EngineBuildPlan& plan, const ModelRegistration& mod
 namespace {
 
 // Compiles one model's engine under a temporary name, then renames it into its
-// slot; a failure is recorded beside the slot so it is not retried for this file.
+// slot; a verdict is recorded beside the slot so it is not retried for this
+// file, a death is a strike in the ledger (builder.h).
 EngineLanding build_engine(const EngineBuildPlan& plan, const ModelRegistration& m, const EngineSlot& slot, const std::string& sha,
-                           const fs::path& root) {
+                           const fs::path& root, AttemptLedger& ledger, const std::string& launch) {
   std::error_code ec;
   fs::create_directories(slot.file.parent_path(), ec);
   fs::path tmp = slot.file.parent_path() / fmt::format("{}.tmp.{}{}", slot.file.stem().string(), ::getpid(), slot.file.extension().string());
@@ -112,18 +169,34 @@ EngineLanding build_engine(const EngineBuildPlan& plan, const ModelRegistration&
     job.inputs = m.inputs;
     job.seed = plan.input_seed;
   }
-  CompileResult r = plan.worker.empty() ? run_compile_job(job) : compile_in_child(plan, job, root);
-  if (r.ok) {
-    if (auto s = commit_file(tmp, slot.file); !s) {
-      r.ok = false;
-      r.error = s.error().message;
-    }
+  const std::string key = ledger_key(slot);
+  BuildTry t;
+  if (plan.worker.empty()) {
+    // In this process: should it die here, the attempt file tells the next launch.
+    (void)ledger.begin(key, m.name, launch);
+    t.result = run_compile_job(job);
+    t.end = t.result.ok ? BuildTry::End::kBuilt : BuildTry::End::kVerdict;
+  } else {
+    t = compile_in_child(plan, job, root);
   }
-  if (r.ok) return {m.name, slot.file, {}, read_rewrite_note(slot.rewritten)};
+  if (t.end == BuildTry::End::kBuilt) {
+    ledger.end(key);  // it survived: strikes count only in a row
+    if (auto s = commit_file(tmp, slot.file); !s) {
+      fs::remove(tmp, ec);
+      return {m.name, {}, s.error().message};  // this file system's fault, not the model's: tried again next start
+    }
+    return {m.name, slot.file, {}, read_rewrite_note(slot.rewritten)};
+  }
   fs::remove(tmp, ec);
-  nlohmann::json record = {{"model", m.name}, {"sha256", sha}, {"rung", plan.rung.name}, {"reason", r.error}};
-  (void)write_file_atomically(slot.failure_record, record.dump(2));
-  return {m.name, {}, r.error};
+  if (t.end == BuildTry::End::kDied) {
+    if (ledger.strike(key, launch, t.death) < kStrikesToRefuse) return {m.name, {}, t.result.error};
+    return {m.name, {}, refuse_after_deaths(plan, m, slot, sha, ledger, key, t.log)};
+  }
+  if (t.end == BuildTry::End::kVerdict) {
+    ledger.end(key);
+    write_failure_record(slot, {{"model", m.name}, {"sha256", sha}, {"rung", plan.rung.name}, {"reason", t.result.error}});
+  }
+  return {m.name, {}, t.result.error};
 }
 
 }  // namespace
@@ -156,6 +229,9 @@ std::vector<EngineLanding> build_engines(const EngineBuildPlan& plan,
   std::optional<CacheLock> lock;
   if (auto l = CacheLock::acquire(root / "build.lock", plan.deadline * static_cast<int>(plan.models.size() + 1))) lock.emplace(std::move(*l));
   if (lock) remove_stale_temporaries(root);
+  // Under the lock: one builder counts this directory's strikes at a time.
+  AttemptLedger ledger(root, root.filename().string());
+  const std::string launch = plan.launch.empty() ? new_launch_id() : plan.launch;
 
   for (const ModelRegistration* m : order) {
     if (stop) break;
@@ -170,12 +246,22 @@ std::vector<EngineLanding> build_engines(const EngineBuildPlan& plan,
       continue;
     }
     if (fs::is_regular_file(slot.failure_record, ec)) {
-      const auto j = parse_json_or_discarded(read_text_file(slot.failure_record));
+      auto text = read_regular_file(slot.failure_record, kMaxRecordBytes);
+      const auto j = text ? parse_json_or_discarded(*text) : nlohmann::json();
       land({m->name, {}, json_string_or(j, "reason", "failed before")});
       continue;
     }
+    const std::string key = ledger_key(slot);
+    if (ledger.refused(key)) {  // launches that died building it in process
+      land({m->name, {}, refuse_after_deaths(plan, *m, slot, *sha, ledger, key, {})});
+      continue;
+    }
+    if (const StrikeNote* last = ledger.last(key); last != nullptr && last->launch == launch) {
+      land({m->name, {}, died_once_words(last->what)});  // it died in this launch already: not again before the next
+      continue;
+    }
     if (on_start) on_start(m->name);
-    land(build_engine(plan, *m, slot, *sha, root));
+    land(build_engine(plan, *m, slot, *sha, root, ledger, launch));
   }
   hashes.save();
   return out;

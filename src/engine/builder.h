@@ -2,6 +2,18 @@
 // a child process, written under a temporary name and renamed into place so no
 // session ever loads half a file. The cache is one directory per fingerprint
 // (runtime, device, rung) and precision: f32 and fp16 never share a directory.
+//
+// A build that fails is one of two things. A verdict: the provider said no (its
+// own words, in the worker's result); recorded beside the slot and not tried
+// again for this model file. A death: the worker was killed (a signal, the out-
+// of-memory killer, its deadline) or ended without its answer, or, building in
+// process, the launch itself died; that says nothing about the model, so it is
+// a strike in the probe's ledger (probe/attempts.h, `strikes.json` in the
+// fingerprint's directory) with when and in which launch, tried again at the
+// next start, and refused (then recorded like a verdict) only after deaths in
+// kStrikesToRefuse launches in a row. A launch tries each engine once: a death
+// is not retried until the next start, since the same memory pressure would
+// mostly kill the retry too, and each try can take up to the deadline.
 #pragma once
 
 #include <atomic>
@@ -31,7 +43,16 @@ struct EngineBuildPlan {
   std::chrono::milliseconds deadline{30 * 60'000};
   std::size_t tensorrt_workspace_bytes = std::size_t{512} << 20;
   std::uint64_t input_seed = 0;         // the probe's: a compile-ready rewrite is proved on these inputs
+  std::string launch;                   // this start (new_launch_id()); empty: build_engines makes one per call
 };
+
+// A name for one start of the engine, unique across processes: a worker's death counts once per launch.
+std::string new_launch_id();
+
+// The words of a build whose worker died (`what`: "the worker was killed by
+// SIGKILL"): once, and after deaths in `launches` launches in a row.
+std::string died_once_words(const std::string& what);
+std::string died_refused_words(const std::string& what, int launches);
 
 struct EngineLanding {
   std::string model;

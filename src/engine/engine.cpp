@@ -119,6 +119,7 @@ struct Engine::State {
   std::vector<RungSpec> ladder;  // plugins, the platform's rungs this build carries, the CPU
   int threads = 1;
   std::map<std::string, ModelChoice> choices;  // by choose_models
+  const std::string launch = new_launch_id();  // this start: a worker's death during a build counts once per launch
 
   mutable std::mutex mutex;
   mutable std::condition_variable settled_cv;
@@ -265,6 +266,7 @@ struct Engine::State {
     plan.deadline = options.build_deadline;
     plan.tensorrt_workspace_bytes = options.tensorrt_workspace_bytes;
     plan.input_seed = probe_options().seed;
+    plan.launch = launch;
     const bool is_cpu = rung.append == AppendMethod::kNone;
     build_engines(
         plan,
@@ -313,6 +315,10 @@ Engine::~Engine() {
 Result<std::shared_ptr<Engine>> Engine::start(EngineOptions options) {
   if (options.cache_dir.empty()) return Error{ErrorCode::kInvalidArgument, "the engine needs a cache directory"};
   if (options.models.empty()) return Error{ErrorCode::kInvalidArgument, "the engine needs at least one registered model"};
+  // The numbers first: nothing is loaded for a start that cannot go on.
+  if (auto st = check_thread_count(options.inference_threads, "inference threads"); !st) return st.error();
+  if (auto st = check_deadline(options.probe_deadline, "the probe deadline"); !st) return st.error();
+  if (auto st = check_deadline(options.build_deadline, "the build deadline"); !st) return st.error();
   for (const auto& m : options.models) {
     if (m.name.empty()) return Error{ErrorCode::kInvalidArgument, "a registered model has no name"};
     if (auto st = check_model_file_kind(m.name, m.f32); !st) return st.error();
@@ -338,7 +344,6 @@ Result<std::shared_ptr<Engine>> Engine::start(EngineOptions options) {
     state->choices = std::move(*chosen);
   }
   int cores = state->hardware.cpu.physical_cores > 0 ? state->hardware.cpu.physical_cores : 1;
-  if (auto st = check_thread_count(options.inference_threads, "inference threads"); !st) return st.error();
   state->threads = options.inference_threads > 0 ? options.inference_threads : std::max(1, cores - 2);
   state->snapshot.chosen = state->ladder.back();
   state->snapshot.below = {state->ladder.back()};

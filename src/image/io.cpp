@@ -65,7 +65,7 @@ Result<Image> decode_image(std::string_view bytes, const std::string& where, int
 }
 
 Result<Image> read_image(const std::filesystem::path& path, int channels, std::uint64_t max_bytes) {
-  auto bytes = read_regular_file(path, max_bytes, "--max-tensor-mb");
+  auto bytes = read_input_file(path, FileKind::kImage, max_bytes);
   if (!bytes) return bytes.error();
   return decode_image(*bytes, path.string(), channels, max_bytes);
 }

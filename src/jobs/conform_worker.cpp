@@ -75,12 +75,19 @@ nlohmann::json conform_job_entry(const nlohmann::json& j, LineChannel* channel) 
   for (std::string line; channel->receive(line) == LineChannel::Read::kLine;) {
     std::size_t index = 0;
     fs::path dir;
-    try {
-      const auto request = nlohmann::json::parse(line);
-      index = request.at("test");
-      dir = request.at("dir").get<std::string>();
-    } catch (const nlohmann::json::exception& e) {
-      const std::string error = fmt::format("malformed request: {}", e.what());
+    std::string error;
+    if (auto request = parse_json(line); !request) {
+      error = request.error().message;
+    } else {
+      try {
+        read_json(request->at("test"), index);
+        dir = request->at("dir").get<std::string>();
+      } catch (const nlohmann::json::exception& e) {
+        error = e.what();
+      }
+    }
+    if (!error.empty()) {
+      error = fmt::format("malformed request: {}", error);
       channel->send(nlohmann::json{{"done", nullptr}, {"error", error}}.dump());
       return failed(error);
     }

@@ -35,8 +35,9 @@ JobOutcome outcome_of_exit(const ChildExit& exit, std::chrono::milliseconds dead
   } else {
     out.status = JobOutcome::Status::kFailed;
     out.reason = fmt::format("the worker exited with status {} and no result", exit.exit_code);
+    out.exit_status = exit.exit_code;
   }
-  out.log_line = last_line(read_text_file(work_dir / "worker.log"));
+  out.log_line = last_line(read_file_tail(work_dir / "worker.log", 64 << 10));
   out.elapsed_ms = exit.elapsed_ms;
   return out;
 }
@@ -44,7 +45,7 @@ JobOutcome outcome_of_exit(const ChildExit& exit, std::chrono::milliseconds dead
 // The result the worker wrote, when it exited of itself and wrote one.
 JobOutcome outcome_of(const ChildExit& exit, std::chrono::milliseconds deadline, const fs::path& work_dir) {
   if (!exit.timed_out && exit.signal == 0) {
-    auto result = parse_json_or_discarded(read_text_file(work_dir / "result.json"));
+    auto result = parse_json_or_discarded(read_input_file_if_usable(work_dir / "result.json", FileKind::kDocument).value_or(""));
     if (result.is_object()) {
       JobOutcome out = JobOutcome::finished(std::move(result));
       out.elapsed_ms = exit.elapsed_ms;

@@ -33,8 +33,12 @@ struct JobOutcome {
   std::chrono::milliseconds deadline{0};  // kTimedOut: the deadline it missed
   std::string log_line;                // the last line of worker.log, when the worker ended without its own words
   double elapsed_ms = 0;               // the worker's time, up to its end or its kill
+  std::optional<int> exit_status;      // kFailed: the status of a worker that exited without a result
 
   bool ok() const { return status == Status::kOk; }
+  // The worker ended without its answer: killed by a signal, at the deadline, or
+  // exited with no result. Not one that answered "failed", nor one never started.
+  bool died() const { return status == Status::kCrashed || status == Status::kTimedOut || exit_status.has_value(); }
   // One line, the same in every command: the job's own error when it reported
   // one; "the worker was killed by SIGABRT", "the worker gave no answer within
   // 60 s and was killed", "the worker exited with status 1 and no result"

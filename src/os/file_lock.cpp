@@ -38,7 +38,7 @@ void write_holder(int fd) {
 
 std::string describe_process(pid_t pid) {
   if (pid <= 0) return "an unknown process";
-  std::string cmdline = read_text_file(fmt::format("/proc/{}/cmdline", pid));
+  std::string cmdline = read_system_file(fmt::format("/proc/{}/cmdline", pid)).value_or("");
   while (!cmdline.empty() && cmdline.back() == '\0') cmdline.pop_back();
   for (char& c : cmdline) {
     if (c == '\0') c = ' ';

@@ -54,8 +54,13 @@ nlohmann::json parse_json_or_discarded(std::string_view text) {
   return j ? std::move(*j) : nlohmann::json(nlohmann::json::value_t::discarded);
 }
 
-Result<nlohmann::json> read_json_file(const std::filesystem::path& file, std::uint64_t max_bytes) {
-  auto text = read_regular_file(file, max_bytes);
+nlohmann::json parse_json_or(std::string_view text, nlohmann::json fallback) {
+  auto j = parse_json(text);
+  return j ? std::move(*j) : std::move(fallback);
+}
+
+Result<nlohmann::json> read_json_file(const std::filesystem::path& file, FileKind kind) {
+  auto text = read_input_file(file, kind);
   if (!text) return text.error();
   auto j = parse_json(*text);
   if (!j) return Error{j.error().code, fmt::format("{}: {}", file.string(), j.error().message)};

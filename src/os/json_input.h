@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "os/read_file.h"
 #include "rung/result.h"
 
 namespace rung {
@@ -22,9 +23,12 @@ namespace rung {
 // comparison recurse, so ten thousand levels would overflow the stack. rung's
 // own files nest six levels at most.
 inline constexpr std::size_t kMaxJsonDepth = 64;
-// The largest JSON file rung reads (bench records grow by appending; the rest are small).
-inline constexpr std::uint64_t kMaxJsonFileBytes = 64ull << 20;
+// The largest JSON file rung reads: a document's limit (os/read_file.h's table).
+inline constexpr std::uint64_t kMaxJsonFileBytes = kFileKinds[0].max_bytes;
+static_assert(kFileKinds[0].kind == FileKind::kDocument);
 
+// Every JSON text from outside is parsed here (tools/check-inputs.py): a file's,
+// a protocol line's, a database column's.
 // Errors (kInvalidArgument): "not valid JSON: <the parser's words>", "nested deeper than 64 levels".
 Result<nlohmann::json> parse_json(std::string_view text);
 // The same keeping the keys' order (records rewritten with an addition).
@@ -32,8 +36,12 @@ Result<nlohmann::ordered_json> parse_ordered_json(std::string_view text);
 // For readers that only need "usable or not": the value, or a discarded one
 // (is_discarded()) when the text is not JSON or nests too deep.
 nlohmann::json parse_json_or_discarded(std::string_view text);
-// The file's errors say what the path is (read_regular_file), then "{file}: not JSON: ...".
-Result<nlohmann::json> read_json_file(const std::filesystem::path& file, std::uint64_t max_bytes = kMaxJsonFileBytes);
+// For JSON text rung made itself (a gate's statistics, a database column): the
+// value, or `fallback` when the text is empty, not JSON or too deep.
+nlohmann::json parse_json_or(std::string_view text, nlohmann::json fallback);
+// A JSON file of a kind (read_input_file's limit): errors say what the path is,
+// or "{file}: not valid JSON: ...", "{file}: nested deeper than 64 levels".
+Result<nlohmann::json> read_json_file(const std::filesystem::path& file, FileKind kind = FileKind::kDocument);
 
 // A whole number: an integer, or a float holding one, within [lo, hi]. No cast
 // out of range (a float beyond int64 is refused, not undefined behaviour).

@@ -1,8 +1,12 @@
-// Reading a whole file.
+// Reading files: the one way in for every file rung reads that it did not
+// write in this process (tools/check-inputs.py keeps it so). Each file is read
+// as one kind, and each kind has its size limit; only regular files are read,
+// and a FIFO or a device is refused without being waited on.
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -10,10 +14,95 @@
 
 namespace rung {
 
-// The whole file as text; empty when it cannot be read (callers treat that as absent).
-std::string read_text_file(const std::filesystem::path& path);
+// What a file is, for its size limit.
+enum class FileKind {
+  kDocument,       // JSON: manifests, deployments, gate files, specs, records, recipes, caches, job and result files
+  kModel,          // an ONNX model (the graph file; ONNX Runtime reads external data itself)
+  kTensor,         // a recorded .pb or .npy tensor
+  kImage,          // a PNG, JPEG or BMP file
+  kCharacterList,  // a CTC decoder's symbols, one a line
+  kText,           // a log or a progress file
+};
 
-// The whole of a regular file of at most `max_bytes`, or why not, in words that
+struct FileKindLimit {
+  FileKind kind;
+  const char* name;        // "a document", for messages: "rung reads at most 16.0 MiB for a document"
+  std::uint64_t max_bytes;  // the default limit
+  const char* raised_by;   // the option that raises it, or nullptr when it is fixed
+};
+
+// A tensor file's limit for a tensor limit (--max-tensor-mb): the data plus room for its name and dimensions.
+inline constexpr std::uint64_t kTensorHeaderRoom = 64u << 10;
+constexpr std::uint64_t tensor_file_limit(std::uint64_t max_tensor_bytes) {
+  return max_tensor_bytes > UINT64_MAX - kTensorHeaderRoom ? UINT64_MAX : max_tensor_bytes + kTensorHeaderRoom;
+}
+
+// The table of kinds and limits (the README's "Files from outside" lists it).
+inline constexpr FileKindLimit kFileKinds[] = {
+    // 16 MiB: rung's own documents are kilobytes, a bench record grows by about 1 KiB a run,
+    // and nlohmann's tree of 16 MiB of small numbers stays near 130 MiB.
+    {FileKind::kDocument, "a document", 16ull << 20, nullptr},
+    // Protobuf's ceiling for one message: a larger graph file cannot be parsed at all.
+    {FileKind::kModel, "a model", (2ull << 30) - 1, nullptr},
+    // The tensor limit (kDefaultMaxTensorBytes) plus room for a name and dimensions.
+    {FileKind::kTensor, "a tensor file", tensor_file_limit(1ull << 30), "--max-tensor-mb"},
+    // An encoded image is never larger than the pixels the tensor limit allows.
+    {FileKind::kImage, "an image", 1ull << 30, "--max-tensor-mb"},
+    // Every assigned Unicode character, one a line, is under 1 MiB.
+    {FileKind::kCharacterList, "a character list", 4ull << 20, nullptr},
+    {FileKind::kText, "a text file", 16ull << 20, nullptr},
+};
+
+const FileKindLimit& file_kind_limit(FileKind kind);
+
+// The whole of a regular file of this kind, or why not ("is a FIFO, not a
+// file", "is 200.0 MiB; rung reads at most 16.0 MiB for a document"): errors
+// name the file. kNotFound when it does not exist.
+Result<std::string> read_input_file(const std::filesystem::path& path, FileKind kind);
+// The same with the limit a command set (tensors and images: --max-tensor-mb).
+Result<std::string> read_input_file(const std::filesystem::path& path, FileKind kind, std::uint64_t max_bytes);
+// For files rung itself wrote earlier (a worker's result, a failure record):
+// their content, or nothing when absent, damaged in kind, or too big.
+std::optional<std::string> read_input_file_if_usable(const std::filesystem::path& path, FileKind kind);
+// At most the last `max_bytes` of a regular file (a worker's log, for its last
+// line); empty when it cannot be read.
+std::string read_file_tail(const std::filesystem::path& path, std::uint64_t max_bytes);
+
+// A regular file of this kind, open for a reader that streams it (a model is
+// parsed from the descriptor, not copied whole first) or reads a header before
+// deciding what else to read (.npy); closed with this object.
+class InputFile {
+ public:
+  InputFile(InputFile&& other) noexcept : fd_(other.fd_), size_(other.size_), where_(std::move(other.where_)) { other.fd_ = -1; }
+  InputFile& operator=(InputFile&&) = delete;
+  InputFile(const InputFile&) = delete;
+  ~InputFile();
+  int fd() const { return fd_; }
+  std::uint64_t size() const { return size_; }
+  // At most `length` bytes from `offset` (fewer at the end of the file).
+  Result<std::string> read(std::uint64_t offset, std::uint64_t length) const;
+
+ private:
+  friend Result<InputFile> open_input_file(const std::filesystem::path&, FileKind, std::uint64_t);
+  InputFile(int fd, std::uint64_t size, std::string where) : fd_(fd), size_(size), where_(std::move(where)) {}
+  int fd_;
+  std::uint64_t size_;
+  std::string where_;
+};
+Result<InputFile> open_input_file(const std::filesystem::path& path, FileKind kind);
+// The same with the limit a command set; a reader that bounds what it reads by
+// a header it checks first (.npy: the shape against the tensor limit) gives UINT64_MAX.
+Result<InputFile> open_input_file(const std::filesystem::path& path, FileKind kind, std::uint64_t max_bytes);
+
+// The documented exception: small pseudo-files of the kernel (sysfs, procfs,
+// /proc/self/cmdline) and the fixture trees that stand in for them. Their
+// stated size is 0 or 4096 whatever they hold, so they are read to their end,
+// at most `max_bytes`; only regular files (no FIFO, no device). Nothing when
+// the file is missing or cannot be read: a hardware fact is then absent.
+inline constexpr std::uint64_t kMaxSystemFileBytes = 16ull << 20;  // /proc/cpuinfo on a very large host stays far below
+std::optional<std::string> read_system_file(const std::filesystem::path& path, std::uint64_t max_bytes = kMaxSystemFileBytes);
+
+// The primitive under read_input_file. The whole of a regular file of at most `max_bytes`, or why not, in words that
 // say what the path is: "does not exist", "is a directory, not a file", "is a
 // FIFO, not a file", "cannot be read: Permission denied", "is 3.0 GiB; rung
 // reads at most 64.0 MiB here". A FIFO or device is never opened for reading,

@@ -1,13 +1,21 @@
 #include "os/work_dir.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <optional>
+#include <set>
 
+#include "os/atomic_file.h"
 #include "os/path_trust.h"
+#include "os/process_identity.h"
 #include "os/termination.h"
 
 namespace rung {
@@ -22,13 +30,69 @@ fs::path temporary_root() {
   return "/tmp";
 }
 
+namespace {
+
+// NAME.XXXXXX, as mkdtemp names them.
+bool named_as_made(const std::string& name) {
+  const auto dot = name.rfind('.');
+  return dot != std::string::npos && dot > 0 && name.size() - dot - 1 == 6;
+}
+
+// The maker named by a work directory's note, when the directory and the note
+// are this user's own (lstat: a link is never followed) and the note is whole.
+std::optional<ProcessIdentity> maker_of(const fs::path& dir) {
+  struct stat st {};
+  if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::geteuid()) return std::nullopt;
+  const fs::path note = dir / kWorkDirOwnerFile;
+  const int fd = ::open(note.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  std::string text;
+  char buf[1024];
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == ::geteuid() && st.st_size < static_cast<off_t>(sizeof buf)) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n > 0) text.assign(buf, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  return ProcessIdentity::parse(text);
+}
+
+// Once per parent and process: later work directories there were made after the sweep.
+bool first_visit(const fs::path& parent) {
+  static std::mutex mutex;
+  static std::set<std::string> visited;
+  std::lock_guard lock(mutex);
+  return visited.insert(parent.lexically_normal().string()).second;
+}
+
+}  // namespace
+
+std::size_t remove_abandoned_work_dirs(const fs::path& parent) {
+  std::size_t removed = 0;
+  std::error_code ec;
+  for (fs::directory_iterator it(parent, ec), end; !ec && it != end; it.increment(ec)) {
+    if (!named_as_made(it->path().filename().string())) continue;
+    auto maker = maker_of(it->path());
+    if (!maker || !process_has_ended(*maker)) continue;
+    std::error_code rm;
+    fs::remove_all(it->path(), rm);  // removes links inside, never what they point to
+    if (!rm) ++removed;
+  }
+  return removed;
+}
+
 Result<WorkDir> WorkDir::create(const std::string& prefix, const fs::path& parent) {
   const fs::path under = parent.empty() ? temporary_root() : parent;
+  if (first_visit(under)) remove_abandoned_work_dirs(under);
   std::string name = (under / (prefix + ".XXXXXX")).string();
   if (::mkdtemp(name.data()) == nullptr) {
     return Error{ErrorCode::kIo, fmt::format("cannot create a work directory in {}: {}", under.string(), std::strerror(errno))};
   }
-  return WorkDir(name, true);
+  WorkDir made(name, true);
+  // Without /proc there is no note, and the directory is never taken for abandoned.
+  if (auto me = this_process()) {
+    if (auto s = write_file_atomically(made.path() / kWorkDirOwnerFile, me->to_text()); !s) return s.error();
+  }
+  return made;
 }
 
 Status WorkDir::open(const fs::path& given, const std::string& prefix) {

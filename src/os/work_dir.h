@@ -4,6 +4,14 @@
 // handed our results nor have us write through its links. A made one is
 // removed, with everything in it, when the handle goes, or when a termination
 // signal ends the process (os/termination.h).
+//
+// A process killed outright (SIGKILL, out of memory) cannot remove its own, so
+// each made directory holds a note of who made it (kOwnerFile: the process's
+// pid, start time, boot, host and pid namespace), and the first create() in a
+// parent directory, in each process, removes the ones there whose maker has
+// ended: directories (never links) owned by this user, named NAME.XXXXXX, with
+// a note of this user's that names a process sure to have ended. Anything else
+// (another user's, a live process's, one with no note or a damaged one) is left.
 #pragma once
 
 #include <filesystem>
@@ -15,6 +23,13 @@ namespace rung {
 
 // $TMPDIR when it names an absolute directory no other user controls, else /tmp.
 std::filesystem::path temporary_root();
+
+// The note inside each made work directory naming the process that made it.
+inline constexpr const char* kWorkDirOwnerFile = ".rung-owner";
+
+// Removes, under `parent`, the work directories whose makers have ended (as
+// above); how many. create() calls it once per parent and process.
+std::size_t remove_abandoned_work_dirs(const std::filesystem::path& parent);
 
 class WorkDir {
  public:

@@ -66,9 +66,23 @@ Result<GateFile> parse_gate_file(const std::string& text, const std::filesystem:
 }
 
 Result<GateFile> read_gate_file(const std::filesystem::path& path) {
-  auto text = read_regular_file(path, kMaxJsonFileBytes);
+  auto text = read_input_file(path, FileKind::kDocument);
   if (!text) return text.error();
   return parse_gate_file(*text, path.parent_path(), path.string());
+}
+
+std::vector<std::filesystem::path> files_named_by(const GateFile& gates) {
+  std::vector<std::filesystem::path> out;
+  for (const auto& g : gates.gates) {
+    for (const auto& f : g->files_read()) out.emplace_back(f);
+  }
+  return out;
+}
+
+std::vector<std::filesystem::path> files_named_by_gate_file(const std::filesystem::path& gate_file) {
+  if (gate_file.empty()) return {};
+  auto g = read_gate_file(gate_file);
+  return g ? files_named_by(*g) : std::vector<std::filesystem::path>{};
 }
 
 std::unique_ptr<ParityGate> default_tensor_gate() {

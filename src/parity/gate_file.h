@@ -28,6 +28,8 @@ struct GateFile {
 //   "gates": [{"decoder": "boxes", "output": "...", ...}, ...]
 // }
 Result<GateFile> read_gate_file(const std::filesystem::path& path);
+// The files its gates read besides it (character lists).
+std::vector<std::filesystem::path> files_named_by(const GateFile& gates);
 Result<GateFile> parse_gate_file(const std::string& text, const std::filesystem::path& base_dir, const std::string& where);
 
 // The gate when none is given: the tensor gate on every output.

@@ -11,6 +11,7 @@
 #include <map>
 #include <optional>
 
+#include "core/thread_limit.h"
 #include "jobs/parity_protocol.h"
 #include "jobs/runner.h"
 #include "os/json_input.h"
@@ -22,6 +23,7 @@
 #include "parity/gates/value.h"
 #include "parity/inputs.h"
 #include "parity/side.h"
+#include "rung/limits.h"
 #include "runtime/plugin_rungs.h"
 #include "runtime/resolver.h"
 #include "runtime/software_gpu.h"
@@ -164,8 +166,10 @@ Status ask_placement(Side& ref, Side& cand, const fs::path& in_dir) {
     }
     auto line = s->worker->receive();
     if (!line) return side_error(*s, line.error().message);
+    auto parsed = parse_json(*line);
+    if (!parsed) return side_error(*s, fmt::format("malformed answer from the worker: {}", parsed.error().message));
     try {
-      const auto j = nlohmann::json::parse(*line);
+      const auto& j = *parsed;
       s->placement = j.at("placement").is_null() ? j.value("error", std::string("placement unknown"))
                                                  : j.at("placement").get<NodePlacement>().describe();
     } catch (const nlohmann::json::exception& e) {
@@ -350,6 +354,13 @@ Status compare_item(const InputItem& item, std::size_t i, const InputPlan& plan,
 }  // namespace
 
 Result<ParityReport> run_parity(const ParityOptions& o) {
+  if (auto st = check_deadline(o.deadline, "the deadline"); !st) return st.error();
+  if (o.random > kMaxRandomInputSets) {
+    return Error{ErrorCode::kInvalidArgument, fmt::format("{} random input sets is out of range: at most {}", o.random, kMaxRandomInputSets)};
+  }
+  for (const ParitySide* s : {&o.ref, &o.cand}) {
+    if (auto st = check_thread_count(s->threads, "threads"); !st) return st.error();
+  }
   // Gates and inputs first: a mistake there costs no model load.
   auto gates = read_gates(o);
   if (!gates) return gates.error();

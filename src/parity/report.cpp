@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "os/atomic_file.h"
+#include "os/json_input.h"
 #include "rung/parity.h"
 
 namespace rung {
@@ -55,7 +56,7 @@ std::string ParityReport::to_json() const {
                   {"decision", g.decision},
                   {"judged", g.judged},
                   {"vacuous", g.vacuous},
-                  {"stats", g.stats_json.empty() ? nlohmann::json::object() : nlohmann::json::parse(g.stats_json)}});
+                  {"stats", parse_json_or(g.stats_json, nlohmann::json::object())}});
   }
   return nlohmann::json{{"ref", ref},
                         {"cand", cand},

@@ -12,8 +12,14 @@
 #include <mutex>
 #include <thread>
 
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "core/thread_limit.h"
 #include "pipeline/ocr_steps.h"
 #include "pipeline/queue.h"
+#include "rung/cpus.h"
 #include "rung/pipeline.h"
 
 namespace rung {
@@ -121,7 +127,7 @@ class Run {
     if (options_.recognise_threads > 0) return options_.recognise_threads;
     // The recogniser costs several times the rest together: it gets a thread per core, and
     // the light stages' threads fit in around it.
-    return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    return usable_cpus();
   }
 
   void start_decode(std::vector<std::jthread>& threads, BoundedQueue<PageWork>& out, std::stop_token stop) {
@@ -206,6 +212,24 @@ class Run {
   std::atomic<int> decoders_done_{0};
 };
 
+// Checked before any thread starts: an application passes these with no CLI in
+// front, and 100000 decode threads would abort the process when it runs out.
+Status check_options(const PipelineOptions& o) {
+  const auto bad = [](const std::string& why) { return Error{ErrorCode::kInvalidArgument, why}; };
+  if (auto st = check_thread_count(o.decode_threads, "decode threads"); !st) return st;
+  if (auto st = check_thread_count(o.recognise_threads, "recognise threads"); !st) return st;
+  if (o.recognise_batch > kMaxOcrBatch) return bad(fmt::format("a recognise batch of {} is out of range: 0 (the rung's default) to {}", o.recognise_batch, kMaxOcrBatch));
+  if (o.classify_batch < 1 || o.classify_batch > kMaxOcrBatch) return bad(fmt::format("a classify batch of {} is out of range: 1 to {}", o.classify_batch, kMaxOcrBatch));
+  if (o.queue_depth < 1 || o.queue_depth > kMaxOcrBatch) return bad(fmt::format("a queue depth of {} is out of range: 1 to {}", o.queue_depth, kMaxOcrBatch));
+  if (!(std::isfinite(o.boxes.unclip_ratio) && o.boxes.unclip_ratio > 0 && o.boxes.unclip_ratio <= kMaxUnclipRatio)) {
+    return bad(fmt::format("an unclip ratio of {} is out of range: above 0, at most {}", o.boxes.unclip_ratio, kMaxUnclipRatio));
+  }
+  for (const auto& [name, v] : {std::pair{"turn threshold", o.turn_threshold}, std::pair{"drop score", o.drop_score}}) {
+    if (!(v >= 0 && v <= 1)) return bad(fmt::format("a {} of {} is out of range: 0 to 1", name, v));
+  }
+  return {};
+}
+
 void summarise(PipelineReport& r) {
   r.pages_per_second = r.wall_s > 0 ? static_cast<double>(r.pages) / r.wall_s : 0;
   for (auto& s : r.stages) {
@@ -221,6 +245,7 @@ void summarise(PipelineReport& r) {
 
 Result<PipelineReport> run_ocr_pipeline(Job& job, const CharacterList& characters, const std::vector<fs::path>& images,
                                         const PipelineOptions& options, std::stop_token stop) {
+  if (auto st = check_options(options); !st) return st.error();
   auto steps = OcrSteps::open(job, characters, options);
   if (!steps) return steps.error();
   PipelineReport report;

@@ -2,9 +2,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <nlohmann/json.hpp>
 
-#include "os/read_file.h"
+#include "os/json_input.h"
 #include "rung/pipeline.h"
 
 namespace rung {
@@ -45,16 +44,21 @@ TextScore& TextScore::operator+=(const TextScore& other) {
 }
 
 Result<std::vector<std::string>> read_truth_lines(const std::filesystem::path& file) {
-  const auto bad = [&](const std::string& why) { return Error{ErrorCode::kInvalidArgument, fmt::format("{}: {}", file.string(), why)}; };
-  const std::string text = read_text_file(file);
-  if (text.empty()) return Error{ErrorCode::kNotFound, fmt::format("{}: the truth file cannot be read", file.string())};
-  auto j = nlohmann::json::parse(text, nullptr, false);
-  if (j.is_discarded()) return bad("not JSON");
-  if (!j.is_object() || !j.contains("lines") || !j["lines"].is_array()) return bad("has no \"lines\" array");
+  auto j = read_json_file(file);  // a document's size limit
+  if (!j) {
+    // Only a file that is not there is absent; anything else there (a loop of links, a FIFO, a file that is too big) is damage.
+    const ErrorCode code = j.error().code == ErrorCode::kNotFound ? ErrorCode::kNotFound : ErrorCode::kInvalidArgument;
+    return Error{code, fmt::format("truth file {}", j.error().message)};
+  }
+  // Other keys ("image", "note", a line's "box") are the writer's own.
+  JsonFields page(*j, "truth file " + file.string());
+  const nlohmann::json* listed = page.array("lines", kMaxTruthLines);
+  if (auto st = page.problems(); !st) return st.error();
   std::vector<std::string> lines;
-  for (const auto& l : j["lines"]) {
-    if (!l.is_object() || !l.contains("text") || !l["text"].is_string()) return bad("a line without a \"text\" string");
-    lines.push_back(l["text"].get<std::string>());
+  for (std::size_t i = 0; i < listed->size(); ++i) {
+    JsonFields line((*listed)[i], fmt::format("truth file {}: lines[{}]", file.string(), i));
+    lines.push_back(line.text("text"));
+    if (auto st = line.problems(); !st) return st.error();
   }
   return lines;
 }

@@ -35,6 +35,13 @@ Status fits_ladder(const ProbeOutcome& o, const std::vector<std::string>& ladder
   return {};
 }
 
+// The fingerprint is JSON text rung made (probe/fingerprint.h), parsed back
+// through os's reader like any other; kept as a string should it ever not parse.
+nlohmann::json fingerprint_json(const std::string& fingerprint) {
+  auto j = parse_json(fingerprint);
+  return j ? std::move(*j) : nlohmann::json(fingerprint);
+}
+
 }  // namespace
 
 CacheRead parse_probe_cache(const std::string& text, const std::string& where, const std::string& fingerprint,
@@ -51,7 +58,7 @@ CacheRead parse_probe_cache(const std::string& text, const std::string& where, c
     return ignore(fmt::format("has schema {}, this rung reads {}", j->contains("schema") ? (*j)["schema"].dump().substr(0, 40) : "none",
                               kProbeCacheSchema));
   }
-  if (!j->contains("fingerprint") || (*j)["fingerprint"] != nlohmann::json::parse(fingerprint)) {
+  if (!j->contains("fingerprint") || (*j)["fingerprint"] != fingerprint_json(fingerprint)) {
     return ignore("was written for another fingerprint (runtime, device, models or settings changed)");
   }
   if (!j->contains("outcome")) return ignore("holds no outcome");
@@ -66,7 +73,7 @@ CacheRead parse_probe_cache(const std::string& text, const std::string& where, c
 CacheRead read_probe_cache(const std::filesystem::path& file, const std::string& fingerprint, const std::vector<std::string>& ladder) {
   std::error_code ec;
   if (!std::filesystem::exists(std::filesystem::symlink_status(file, ec))) return {};
-  auto text = read_regular_file(file, kMaxJsonFileBytes);
+  auto text = read_input_file(file, FileKind::kDocument);
   if (!text) return {std::nullopt, text.error().message};
   auto read = parse_probe_cache(*text, file.string(), fingerprint, ladder);
   if (read.outcome) read.outcome->cache_file = file;
@@ -76,7 +83,7 @@ CacheRead read_probe_cache(const std::filesystem::path& file, const std::string&
 Status write_probe_cache(const std::filesystem::path& file, const std::string& fingerprint, const ProbeOutcome& outcome) {
   nlohmann::json j = {{"schema", kProbeCacheSchema},
                       {"written_by", "rung " RUNG_VERSION},
-                      {"fingerprint", nlohmann::json::parse(fingerprint)},
+                      {"fingerprint", fingerprint_json(fingerprint)},
                       {"outcome", outcome_json(outcome)}};
   return write_file_atomically(file, j.dump(2));
 }

@@ -208,7 +208,7 @@ Status apply_override(const ProbeOptions& o, const std::vector<RungSpec>& ladder
 Status check_options(const ProbeOptions& o) {
   if (o.cache_dir.empty()) return Error{ErrorCode::kInvalidArgument, "the probe needs a cache directory"};
   if (o.runs < 1) return Error{ErrorCode::kInvalidArgument, fmt::format("runs must be at least 1, not {}", o.runs)};
-  if (o.deadline.count() <= 0) return Error{ErrorCode::kInvalidArgument, "the deadline must be positive"};
+  if (auto st = check_deadline(o.deadline, "the deadline"); !st) return st;
   if (!(std::isfinite(o.acceptance_ratio) && o.acceptance_ratio > 0)) {
     return Error{ErrorCode::kInvalidArgument, fmt::format("the acceptance ratio must be a finite positive number, not {}", o.acceptance_ratio)};
   }

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "os/atomic_file.h"
-#include "os/read_file.h"
+#include "os/json_input.h"
 #include "os/termination.h"
 
 namespace rung {
@@ -16,7 +16,9 @@ namespace {
 Result<fs::path> write_proof_gate(const ProofInputs& in, const Tolerance& t, const fs::path& dir) {
   nlohmann::json j = nlohmann::json::object();
   if (!in.gate_file.empty()) {
-    j = nlohmann::json::parse(read_text_file(in.gate_file), nullptr, false);
+    auto read = read_json_file(in.gate_file, FileKind::kDocument);
+    if (!read) return read.error();
+    j = std::move(*read);
     if (!j.is_object()) return Error{ErrorCode::kInvalidArgument, fmt::format("{}: not a JSON object", in.gate_file.string())};
     j.erase("gates");
   }
@@ -28,10 +30,11 @@ Result<fs::path> write_proof_gate(const ProofInputs& in, const Tolerance& t, con
 }
 
 std::string first_failing_output(const GateOutcome& g) {
-  auto j = nlohmann::json::parse(g.stats_json, nullptr, false);
-  if (!j.is_object() || !j.contains("outputs")) return "";
+  const auto j = parse_json_or_discarded(g.stats_json);
+  if (!j.is_object() || !j.contains("outputs") || !j["outputs"].is_array()) return "";
   for (const auto& o : j["outputs"]) {
-    if (o.value("inputs_passed", 0) < o.value("inputs", 0)) return o.value("output", "");
+    const auto count = [&o](const char* key) { return o.is_object() && o.contains(key) ? json_integer(o[key], 0, INT64_MAX).value_or(0) : 0; };
+    if (count("inputs_passed") < count("inputs")) return json_string_or(o, "output", "");
   }
   return "";
 }

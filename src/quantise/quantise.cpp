@@ -8,6 +8,7 @@
 #include <onnx/onnx_pb.h>
 
 #include "quantise/batch_norm_fold.h"
+#include "core/thread_limit.h"
 #include "graph/model_file.h"
 #include "graph/onnx_file.h"
 #include "graph/model_write.h"
@@ -20,6 +21,8 @@
 #include "parity/side.h"
 #include "quantise/report.h"
 #include "rung/hardware.h"
+#include "rung/limits.h"
+#include "rung/output_paths.h"
 #include "runtime/resolver.h"
 #include "session/session.h"
 
@@ -44,6 +47,12 @@ Result<WorkDir> open_workspace(const fs::path& given, const std::string& prefix)
 
 ProofSides proof_sides(const ReleaseToolSettings& s, const ResolvedRuntime& rt) { return {rt.library, s.worker, s.deadline}; }
 
+// The settings both commands share, checked before any work (the C++ API has no CLI in front).
+Status check_settings(const ReleaseToolSettings& s) {
+  if (auto st = check_deadline(s.deadline, "the deadline"); !st) return st;
+  return check_thread_count(s.threads, "threads");
+}
+
 Status require_file(const fs::path& p, const char* what) {
   std::error_code ec;
   if (p.empty()) return Error{ErrorCode::kInvalidArgument, fmt::format("no {} given", what)};
@@ -52,6 +61,12 @@ Status require_file(const fs::path& p, const char* what) {
 }
 
 std::string default_name(const fs::path& model) { return model.stem().string(); }
+
+// What both commands read besides their own inputs: the build they run on, when named by path.
+void add_runtime_inputs(const ReleaseToolSettings& s, std::vector<NamedPath>& inputs) {
+  if (s.runtime.find('/') != std::string::npos) inputs.push_back({"--ort", s.runtime});
+  if (s.runtimes.explicit_dir) inputs.push_back({"--ort-dir", *s.runtimes.explicit_dir});
+}
 
 // The reference's runtime, installed in this process for calibration.
 Result<OrtProcess*> install_runtime(const ResolvedRuntime& rt, const RuntimeSearchOptions& search) {
@@ -88,11 +103,19 @@ std::string failing_titles(const ParityReport& r, std::vector<std::string>& fail
 }  // namespace
 
 Result<UpgradeOutcome> run_upgrade(const UpgradeOptions& o) {
+  if (auto s = check_settings(o.settings); !s) return s.error();
+  if (o.random > kMaxRandomInputSets) {
+    return Error{ErrorCode::kInvalidArgument, fmt::format("{} random input sets is out of range: at most {}", o.random, kMaxRandomInputSets)};
+  }
   if (auto s = require_file(o.model, "model"); !s) return s.error();
   if (o.out.empty()) return Error{ErrorCode::kInvalidArgument, "no output file given (--out FILE)"};
   if (o.inputs_dir.empty() == (o.random == 0)) {
     return Error{ErrorCode::kInvalidArgument, "the proof needs inputs: give an input directory or a number of random inputs (one of them)"};
   }
+  // Before any work: the upgraded file never replaces the model or anything else read.
+  std::vector<NamedPath> inputs = {{"the model", o.model}, {"--inputs", o.inputs_dir}, {"--gate", o.gate_file}, {"--preprocess", o.preprocess_file}};
+  add_runtime_inputs(o.settings, inputs);
+  if (auto s = check_output_paths({{"--out", o.out}}, inputs); !s) return s.error();
   auto read = read_onnx_model(o.model);
   if (!read) return read.error();
   onnx::ModelProto& model = *read;
@@ -129,6 +152,7 @@ Result<UpgradeOutcome> run_upgrade(const UpgradeOptions& o) {
 
 Result<QuantiseOutcome> run_quantise(const QuantiseOptions& o) {
   // Everything that can be checked without running a model, first.
+  if (auto s = check_settings(o.settings); !s) return s.error();
   if (auto s = require_file(o.model, "model"); !s) return s.error();
   if (auto s = require_file(o.gate_file, "gate file"); !s) return s.error();
   QuantiseEvidence ev;
@@ -137,6 +161,14 @@ Result<QuantiseOutcome> run_quantise(const QuantiseOptions& o) {
   ev.name = o.name.empty() ? default_name(o.model) : o.name;
   auto form = parse_quantised_form(o.form);
   if (!form) return form.error();
+  // Before any work: neither output replaces the model, the gate file, a calibration or holdout file, or the other.
+  const fs::path out = o.out.empty() ? fs::path(model_id(ev.name, *form) + ".onnx") : o.out;
+  const fs::path report_path = !o.report.empty() ? o.report : fs::path(out).replace_extension(".report.json");
+  {
+    std::vector<NamedPath> inputs = {{"the model", o.model}, {"--gate", o.gate_file}, {"--calibration", o.calibration_dir}, {"--holdout", o.holdout_dir}};
+    add_runtime_inputs(o.settings, inputs);
+    if (auto s = check_output_paths({{"--out", out}, {"--report", report_path}}, inputs); !s) return s.error();
+  }
   ev.qdq.form = *form;
   ev.qdq.signed_activations = o.signed_activations;
   ev.qdq.per_channel = !o.per_tensor;
@@ -148,6 +180,12 @@ Result<QuantiseOutcome> run_quantise(const QuantiseOptions& o) {
   ev.calibrator = *calibrator;
   auto gates = read_gate_file(o.gate_file);
   if (!gates) return gates.error();
+  // The gate's own files (a character list) are inputs too, known once it is read: still before any work.
+  {
+    std::vector<NamedPath> named;
+    for (const auto& f : files_named_by(*gates)) named.push_back({"the gate file's " + f.filename().string(), f});
+    if (auto s = check_output_paths({{"--out", out}, {"--report", report_path}}, named); !s) return s.error();
+  }
   ev.gate_file = o.gate_file;
   if (auto h = sha256_of_file(o.gate_file); h) ev.gate_file_sha256 = *h;
   if (o.calibration_dir.empty() || o.holdout_dir.empty()) return Error{ErrorCode::kInvalidArgument, "give both a calibration and a holdout directory"};
@@ -171,9 +209,6 @@ Result<QuantiseOutcome> run_quantise(const QuantiseOptions& o) {
   ev.source_stable_sha256 = facts->stable_sha256;
   ev.source_opset = facts->opset;
   ev.source_nodes = static_cast<std::size_t>(facts->nodes);
-  const fs::path out = o.out.empty() ? fs::path(model_id(ev.name, *form) + ".onnx") : o.out;
-  const fs::path report_path = !o.report.empty() ? o.report : fs::path(out).replace_extension(".report.json");
-
   RuntimeResolver resolver(o.settings.runtimes);
   auto rt = resolver.resolve(o.settings.runtime);
   if (!rt) return rt.error();

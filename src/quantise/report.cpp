@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "os/json_input.h"
+
 namespace rung {
 namespace {
 
@@ -26,7 +28,7 @@ nlohmann::json gates_json(const ParityReport& r) {
                   {"passed", g.passed},
                   {"summary", g.summary},
                   {"details", g.details},
-                  {"stats", g.stats_json.empty() ? nlohmann::json::object() : nlohmann::json::parse(g.stats_json, nullptr, false)}});
+                  {"stats", parse_json_or(g.stats_json, nlohmann::json::object())}});
   }
   return gs;
 }

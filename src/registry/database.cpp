@@ -2,10 +2,15 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <vector>
 
 #include "registry/migrations.h"
+#include "rung/user_dirs.h"
 
 namespace rung::registry {
 namespace fs = std::filesystem;
@@ -35,31 +40,150 @@ std::string as_text(const Value& v) {
 
 Value text_or_null(const std::string& s) { return s.empty() ? Value{} : Value{s}; }
 
-Result<std::unique_ptr<Database>> open_database(const std::string& url) {
+namespace {
+
+// "host=db dbname=rung password=...": a libpq connection string where a registry URL or path goes.
+// Taken as a path it would become a SQLite file named by its words, password and all.
+bool looks_like_conninfo(const std::string& text) {
+  for (const char* key : {"host", "hostaddr", "port", "dbname", "user", "password", "sslmode", "service", "connect_timeout"}) {
+    for (std::size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + 1)) {
+      std::size_t end = at + std::strlen(key);
+      while (end < text.size() && text[end] == ' ') ++end;
+      if ((at == 0 || std::isspace(static_cast<unsigned char>(text[at - 1]))) && end < text.size() && text[end] == '=') return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Database>> open_database(const std::string& url, OpenMode mode) {
   if (url.empty()) return Error{ErrorCode::kInvalidArgument, "the registry URL is empty"};
+  if (url.find("://") == std::string::npos && !url.starts_with("sqlite:") && looks_like_conninfo(url)) {
+    return Error{ErrorCode::kInvalidArgument, fmt::format("'{}' is a key=value connection string: give a PostgreSQL registry as "
+                                                          "postgresql://[user@]host/database (a file path or sqlite:PATH for SQLite)",
+                                                          mask_secrets(url))};
+  }
   Result<std::unique_ptr<Database>> db = url.starts_with("postgresql://") || url.starts_with("postgres://") ? open_postgresql(url)
-                                         : url.starts_with("sqlite:")                                      ? open_sqlite(url.substr(7))
+                                         : url.starts_with("sqlite:")                                      ? open_sqlite(url.substr(7), mode)
                                          : url.find("://") != std::string::npos
                                              ? Result<std::unique_ptr<Database>>(Error{
                                                    ErrorCode::kInvalidArgument,
-                                                   fmt::format("{}: a registry is a file path, sqlite:PATH or postgresql://...", url)})
-                                             : open_sqlite(url);
+                                                   fmt::format("{}: a registry is a file path, sqlite:PATH or postgresql://...", mask_secrets(url))})
+                                             : open_sqlite(url, mode);
   if (!db) return db;
+  if (mode == OpenMode::kExistingOnly) {
+    // A database that is there but holds no registry is not made into one by a command that only reads.
+    const char* probe = (*db)->backend() == Backend::kSqlite
+                            ? "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
+                            : "SELECT count(*) FROM pg_catalog.pg_tables WHERE tablename = 'schema_migrations' AND schemaname = ANY (current_schemas(false))";
+    auto found = (*db)->query(probe);
+    if (!found) return found.error();
+    if (found->empty() || as_int(found->front().front()) == 0) {
+      return Error{ErrorCode::kNotFound, fmt::format("{} holds no registry (nothing was created: `rung registry add` or `import` makes one)",
+                                                     (*db)->describe())};
+    }
+  }
   if (auto s = migrate(**db); !s) return s.error();
   return db;
 }
 
-std::string default_registry_url() {
-  if (const char* env = std::getenv("RUNG_REGISTRY"); env != nullptr && *env) return env;
-  fs::path data;
-  if (const char* xdg = std::getenv("XDG_DATA_HOME"); xdg != nullptr && *xdg == '/') {
-    data = xdg;
-  } else if (const char* home = std::getenv("HOME"); home != nullptr && *home) {
-    data = fs::path(home) / ".local" / "share";
-  } else {
-    data = fs::temp_directory_path();
+namespace {
+
+bool is_hex(char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; }
+
+std::string percent_decoded(std::string_view s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '%' && i + 2 < s.size() && is_hex(s[i + 1]) && is_hex(s[i + 2])) {
+      out += static_cast<char>(std::stoi(std::string(s.substr(i + 1, 2)), nullptr, 16));
+      i += 2;
+    } else {
+      out += s[i];
+    }
   }
-  return "sqlite:" + (data / "rung" / "registry.sqlite").string();
+  return out;
+}
+
+bool is_secret_key(std::string_view key) {
+  std::string k = percent_decoded(key);
+  for (auto& c : k) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return k.ends_with("password");
+}
+
+// Where each secret's text lies in `text`: [begin, end) ranges.
+std::vector<std::pair<std::size_t, std::size_t>> secret_spans(std::string_view text) {
+  std::vector<std::pair<std::size_t, std::size_t>> spans;
+  // user:password@host — the authority runs from "://" to the first '/', '?', '#' or space.
+  for (std::size_t at = text.find("://"); at != std::string_view::npos; at = text.find("://", at + 3)) {
+    const std::size_t start = at + 3;
+    std::size_t end = start;
+    while (end < text.size() && std::string_view("/?# \t\r\n\"'").find(text[end]) == std::string_view::npos) ++end;
+    const std::string_view authority = text.substr(start, end - start);
+    const auto userinfo_end = authority.rfind('@');
+    if (userinfo_end == std::string_view::npos) continue;
+    const auto colon = authority.find(':');
+    if (colon < userinfo_end) spans.emplace_back(start + colon + 1, start + userinfo_end);
+  }
+  // KEY=VALUE where KEY ends in "password": a URL's query (&-separated) or a connection string ('quoted' or bare).
+  for (std::size_t eq = text.find('='); eq != std::string_view::npos; eq = text.find('=', eq + 1)) {
+    std::size_t key_end = eq;
+    while (key_end > 0 && (text[key_end - 1] == ' ' || text[key_end - 1] == '\t')) --key_end;
+    std::size_t key_start = key_end;
+    while (key_start > 0 && std::string_view("?&;/ \t\r\n\"'=").find(text[key_start - 1]) == std::string_view::npos) --key_start;
+    if (key_start == key_end || !is_secret_key(text.substr(key_start, key_end - key_start))) continue;
+    std::size_t v = eq + 1;
+    while (v < text.size() && (text[v] == ' ' || text[v] == '\t')) ++v;
+    std::size_t end = v;
+    if (v < text.size() && text[v] == '\'') {
+      for (end = v + 1; end < text.size() && text[end] != '\''; ++end) {
+        if (text[end] == '\\') ++end;
+      }
+      end = std::min(text.size(), end + 1);
+    } else {
+      while (end < text.size() && std::string_view("& \t\r\n#\"").find(text[end]) == std::string_view::npos) ++end;
+    }
+    if (end > v) spans.emplace_back(v, end);
+  }
+  return spans;
+}
+
+}  // namespace
+
+std::string mask_secrets(std::string_view text, std::string_view url) {
+  auto spans = secret_spans(text);
+  std::sort(spans.begin(), spans.end());
+  std::string out;
+  std::size_t done = 0;
+  for (const auto& [begin, end] : spans) {
+    if (begin < done) continue;  // overlapping: already masked
+    out.append(text.substr(done, begin - done));
+    out += "***";
+    done = end;
+  }
+  out.append(text.substr(done));
+  if (url.empty()) return out;
+  // The URL's secrets as they were written and as the client decoded them, wherever else they appear.
+  std::vector<std::string> secrets;
+  for (const auto& [begin, end] : secret_spans(url)) {
+    std::string_view raw = url.substr(begin, end - begin);
+    if (raw.size() >= 2 && raw.front() == '\'' && raw.back() == '\'') raw = raw.substr(1, raw.size() - 2);
+    secrets.emplace_back(raw);
+    secrets.push_back(percent_decoded(raw));
+  }
+  std::sort(secrets.begin(), secrets.end(), [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+  for (const auto& secret : secrets) {
+    if (secret.empty() || secret == "***") continue;
+    for (std::size_t at = out.find(secret); at != std::string::npos; at = out.find(secret, at + 3)) out.replace(at, secret.size(), "***");
+  }
+  return out;
+}
+
+Result<std::string> default_registry_url() {
+  if (const char* env = std::getenv("RUNG_REGISTRY"); env != nullptr && *env) return std::string(env);
+  auto data = user_data_dir();
+  if (!data) return Error{data.error().code, fmt::format("no registry: {} (or RUNG_REGISTRY, or --registry)", data.error().message)};
+  return "sqlite:" + (*data / "registry.sqlite").string();
 }
 
 namespace {

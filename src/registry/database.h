@@ -51,15 +51,30 @@ class Database {
   virtual bool last_failure_transient() const { return false; }
 };
 
-// Opens the registry a URL names: `postgresql://...` (or `postgres://`),
-// `sqlite:PATH`, or a plain file path (SQLite). A SQLite file and its
-// directory are created when missing. The schema is brought up to date
-// (registry/migrations.h) before it is returned.
-Result<std::unique_ptr<Database>> open_database(const std::string& url);
+// Whether opening may create what is missing (a SQLite file and its
+// directory; the schema in an empty database) or only opens a registry that is
+// there (kNotFound otherwise, naming it).
+enum class OpenMode { kCreateIfMissing, kExistingOnly };
 
-// RUNG_REGISTRY, else `sqlite:` a file under the user's data directory:
-// $XDG_DATA_HOME/rung/registry.sqlite, else ~/.local/share/rung/registry.sqlite.
-std::string default_registry_url();
+// Opens the registry a URL names: `postgresql://...` (or `postgres://`),
+// `sqlite:PATH`, or a plain file path (SQLite). The schema is brought up to
+// date (registry/migrations.h) before it is returned.
+Result<std::unique_ptr<Database>> open_database(const std::string& url, OpenMode mode = OpenMode::kCreateIfMissing);
+
+// Every message that shows a registry URL, or text a database client wrote
+// about one, passes through here: `text` with its secrets replaced by "***" —
+// the password of `user:password@host`, and the value of any parameter whose
+// name ends in "password" (password, sslpassword; percent-encoded or not; in a
+// URL's query or a key=value string, quoted or not). With `url`, every secret
+// `url` holds is also masked wherever else it appears in `text` (a client's
+// error quoting a token of the URL).
+std::string mask_secrets(std::string_view text, std::string_view url = {});
+
+// RUNG_REGISTRY, else `sqlite:` a file under the user's data directory
+// (rung/user_dirs.h): $XDG_DATA_HOME/rung/registry.sqlite, else
+// ~/.local/share/rung/registry.sqlite, else <tmp>/rung-<uid>/data/registry.sqlite;
+// kInvalidArgument naming what to set when none of them can be used.
+Result<std::string> default_registry_url();
 
 // Runs `body` inside a write transaction: committed when it returns ok, rolled
 // back (and its error returned) otherwise; run again, a few times, when the
@@ -71,7 +86,15 @@ Status in_read_transaction(Database& db, const std::function<Status()>& body);
 using rung::utc_now;
 
 // The backends, for open_database.
-Result<std::unique_ptr<Database>> open_sqlite(const std::string& path);
+Result<std::unique_ptr<Database>> open_sqlite(const std::string& path, OpenMode mode = OpenMode::kCreateIfMissing);
 Result<std::unique_ptr<Database>> open_postgresql(const std::string& url);
+
+// PostgreSQL's time limits. Connecting: the URL's connect_timeout, else
+// PGCONNECT_TIMEOUT, else this. A statement: RUNG_REGISTRY_STATEMENT_TIMEOUT
+// (whole seconds, 0 for none), else what the connection already sets (the
+// URL's options=-c statement_timeout=..., PGOPTIONS, the server's or the
+// role's setting), else this.
+inline constexpr int kPostgresConnectTimeoutSeconds = 5;
+inline constexpr int kPostgresStatementTimeoutSeconds = 30;
 
 }  // namespace rung::registry

@@ -3,12 +3,18 @@
 #include <fmt/format.h>
 #include <libpq-fe.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <optional>
+#include <vector>
 
+#include "rung/printable.h"
 #include "registry/database.h"
 
 namespace rung::registry {
 namespace {
+
+constexpr long kMaxStatementTimeoutSeconds = 24 * 3600;
 
 // Type OIDs of the columns the registry reads (pg_type.h is a server header).
 constexpr Oid kBool = 16, kInt8 = 20, kInt2 = 21, kInt4 = 23, kFloat4 = 700, kFloat8 = 701, kNumeric = 1700;
@@ -29,16 +35,6 @@ std::string numbered_placeholders(std::string_view sql) {
   return out;
 }
 
-// The URL with any password hidden, for messages.
-std::string without_password(const std::string& url) {
-  const auto scheme = url.find("://");
-  const auto at = url.find('@');
-  if (scheme == std::string::npos || at == std::string::npos) return url;
-  const auto colon = url.find(':', scheme + 3);
-  if (colon == std::string::npos || colon > at) return url;
-  return url.substr(0, colon) + ":***" + url.substr(at);
-}
-
 class PostgresDatabase final : public Database {
  public:
   PostgresDatabase(PGconn* conn, std::string url) : conn_(conn), url_(std::move(url)) {}
@@ -47,7 +43,7 @@ class PostgresDatabase final : public Database {
   PostgresDatabase& operator=(const PostgresDatabase&) = delete;
 
   Backend backend() const override { return Backend::kPostgresql; }
-  std::string describe() const override { return fmt::format("PostgreSQL {}", without_password(url_)); }
+  std::string describe() const override { return fmt::format("PostgreSQL {}", mask_secrets(url_)); }
 
   Result<std::vector<Row>> query(std::string_view sql, const std::vector<Value>& params) override {
     std::vector<std::string> texts(params.size());
@@ -118,7 +114,7 @@ class PostgresDatabase final : public Database {
     transient_ = code == "40001" || code == "40P01";
     std::string message = r ? PQresultErrorMessage(r) : PQerrorMessage(conn_);
     while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();
-    return Error{constraint ? ErrorCode::kInvalidArgument : ErrorCode::kIo, fmt::format("{}: {}", describe(), message)};
+    return Error{constraint ? ErrorCode::kInvalidArgument : ErrorCode::kIo, fmt::format("{}: {}", describe(), mask_secrets(message, url_))};
   }
 
   PGconn* conn_;
@@ -131,15 +127,53 @@ void ignore_notice(void*, const char*) {}
 }  // namespace
 
 Result<std::unique_ptr<Database>> open_postgresql(const std::string& url) {
-  PGconn* conn = PQconnectdb(url.c_str());
+  // The statement limit is read first: a bad value is refused before any connection is tried.
+  std::optional<int> statement_timeout;
+  if (const char* env = std::getenv("RUNG_REGISTRY_STATEMENT_TIMEOUT"); env != nullptr && *env) {
+    char* end = nullptr;
+    errno = 0;
+    const long seconds = std::strtol(env, &end, 10);
+    if (errno != 0 || end == env || *end != '\0' || seconds < 0 || seconds > kMaxStatementTimeoutSeconds) {
+      return Error{ErrorCode::kInvalidArgument, fmt::format("RUNG_REGISTRY_STATEMENT_TIMEOUT={}: give whole seconds from 0 (no limit) to {}",
+                                                            printable(env, 40), kMaxStatementTimeoutSeconds)};
+    }
+    statement_timeout = static_cast<int>(seconds);
+  }
+  // A server that accepts the connection and never answers must not hold rung forever: a
+  // connect timeout unless the URL or PGCONNECT_TIMEOUT sets one. Keywords before the
+  // expanded URL are overridden by the URL's own.
+  const std::string connect_timeout = std::to_string(kPostgresConnectTimeoutSeconds);
+  const char* env_timeout = std::getenv("PGCONNECT_TIMEOUT");
+  const bool default_timeout = env_timeout == nullptr || *env_timeout == '\0';
+  std::vector<const char*> keys, values;
+  if (default_timeout) {
+    keys.push_back("connect_timeout");
+    values.push_back(connect_timeout.c_str());
+  }
+  keys.push_back("dbname");
+  values.push_back(url.c_str());
+  keys.push_back(nullptr);
+  values.push_back(nullptr);
+  PGconn* conn = PQconnectdbParams(keys.data(), values.data(), 1);
   auto db = std::make_unique<PostgresDatabase>(conn, url);  // finishes `conn` whatever happens
   if (conn == nullptr || PQstatus(conn) != CONNECTION_OK) {
     std::string why = conn ? PQerrorMessage(conn) : "out of memory";
     while (!why.empty() && (why.back() == '\n' || why.back() == ' ')) why.pop_back();
-    return Error{ErrorCode::kIo, fmt::format("cannot connect to the registry {}: {}", without_password(url), why)};
+    if (why.find("timeout expired") != std::string::npos) {
+      why += " (the server did not answer in time: connect_timeout=SECONDS in the URL, or PGCONNECT_TIMEOUT, sets how long to wait)";
+    }
+    return Error{ErrorCode::kIo, fmt::format("cannot connect to the registry {}: {}", mask_secrets(url), mask_secrets(why, url))};
   }
   // Notices ("relation already exists, skipping") are for people at psql, not rung's output.
   PQsetNoticeProcessor(conn, ignore_notice, nullptr);
+  // A statement that runs away is cancelled by the server: RUNG_REGISTRY_STATEMENT_TIMEOUT, else the
+  // connection's own setting (the URL's options, PGOPTIONS, the server's), else rung's default.
+  const std::string set =
+      statement_timeout ? fmt::format("SELECT set_config('statement_timeout', '{}', false)", *statement_timeout * 1000)
+                        : fmt::format("SELECT set_config('statement_timeout', CASE current_setting('statement_timeout') WHEN '0' THEN '{}' "
+                                      "ELSE current_setting('statement_timeout') END, false)",
+                                      kPostgresStatementTimeoutSeconds * 1000);
+  if (auto r = db->query(set, {}); !r) return r.error();
   return std::unique_ptr<Database>(std::move(db));
 }
 

@@ -5,9 +5,12 @@
 
 #include <nlohmann/json.hpp>
 #include <set>
+#include <tuple>
 
+#include "rung/printable.h"
 #include "os/file_hash.h"
 #include "os/json_input.h"
+#include "os/read_file.h"
 
 namespace rung::registry {
 namespace {
@@ -16,7 +19,10 @@ using json = nlohmann::json;
 constexpr const char* kBenchSchema = "rung-bench-record";
 constexpr int kOldestBenchVersion = 1, kNewestBenchVersion = 2;  // 2 added model.stable_sha256
 
-std::string short_hash(const std::string& h) { return h.empty() ? "(none)" : h.substr(0, 12) + "…"; }
+std::string short_hash(const std::string& h) { return h.empty() ? "(none)" : printable(h, 12) + (h.size() > 12 ? "…" : ""); }
+
+// A document's text in a message: escaped and short (it may be anything).
+std::string shown(const std::string& text) { return printable(text, 80); }
 
 std::optional<double> number_or_none(const json& j, const char* key) {
   if (!j.contains(key) || !j[key].is_number()) return std::nullopt;
@@ -36,13 +42,16 @@ std::string model_mismatch(const std::string& what, const std::string& sha256, c
 // Where a document was measured against where the release runs, or "" when they agree.
 std::string environment_mismatch(const std::string& what, const std::string& runtime, const std::string& device, const Release& r) {
   if (runtime != r.environment.runtime_version) {
-    return fmt::format("{} measured on ORT {}, release targets {}", what, runtime, r.environment.runtime_version);
+    return fmt::format("{} measured on ORT {}, release targets {}", what, shown(runtime), r.environment.runtime_version);
   }
-  if (device != r.environment.device) return fmt::format("{} measured on device '{}', release targets '{}'", what, device, r.environment.device);
+  if (device != r.environment.device) {
+    return fmt::format("{} measured on device '{}', release targets '{}'", what, shown(device), r.environment.device);
+  }
   return {};
 }
 
 Result<json> parse_bench_record(const std::string& text, const std::string& what) {
+  if (auto s = check_document_size(RegistryDocument::kBenchRecord, what, text.size()); !s) return s.error();
   json j = parse_json_or_discarded(text);
   if (!j.is_object() || !j.contains("schema") || j["schema"] != kBenchSchema) {
     return Error{ErrorCode::kInvalidArgument, fmt::format("{} is not a rung bench record", what)};
@@ -58,19 +67,36 @@ Result<json> parse_bench_record(const std::string& text, const std::string& what
   return j;
 }
 
-std::vector<MeasurementRow> rows_of(const json& model, const json& m) {
+// The rows of one measurement, its text fields checked (before they are copied
+// into every row) and its rows counted against what is left of the limit.
+// A value of the wrong kind throws json::exception, for the caller to name.
+Result<std::vector<MeasurementRow>> rows_of(const json& model, const json& m, const std::string& where, std::size_t& rows_left) {
   std::vector<MeasurementRow> out;
   MeasurementRow base;
   base.model_name = model.at("name").get<std::string>();
   base.model_sha256 = model.at("sha256").get<std::string>();
   base.model_stable_sha256 = model.value("stable_sha256", "");
-  // nlohmann::json sorts keys: the digest does not depend on how the file was laid out.
-  base.digest = sha256_hex(base.model_sha256 + "\n" + m.dump());
   base.device = m.at("device").get<std::string>();
   base.hostname = m.at("env").at("hostname").get<std::string>();
   base.runtime_version = m.at("env").at("runtime").at("version").get<std::string>();
   base.measured_at = m.at("provenance").at("date").get<std::string>();
-  for (const auto& r : m.at("rows")) {
+  const auto name = kRegistryLimits.name_bytes, text = kRegistryLimits.text_bytes;
+  for (const auto& [field, value, limit] : {std::tuple{"model.name", &base.model_name, name}, {"model.sha256", &base.model_sha256, name},
+                                            {"model.stable_sha256", &base.model_stable_sha256, name}, {"device", &base.device, text},
+                                            {"env.hostname", &base.hostname, text}, {"env.runtime.version", &base.runtime_version, name},
+                                            {"provenance.date", &base.measured_at, name}}) {
+    if (auto s = check_stored_text(fmt::format("{}: '{}'", where, field), *value, limit); !s) return s.error();
+  }
+  const json& rows = m.at("rows");
+  if (!rows.is_array()) throw json::type_error::create(302, "rows must be a list", &rows);
+  if (rows.size() > rows_left) {
+    return Error{ErrorCode::kInvalidArgument, fmt::format("{}: more rows than the registry takes at once ({} in all): split the records",
+                                                          where, kRegistryLimits.measurement_rows)};
+  }
+  rows_left -= rows.size();
+  // nlohmann::json sorts keys: the digest does not depend on how the file was laid out.
+  base.digest = sha256_hex(base.model_sha256 + "\n" + m.dump(-1, ' ', false, json::error_handler_t::replace));
+  for (const auto& r : rows) {
     MeasurementRow row = base;
     row.rung = r.at("rung").get<std::string>();
     row.model_id = r.at("model_id").get<std::string>();
@@ -79,6 +105,10 @@ std::vector<MeasurementRow> rows_of(const json& model, const json& m) {
     row.output_match = r.at("output_match").at("verdict").get<std::string>();
     row.max_abs_diff = number_or_none(r["output_match"], "max_abs_diff");
     if (r.at("failure_class").is_string()) row.failure_class = r["failure_class"].get<std::string>();
+    for (const auto& [field, value] : {std::pair{"rung", &row.rung}, {"model_id", &row.model_id}, {"output_match.verdict", &row.output_match},
+                                       {"failure_class", &row.failure_class}}) {
+      if (auto s = check_stored_text(fmt::format("{}: a row's '{}'", where, field), *value, name); !s) return s.error();
+    }
     out.push_back(std::move(row));
   }
   return out;
@@ -96,6 +126,42 @@ std::string bench_summary(const std::vector<MeasurementRow>& rows, const std::st
 }
 
 }  // namespace
+
+Status check_stored_text(const std::string& field, const std::string& value, std::size_t max_bytes) {
+  if (value.size() > max_bytes) {
+    return Error{ErrorCode::kInvalidArgument, fmt::format("{} is {} bytes; the registry stores at most {} ('{}')", field, value.size(), max_bytes,
+                                                          printable(value, 40))};
+  }
+  if (auto why = unprintable_why(value); !why.empty()) {
+    return Error{ErrorCode::kInvalidArgument, fmt::format("{} {} ('{}')", field, why, printable(value, 80))};
+  }
+  return {};
+}
+
+const char* document_kind_name(RegistryDocument kind) {
+  switch (kind) {
+    case RegistryDocument::kRecipe: return "recipe";
+    case RegistryDocument::kBenchRecord: return "bench record";
+    case RegistryDocument::kParityReport: return "parity report";
+  }
+  return "document";
+}
+
+std::uint64_t document_limit(RegistryDocument kind) {
+  switch (kind) {
+    case RegistryDocument::kRecipe: return kRegistryLimits.recipe_bytes;
+    case RegistryDocument::kBenchRecord: return kRegistryLimits.bench_record_bytes;
+    case RegistryDocument::kParityReport: return kRegistryLimits.parity_report_bytes;
+  }
+  return 0;
+}
+
+Status check_document_size(RegistryDocument kind, const std::string& what, std::uint64_t bytes) {
+  const std::uint64_t limit = document_limit(kind);
+  if (bytes <= limit) return {};
+  return Error{ErrorCode::kInvalidArgument, fmt::format("{} is {} bytes; the registry takes a {} of at most {} ({} bytes)", what, bytes,
+                                                        document_kind_name(kind), byte_size_text(limit), limit)};
+}
 
 std::string retention_text(const ReleaseArtifact& a) { return a.retained ? "retained" : "not retained: " + a.not_retained_reason; }
 
@@ -118,8 +184,8 @@ std::string precision_detail(const PrecisionEvidence& p) {
 
 std::string precision_json(const PrecisionEvidence& p) {
   switch (p.kind) {
-    case PrecisionEvidence::Kind::kOpaque: return json("opaque: " + p.opaque_why).dump();
-    case PrecisionEvidence::Kind::kInitializers: return json{{"initializers", json::parse(precision_detail(p))}}.dump();
+    case PrecisionEvidence::Kind::kOpaque: return json("opaque: " + p.opaque_why).dump(-1, ' ', false, json::error_handler_t::replace);
+    case PrecisionEvidence::Kind::kInitializers: return json{{"initializers", parse_json_or(precision_detail(p), json::object())}}.dump();
     case PrecisionEvidence::Kind::kNotInspected: break;
   }
   return "null";
@@ -137,9 +203,10 @@ Result<PrecisionEvidence> precision_from_columns(const std::string& kind, const 
   p.kind = PrecisionEvidence::Kind::kInitializers;
   json counts = parse_json_or_discarded(detail);
   if (!counts.is_object()) return Error{ErrorCode::kInvalidArgument, "precision counts are not a JSON object"};
-  for (const auto& [type, c] : counts.items()) {
+  for (const auto& item : counts.items()) {
+    const json& c = item.value();  // not a structured binding: clang 14 (the fuzzers') cannot capture one
     const auto count = [&c](const char* key) { return c.is_object() && c.contains(key) && c[key].is_number_unsigned() ? c[key].get<std::uint64_t>() : 0; };
-    p.by_type[type] = {count("tensors"), count("elements")};
+    p.by_type[item.key()] = {count("tensors"), count("elements")};
   }
   return p;
 }
@@ -149,8 +216,11 @@ Result<std::vector<MeasurementRow>> measurement_rows(const std::string& text, co
   if (!j) return j.error();
   try {
     std::vector<MeasurementRow> out;
+    std::size_t rows_left = kRegistryLimits.measurement_rows, index = 0;
     for (const auto& m : (*j)["measurements"]) {
-      for (auto& r : rows_of((*j)["model"], m)) out.push_back(std::move(r));
+      auto rows = rows_of((*j)["model"], m, fmt::format("{}: measurement {}", what, ++index), rows_left);
+      if (!rows) return rows.error();
+      for (auto& r : *rows) out.push_back(std::move(r));
     }
     return out;
   } catch (const json::exception& e) {
@@ -159,7 +229,7 @@ Result<std::vector<MeasurementRow>> measurement_rows(const std::string& text, co
 }
 
 Result<CheckedEvidence> check_bench_record(const Release& release, const EvidenceFile& file) {
-  const std::string what = fmt::format("bench record {}", file.path.string());
+  const std::string what = fmt::format("bench record {}", printable(file.path.string()));
   auto parsed = parse_bench_record(file.text, what);
   if (!parsed) return parsed.error();
   json record = std::move(*parsed);
@@ -174,15 +244,19 @@ Result<CheckedEvidence> check_bench_record(const Release& release, const Evidenc
     json kept = json::array();
     std::string first_mismatch;
     std::set<std::string> rungs_seen;
+    std::size_t rows_left = kRegistryLimits.measurement_rows, index = 0;
     for (const auto& m : record["measurements"]) {
+      ++index;
       const std::string why = environment_mismatch(what, m.at("env").at("runtime").at("version").get<std::string>(), m.at("device").get<std::string>(),
                                                    release);
       if (!why.empty()) {
         if (first_mismatch.empty()) first_mismatch = why;
         continue;
       }
+      auto rows = rows_of(model, m, fmt::format("{}: measurement {}", what, index), rows_left);
+      if (!rows) return rows.error();
       kept.push_back(m);
-      for (auto& r : rows_of(model, m)) {
+      for (auto& r : *rows) {
         rungs_seen.insert(r.rung);
         out.measurements.push_back(std::move(r));
       }
@@ -193,12 +267,12 @@ Result<CheckedEvidence> check_bench_record(const Release& release, const Evidenc
     }
     if (!rungs_seen.count(release.target.rung)) {
       out.refusal = fmt::format("{} has no row for rung '{}', the release's target (it measured {})", what, release.target.rung,
-                                fmt::join(rungs_seen, ", "));
+                                shown(fmt::format("{}", fmt::join(rungs_seen, ", "))));
       return out;
     }
     record["measurements"] = kept;
     out.evidence.kind = "bench";
-    out.evidence.document = record.dump();
+    out.evidence.document = record.dump(-1, ' ', false, json::error_handler_t::replace);
     out.evidence.sha256 = sha256_hex(out.evidence.document);
     out.evidence.summary = bench_summary(out.measurements, release.target.rung, kept.size());
     out.accepted = true;
@@ -209,7 +283,8 @@ Result<CheckedEvidence> check_bench_record(const Release& release, const Evidenc
 }
 
 Result<CheckedEvidence> check_parity_report(const Release& release, const EvidenceFile& file) {
-  const std::string what = fmt::format("parity report {}", file.path.string());
+  const std::string what = fmt::format("parity report {}", printable(file.path.string()));
+  if (auto s = check_document_size(RegistryDocument::kParityReport, what, file.text.size()); !s) return s.error();
   json report = parse_json_or_discarded(file.text);
   if (report.is_discarded() || !report.is_object() || !report.contains("gates") || !report.contains("passed")) {
     return Error{ErrorCode::kInvalidArgument, fmt::format("{} is not a rung parity report (--json)", what)};
@@ -229,18 +304,21 @@ Result<CheckedEvidence> check_parity_report(const Release& release, const Eviden
     if (!out.refusal.empty()) return out;
     const std::string rung = cand.at("rung").get<std::string>();
     if (rung != release.target.rung) {
-      out.refusal = fmt::format("{} ran its candidate on rung '{}', release targets '{}'", what, rung, release.target.rung);
+      out.refusal = fmt::format("{} ran its candidate on rung '{}', release targets '{}'", what, shown(rung), release.target.rung);
       return out;
     }
     const json& ref = report["sides"].at("ref");
     const bool passed = report["passed"].get<bool>();
+    const std::string ref_rung = ref.at("rung").get<std::string>(), ref_runtime = ref.at("runtime").at("version").get<std::string>();
+    for (const auto& [field, value] : {std::pair{"sides.ref.rung", &ref_rung}, {"sides.ref.runtime.version", &ref_runtime}}) {
+      if (auto s = check_stored_text(fmt::format("{}: '{}'", what, field), *value, kRegistryLimits.name_bytes); !s) return s.error();
+    }
     out.evidence.kind = "parity";
-    out.evidence.document = report.dump();
+    out.evidence.document = report.dump(-1, ' ', false, json::error_handler_t::replace);
     out.evidence.sha256 = sha256_hex(out.evidence.document);
     out.evidence.summary = fmt::format("parity {} · {} gate{} over {} input{} · against {} on ORT {}", passed ? "PASS" : "FAIL",
                                        report["gates"].size(), report["gates"].size() == 1 ? "" : "s", report.value("inputs", 0),
-                                       report.value("inputs", 0) == 1 ? "" : "s", ref.at("rung").get<std::string>(),
-                                       ref.at("runtime").at("version").get<std::string>());
+                                       report.value("inputs", 0) == 1 ? "" : "s", ref_rung, ref_runtime);
     out.accepted = true;
     return out;
   } catch (const json::exception& e) {

@@ -3,6 +3,8 @@
 // target, and the rows of the fleet's measurements.
 #pragma once
 
+#include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,6 +13,17 @@
 #include "rung/result.h"
 
 namespace rung::registry {
+
+// A text the registry stores and prints (a name, a device, a reason): at most
+// `max_bytes`, UTF-8, no control characters (rung/printable.h). The error
+// (kInvalidArgument) names `field`: "the version (--version) holds a control character (\x1b at byte 3)".
+Status check_stored_text(const std::string& field, const std::string& value, std::size_t max_bytes);
+
+// A document's size against its kind's limit (kRegistryLimits): "bench record b.json is 16777217
+// bytes; the registry takes a bench record of at most 16.0 MiB (16777216 bytes)". `what` names it.
+Status check_document_size(RegistryDocument kind, const std::string& what, std::uint64_t bytes);
+const char* document_kind_name(RegistryDocument kind);  // "recipe", "bench record", "parity report"
+std::uint64_t document_limit(RegistryDocument kind);
 
 // "retained" or "not retained: <why>".
 std::string retention_text(const ReleaseArtifact& a);

@@ -11,9 +11,11 @@
 #include <set>
 #include <tuple>
 
+#include "rung/printable.h"
 #include "graph/stable_hash.h"
 #include "os/file_hash.h"
 #include "os/json_input.h"
+#include "os/read_file.h"
 #include "registry/database.h"
 #include "registry/records.h"
 
@@ -46,7 +48,14 @@ constexpr std::size_t kRowsPerInsert = 200;  // one statement per this many rows
 
 Value optional_real(const std::optional<double>& v) { return v ? Value{*v} : Value{}; }
 
-Result<Release> release_from_row(const Row& r) {
+// A listing reads the stored key where a full read takes the recipe, which may be large.
+std::string release_columns(bool with_recipe) {
+  std::string columns = kReleaseColumns;
+  if (!with_recipe) columns.replace(columns.find(" recipe,"), 8, " release_key,");
+  return columns;
+}
+
+Result<Release> release_from_row(const Row& r, bool with_recipe) {
   Release rel;
   rel.id = as_int(r[0]);
   rel.model = as_text(r[1]);
@@ -58,7 +67,12 @@ Result<Release> release_from_row(const Row& r) {
   rel.artifact.size_bytes = static_cast<std::uintmax_t>(as_int(r[8]));
   rel.artifact.retained = as_int(r[9]) != 0;
   rel.artifact.not_retained_reason = as_text(r[10]);
-  rel.recipe_json = as_text(r[11]);
+  if (with_recipe) {
+    rel.recipe_json = as_text(r[11]);
+  } else {
+    rel.recipe_json.clear();
+    rel.listed_key = as_text(r[11]);
+  }
   rel.environment.runtime_version = as_text(r[12]);
   rel.environment.device = as_text(r[13]);
   auto providers = parse_json_or_discarded(as_text(r[14]));
@@ -83,8 +97,26 @@ Status check_release(const Release& r) {
   if (r.artifact.sha256.size() != 64) return missing("its artifact's SHA-256");
   if (!r.artifact.retained && r.artifact.not_retained_reason.empty()) return missing("the reason its artifact is not retained");
   if (r.precision.kind == PrecisionEvidence::Kind::kOpaque && r.precision.opaque_why.empty()) return missing("the reason its weights are opaque");
-  auto recipe = parse_json_or_discarded(r.recipe_json);
-  if (!recipe.is_object()) return Error{ErrorCode::kInvalidArgument, "the recipe must be a JSON object"};
+  // What is stored is printed by every listing: bounded, and free of control characters.
+  const auto name = kRegistryLimits.name_bytes, text = kRegistryLimits.text_bytes;
+  for (const auto& [field, value, limit] :
+       {std::tuple{"the model name (NAME=PATH)", &r.model, name}, {"the version (--version)", &r.version, name},
+        {"the device class (--device-class)", &r.target.device_class, name}, {"the rung (--rung)", &r.target.rung, name},
+        {"the runtime version (--ort)", &r.environment.runtime_version, name}, {"the device (--device)", &r.environment.device, text},
+        {"the artifact's SHA-256", &r.artifact.sha256, name}, {"the artifact's stable hash", &r.artifact.stable_sha256, name},
+        {"the reason it is not retained (--not-retained)", &r.artifact.not_retained_reason, text},
+        {"the reason its weights are opaque (--opaque)", &r.precision.opaque_why, text}, {"the cache's SHA-256", &r.cache_sha256, name},
+        {"the cache's file name (--cache)", &r.cache_file, text}, {"the registration time", &r.registered_at, name}}) {
+    if (auto s = registry::check_stored_text(field, *value, limit); !s) return s;
+  }
+  for (const auto& [provider, version] : r.environment.providers) {
+    if (auto s = registry::check_stored_text("a provider's name", provider, name); !s) return s;
+    if (auto s = registry::check_stored_text(fmt::format("provider {}'s version", provider), version, name); !s) return s;
+  }
+  if (auto s = registry::check_document_size(RegistryDocument::kRecipe, "the recipe", r.recipe_json.size()); !s) return s;
+  auto recipe = parse_json(r.recipe_json);
+  if (!recipe) return Error{ErrorCode::kInvalidArgument, fmt::format("the recipe is not JSON: {}", recipe.error().message)};
+  if (!recipe->is_object()) return Error{ErrorCode::kInvalidArgument, "the recipe must be a JSON object"};
   return {};
 }
 
@@ -101,7 +133,7 @@ std::vector<Value> release_values(const Release& r, const std::string& key) {
           static_cast<std::int64_t>(r.artifact.size_bytes),
           std::int64_t{r.artifact.retained ? 1 : 0},
           registry::text_or_null(r.artifact.not_retained_reason),
-          parse_json_or_discarded(r.recipe_json).dump(),  // compact; check_release saw an object
+          parse_json_or_discarded(r.recipe_json).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),  // compact; check_release saw an object
           r.environment.runtime_version,
           r.environment.device,
           providers.dump(),
@@ -238,10 +270,10 @@ Status load_evidence(registry::Database& db, std::vector<Release>& releases, boo
 Result<std::vector<Release>> releases_where(registry::Database& db, const std::string& where, const std::vector<Value>& params, bool documents) {
   std::vector<Release> out;
   Status s = registry::in_read_transaction(db, [&]() -> Status {
-    auto rows = db.query(fmt::format("SELECT {} FROM releases {} ORDER BY model, version, id", kReleaseColumns, where), params);
+    auto rows = db.query(fmt::format("SELECT {} FROM releases {} ORDER BY model, version, id", release_columns(documents), where), params);
     if (!rows) return rows.error();
     for (const auto& row : *rows) {
-      auto rel = release_from_row(row);
+      auto rel = release_from_row(row, documents);
       if (!rel) return rel.error();
       out.push_back(std::move(*rel));
     }
@@ -296,15 +328,15 @@ Registry::Registry(Registry&&) noexcept = default;
 Registry& Registry::operator=(Registry&&) noexcept = default;
 Registry::~Registry() = default;
 
-Result<Registry> Registry::open(const std::string& url) {
-  auto db = registry::open_database(url);
+Result<Registry> Registry::open(const std::string& url, OpenMode mode) {
+  auto db = registry::open_database(url, mode == OpenMode::kExistingOnly ? registry::OpenMode::kExistingOnly : registry::OpenMode::kCreateIfMissing);
   if (!db) return db.error();
   auto impl = std::make_unique<Impl>();
   impl->db = std::move(*db);
   return Registry(std::move(impl));
 }
 
-std::string Registry::default_url() { return registry::default_registry_url(); }
+Result<std::string> Registry::default_url() { return registry::default_registry_url(); }
 std::string Registry::describe() const { return impl_->db->describe(); }
 
 Result<AddOutcome> Registry::add(Release release, const std::vector<EvidenceFile>& bench_records, const std::vector<EvidenceFile>& parity_reports) {
@@ -317,6 +349,7 @@ Result<AddOutcome> Registry::add(Release release, const std::vector<EvidenceFile
   std::vector<MeasurementRow> measurements;
   for (const auto* files : {&bench_records, &parity_reports}) {
     for (const auto& f : *files) {
+      if (measurements.size() > kRegistryLimits.measurement_rows) break;  // refused below
       auto checked = files == &bench_records ? registry::check_bench_record(release, f) : registry::check_parity_report(release, f);
       if (!checked) return checked.error();
       if (!checked->accepted) {
@@ -327,6 +360,10 @@ Result<AddOutcome> Registry::add(Release release, const std::vector<EvidenceFile
       evidence.push_back(checked->evidence);
       for (auto& m : checked->measurements) measurements.push_back(std::move(m));
     }
+  }
+  if (measurements.size() > kRegistryLimits.measurement_rows) {
+    return Error{ErrorCode::kInvalidArgument, fmt::format("the bench records hold more than {} rows; the registry takes at most that many at once",
+                                                          kRegistryLimits.measurement_rows)};
   }
   const std::string key = release.release_key();
   registry::Database& db = *impl_->db;
@@ -396,11 +433,22 @@ Result<std::vector<VerifyLine>> Registry::verify() {
 
 Result<ImportOutcome> Registry::import_records(const std::vector<EvidenceFile>& records) {
   // Every file is read before anything is written: a bad one imports nothing.
+  std::uint64_t bytes = 0;
+  for (const auto& f : records) bytes += f.text.size();
+  if (bytes > kRegistryLimits.import_bytes) {
+    return Error{ErrorCode::kInvalidArgument, fmt::format("the records are {} together; the registry imports at most {} at once: split them",
+                                                          byte_size_text(bytes), byte_size_text(kRegistryLimits.import_bytes))};
+  }
   std::vector<MeasurementRow> rows;
   std::set<std::string> digests, devices;
   for (const auto& f : records) {
-    auto r = registry::measurement_rows(f.text, f.path.string());
+    auto r = registry::measurement_rows(f.text, printable(f.path.string()));
     if (!r) return r.error();
+    if (rows.size() + r->size() > kRegistryLimits.measurement_rows) {
+      return Error{ErrorCode::kInvalidArgument, fmt::format("{}: the records hold more than {} rows; the registry imports at most that many at once: "
+                                                            "split them",
+                                                            printable(f.path.string()), kRegistryLimits.measurement_rows)};
+    }
     for (auto& row : *r) {
       digests.insert(row.digest);
       devices.insert(row.device);

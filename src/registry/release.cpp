@@ -5,9 +5,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "rung/printable.h"
 #include "graph/model_file.h"
 #include "os/file_hash.h"
 #include "os/json_input.h"
+#include "os/read_file.h"
 #include "registry/records.h"
 #include "rung/ladder.h"
 #include "rung/registry.h"
@@ -28,6 +30,12 @@ json recipe_identity(const std::string& recipe_json) {
   return r;
 }
 
+// JSON rung wrote itself (a column, a release's own form), or null if it is somehow not.
+ordered parsed_or_null(std::string_view text) {
+  auto j = parse_ordered_json(text);
+  return j ? std::move(*j) : ordered(nullptr);
+}
+
 json environment_json(const ReleaseEnvironment& e) {
   return {{"runtime", {{"name", "onnxruntime"}, {"version", e.runtime_version}}}, {"device", e.device}, {"providers", e.providers}};
 }
@@ -35,6 +43,7 @@ json environment_json(const ReleaseEnvironment& e) {
 }  // namespace
 
 std::string Release::release_key() const {
+  if (!listed_key.empty()) return listed_key;
   // nlohmann::json keeps keys sorted, so the text (and the hash) does not depend on the order anything was given in.
   const json identity = {{"model", model},
                          {"version", version},
@@ -42,7 +51,8 @@ std::string Release::release_key() const {
                          {"recipe", recipe_identity(recipe_json)},
                          {"environment", environment_json(environment)},
                          {"cache", cache_sha256.empty() ? json(nullptr) : json(cache_sha256)}};
-  return sha256_hex(identity.dump());
+  // Replaced, not thrown: a recipe that is not JSON is kept as a string, and its bytes need not be UTF-8 (fuzz/quantise-report.cc).
+  return sha256_hex(identity.dump(-1, ' ', false, json::error_handler_t::replace));
 }
 
 std::string Release::target_label() const {
@@ -52,8 +62,8 @@ std::string Release::target_label() const {
 std::string Release::to_json() const {
   ordered evidence_list = ordered::array();
   for (const auto& e : evidence) {
-    ordered doc = ordered::parse(e.document, nullptr, false);
-    evidence_list.push_back({{"kind", e.kind}, {"sha256", e.sha256}, {"summary", e.summary}, {"document", doc.is_discarded() ? ordered(nullptr) : doc}});
+    auto doc = parse_ordered_json(e.document);
+    evidence_list.push_back({{"kind", e.kind}, {"sha256", e.sha256}, {"summary", e.summary}, {"document", doc ? std::move(*doc) : ordered(nullptr)}});
   }
   auto parsed = parse_ordered_json(recipe_json);
   ordered recipe = parsed ? std::move(*parsed) : ordered(ordered::value_t::discarded);
@@ -71,10 +81,32 @@ std::string Release::to_json() const {
                {"recipe", recipe.is_discarded() ? ordered(recipe_json) : recipe},
                {"environment", ordered(environment_json(environment))},
                {"cache", cache_sha256.empty() ? ordered(nullptr) : ordered{{"sha256", cache_sha256}, {"file", cache_file}}},
-               {"precision", ordered::parse(registry::precision_json(precision))},
+               {"precision", parsed_or_null(registry::precision_json(precision))},
                {"evidence", evidence_list},
                {"registered_at", registered_at}};
-  return j.dump(2);
+  // Text a database holds may not be UTF-8 (written by another tool): replaced, never a throw.
+  return j.dump(2, ' ', false, ordered::error_handler_t::replace);
+}
+
+std::string AddOutcome::to_json() const {
+  const char* outcome = kind == Kind::kAdded ? "added" : kind == Kind::kAlreadyRegistered ? "already registered" : "refused";
+  ordered j = {{"outcome", outcome},
+               {"reason", reason.empty() ? ordered(nullptr) : ordered(reason)},
+               {"evidence_added", evidence_added},
+               {"release", kind == Kind::kRefused ? ordered(nullptr) : parsed_or_null(release.to_json())}};
+  return j.dump(2, ' ', false, ordered::error_handler_t::replace);
+}
+
+std::string releases_json(const std::vector<Release>& releases) {
+  ordered list = ordered::array();
+  for (const auto& r : releases) list.push_back(parsed_or_null(r.to_json()));
+  return list.dump(2, ' ', false, ordered::error_handler_t::replace);
+}
+
+Result<EvidenceFile> read_registry_document(const fs::path& path, RegistryDocument kind) {
+  auto text = read_input_file(path, FileKind::kDocument, registry::document_limit(kind));
+  if (!text) return Error{text.error().code, fmt::format("{} {}", registry::document_kind_name(kind), printable(text.error().message))};
+  return EvidenceFile{path, std::move(*text)};
 }
 
 Result<std::pair<ReleaseArtifact, PrecisionEvidence>> inspect_artifact(const fs::path& file, const std::string& opaque_why) {

@@ -22,7 +22,8 @@ class SqliteDatabase final : public Database {
   SqliteDatabase& operator=(const SqliteDatabase&) = delete;
 
   Backend backend() const override { return Backend::kSqlite; }
-  std::string describe() const override { return fmt::format("SQLite {}", path_.string()); }
+  // A file path holds no secret, unless someone gave a connection string where a path goes.
+  std::string describe() const override { return fmt::format("SQLite {}", mask_secrets(path_.string())); }
 
   Result<std::vector<Row>> query(std::string_view sql, const std::vector<Value>& params) override {
     sqlite3_stmt* stmt = nullptr;
@@ -100,22 +101,29 @@ class SqliteDatabase final : public Database {
 
 }  // namespace
 
-Result<std::unique_ptr<Database>> open_sqlite(const std::string& path_text) {
+Result<std::unique_ptr<Database>> open_sqlite(const std::string& path_text, OpenMode mode) {
   if (path_text.empty()) return Error{ErrorCode::kInvalidArgument, "sqlite: needs a file path (sqlite:PATH)"};
   const fs::path path = fs::absolute(path_text);
+  const std::string shown = mask_secrets(path.string());
   std::error_code ec;
-  if (fs::is_directory(path, ec)) return Error{ErrorCode::kInvalidArgument, fmt::format("{} is a directory, not a registry file", path.string())};
-  if (!path.parent_path().empty()) fs::create_directories(path.parent_path(), ec);
+  if (fs::is_directory(path, ec)) return Error{ErrorCode::kInvalidArgument, fmt::format("{} is a directory, not a registry file", shown)};
+  const bool exists = fs::exists(path, ec);
+  if (mode == OpenMode::kExistingOnly && !exists) {
+    return Error{ErrorCode::kNotFound,
+                 fmt::format("the registry {} does not exist (nothing was created: `rung registry add` or `import` makes one)", shown)};
+  }
+  if (!exists && !path.parent_path().empty()) fs::create_directories(path.parent_path(), ec);
   sqlite3* raw = nullptr;
-  const int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+  const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (mode == OpenMode::kCreateIfMissing ? SQLITE_OPEN_CREATE : 0);
+  const int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
   auto db = std::make_unique<SqliteDatabase>(raw, path);  // closes `raw` even when opening failed
   if (rc != SQLITE_OK) {
-    return Error{ErrorCode::kIo, fmt::format("cannot open the registry {}: {}", path.string(), raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc))};
+    return Error{ErrorCode::kIo, fmt::format("cannot open the registry {}: {}", shown, raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc))};
   }
   sqlite3_busy_timeout(raw, kBusyTimeoutMs);
   // A file that is not a database fails here, on its first read.
   if (auto s = db->execute_script("PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON; PRAGMA synchronous=FULL;"); !s) {
-    return Error{ErrorCode::kInvalidArgument, fmt::format("{} is not a registry: {}", path.string(), s.error().message)};
+    return Error{ErrorCode::kInvalidArgument, fmt::format("{} is not a registry: {}", shown, s.error().message)};
   }
   return std::unique_ptr<Database>(std::move(db));
 }

@@ -84,7 +84,15 @@ Result<RuntimeBuild> load_runtime_build(const fs::path& library, bool allow_writ
   if (get_base == nullptr) {
     return Error{ErrorCode::kLoadFailed, fmt::format("{}: not an ONNX Runtime build (no OrtGetApiBase)", library.string())};
   }
-  auto info = ort::query_build(get_base(), ORT_API_VERSION, kMinimumApiVersion);
+  // A damaged or hostile build may hand back no table, or one with holes: said, never called through.
+  const OrtApiBase* base = get_base();
+  if (base == nullptr) {
+    return Error{ErrorCode::kLoadFailed, fmt::format("{}: not a usable ONNX Runtime build (OrtGetApiBase returned no API table)", library.string())};
+  }
+  if (base->GetApi == nullptr) {
+    return Error{ErrorCode::kLoadFailed, fmt::format("{}: not a usable ONNX Runtime build (its API table has no GetApi)", library.string())};
+  }
+  auto info = ort::query_build(base, ORT_API_VERSION, kMinimumApiVersion);
   if (!info) return Error{info.error().code, fmt::format("{}: {}", library.string(), info.error().message)};
   keep_loaded_forever(std::move(handle));
 

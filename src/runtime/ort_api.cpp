@@ -51,6 +51,11 @@ Result<BuildInfo> query_build(const OrtApiBase* base, int newest, int oldest) {
     return Error{ErrorCode::kUnsupported,
                  fmt::format("ONNX Runtime {} serves no API version between {} and {}", info.version, oldest, newest)};
   }
+  // The entries called here before the build is trusted with anything else; a hole is a damaged build.
+  if (info.api->GetAvailableProviders == nullptr || info.api->ReleaseAvailableProviders == nullptr ||
+      info.api->GetErrorMessage == nullptr || info.api->ReleaseStatus == nullptr) {
+    return Error{ErrorCode::kLoadFailed, fmt::format("ONNX Runtime {}: its API table (version {}) has empty entries", info.version, info.api_version)};
+  }
   char** names = nullptr;
   int count = 0;
   if (OrtStatus* status = info.api->GetAvailableProviders(&names, &count); status != nullptr) {

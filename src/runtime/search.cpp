@@ -123,7 +123,8 @@ Result<RuntimeSearch> search_runtimes(const RuntimeSearchOptions& options) {
   }
   if (options.read_environment) {
     if (const char* env = std::getenv("RUNG_ORT_DIR"); env != nullptr) {
-      if (auto s = check_named_directory(env, "RUNG_ORT_DIR"); !s) return s.error();
+      // A setting that names no usable build is "no runtime" (exit 3) in every command, never another build in its place.
+      if (auto s = check_named_directory(env, "RUNG_ORT_DIR"); !s) return Error{ErrorCode::kNoRuntime, s.error().message};
       add(env, SearchOrigin::kEnvironment, libraries_under(env));
     }
   }

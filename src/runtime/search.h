@@ -23,8 +23,9 @@ struct RuntimeSearch {
 // The library file in `dir` ("libonnxruntime.so" preferred over "libonnxruntime.so.1[.x.y]").
 std::optional<std::filesystem::path> library_in(const std::filesystem::path& dir);
 
-// Lists candidates. Errors only for a directory the caller or RUNG_ORT_DIR named
-// that cannot be used (relative, missing, empty, holding no build).
+// Lists candidates. Errors only for a directory the caller (kInvalidArgument)
+// or RUNG_ORT_DIR (kNoRuntime) named that cannot be used (relative, missing,
+// empty, holding no build).
 Result<RuntimeSearch> search_runtimes(const RuntimeSearchOptions& options);
 
 }  // namespace rung

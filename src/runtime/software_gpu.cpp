@@ -10,7 +10,7 @@
 
 #include "os/child_environment.h"
 #include "os/path_trust.h"
-#include "os/read_file.h"
+#include "os/json_input.h"
 #include "os/worker_location.h"
 #include "runtime/search.h"
 
@@ -33,7 +33,9 @@ Result<SoftwareGpu> read_adapter_dir(const fs::path& dir) {
   gpu.manifest = dir / kManifest;
   std::error_code ec;
   if (!fs::is_regular_file(gpu.manifest, ec)) return Error{ErrorCode::kNotFound, fmt::format("{}: no {} there", dir.string(), kManifest)};
-  const auto j = nlohmann::json::parse(read_text_file(gpu.manifest), nullptr, false);
+  auto read = read_json_file(gpu.manifest, FileKind::kDocument);
+  if (!read) return Error{read.error().code, fmt::format("{} (not a Vulkan driver manifest)", read.error().message)};
+  const nlohmann::json& j = *read;
   if (!j.is_object() || !j.contains("ICD") || !j["ICD"].is_object() || !j["ICD"].contains("library_path") ||
       !j["ICD"]["library_path"].is_string()) {
     return Error{ErrorCode::kInvalidArgument, fmt::format("{}: not a Vulkan driver manifest (no ICD.library_path)", gpu.manifest.string())};
@@ -45,7 +47,7 @@ Result<SoftwareGpu> read_adapter_dir(const fs::path& dir) {
   }
   // Another user who can change the driver, or any directory on its way, could run their code in our workers.
   if (auto s = check_path_trusted(gpu.driver); !s) return Error{s.error().code, fmt::format("{}: refused, {}", gpu.driver.string(), s.error().message)};
-  if (j.contains("rung") && j["rung"].is_object()) gpu.mesa_version = j["rung"].value("mesa", "");
+  if (j.contains("rung")) gpu.mesa_version = json_string_or(j["rung"], "mesa", "");
   return gpu;
 }
 

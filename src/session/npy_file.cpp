@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <charconv>
 #include <cstring>
-#include <fstream>
 
 #include "os/atomic_file.h"
 #include "os/read_file.h"
@@ -232,30 +231,26 @@ Result<Tensor> parse_npy(std::string_view bytes, const std::string& where, const
 
 Result<Tensor> read_npy_file(const std::filesystem::path& path, std::uint64_t max_bytes) {
   const std::string where = path.string();
-  if (auto kind = non_regular_kind(path); !kind.empty()) return Error{ErrorCode::kInvalidArgument, fmt::format("{}: {}, not a file", where, kind)};
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{ErrorCode::kNotFound, fmt::format("{}: cannot be opened", where)};
-  std::error_code ec;
-  const auto size = std::filesystem::file_size(path, ec);
-  if (ec) return Error{ErrorCode::kIo, fmt::format("{}: {}", where, ec.message())};
-  std::string head(12, '\0');
-  in.read(head.data(), static_cast<std::streamsize>(head.size()));
-  head.resize(static_cast<std::size_t>(in.gcount()));
-  auto end = header_end(head, where);
+  // No size limit on the file itself: only the header, then the data its shape
+  // needs once checked against the tensor limit, are read.
+  auto file = open_input_file(path, FileKind::kTensor, UINT64_MAX);
+  if (!file) return file.error();
+  auto head = file->read(0, 12);
+  if (!head) return head.error();
+  auto end = header_end(*head, where);
   if (!end) return end.error();
-  if (size < *end) return not_npy(where, "truncated header");
-  head.resize(*end);
-  in.seekg(0);
-  in.read(head.data(), static_cast<std::streamsize>(head.size()));
-  auto h = parse_header(head, where);
+  if (file->size() < *end) return not_npy(where, "truncated header");
+  auto header = file->read(0, *end);
+  if (!header) return header.error();
+  auto h = parse_header(*header, where);
   if (!h) return h.error();
   // Only now, with the size checked against the limit and the file, is the data read.
-  auto need = data_bytes(*h, where, size - h->data_offset, max_bytes);
+  auto need = data_bytes(*h, where, file->size() - h->data_offset, max_bytes);
   if (!need) return need.error();
-  std::string data(*need, '\0');
-  in.read(data.data(), static_cast<std::streamsize>(*need));
-  if (static_cast<std::uint64_t>(in.gcount()) != *need) return Error{ErrorCode::kIo, fmt::format("{}: could not read its data", where)};
-  return tensor_from_data(*h, path.stem().string(), data.data(), data.size());
+  auto data = file->read(h->data_offset, *need);
+  if (!data) return data.error();
+  if (data->size() != *need) return Error{ErrorCode::kIo, fmt::format("{}: could not read its data", where)};
+  return tensor_from_data(*h, path.stem().string(), data->data(), data->size());
 }
 
 Status write_npy_file(const Tensor& tensor, const std::filesystem::path& path) {

@@ -92,7 +92,7 @@ void from_json(const nlohmann::json& j, NodePlacement& p) {
 
 NodePlacement read_profile_placement(const fs::path& profile) {
   NodePlacement out;
-  auto j = parse_json_or_discarded(read_text_file(profile));
+  auto j = parse_json_or_discarded(read_input_file_if_usable(profile, FileKind::kDocument).value_or(""));
   if (j.is_object() && j.contains("traceEvents")) j = j["traceEvents"];
   if (!j.is_array()) return out;
   out.known = true;

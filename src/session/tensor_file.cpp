@@ -219,8 +219,7 @@ Status parse_bytes(std::string_view bytes, const std::string& where, Proto& prot
 // is refused before it is read.
 template <class Proto>
 Status parse_file(const std::filesystem::path& path, Proto& proto, const char* what, std::uint64_t max_bytes) {
-  constexpr std::uint64_t kHeaderRoom = 64 << 10;
-  auto bytes = read_regular_file(path, max_bytes > UINT64_MAX - kHeaderRoom ? UINT64_MAX : max_bytes + kHeaderRoom, "--max-tensor-mb");
+  auto bytes = read_input_file(path, FileKind::kTensor, tensor_file_limit(max_bytes));
   if (!bytes) return bytes.error();
   return parse_bytes(*bytes, path.string(), proto, what);
 }

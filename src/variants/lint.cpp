@@ -7,6 +7,7 @@
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 
 #include "graph/model_file.h"
@@ -305,13 +306,26 @@ Result<std::vector<Finding>> lint(const Manifest& manifest, const Deployment& de
       }
     }
   }
-  if (defaults.empty()) return out;
-  auto registry = Registry::open(options.registry_url.empty() ? Registry::default_url() : options.registry_url);
-  if (!registry) return registry.error();
-  auto releases = registry->list();
-  if (!releases) return releases.error();
+  // The registry is opened only to look a release up, and never created: a lint reads (a missing one is an error naming it).
+  std::optional<Registry> registry;
+  std::vector<Release> releases;
   for (const auto& [g, v, on] : defaults) {
-    if (auto why = evidence_problem(*registry, *releases, *g, *v); !why.empty()) {
+    if (!v->release.empty() && !registry) {
+      std::string url = options.registry_url;
+      if (url.empty()) {
+        auto default_url = Registry::default_url();
+        if (!default_url) return default_url.error();
+        url = *default_url;
+      }
+      auto opened = Registry::open(url, Registry::OpenMode::kExistingOnly);
+      if (!opened) return opened.error();
+      auto listed = opened->list();
+      if (!listed) return listed.error();
+      registry.emplace(std::move(*opened));
+      releases = std::move(*listed);
+    }
+    const std::string why = v->release.empty() ? "it names no registry release" : evidence_problem(*registry, releases, *g, *v);
+    if (!why.empty()) {
       out.push_back({FindingKind::kEvidence, subject(*g, *v), fmt::format("DEFAULT on {}, but {}", fmt::join(on, ", "), why)});
     }
   }

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/forms.h"
-#include "os/read_file.h"
+#include "os/json_input.h"
 #include "rung/ladder.h"
 
 namespace rung::variants {
@@ -19,17 +19,31 @@ namespace {
 constexpr const char* kManifestSchema = "rung-variant-manifest";
 constexpr const char* kDeploymentSchema = "rung-deployment";
 
+// Lists longer than any real manifest are refused before they are walked.
+constexpr std::size_t kMaxEntries = 10000;
+
 Error bad(const fs::path& file, const std::string& what) {
   return Error{ErrorCode::kInvalidArgument, fmt::format("{}: {}", file.string(), what)};
 }
 
-Result<json> read_json(const fs::path& file, const char* schema, const char* what) {
-  std::error_code ec;
-  if (!fs::is_regular_file(file, ec)) return Error{ErrorCode::kNotFound, fmt::format("{}: no such {}", file.string(), what)};
-  json j = json::parse(read_text_file(file), nullptr, false);
-  if (j.is_discarded()) return bad(file, fmt::format("is not JSON (a {} is a JSON object)", what));
-  if (!j.is_object() || j.value("schema", "") != schema) return bad(file, fmt::format("is not a {} (\"schema\": \"{}\")", what, schema));
-  if (j.value("schema_version", 0) != 1) return bad(file, fmt::format("has schema_version {}; this rung reads 1", j.value("schema_version", 0)));
+// The file through os's bounded reader (regular file, a document's size, nesting
+// bounded), then its schema and version, each a finding naming the field.
+Result<json> read_document(const fs::path& file, const char* schema, const char* what) {
+  auto j = read_json_file(file, FileKind::kDocument);
+  if (!j) {
+    if (j.error().code == ErrorCode::kNotFound) return Error{ErrorCode::kNotFound, fmt::format("{}: no such {}", file.string(), what)};
+    return j.error();  // it names the file: "is a FIFO, not a file", "nested deeper than 64 levels", "not valid JSON: ..."
+  }
+  if (!j->is_object()) return bad(file, fmt::format("is not a {} (a JSON object with \"schema\": \"{}\"), but a JSON {}", what, schema, j->type_name()));
+  const auto found = j->find("schema");
+  if (found == j->end() || !found->is_string() || found->get<std::string>() != schema) {
+    return bad(file, fmt::format("is not a {} (\"schema\" is {}; a {} says \"schema\": \"{}\")", what,
+                                 found == j->end() ? "missing" : found->dump().substr(0, 60), what, schema));
+  }
+  const auto version = j->find("schema_version");
+  if (version == j->end() || json_integer(*version, 1, 1) != 1) {
+    return bad(file, fmt::format("has schema_version {}; this rung reads 1", version == j->end() ? "none" : version->dump().substr(0, 40)));
+  }
   return j;
 }
 
@@ -66,16 +80,23 @@ std::vector<NumericForm> forms_run_on(const std::string& rung_name, Role role) {
 
 Result<Variant> parse_variant(const json& v, const Group& g, const fs::path& file, const fs::path& base, const PathVariables& defaults) {
   Variant out;
-  out.key = v.value("key", "");
+  out.key = json_string_or(v, "key", "");
   const std::string where = fmt::format("group {} variant '{}'", g.name, out.key);
+  JsonFields f(v, fmt::format("{}: {}", file.string(), where));
+  out.key = f.text("key", "");
+  if (!f.ok()) return f.problems().error();
   if (out.key.empty()) return bad(file, fmt::format("group {}: a variant has no key", g.name));
-  if (!v.contains("rungs") || !v["rungs"].is_array() || v["rungs"].empty()) return bad(file, where + ": names no rungs");
-  for (const auto& r : v["rungs"]) {
+  const json* rungs = f.array("rungs", kMaxEntries, false);
+  if (!f.ok()) return f.problems().error();
+  if (rungs == nullptr || rungs->empty()) return bad(file, where + ": names no rungs");
+  for (const auto& r : *rungs) {
     if (!r.is_string() || r.get<std::string>().empty()) return bad(file, where + ": a rung is not a name");
     out.rungs.push_back(r.get<std::string>());
   }
-  auto form = parse_form(v.value("form", ""));
-  if (!form) return bad(file, fmt::format("{}: form '{}' is none of f32, f16, i8, a16w8, a16w16", where, v.value("form", "")));
+  const std::string form_name = f.text("form", "");
+  if (!f.ok()) return f.problems().error();
+  auto form = parse_form(form_name);
+  if (!form) return bad(file, fmt::format("{}: form '{}' is none of f32, f16, i8, a16w8, a16w16", where, form_name));
   out.form = *form;
   // An embedder's non-f32 variant is vetoed at resolution, so only the others must match their rungs.
   if (!(g.role == Role::kEmbedder && out.form != NumericForm::kF32)) {
@@ -87,36 +108,59 @@ Result<Variant> parse_variant(const json& v, const Group& g, const fs::path& fil
       }
     }
   }
-  const json& f = v.value("file", json::object());
-  if (f.contains("path") == f.contains("url")) return bad(file, where + ": \"file\" holds a \"path\" or a \"url\" with its \"cached\" copy");
-  if (f.contains("url")) {
-    out.url = f.value("url", "");
-    if (!f.contains("cached")) return bad(file, where + ": a URL needs its local \"cached\" copy");
-    out.file = local_path(f.value("cached", ""), base, defaults);
+  const json* given = f.object("file", false);
+  if (!f.ok()) return f.problems().error();
+  const json& file_entry = given != nullptr ? *given : json::object();
+  if (file_entry.contains("path") == file_entry.contains("url")) return bad(file, where + ": \"file\" holds a \"path\" or a \"url\" with its \"cached\" copy");
+  JsonFields ff(file_entry, f.where() + ": \"file\"");
+  if (file_entry.contains("url")) {
+    out.url = ff.text("url");
+    if (!file_entry.contains("cached")) return bad(file, where + ": a URL needs its local \"cached\" copy");
+    out.file = local_path(ff.text("cached"), base, defaults);
   } else {
-    out.file = local_path(f.value("path", ""), base, defaults);
+    out.file = local_path(ff.text("path"), base, defaults);
   }
-  out.sha256 = v.value("sha256", "");
-  out.stable_sha256 = v.value("stable_sha256", "");
+  if (auto s = ff.finish(); !s) return s.error();
+  out.sha256 = f.text("sha256", "");
+  out.stable_sha256 = f.text("stable_sha256", "");
+  out.release = f.text("release", "");
+  if (!f.ok()) return f.problems().error();
   if (out.sha256.size() != 64) return bad(file, where + ": \"sha256\" is not a SHA-256 (64 hex digits)");
-  out.release = v.value("release", "");
+  if (auto s = f.finish(); !s) return s.error();
   return out;
+}
+
+Result<Pin> parse_pin(const json& p, const Group& g, const fs::path& file) {
+  JsonFields f(p, fmt::format("{}: group {}: a pin", file.string(), g.name));
+  Pin pin{f.text("platform", ""), f.text("variant", ""), f.text("reason", "")};
+  if (auto s = f.finish(); !s) return s.error();
+  return pin;
 }
 
 Result<Group> parse_group(const json& g, const fs::path& file, const PathVariables& defaults) {
   Group out;
-  out.name = g.value("name", "");
+  const std::string name = json_string_or(g, "name", "");
+  JsonFields f(g, name.empty() ? fmt::format("{}: a group", file.string()) : fmt::format("{}: group {}", file.string(), name));
+  out.name = f.text("name", "");
+  if (!f.ok()) return f.problems().error();
   if (out.name.empty()) return bad(file, "a group has no name");
-  auto role = parse_role(g.value("role", "generic"));
-  if (!role) return bad(file, fmt::format("group {}: role '{}' is none of detector, embedder, segmenter, generic", out.name, g.value("role", "")));
+  const std::string role_name = f.text("role", "generic");
+  if (!f.ok()) return f.problems().error();
+  auto role = parse_role(role_name);
+  if (!role) return bad(file, fmt::format("group {}: role '{}' is none of detector, embedder, segmenter, generic", out.name, role_name));
   out.role = *role;
   const fs::path base = file.parent_path();
-  if (g.contains("input_spec")) {
-    auto spec = InputSpec::from_json_file(local_path(g.value("input_spec", ""), base, defaults));
+  if (f.has("input_spec")) {
+    const std::string spec_file = f.text("input_spec");
+    if (!f.ok()) return f.problems().error();
+    auto spec = InputSpec::from_json_file(local_path(spec_file, base, defaults));
     if (!spec) return bad(file, fmt::format("group {}: input_spec: {}", out.name, spec.error().message));
     out.inputs = *spec;
   }
-  for (const auto& v : g.value("variants", json::array())) {
+  const json* variants = f.array("variants", kMaxEntries, false);
+  const json* pins = f.array("pins", kMaxEntries, false);
+  if (auto s = f.finish(); !s) return s.error();
+  for (const auto& v : variants != nullptr ? *variants : json::array()) {
     auto variant = parse_variant(v, out, file, base, defaults);
     if (!variant) return variant.error();
     if (out.find(variant->key)) return bad(file, fmt::format("group {}: variant '{}' is declared twice", out.name, variant->key));
@@ -125,8 +169,10 @@ Result<Group> parse_group(const json& g, const fs::path& file, const PathVariabl
   if (out.variants.empty()) return bad(file, fmt::format("group {} declares no variant", out.name));
   std::vector<std::string> platforms = {kAnyPlatform};
   for (const auto& p : known_platforms()) platforms.push_back(p.id);
-  for (const auto& p : g.value("pins", json::array())) {
-    Pin pin{p.value("platform", ""), p.value("variant", ""), p.value("reason", "")};
+  for (const auto& p : pins != nullptr ? *pins : json::array()) {
+    auto read = parse_pin(p, out, file);
+    if (!read) return read.error();
+    Pin pin = std::move(*read);
     if (std::find(platforms.begin(), platforms.end(), pin.platform) == platforms.end()) {
       return bad(file, fmt::format("group {}: a pin names platform '{}', none of {}", out.name, pin.platform, fmt::join(platforms, ", ")));
     }
@@ -176,12 +222,19 @@ std::optional<Role> parse_role(const std::string& name) {
 
 Result<Manifest> load_manifest(const fs::path& path, const PathVariables& defaults) {
   const fs::path file = fs::absolute(path);
-  auto j = read_json(file, kManifestSchema, "variant manifest");
+  auto j = read_document(file, kManifestSchema, "variant manifest");
   if (!j) return j.error();
   Manifest out;
   out.path = file;
+  JsonFields f(*j, file.string());
+  f.skip("schema");
+  f.skip("schema_version");
+  f.text("description", "");
+  const json* groups = f.array("groups", kMaxEntries, false);
+  if (auto s = f.finish(); !s) return s.error();
+  // Every value is read by kind above; this is a last guard, so no exception leaves the library.
   try {
-    for (const auto& g : j->value("groups", json::array())) {
+    for (const auto& g : groups != nullptr ? *groups : json::array()) {
       auto group = parse_group(g, file, defaults);
       if (!group) return group.error();
       bool twice = std::any_of(out.groups.begin(), out.groups.end(), [&](const Group& x) { return x.name == group->name; });
@@ -197,13 +250,18 @@ Result<Manifest> load_manifest(const fs::path& path, const PathVariables& defaul
 
 Result<Deployment> load_deployment(const fs::path& path) {
   const fs::path file = fs::absolute(path);
-  auto j = read_json(file, kDeploymentSchema, "deployment file");
+  auto j = read_document(file, kDeploymentSchema, "deployment file");
   if (!j) return j.error();
   Deployment out;
   out.path = file;
-  const json& rungs = j->value("provisions", json());
-  if (!rungs.is_array()) return bad(file, "\"provisions\" is not a list of rungs");
-  for (const auto& r : rungs) {
+  JsonFields f(*j, file.string());
+  f.skip("schema");
+  f.skip("schema_version");
+  f.text("description", "");
+  const json* rungs = f.array("provisions", kMaxEntries, false);
+  if (auto s = f.finish(); !s) return s.error();
+  if (rungs == nullptr) return bad(file, "\"provisions\" is not a list of rungs");
+  for (const auto& r : *rungs) {
     if (!r.is_string() || r.get<std::string>().empty()) return bad(file, "a provisioned rung is not a name");
     out.provisions.push_back(r.get<std::string>());
   }

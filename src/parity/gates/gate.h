@@ -28,6 +28,8 @@ class ParityGate {
   // the decoder cannot read); a difference between the sides never is.
   virtual Status add(const std::string& input, const OutputMap& ref, const OutputMap& cand) = 0;
   virtual GateOutcome finish() const = 0;
+  // Files the gate read besides the gate file (a character list): inputs an output must never replace.
+  virtual std::vector<std::string> files_read() const { return {}; }
   // --show: keep each input's decoded decisions on both sides (GateOutcome::shown).
   bool show = false;
 };

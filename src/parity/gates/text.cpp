@@ -18,6 +18,7 @@ class TextGate final : public ParityGate {
   double min_exact = 1.0, max_cer = 0.0, drop_score = NAN;
 
   std::vector<std::string> outputs() const override { return {output_}; }
+  std::vector<std::string> files_read() const override { return {chars_file_}; }
   Status check(const ModelIo& io) override {
     if (auto s = require_output(io, output_, "text gate"); !s) return s;
     const TensorInfo* info = find_output(io, output_);

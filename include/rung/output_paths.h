@@ -1,0 +1,39 @@
+// What a command writes, checked against what it reads before any work is
+// done: an output never replaces one of its inputs, another output, or a
+// directory, and its directory is there to write in. Files are compared by
+// device and inode, so a hard link or a symbolic link to an input is that
+// input; an input directory stands for every file under it.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "rung/result.h"
+
+namespace rung {
+
+// A path with what it is to the command, for messages: {"--out", "q.onnx"}, {"the model", "m.onnx"}.
+struct NamedPath {
+  std::string what;
+  std::filesystem::path path;
+  // An output whose missing directories the command makes (a bench record's):
+  // the nearest one that is there must be a directory this user can write in.
+  bool parents_made = false;
+};
+
+// Whether two paths name the same existing file (device and inode). False when either is missing.
+bool same_file(const std::filesystem::path& a, const std::filesystem::path& b);
+
+// Ok, or kInvalidArgument naming the output and the reason, and the other path
+// where there is one: "--out m.onnx is the model m.onnx (the same file): it
+// would be replaced", "--report r.json and --out r.json name the same file",
+// "--out d is a directory", "--out x/q.onnx: the directory x does not exist".
+// Outputs and inputs with an empty path are skipped.
+Status check_output_paths(const std::vector<NamedPath>& outputs, const std::vector<NamedPath>& inputs);
+
+// A directory a command writes in and makes when missing (a cache): ok when
+// missing or a directory; kInvalidArgument when it is a file (an input, say).
+Status check_output_directory(const NamedPath& dir);
+
+}  // namespace rung
