@@ -45,6 +45,8 @@ RULES = [
     ("mmap", re.compile(r"\bmmap(?:64)?\s*\("), "mmap: only src/os/ calls the OS"),
     ("json::parse", None, "a JSON library's own parser: parse through os/json_input.h (parse_json, read_json_file: nesting bounded)"),
     ("stb_image", re.compile(r"\bstbi_(?:load|info)\w*\s*\("), "stb_image reading: images are read by image/io.cpp"),
+    ("read_regular_file", re.compile(r"\bread_regular_file\s*\("),
+     "a limit of its own: name the FileKind (read_input_file, read_input_file_if_usable), so one table holds every limit"),
 ]
 
 # nlohmann's ways in, named by the type (json, ordered_json, basic_json<...>, or an alias of one).

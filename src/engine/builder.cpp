@@ -47,9 +47,6 @@ std::string precision_dir(const RungSpec& rung, const ModelRegistration& model) 
 
 const char* extension(const RungSpec& rung) { return rung.append == AppendMethod::kNone ? ".ort" : ".onnx"; }
 
-// A failure record or a rewrite note is a few hundred bytes; a file far larger is not rung's.
-constexpr std::uint64_t kMaxRecordBytes = 1 << 20;
-
 // How one try at a build ended (builder.h: a verdict or a death).
 struct BuildTry {
   enum class End { kBuilt, kVerdict, kDied, kNotRun };
@@ -246,7 +243,7 @@ std::vector<EngineLanding> build_engines(const EngineBuildPlan& plan,
       continue;
     }
     if (fs::is_regular_file(slot.failure_record, ec)) {
-      auto text = read_regular_file(slot.failure_record, kMaxRecordBytes);
+      auto text = read_input_file_if_usable(slot.failure_record, FileKind::kDocument);
       const auto j = text ? parse_json_or_discarded(*text) : nlohmann::json();
       land({m->name, {}, json_string_or(j, "reason", "failed before")});
       continue;

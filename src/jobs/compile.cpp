@@ -19,8 +19,6 @@ namespace fs = std::filesystem;
 
 // The compile API arrived in API 22.
 constexpr int kCompileApiVersion = 22;
-// A rewrite's note is a few hundred bytes; a file far larger is not rung's.
-constexpr std::uint64_t kMaxNoteBytes = 1 << 20;
 
 fs::path note_of(const fs::path& rewritten) { return fs::path(rewritten).replace_extension(".json"); }
 
@@ -151,7 +149,7 @@ CompileResult run_compile_job(const CompileJob& job) {
 std::string read_rewrite_note(const fs::path& rewritten) {
   std::error_code ec;
   if (rewritten.empty() || !fs::is_regular_file(rewritten, ec)) return {};
-  auto note = read_regular_file(note_of(rewritten), kMaxNoteBytes);
+  auto note = read_input_file_if_usable(note_of(rewritten), FileKind::kDocument);
   return note ? json_string_or(parse_json_or_discarded(*note), "rewrite", "") : std::string();
 }
 

@@ -11,24 +11,13 @@
 #include <sstream>
 #include <vector>
 
+#include "os/read_file.h"
+
 namespace rung {
 namespace {
 
-// A /proc file: its size says 0, so it is read until the end, at most 4 KiB.
-std::optional<std::string> read_proc_file(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
-  std::string out;
-  char buf[4096];
-  while (out.size() < sizeof buf) {
-    const ssize_t n = ::read(fd, buf, sizeof buf - out.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    out.append(buf, static_cast<std::size_t>(n));
-  }
-  ::close(fd);
-  return out;
-}
+// A /proc file: its size says 0, so it is read to its end (a few hundred bytes at most).
+std::optional<std::string> read_proc_file(const std::string& path) { return read_system_file(path, 4096); }
 
 std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
 
