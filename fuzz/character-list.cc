@@ -1,34 +1,19 @@
 // A CTC decoder's character list (a text gate's "characters", ocr-lines' keys):
 // read from a file, then used as the decoder uses it, on scores made of the
 // same bytes, and the edit distance its gate takes over the decoded text.
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstddef>
-#include <cstdio>
-#include <cstdlib>
 #include <cstdint>
-#include <fstream>
 #include <string>
 #include <vector>
 
+#include "scratch_file.h"
 #include "rung/decode.h"
 
-namespace {
-
-const std::string& scratch_file() {
-  static const std::string path = "/tmp/rung-fuzz-character-list-" + std::to_string(::getpid()) + ".txt";
-  static const int removed_at_exit = std::atexit([] { std::remove(scratch_file().c_str()); });
-  (void)removed_at_exit;
-  return path;
-}
-
-}  // namespace
-
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  std::ofstream(scratch_file(), std::ios::binary | std::ios::trunc).write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
+  const std::string& file = rung::fuzz::write_scratch_file("character-list", "txt", data, size);
   for (bool space : {true, false}) {
-    auto chars = rung::CharacterList::from_file(scratch_file(), space);
+    auto chars = rung::CharacterList::from_file(file, space);
     if (!chars) continue;
     const std::size_t classes = chars->classes(), steps = 8;
     std::vector<float> scores(steps * classes);
