@@ -221,7 +221,7 @@ int main(int argc, char** argv) {
     o.cache_dir = scratch / name;
     o.models = {{"ppocr_det_v4", rung::Role::kDetector, models / "ch_PP-OCRv4_det_infer.onnx", {}, {}},
                 {"ppocr_rec_v4", rung::Role::kGeneric, models / "ch_PP-OCRv4_rec_infer.onnx", {}, {}},
-                {"ppocr_cls_v2", rung::Role::kGeneric, models / "ch_ppocr_mobile_v2.0_cls_infer.onnx", {}, {}}};
+                {"ppocr_cls", rung::Role::kGeneric, models / "ch_ppocr_mobile_v2.0_cls_infer.onnx", {}, {}}};
     o.runtimes.explicit_dir = fs::path(RUNG_BENCH_DEPS_DIR) / "runtimes" / "onnxruntime-1.30.0";
     o.worker = RUNG_BENCH_WORKER;
     o.plugin_dirs = plugins;

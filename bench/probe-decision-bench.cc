@@ -12,12 +12,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
-rung::ProbeOptions options(const fs::path& cache) {
+// `all_builds`: search every fetched build (1.30.0, 1.29, 1.28.2), as a launch beside build/rung does; else 1.30.0 alone.
+rung::ProbeOptions options(const fs::path& cache, bool all_builds = false) {
   const fs::path models = fs::path(RUNG_BENCH_DEPS_DIR) / "models";
   rung::ProbeOptions o;
   o.cache_dir = cache;
   o.worker = RUNG_BENCH_WORKER;
-  o.runtimes.explicit_dir = fs::path(RUNG_BENCH_DEPS_DIR) / "runtimes" / "onnxruntime-1.30.0";
+  o.runtimes.explicit_dir = fs::path(RUNG_BENCH_DEPS_DIR) / "runtimes" / (all_builds ? "" : "onnxruntime-1.30.0");
   o.runtimes.include_default_locations = false;
   o.runtimes.read_environment = false;
   // 4.7 + 10.8 + 0.6 + 2.3 + 1.3 = 19.7 MB registered.
@@ -29,10 +30,11 @@ rung::ProbeOptions options(const fs::path& cache) {
   return o;
 }
 
+// Arg 0: one build searched; 1: the three fetched builds (a warm decision opens the cached one alone).
 void BM_WarmDecision(benchmark::State& state) {
   fs::path cache = fs::temp_directory_path() / "rung-bench-decision";
   fs::remove_all(cache);
-  auto o = options(cache);
+  auto o = options(cache, state.range(0) == 1);
   auto cold = rung::run_probe(o);  // probes, hashes, writes the cache
   if (!cold) {
     state.SkipWithError(cold.error().message.c_str());
@@ -51,7 +53,7 @@ void BM_WarmDecision(benchmark::State& state) {
   state.counters["registered_MB"] = static_cast<double>(bytes) / 1e6;
   fs::remove_all(cache);
 }
-BENCHMARK(BM_WarmDecision)->Unit(benchmark::kMillisecond)->MinTime(1.0);
+BENCHMARK(BM_WarmDecision)->ArgName("all_builds")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->MinTime(1.0);
 
 // For scale: what the warm decision would cost if it re-hashed the models.
 void BM_HashRegisteredModels(benchmark::State& state) {

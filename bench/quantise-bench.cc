@@ -135,7 +135,7 @@ double cpu_seconds() {
 
 void cost(benchmark::State& state, const char* calibrator) {
   if (process() == nullptr) return state.SkipWithError("ONNX Runtime 1.30.0 not found; run tools/fetch-deps.sh");
-  if (!fs::is_directory(pages())) return state.SkipWithError("no calibration pages: run tools/make-quantise-sets.py (see README)");
+  if (!fs::is_directory(pages())) return state.SkipWithError("no calibration pages: run tools/make-quantise-sets.py (see docs/quantise.md)");
   const std::size_t n = static_cast<std::size_t>(state.range(0));
   auto prepared = prepare();
   if (!prepared) return state.SkipWithError(prepared.error().message.c_str());
@@ -178,7 +178,7 @@ Result<long> child_peak_rss(std::size_t n, const char* calibrator) {
 }
 
 void memory(benchmark::State& state, const char* calibrator) {
-  if (!fs::is_directory(pages())) return state.SkipWithError("no calibration pages: run tools/make-quantise-sets.py (see README)");
+  if (!fs::is_directory(pages())) return state.SkipWithError("no calibration pages: run tools/make-quantise-sets.py (see docs/quantise.md)");
   for (auto _ : state) {
     auto few = child_peak_rss(20, calibrator);
     if (!few) return state.SkipWithError(few.error().message.c_str());

@@ -36,6 +36,7 @@ void add_doctor_command(CLI::App& app);
 void add_probe_command(CLI::App& app);
 void add_prepare_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
+void add_bench_compare_command(CLI::App& bench);  // `rung bench compare A B`, a subcommand of bench
 void add_parity_command(CLI::App& app);
 void add_quantise_command(CLI::App& app, int argc, char** argv);  // argv: recorded in the report
 void add_upgrade_command(CLI::App& app);

@@ -1,11 +1,12 @@
 // `rung conform`: ONNX's backend tests on every rung asked, each rung in one
-// worker process; a summary per rung, a JSON record (--json) and a grid (--html).
+// worker process; a summary per rung, a JSON record (--json, --out-json) and a grid (--html).
 #include <fmt/format.h>
 #include <unistd.h>
 
 #include <memory>
 
 #include "commands.h"
+#include "json_output.h"
 #include "numeric_args.h"
 #include "output_check.h"
 #include "runtime_args.h"
@@ -16,7 +17,8 @@ namespace {
 
 struct ConformCliOptions {
   std::vector<std::string> suites, rungs;
-  std::string filter, json, html, work_dir, hardware_root = "/";
+  std::string filter, html, work_dir, hardware_root = "/";
+  JsonOutput json;
   RuntimeArgs runtime;
   PluginArgs plugins;
   SoftwareGpuArgs software_gpu;
@@ -56,7 +58,7 @@ int run_conform_command(const ConformCliOptions& c) {
     }
     for (const auto& d : c.plugins.dirs) inputs.push_back({"--plugin-dir", d});
     inputs.push_back({"--ort-dir", c.runtime.ort_dir});
-    check_outputs_before_work({{"--json", c.json}, {"--html", c.html}}, inputs);
+    check_outputs_before_work({c.json.output(), {"--html", c.html}}, inputs);
     check_output_directory_before_work({"--work-dir", c.work_dir});
   }
   const bool terminal = ::isatty(STDERR_FILENO) != 0;
@@ -64,11 +66,12 @@ int run_conform_command(const ConformCliOptions& c) {
   auto report = run_conform(o);
   if (terminal) fmt::print(stderr, "\r\033[K");
   if (!report) throw CliError(report.error());
-  fmt::print("{}", report->table());
-  if (c.details) fmt::print("\n{}", report->details());
-  if (!c.json.empty()) {
-    if (auto s = report->write_json(c.json, command_line()); !s) throw CliError(s.error());
+  // With the record on stdout, the text a person reads is left out.
+  if (!c.json.on_stdout()) {
+    fmt::print("{}", report->table());
+    if (c.details) fmt::print("\n{}", report->details());
   }
+  if (c.json.on_stdout() || c.json.to_file()) c.json.emit_text(report->to_json(command_line()));
   if (!c.html.empty()) {
     if (auto s = report->write_html(c.html); !s) throw CliError(s.error());
   }
@@ -93,8 +96,8 @@ void add_conform_command(CLI::App& app) {
   add_text(*cmd, "--suite", c->suites, "A folder of tests in ONNX's backend-test layout, or of such folders (default: Debian's libonnx-testdata)");
   add_text(*cmd, "--rung", c->rungs, "Run on this rung (repeatable; default: this device's ladder)");
   add_text(*cmd, "--filter", c->filter, "Only tests whose id (\"node/test_abs\") this regular expression finds");
-  add_text(*cmd, "--json", c->json, "Write the record here (schemas/conform-record.schema.json)");
-  add_text(*cmd, "--html", c->html, "Write the grid of operators x rungs here");
+  c->json.add_to(*cmd, "the record (schemas/conform-record.schema.json)");
+  add_text(*cmd, "--html", c->html, "Write the grid here: a row per operator with its counts per rung (problems first), its tests under it")->type_name("FILE");
   cmd->add_flag("--details", c->details, "List every test that did not pass, with its reason");
   add_number(*cmd, "--atol", c->atol, "Absolute tolerance", {0, 1e6})->capture_default_str();
   add_number(*cmd, "--rtol", c->rtol, "Relative tolerance", {0, 1e6})->capture_default_str();

@@ -5,7 +5,9 @@
 #include <optional>
 
 #include "commands.h"
+#include "json_output.h"
 #include "numeric_args.h"
+#include "output_check.h"
 #include "runtime_args.h"
 #include "rung/hardware.h"
 #include "rung/ladder.h"
@@ -20,7 +22,7 @@ struct DoctorOptions {
   std::string hardware_root = "/";
   RuntimeArgs runtime;
   PluginArgs plugins;
-  bool json = false;
+  JsonOutput json;
   SoftwareGpuArgs software_gpu;
 };
 
@@ -153,6 +155,11 @@ void print_text(const RuntimeDiscovery& d, const Hardware& hw, const Ladder& lad
 }
 
 int run_doctor(const DoctorOptions& opt) {
+  {
+    std::vector<NamedPath> inputs = {{"--ort-dir", opt.runtime.ort_dir}};
+    for (const auto& d : opt.plugins.dirs) inputs.push_back({"--plugin-dir", d});
+    check_outputs_before_work({opt.json.output()}, inputs);
+  }
   opt.software_gpu.apply();
   const AdapterFacts adapter = adapter_facts();
   Hardware hw = detect_hardware(opt.hardware_root);
@@ -169,7 +176,8 @@ int run_doctor(const DoctorOptions& opt) {
   // Until a probe has run, the floor is what this device is known to have.
   std::string about = about_line("CPU", *discovery);
 
-  if (opt.json) {
+  if (!opt.json.on_stdout()) print_text(*discovery, hw, ladder, standing, about, adapter);
+  if (opt.json.on_stdout() || opt.json.to_file()) {
     nlohmann::json builds = nlohmann::json::array();
     for (std::size_t i = 0; i < discovery->builds.size(); ++i) {
       builds.push_back(build_json(discovery->builds[i], discovery->chosen && *discovery->chosen == i));
@@ -190,9 +198,7 @@ int run_doctor(const DoctorOptions& opt) {
                                                          : nlohmann::json(nullptr)},
                           {"platforms", ladder.platforms},
                           {"ladder", rungs}};
-    fmt::print("{}\n", out.dump(2));
-  } else {
-    print_text(*discovery, hw, ladder, standing, about, adapter);
+    opt.json.emit(out);
   }
   return kExitOk;
 }
@@ -202,7 +208,7 @@ int run_doctor(const DoctorOptions& opt) {
 void add_doctor_command(CLI::App& app) {
   auto opt = std::make_shared<DoctorOptions>();
   auto* cmd = app.add_subcommand("doctor", "Show the runtime builds found, the hardware, and this device's ladder");
-  cmd->add_flag("--json", opt->json, "Print a JSON document instead of text");
+  opt->json.add_to(*cmd, "the builds, the hardware and the ladder");
   opt->runtime.add_to(*cmd);
   opt->plugins.add_to(*cmd);
   add_text(*cmd, "--hardware-root", opt->hardware_root, "Read the hardware description under this directory (for testing)")

@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "commands.h"
+#include "rung/output_paths.h"
 #include "rung/user_dirs.h"
 #include "rung/variants.h"
 
@@ -82,6 +83,11 @@ fs::path default_cache_dir() {
   return *dir / "probe";
 }
 
+void require_model_file(const std::string& option, const fs::path& file) {
+  if (file.empty()) throw CliError(kExitUsage, fmt::format("{}: no model file named", option));
+  if (auto s = check_model_file(file); !s) throw CliError(kExitUsage, fmt::format("{}: {}", option, s.error().message));
+}
+
 void add_max_tensor_option(CLI::App& command, std::uint64_t& mb) {
   add_number(command, "--max-tensor-mb", mb, "The largest tensor made or read for a model, in MiB (default 1024): a larger one is refused",
              {1, std::uint64_t{1} << 30, "MiB"});
@@ -107,6 +113,7 @@ std::vector<ModelRegistration> ModelArgs::resolve() const {
     auto [name, path] = split_assignment(m);
     ModelRegistration r;
     r.f32 = fs::absolute(path);
+    require_model_file("model " + m, r.f32);  // bench takes them as arguments, the others as --model
     r.name = name.empty() ? model_name_of(r.f32) : name;
     if (std::any_of(out.begin(), out.end(), [&](const ModelRegistration& x) { return x.name == r.name; })) {
       throw CliError(kExitUsage, fmt::format("--model {}: the name '{}' is registered twice", m, r.name));

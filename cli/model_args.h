@@ -20,11 +20,16 @@ struct ModelArgs {
   std::uint64_t max_tensor_mb = 0;  // --max-tensor-mb; 0: each spec's own limit (1024 MiB unless it says)
 
   void add_to(CLI::App& command);
-  // Throws CliError (usage) on a bad argument.
+  // Throws CliError (usage) on a bad argument, and on a model file that cannot be read (require_model_file).
   std::vector<ModelRegistration> resolve() const;
   // --role and --input-spec on models registered otherwise (a manifest's groups); a spec in specs/ named after a model.
   void apply_roles_and_specs(std::vector<ModelRegistration>& models) const;
 };
+
+// A model file a command was given (`option` names where: "--model tiny=m.onnx",
+// "--ref", "the model"), checked before any work: a usage error (exit 2) naming
+// the file and why when it is missing, a directory, a FIFO or cannot be opened.
+void require_model_file(const std::string& option, const std::filesystem::path& file);
 
 // --max-tensor-mb N: the largest tensor made or read for a model, in MiB.
 void add_max_tensor_option(CLI::App& command, std::uint64_t& mb);

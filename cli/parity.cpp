@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "commands.h"
+#include "json_output.h"
 #include "model_args.h"
 #include "numeric_args.h"
 #include "output_check.h"
@@ -17,7 +18,8 @@ namespace rung::cli {
 namespace {
 
 struct ParityCliOptions {
-  std::string ref, cand, inputs, gate, preprocess, json, work_dir, input_spec;
+  std::string ref, cand, inputs, gate, preprocess, work_dir, input_spec;
+  JsonOutput json;
   bool show = false;
   RuntimeArgs runtime;
   PluginArgs plugins;
@@ -44,7 +46,6 @@ InputSpec read_input_spec(const std::string& arg, const std::filesystem::path& m
 }
 
 void run_parity_command(const ParityCliOptions& c) {
-  c.software_gpu.apply();
   ParityOptions o;
   auto ref = ParitySide::parse(c.ref);
   if (!ref) throw CliError(kExitUsage, fmt::format("--ref {}", ref.error().message));
@@ -52,6 +53,10 @@ void run_parity_command(const ParityCliOptions& c) {
   if (!cand) throw CliError(kExitUsage, fmt::format("--cand {}", cand.error().message));
   o.ref = *ref;
   o.cand = *cand;
+  // A side's model that cannot be read is named before anything else happens.
+  if (!o.ref.stored()) require_model_file("--ref", o.ref.model);
+  if (!o.cand.stored()) require_model_file("--cand", o.cand.model);
+  c.software_gpu.apply();
   o.inputs_dir = c.inputs;
   o.random = c.random;
   o.seed = c.seed;
@@ -79,7 +84,7 @@ void run_parity_command(const ParityCliOptions& c) {
     inputs.push_back({"--preprocess", c.preprocess});
     inputs.push_back({"--input-spec", file_of_assignment(c.input_spec)});
     inputs.push_back({"--ort-dir", c.runtime.ort_dir});
-    check_outputs_before_work({{"--json", c.json}}, inputs);
+    check_outputs_before_work({c.json.output()}, inputs);
     check_output_directory_before_work({"--work-dir", c.work_dir});
   }
   const bool terminal = ::isatty(STDERR_FILENO) != 0;
@@ -87,10 +92,8 @@ void run_parity_command(const ParityCliOptions& c) {
   auto report = run_parity(o);
   if (terminal) fmt::print(stderr, "\r\033[K");
   if (!report) throw CliError(report.error());
-  fmt::print("{}", report->text());
-  if (!c.json.empty()) {
-    if (auto s = report->write_json(c.json); !s) throw CliError(s.error());
-  }
+  if (!c.json.on_stdout()) fmt::print("{}", report->text());
+  if (c.json.on_stdout() || c.json.to_file()) c.json.emit_text(report->to_json());
   if (!report->passed()) throw CliError(kExitFailed, "parity: a gate failed (see above)");
 }
 
@@ -112,7 +115,7 @@ void add_parity_command(CLI::App& app) {
   add_number(*cmd, "--seed", c->seed, "Seed for random inputs", {0, std::numeric_limits<std::uint64_t>::max()})->capture_default_str();
   add_text(*cmd, "--gate", c->gate, "Gate file (JSON: decoders, operating points, bounds, outputs; preprocessing). Default: the tensor gate");
   add_text(*cmd, "--preprocess", c->preprocess, "Image preprocessing (JSON) when the gate file declares none");
-  add_text(*cmd, "--json", c->json, "Also write the report as JSON to this file");
+  c->json.add_to(*cmd, "the report");
   add_text(*cmd, "--input-spec", c->input_spec, "FILE or NAME=FILE: dims and values for the model's inputs (JSON, as probe and bench take)");
   cmd->add_flag("--show", c->show, "Print both sides' decoded decisions for every input (text lines, boxes)");
   add_number(*cmd, "--deadline", c->deadline_s, "Seconds a side may take to build its session or run one input", deadline_seconds())

@@ -1,16 +1,21 @@
 // `rung prepare`: start the engine as an application would, let the probe report
 // and the engines land, then say where each model runs and what it computes.
 #include <fmt/format.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <mutex>
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "json_output.h"
 #include "numeric_args.h"
 #include "model_args.h"
 #include "output_check.h"
+#include "reason_notes.h"
 #include "runtime_args.h"
 #include "rung/engine.h"
+#include "rung/rung_names.h"
 #include "rung/variants.h"
 #include "variants_args.h"
 
@@ -29,13 +34,12 @@ struct PrepareOptions {
   double accept_ratio = 1.0;
   int threads = 0;
   bool in_process = false;
-  bool json = false;
+  JsonOutput json;
 };
 
 int run_prepare(const PrepareOptions& c) {
   EngineOptions o;
-  o.cache_dir = c.cache_dir.empty() ? default_cache_dir() : fs::path(c.cache_dir);
-  check_output_directory_before_work({"--cache-dir", o.cache_dir});  // written in: never a file (a model, say)
+  // The models first: one that cannot be read is named before anything else happens.
   // A manifest's groups, each resolved to its variant when the engine starts: the bundled one unless models are named.
   if (c.variants.given() || c.models.models.empty()) {
     if (!c.models.roles.empty()) throw CliError(kExitUsage, "--role: a manifest's groups declare their roles");
@@ -45,6 +49,14 @@ int run_prepare(const PrepareOptions& c) {
   } else {
     o.models = c.models.resolve();
   }
+  o.cache_dir = c.cache_dir.empty() ? default_cache_dir() : fs::path(c.cache_dir);
+  {
+    std::vector<NamedPath> inputs = {{"--ort-dir", c.runtime.ort_dir}, {"--variants", c.variants.manifest}, {"--deployment", c.variants.deployment}};
+    for (const auto& m : o.models) inputs.push_back({"the model " + m.name, m.f32});
+    for (const auto& s : c.models.input_specs) inputs.push_back({"--input-spec", file_of_assignment(s)});
+    check_outputs_before_work({c.json.output()}, inputs);
+  }
+  check_output_directory_before_work({"--cache-dir", o.cache_dir});  // written in: never a file (a model, say)
   o.hardware_root = c.hardware_root;
   o.acceptance_ratio = c.accept_ratio;
   o.inference_threads = c.threads;
@@ -53,18 +65,29 @@ int run_prepare(const PrepareOptions& c) {
   c.plugins.apply_to(o.runtimes);
   o.plugin_dirs = c.plugins.paths();
   if (!c.use_rung.empty()) o.forced_rung = c.use_rung;
-  // Each new progress line once, as an application's settings row would show it.
-  auto last = std::make_shared<std::string>();
+  // On a terminal, the count redrawn in place ("Preparing engines · 3 of 6"); anywhere, each
+  // engine failure said once, on a line of its own, as it happens.
+  const bool terminal = ::isatty(STDERR_FILENO) != 0;
+  auto said = std::make_shared<std::vector<std::string>>();
   auto mutex = std::make_shared<std::mutex>();
-  o.on_progress = [last, mutex](const EngineProgress& p) {
+  auto settled = std::make_shared<bool>(false);  // the count is cleared then: a later failure is only said
+  o.on_progress = [said, mutex, settled, terminal](const EngineProgress& p) {
     std::lock_guard lock(*mutex);
-    std::string line = p.line();
-    if (line != *last && !line.empty()) fmt::print(stderr, "{}\n", line);
-    *last = line;
+    for (const auto& f : p.failures) {
+      if (std::find(said->begin(), said->end(), f) != said->end()) continue;
+      said->push_back(f);
+      fmt::print(stderr, "{}rung: {}\n", terminal ? "\r\033[K" : "", f);
+    }
+    if (terminal && !*settled) fmt::print(stderr, "\r\033[KPreparing engines · {} of {}", p.landed, p.total);
   };
   auto engine = Engine::start(o);
   if (!engine) throw CliError(engine.error());
   (*engine)->wait_until_settled();
+  if (terminal) {
+    std::lock_guard lock(*mutex);
+    *settled = true;
+    fmt::print(stderr, "\r\033[K");
+  }
   // A probe model the floor could not run is said first: it is why that model,
   // and maybe every model, stays on the CPU.
   const auto problems = (*engine)->probe_problems();
@@ -74,6 +97,7 @@ int run_prepare(const PrepareOptions& c) {
 
   nlohmann::json models = nlohmann::json::array();
   std::vector<std::string> rows;
+  ReasonNotes notes;  // a long reason (a variant's pin, shared by many rows) once, under the table
   int failures = 0;
   const auto& choices = (*engine)->model_choices();
   for (const auto& m : o.models) {
@@ -83,7 +107,7 @@ int run_prepare(const PrepareOptions& c) {
     if (!s) {
       ++failures;
       models.push_back({{"model", m.name}, {"error", s.error().message}});
-      rows.push_back(fmt::format("  {:<24} {:<16} {:<14} {:<28} {}", m.name, variant, "-", "-", s.error().message));
+      rows.push_back(fmt::format("  {:<24} {:<16} {:<14} {:<28} {}", m.name, variant, "-", "-", notes.cell(s.error().message)));
       continue;
     }
     nlohmann::json row = {{"model", m.name},
@@ -93,11 +117,11 @@ int run_prepare(const PrepareOptions& c) {
                           {"reason", (*s)->placement_reason()}};
     if (choice != choices.end()) row["variant"] = {{"key", variant}, {"model_id", choice->second.model_id}, {"reason", choice->second.reason}};
     models.push_back(row);
-    rows.push_back(fmt::format("  {:<24} {:<16} {:<14} {:<28} {}", m.name, variant, (*s)->rung(), (*s)->model_id(), (*s)->placement_reason()));
-    if (choice != choices.end()) rows.push_back(fmt::format("  {:<24} variant: {}", "", choice->second.reason));
+    rows.push_back(fmt::format("  {:<24} {:<16} {:<14} {:<28} {}", m.name, variant, rung_display_name((*s)->rung()), (*s)->model_id(), notes.cell((*s)->placement_reason())));
+    if (choice != choices.end()) rows.push_back(fmt::format("  {:<24} variant: {}", "", notes.cell(choice->second.reason)));
   }
   auto progress = (*engine)->progress();
-  if (c.json) {
+  if (c.json.on_stdout() || c.json.to_file()) {
     nlohmann::json out = {{"about", (*engine)->about_line()},
                           {"rung", (*engine)->chosen_rung()},
                           {"reason", (*engine)->chosen_reason()},
@@ -105,13 +129,15 @@ int run_prepare(const PrepareOptions& c) {
                           {"engines", {{"total", progress.total}, {"landed", progress.landed}, {"failures", progress.failures}}},
                           {"models", models}};
     if (!problems.model_errors.empty()) out["probe_errors"] = problems.model_errors;
-    fmt::print("{}\n", out.dump(2));
-  } else {
+    c.json.emit(out);
+  }
+  if (!c.json.on_stdout()) {
     fmt::print("{}\n", (*engine)->about_line());
-    fmt::print("rung: {} ({}); {} inference thread{}\n\n", (*engine)->chosen_rung(), (*engine)->chosen_reason(),
+    fmt::print("rung: {} ({}); {} inference thread{}\n\n", rung_display_name((*engine)->chosen_rung()), (*engine)->chosen_reason(),
                (*engine)->inference_threads(), (*engine)->inference_threads() == 1 ? "" : "s");
     fmt::print("  {:<24} {:<16} {:<14} {:<28} {}\n", "model", "variant", "rung", "model id", "why");
     for (const auto& r : rows) fmt::print("{}\n", r);
+    fmt::print("{}", notes.text());
   }
   // Inputs refused before anything ran are an input error, as in `rung probe`.
   if (problems.inputs_refused) return kExitUsage;
@@ -125,7 +151,7 @@ void add_prepare_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("prepare", "Start the engine as an application does: probe, build engines, show each model's placement");
   c->models.add_to(*cmd);
   c->variants.add_to(*cmd);
-  cmd->add_flag("--json", c->json, "Print the outcome as JSON");
+  c->json.add_to(*cmd, "the outcome");
   cmd->add_flag("--in-process", c->in_process, "Probe and build engines in this process instead of child processes");
   add_number(*cmd, "--threads", c->threads, "Inference threads (default: physical cores minus two, at least one)", thread_count());
   add_number(*cmd, "--accept-ratio", c->accept_ratio, "Take a rung whose median is below the floor's times this", {0.01, 10000, "times the floor's median"})

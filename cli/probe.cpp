@@ -6,9 +6,11 @@
 #include <filesystem>
 
 #include "commands.h"
+#include "json_output.h"
 #include "numeric_args.h"
 #include "model_args.h"
 #include "output_check.h"
+#include "reason_notes.h"
 #include "runtime_args.h"
 #include "rung/probe.h"
 
@@ -25,7 +27,7 @@ struct ProbeCliOptions {
   std::string cache_dir;
   std::string hardware_root = "/";
   std::string use_rung;
-  bool json = false;
+  JsonOutput json;
   bool reprobe = false;
   bool in_process = false;
   double deadline_s = 180;
@@ -56,26 +58,49 @@ void print_cells(std::size_t width, const std::string& rung, const std::string& 
   fmt::print("  {:<{}} {:<32} {:>9} {:>10} {:>20} {:>13}  {}\n", rung, width, model, build, median, ratio, placed, verdict);
 }
 
-void print_row(std::size_t width, const std::string& rung, const Measurement& m, const std::string& verdict, const std::string& reason) {
-  print_cells(width, rung, m.model, ms(m.build_ms), ms(m.median_ms), ratio_cell(m), placed_cell(m), verdict + (reason.empty() ? "" : ": " + reason));
+// The verdict and its reason; a long reason (the same one on every row of a rung) as a note under the table.
+std::string verdict_cell(ReasonNotes& notes, const std::string& verdict, const std::string& reason) {
+  return verdict + (reason.empty() ? "" : ": " + notes.cell(reason));
+}
+
+void print_row(std::size_t width, ReasonNotes& notes, const std::string& rung, const Measurement& m, const std::string& verdict, const std::string& reason) {
+  print_cells(width, rung, m.model, ms(m.build_ms), ms(m.median_ms), ratio_cell(m), placed_cell(m), verdict_cell(notes, verdict, reason));
 }
 
 void print_table(const ProbeOutcome& out) {
+  ReasonNotes notes;
   // As wide as the longest rung's name ("WebGPU on lavapipe (software)"), 20 at least.
   std::size_t width = std::max<std::size_t>(20, out.floor.display.size() + 8);
   for (const auto& r : out.rungs) width = std::max(width, r.display.size());
   print_cells(width, "rung", "model", "build ms", "median ms", "ratio [interval]", "placed", "verdict");
-  for (const auto& m : out.floor.models) print_row(width, out.floor.display + " (floor)", m, m.verdict == Verdict::kTaken ? "floor" : verdict_name(m.verdict), m.reason);
+  for (const auto& m : out.floor.models) print_row(width, notes, out.floor.display + " (floor)", m, m.verdict == Verdict::kTaken ? "floor" : verdict_name(m.verdict), m.reason);
   for (const auto& r : out.rungs) {
     if (r.models.empty()) {
-      print_cells(width, r.display, "-", "-", "-", "-", "-", verdict_name(r.verdict) + (r.reason.empty() ? std::string() : ": " + r.reason));
+      print_cells(width, r.display, "-", "-", "-", "-", "-", verdict_cell(notes, verdict_name(r.verdict), r.reason));
       continue;
     }
-    for (const auto& m : r.models) print_row(width, r.display, m, verdict_name(m.verdict), m.reason);
+    for (const auto& m : r.models) print_row(width, notes, r.display, m, verdict_name(m.verdict), m.reason);
   }
+  fmt::print("{}", notes.text());
+}
+
+// The first line: the library's summary, and where the reasons are when a rung was passed over.
+std::string first_line(const ProbeOutcome& out) {
+  const bool passed_over = std::any_of(out.rungs.begin(), out.rungs.end(), [](const RungOutcome& r) {
+    return r.verdict != Verdict::kTaken && r.verdict != Verdict::kNotTried;
+  });
+  return out.about_line() + (passed_over ? " (see the table)" : "");
 }
 
 int run_probe_command(const ProbeCliOptions& c) {
+  // The models first: one that cannot be read is named before anything else happens.
+  const auto models = c.models.resolve();
+  {
+    std::vector<NamedPath> inputs = {{"--ort-dir", c.runtime.ort_dir}};
+    for (const auto& m : models) inputs.push_back({"the model " + m.name, m.f32});
+    for (const auto& s : c.models.input_specs) inputs.push_back({"--input-spec", file_of_assignment(s)});
+    check_outputs_before_work({c.json.output()}, inputs);
+  }
   c.software_gpu.apply();
   ProbeOptions o;
   o.cache_dir = c.cache_dir.empty() ? default_cache_dir() : fs::path(c.cache_dir);
@@ -95,10 +120,10 @@ int run_probe_command(const ProbeCliOptions& c) {
   o.plugin_dirs = c.plugins.paths();
   if (!c.use_rung.empty()) o.forced_rung = c.use_rung;
 
-  for (auto& m : c.models.resolve()) o.models.push_back({m.name, m.f32, m.inputs});
+  for (auto& m : models) o.models.push_back({m.name, m.f32, m.inputs});
   o.probe_models = c.probe_models;
 
-  const bool terminal = ::isatty(STDERR_FILENO) != 0 && !c.json;
+  const bool terminal = ::isatty(STDERR_FILENO) != 0;
   if (terminal) {
     o.on_progress = [](const std::string& line) { fmt::print(stderr, "\r\033[Kprobing {}", line); };
   }
@@ -108,10 +133,9 @@ int run_probe_command(const ProbeCliOptions& c) {
   if (!result) throw CliError(result.error());
   const ProbeOutcome& out = *result;
   for (const auto& e : out.model_errors) fmt::print(stderr, "rung: {}\n", e);
-  if (c.json) {
-    fmt::print("{}\n", out.to_json());
-  } else {
-    fmt::print("{}\n", out.about_line());
+  if (c.json.on_stdout() || c.json.to_file()) c.json.emit_text(out.to_json());
+  if (!c.json.on_stdout()) {
+    fmt::print("{}\n", first_line(out));
     if (out.from_cache) {
       fmt::print("(from the cache {}: nothing changed since it was written; --force probes again)\n", out.cache_file.string());
     }
@@ -130,7 +154,7 @@ void add_probe_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("probe", "Choose this device's rung by building, timing and checking each one; cache the choice");
   c->models.add_to(*cmd);
   add_text(*cmd, "--probe-model", c->probe_models, "Probe with this registered model (default: the smallest)");
-  cmd->add_flag("--json", c->json, "Print the outcome as JSON");
+  c->json.add_to(*cmd, "the outcome");
   cmd->add_flag("--force", c->reprobe, "Probe again even when the cache is valid");
   cmd->add_flag("--in-process", c->in_process, "Build sessions in this process (the attempt-file rule guards against crashes)");
   add_number(*cmd, "--deadline", c->deadline_s, "Seconds each rung may take per model before it is killed", deadline_seconds())->capture_default_str();

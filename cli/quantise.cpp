@@ -7,8 +7,12 @@
 #include <memory>
 
 #include "commands.h"
+#include "json_output.h"
+#include "model_args.h"
 #include "numeric_args.h"
+#include "output_check.h"
 #include "runtime_args.h"
+#include "rung/parity.h"
 #include "rung/quantise.h"
 
 namespace rung::cli {
@@ -59,24 +63,36 @@ void clear_progress(const ReleaseToolSettings& s) {
 
 struct QuantiseCli {
   QuantiseOptions o;
-  std::string model, calibration, holdout, gate, out, report;
+  std::string model, calibration, holdout, gate, out;
+  JsonOutput json;  // --out-json FILE: the report's file (default: beside a written file); --json: on stdout
   SharedFlags shared;
 };
 
 void run_quantise_command(QuantiseCli& c, const std::string& command_line) {
+  require_model_file("the model", c.model);
+  {
+    std::vector<NamedPath> inputs = {{"the model", c.model}, {"--gate", c.gate}, {"--calibration", c.calibration}, {"--holdout", c.holdout},
+                                     {"--ort-dir", c.shared.runtime.ort_dir}};
+    for (const auto& f : files_named_by_gate_file(c.gate)) inputs.push_back({"the gate file's " + f.filename().string(), f});
+    check_outputs_before_work({c.json.output(), {"--out", c.out}}, inputs);
+  }
   c.o.model = c.model;
   c.o.calibration_dir = c.calibration;
   c.o.holdout_dir = c.holdout;
   c.o.gate_file = c.gate;
   c.o.out = c.out;
-  c.o.report = c.report;
+  if (c.json.to_file()) c.o.report = c.json.file;  // written by the library, whatever the decision
   c.o.command_line = command_line;
   c.o.settings = c.shared.settings();
   auto outcome = run_quantise(c.o);
   clear_progress(c.o.settings);
   if (!outcome) throw CliError(outcome.error());
-  fmt::print("{}", outcome->text);
-  if (!outcome->report_file.empty()) fmt::print("report    {}\n", outcome->report_file.string());
+  if (c.json.on_stdout()) {
+    fmt::print("{}\n", outcome->json);
+  } else {
+    fmt::print("{}", outcome->text);
+    if (!outcome->report_file.empty()) fmt::print("report    {}\n", outcome->report_file.string());
+  }
   if (!outcome->passed) {
     throw CliError(kExitFailed, outcome->written ? "quantise: a gate failed; written anyway (--force)" : "quantise: a gate failed; nothing written");
   }
@@ -89,6 +105,7 @@ struct UpgradeCli {
 };
 
 void run_upgrade_command(UpgradeCli& c) {
+  require_model_file("the model", c.model);
   c.o.model = c.model;
   c.o.out = c.out;
   c.o.inputs_dir = c.inputs;
@@ -134,7 +151,9 @@ void add_quantise_command(CLI::App& app, int argc, char** argv) {
   add_number(*cmd, "--opset", c->o.opset, "The opset a model below 13 is upgraded to (proven the same first)", kOpsets)->capture_default_str();
   add_text(*cmd, "--name", c->o.name, "The model's name in its id (default: the file's stem)");
   add_text(*cmd, "--out", c->out, "The quantised file (default: NAME_FORM.onnx here)");
-  add_text(*cmd, "--report", c->report, "Write the JSON report here too, whatever the decision (default: beside a written file)");
+  c->json.add_to(*cmd, "the report");
+  cmd->get_option("--out-json")
+      ->description("Write the JSON report to FILE, whatever the decision ('-': stdout, as --json). Default: beside a written file, OUT with .report.json");
   cmd->add_flag("--force", c->o.force, "Write the file even when a gate fails (the failing report beside it; exit 1)");
   add_number(*cmd, "--threads", c->shared.threads, "Intra-op threads for calibration (0: ONNX Runtime's default)", thread_count())
       ->capture_default_str();

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "json_output.h"
 #include "numeric_args.h"
 #include "output_check.h"
 #include "runtime_args.h"
@@ -24,7 +25,7 @@ using json = nlohmann::ordered_json;
 
 struct RegistryCliOptions {
   std::string url;
-  bool json = false;
+  JsonOutput json;
   // add
   std::string model;  // NAME=PATH
   std::string version;
@@ -197,12 +198,27 @@ void print_table(const std::vector<std::vector<std::string>>& rows) {
 }
 
 // A SQLite registry is a file the command writes: never one of the documents or the artifact it reads.
-void check_registry_is_no_input(const RegistryCliOptions& o, std::vector<NamedPath> inputs) {
+// The SQLite file of --registry, or "" for a server's database.
+std::string registry_file(const RegistryCliOptions& o) {
   std::string url = o.url.empty() ? value_or_fail(Registry::default_url()) : o.url;
-  if (url.find("://") != std::string::npos) return;  // a server's database
+  if (url.find("://") != std::string::npos) return {};  // a server's database
   if (url.starts_with("sqlite:")) url = url.substr(7);
-  check_outputs_before_work({{"--registry", url, /*parents_made=*/true}}, inputs);
+  return url;
 }
+
+// The JSON written (--out-json) is none of what the command reads, nor the registry it writes.
+void check_registry_is_no_input(const RegistryCliOptions& o, std::vector<NamedPath> inputs) {
+  std::vector<NamedPath> outputs = {o.json.output()};
+  if (const std::string file = registry_file(o); !file.empty()) outputs.push_back({"--registry", file, /*parents_made=*/true});
+  check_outputs_before_work(outputs, inputs);
+}
+
+// A command that only reads the registry: --out-json is not the registry's file.
+void check_json_is_no_input(const RegistryCliOptions& o) { check_outputs_before_work({o.json.output()}, {{"--registry", registry_file(o)}}); }
+
+bool wants_json(const RegistryCliOptions& o) { return o.json.on_stdout() || o.json.to_file(); }
+
+void emit(const RegistryCliOptions& o, const json& document) { o.json.emit_text(document.dump(2, ' ', false, json::error_handler_t::replace)); }
 
 void run_add(const RegistryCliOptions& o) {
   {
@@ -219,9 +235,8 @@ void run_add(const RegistryCliOptions& o) {
   auto registry = open_registry(o, Registry::OpenMode::kCreateIfMissing);
   auto outcome = value_or_fail(registry.add(release, bench, parity));
   const char* kind = outcome.kind == AddOutcome::Kind::kAdded ? "added" : outcome.kind == AddOutcome::Kind::kAlreadyRegistered ? "already registered" : "refused";
-  if (o.json) {
-    fmt::print("{}\n", outcome.to_json());
-  } else if (outcome.kind != AddOutcome::Kind::kRefused) {
+  if (wants_json(o)) o.json.emit_text(outcome.to_json());
+  if (!o.json.on_stdout() && outcome.kind != AddOutcome::Kind::kRefused) {
     fmt::print("{} · {}{}\n", kind, shown(registry.describe()),
                outcome.kind == AddOutcome::Kind::kAlreadyRegistered ? fmt::format(" · {} new evidence", outcome.evidence_added) : "");
     print_release(outcome.release);
@@ -230,18 +245,19 @@ void run_add(const RegistryCliOptions& o) {
 }
 
 void run_list(const RegistryCliOptions& o) {
+  check_json_is_no_input(o);
   auto registry = open_registry(o, Registry::OpenMode::kExistingOnly);
   auto releases = value_or_fail(registry.list());
-  if (o.json) {
+  if (wants_json(o)) {
     json list = json::array();
     for (const auto& r : releases) {
       list.push_back({{"id", r.id}, {"model", r.model}, {"version", r.version}, {"target", r.target_label()}, {"release_key", r.release_key()},
                       {"artifact_sha256", r.artifact.sha256}, {"retention", r.artifact.retained ? "retained" : "not retained: " + r.artifact.not_retained_reason},
                       {"evidence", evidence_counts(r)}});
     }
-    fmt::print("{}\n", json{{"registry", registry.describe()}, {"releases", list}}.dump(2, ' ', false, json::error_handler_t::replace));
-    return;
+    emit(o, json{{"registry", registry.describe()}, {"releases", list}});
   }
+  if (o.json.on_stdout()) return;
   fmt::print("{} · {} release{}\n", shown(registry.describe()), releases.size(), releases.size() == 1 ? "" : "s");
   if (releases.empty()) return;
   std::vector<std::vector<std::string>> rows = {{"id", "model", "version", "target", "artifact", "retention", "evidence"}};
@@ -280,12 +296,11 @@ json fleet_json(const std::vector<FleetModel>& models) {
 }
 
 void run_fleet(const RegistryCliOptions& o) {
+  check_json_is_no_input(o);
   auto registry = open_registry(o, Registry::OpenMode::kExistingOnly);
   auto models = value_or_fail(registry.fleet());
-  if (o.json) {
-    fmt::print("{}\n", json{{"registry", registry.describe()}, {"models", fleet_json(models)}}.dump(2, ' ', false, json::error_handler_t::replace));
-    return;
-  }
+  if (wants_json(o)) emit(o, json{{"registry", registry.describe()}, {"models", fleet_json(models)}});
+  if (o.json.on_stdout()) return;
   fmt::print("{} · {} model{} measured\n", shown(registry.describe()), models.size(), models.size() == 1 ? "" : "s");
   for (const auto& m : models) {
     fmt::print("\n{} (sha256 {})\n", shown(m.name), cell(short_hash(m.sha256)));
@@ -302,15 +317,14 @@ void run_fleet(const RegistryCliOptions& o) {
 }
 
 void run_show(const RegistryCliOptions& o) {
+  check_json_is_no_input(o);
   auto registry = open_registry(o, Registry::OpenMode::kExistingOnly);
   auto found = value_or_fail(registry.find(o.what));
   if (found.empty()) {
     throw CliError(kExitUsage, fmt::format("no release '{}' in {} (give an id, MODEL or MODEL@VERSION)", printable(o.what, 200), shown(registry.describe())));
   }
-  if (o.json) {
-    fmt::print("{}\n", found.size() == 1 ? found.front().to_json() : releases_json(found));
-    return;
-  }
+  if (wants_json(o)) o.json.emit_text(found.size() == 1 ? found.front().to_json() : releases_json(found));
+  if (o.json.on_stdout()) return;
   for (std::size_t i = 0; i < found.size(); ++i) {
     if (i > 0) fmt::print("\n");
     print_release(found[i]);
@@ -318,19 +332,21 @@ void run_show(const RegistryCliOptions& o) {
 }
 
 void run_verify(const RegistryCliOptions& o) {
+  check_json_is_no_input(o);
   auto registry = open_registry(o, Registry::OpenMode::kExistingOnly);
   auto lines = value_or_fail(registry.verify());
   std::map<VerifyState, int> counts;
   for (const auto& l : lines) counts[l.state]++;
   const bool bad = counts[VerifyState::kChanged] > 0 || counts[VerifyState::kMissing] > 0;
-  if (o.json) {
+  if (wants_json(o)) {
     json list = json::array();
     for (const auto& l : lines) {
       list.push_back({{"id", l.release.id}, {"model", l.release.model}, {"version", l.release.version}, {"target", l.release.target_label()},
                       {"path", l.release.artifact.path.string()}, {"state", verify_state_name(l.state)}, {"detail", l.detail}});
     }
-    fmt::print("{}\n", json{{"registry", registry.describe()}, {"releases", list}, {"ok", !bad}}.dump(2, ' ', false, json::error_handler_t::replace));
-  } else {
+    emit(o, json{{"registry", registry.describe()}, {"releases", list}, {"ok", !bad}});
+  }
+  if (!o.json.on_stdout()) {
     fmt::print("{} · verifying {} release{}\n", shown(registry.describe()), lines.size(), lines.size() == 1 ? "" : "s");
     std::vector<std::vector<std::string>> rows = {{"id", "model", "version", "target", "state"}};
     for (const auto& l : lines) {
@@ -357,12 +373,11 @@ void run_import(const RegistryCliOptions& o) {
   auto records = read_documents(o.records, RegistryDocument::kBenchRecord);
   auto registry = open_registry(o, Registry::OpenMode::kCreateIfMissing);
   auto outcome = value_or_fail(registry.import_records(records));
-  if (o.json) {
-    fmt::print("{}\n", json{{"registry", registry.describe()}, {"records", outcome.records}, {"measurements_new", outcome.measurements_new},
-                            {"measurements_known", outcome.measurements_known}, {"devices", outcome.devices}}
-                           .dump(2, ' ', false, json::error_handler_t::replace));
-    return;
+  if (wants_json(o)) {
+    emit(o, json{{"registry", registry.describe()}, {"records", outcome.records}, {"measurements_new", outcome.measurements_new},
+                 {"measurements_known", outcome.measurements_known}, {"devices", outcome.devices}});
   }
+  if (o.json.on_stdout()) return;
   fmt::print("{} · imported {} record{} from {} device{}: {} measurement{} new, {} already there\n", shown(registry.describe()), outcome.records,
              outcome.records == 1 ? "" : "s", outcome.devices, outcome.devices == 1 ? "" : "s", outcome.measurements_new,
              outcome.measurements_new == 1 ? "" : "s", outcome.measurements_known);
@@ -394,29 +409,29 @@ void add_registry_command(CLI::App& app) {
   add_text(*add, "--setting", opt->settings, "A setting of --made-by's recipe, KEY=VALUE (repeatable)")->needs(made_by);
   add_text(*add, "--cache", opt->cache_file, "The engine or timing cache it was built with");
   add_text(*add, "--bench", opt->bench, "A bench record measured on the target (repeatable)");
-  add_text(*add, "--parity", opt->parity, "A parity report (--json) whose candidate ran on the target (repeatable)");
+  add_text(*add, "--parity", opt->parity, "A parity report (rung parity --out-json) whose candidate ran on the target (repeatable)");
   add_text(*add, "--not-retained", opt->not_retained, "The artifact is deliberately not kept, for this reason");
   add_text(*add, "--opaque", opt->opaque, "Its weights cannot be read (a compiled engine), for this reason");
-  add->add_flag("--json", opt->json, "Print the outcome as JSON");
+  opt->json.add_to(*add, "the outcome");
   add->callback([opt] { run_add(*opt); });
 
   auto* list = cmd->add_subcommand("list", "List releases, or with --by-device the fleet's measurements");
   list->add_flag("--by-device", opt->by_device, "Per model, each device's rungs with p50 and output match side by side");
-  list->add_flag("--json", opt->json, "Print JSON");
+  opt->json.add_to(*list, "the releases (or the fleet)");
   list->callback([opt] { opt->by_device ? run_fleet(*opt) : run_list(*opt); });
 
   auto* show = cmd->add_subcommand("show", "Show releases in full: by id, MODEL or MODEL@VERSION");
   add_text(*show, "release", opt->what, "ID, MODEL or MODEL@VERSION")->required();
-  show->add_flag("--json", opt->json, "Print JSON");
+  opt->json.add_to(*show, "the releases");
   show->callback([opt] { run_show(*opt); });
 
   auto* verify = cmd->add_subcommand("verify", "Recompute every retained artifact's hashes: ok, changed, missing or not retained");
-  verify->add_flag("--json", opt->json, "Print JSON");
+  opt->json.add_to(*verify, "the verdicts");
   verify->callback([opt] { run_verify(*opt); });
 
   auto* import = cmd->add_subcommand("import", "Append the measurements of bench records from any number of devices");
-  add_text(*import, "records", opt->records, "Bench records (rung bench --json)")->required();
-  import->add_flag("--json", opt->json, "Print JSON");
+  add_text(*import, "records", opt->records, "Bench records (rung bench --out-json FILE)")->required();
+  opt->json.add_to(*import, "the outcome");
   import->callback([opt] { run_import(*opt); });
 }
 

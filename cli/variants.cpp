@@ -6,7 +6,10 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "json_output.h"
 #include "numeric_args.h"
+#include "output_check.h"
+#include "reason_notes.h"
 #include "runtime_args.h"
 #include "rung/engine.h"
 #include "rung/hardware.h"
@@ -23,10 +26,11 @@ struct ResolveOptions {
   RuntimeArgs runtime;
   PluginArgs plugins;
   std::string hardware_root = "/";
-  bool json = false;
+  JsonOutput json;
 };
 
 void run_resolve(const ResolveOptions& o) {
+  check_outputs_before_work({o.json.output()}, {{"--variants", o.variants.manifest}, {"--deployment", o.variants.deployment}, {"--ort-dir", o.runtime.ort_dir}});
   auto [manifest, deployment] = o.variants.load();
   const Hardware hardware = detect_hardware(o.hardware_root);
   RuntimeSearchOptions search;
@@ -39,13 +43,14 @@ void run_resolve(const ResolveOptions& o) {
 
   json groups = json::array();
   std::vector<std::string> rows;
+  ReasonNotes notes;  // a long reason once, under the table
   bool failed = false;
   for (const auto& g : manifest.groups) {
     auto r = variants::resolve(g, facts, &deployment);
     if (!r) {
       failed = true;
       groups.push_back({{"group", g.name}, {"error", r.error().message}});
-      rows.push_back(fmt::format("  {:<24} {:<18} {:<12} {:<28} {}", g.name, "-", "-", "-", r.error().message));
+      rows.push_back(fmt::format("  {:<24} {:<18} {:<12} {:<28} {}", g.name, "-", "-", "-", notes.cell(r.error().message)));
       continue;
     }
     const std::string id = model_id(g.name, r->variant->form);
@@ -59,23 +64,24 @@ void run_resolve(const ResolveOptions& o) {
                       {"by_order", r->by_order},
                       {"passed_over", r->passed_over},
                       {"reason", r->reason}});
-    rows.push_back(fmt::format("  {:<24} {:<18} {:<12} {:<28} {}", g.name, r->variant->key, r->rung, id, r->reason));
+    rows.push_back(fmt::format("  {:<24} {:<18} {:<12} {:<28} {}", g.name, r->variant->key, r->rung, id, notes.cell(r->reason)));
   }
-  if (o.json) {
-    fmt::print("{}\n", json{{"manifest", manifest.path.string()},
+  if (o.json.on_stdout() || o.json.to_file()) {
+    o.json.emit(json{{"manifest", manifest.path.string()},
                             {"deployment", {{"file", deployment.path.string()}, {"provisions", deployment.provisions}}},
                             {"hardware", hardware.identity()},
                             {"platforms", facts.platforms},
                             {"runtime", {{"version", build.version}, {"library", build.library.string()}}},
                             {"rungs", facts.rungs},
                             {"offered", offered},
-                            {"groups", groups}}
-                           .dump(2));
-  } else {
+                            {"groups", groups}});
+  }
+  if (!o.json.on_stdout()) {
     fmt::print("{} · ONNX Runtime {} · platforms {} · rungs {} · offered by the deployment {}\n\n", hardware.identity(), build.version,
                fmt::join(facts.platforms, ", "), fmt::join(facts.rungs, ", "), fmt::join(offered, ", "));
     fmt::print("  {:<24} {:<18} {:<12} {:<28} {}\n", "group", "variant", "rung", "model id", "why");
     for (const auto& r : rows) fmt::print("{}\n", r);
+    fmt::print("{}", notes.text());
   }
   if (failed) throw CliError(kExitFailed, "some groups resolve to no variant here (see above)");
 }
@@ -84,10 +90,11 @@ struct LintCliOptions {
   VariantArgs variants;
   std::string registry;
   std::string scan;
-  bool json = false;
+  JsonOutput json;
 };
 
 void run_lint(const LintCliOptions& o) {
+  check_outputs_before_work({o.json.output()}, {{"--variants", o.variants.manifest}, {"--deployment", o.variants.deployment}});
   auto [manifest, deployment] = o.variants.load();
   variants::LintOptions options;
   options.registry_url = o.registry;
@@ -98,11 +105,12 @@ void run_lint(const LintCliOptions& o) {
     if (!unnamed) throw CliError(unnamed.error());
     findings->insert(findings->end(), unnamed->begin(), unnamed->end());
   }
-  if (o.json) {
+  if (o.json.on_stdout() || o.json.to_file()) {
     json list = json::array();
     for (const auto& f : *findings) list.push_back({{"kind", variants::finding_kind_name(f.kind)}, {"subject", f.subject}, {"message", f.message}});
-    fmt::print("{}\n", json{{"manifest", manifest.path.string()}, {"deployment", deployment.path.string()}, {"findings", list}}.dump(2));
-  } else {
+    o.json.emit(json{{"manifest", manifest.path.string()}, {"deployment", deployment.path.string()}, {"findings", list}});
+  }
+  if (!o.json.on_stdout()) {
     std::size_t variant_count = 0;
     for (const auto& g : manifest.groups) variant_count += g.variants.size();
     fmt::print("{} · {} group{}, {} variant{} · deployment {} provisions {}\n", manifest.path.string(), manifest.groups.size(),
@@ -126,7 +134,7 @@ void add_variants_command(CLI::App& app) {
   r->runtime.add_to(*resolve);
   r->plugins.add_to(*resolve);
   add_text(*resolve, "--hardware-root", r->hardware_root, "Read the hardware description under this directory (a fixture tree)");
-  resolve->add_flag("--json", r->json, "Print the resolution as JSON");
+  r->json.add_to(*resolve, "the resolution");
   resolve->callback([r] { run_resolve(*r); });
 
   auto l = std::make_shared<LintCliOptions>();
@@ -134,7 +142,7 @@ void add_variants_command(CLI::App& app) {
   l->variants.add_to(*lint);
   add_text(*lint, "--registry", l->registry, "The release registry holding the evidence (default: RUNG_REGISTRY, else the user's)");
   add_text(*lint, "--scan", l->scan, "Also list model files in this directory that no variant names");
-  lint->add_flag("--json", l->json, "Print the findings as JSON");
+  l->json.add_to(*lint, "the findings");
   lint->callback([l] { run_lint(*l); });
 }
 

@@ -57,7 +57,7 @@ class BenchCliTest : public ::testing::Test {
 
 TEST_F(BenchCliTest, TableRecordAndAReportChromiumRendersWithOneBarPerRow) {
   const std::string models = "tiny=" + (dir_ / "tiny.onnx").string() + " square=" + (dir_ / "square.onnx").string();
-  auto r = test::run_command(bench(models + " --runs 5 --rung rung_sim_ep --rung webgpu --json '" + (dir_ / "records").string() +
+  auto r = test::run_command(bench(models + " --runs 5 --rung rung_sim_ep --rung webgpu --out-json '" + (dir_ / "records").string() +
                                    "' --html '" + (dir_ / "report.html").string() + "'"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // The table: every model, every rung, the floor marked, a failed rung with its class.
@@ -117,7 +117,7 @@ TEST_F(BenchCliTest, TableRecordAndAReportChromiumRendersWithOneBarPerRow) {
 
 TEST_F(BenchCliTest, ASecondRunAppendsToTheRecord) {
   const std::string file = (dir_ / "tiny.json").string();
-  const std::string args = (dir_ / "tiny.onnx").string() + " --runs 3 --rung cpu --json '" + file + "'";
+  const std::string args = (dir_ / "tiny.onnx").string() + " --runs 3 --rung cpu --out-json '" + file + "'";
   ASSERT_EQ(test::run_command(bench(args)).exit_code, 0);
   auto second = test::run_command(bench(args));
   ASSERT_EQ(second.exit_code, 0) << second.err;
@@ -162,7 +162,7 @@ class BenchCliBadInput : public BenchCliTest {
     const fs::path record = dir_ / "out" / "record.json", page = dir_ / "out" / "page.html";
     fs::create_directories(dir_ / "out");
     const std::string runs = args.find("--runs") == std::string::npos ? " --runs 3" : "";
-    auto r = test::run_command(bench(args + runs + " --json '" + record.string() + "' --html '" + page.string() + "'"));
+    auto r = test::run_command(bench(args + runs + " --out-json '" + record.string() + "' --html '" + page.string() + "'"));
     EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
     EXPECT_THAT(r.err, HasSubstr(message));
     EXPECT_THAT(r.err, Not(HasSubstr("internal error")));
@@ -171,7 +171,7 @@ class BenchCliBadInput : public BenchCliTest {
   }
 };
 
-TEST_F(BenchCliBadInput, MissingModel) { expect_refused((dir_ / "nope.onnx").string(), "nope.onnx does not exist"); }
+TEST_F(BenchCliBadInput, MissingModel) { expect_refused((dir_ / "nope.onnx").string(), "nope.onnx: does not exist"); }
 
 TEST_F(BenchCliBadInput, ModelThatDoesNotParse) {
   std::ofstream(dir_ / "text.onnx") << "definitely not protobuf\n";
@@ -195,7 +195,7 @@ TEST_F(BenchCliBadInput, RungThatIsNotOnThisMachine) {
 TEST_F(BenchCliBadInput, ExistingFileThatIsNotARecord) {
   fs::create_directories(dir_ / "out");
   std::ofstream(dir_ / "notes.json") << "[1, 2, 3]";
-  auto r = test::run_command(bench((dir_ / "tiny.onnx").string() + " --runs 3 --json '" + (dir_ / "notes.json").string() + "'"));
+  auto r = test::run_command(bench((dir_ / "tiny.onnx").string() + " --runs 3 --out-json '" + (dir_ / "notes.json").string() + "'"));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("is not a rung bench record"));
   EXPECT_EQ(test::read_file(dir_ / "notes.json"), "[1, 2, 3]");

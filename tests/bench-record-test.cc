@@ -178,7 +178,7 @@ TEST_F(BenchRecordTest, SampleModelsThroughTheCliWriteValidRecords) {
                              " ppocr_cls=" + test::model_path("ppocr/ch_ppocr_mobile_v2.0_cls_infer.onnx").string() +
                              " silero_vad=" + test::model_path("silero-vad/silero_vad.onnx").string() +
                              " --input-spec ppocr_cls=" + (dir_ / "cls.json").string() +
-                             " --input-spec silero_vad=" + (dir_ / "vad.json").string() + " --json " + (dir_ / "records").string());
+                             " --input-spec silero_vad=" + (dir_ / "vad.json").string() + " --out-json " + (dir_ / "records").string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("ppocr_cls (ch_ppocr_mobile_v2.0_cls_infer.onnx, f32"));
   EXPECT_THAT(r.out, HasSubstr("silero_vad (silero_vad.onnx, f32"));

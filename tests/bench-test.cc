@@ -156,8 +156,8 @@ TEST_F(BenchTest, FailedRungsAreRowsWithTheirClassAndReason) {
   const auto* cuda = find(m, "cuda");
   ASSERT_NE(cuda, nullptr);
   EXPECT_EQ(cuda->failure_class, "provider_unavailable");
-  // The worker tried: ONNX Runtime loads the bridge first, and it is the first file absent.
-  EXPECT_EQ(cuda->failure_reason, "ONNX Runtime's provider bridge (libonnxruntime_providers_shared.so) not found");
+  // Not started: the standing's sentence, as doctor and the probe say it (not ONNX Runtime's words for the failed load).
+  EXPECT_EQ(cuda->failure_reason, "ONNX Runtime's CUDA provider (libonnxruntime_providers_cuda.so) is not beside libonnxruntime.so.1");
   const auto* trt = find(m, "tensorrt");
   ASSERT_NE(trt, nullptr);
   EXPECT_EQ(trt->model_id, "elementwise_f16");  // TensorRT would have built an fp16 engine

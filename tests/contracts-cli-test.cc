@@ -52,10 +52,10 @@ class ContractsTest : public ::testing::Test {
 };
 
 TEST_F(ContractsTest, BenchRefusesARecordOfAnotherModelBeforeMeasuring) {
-  auto first = test::run_command(rung("bench a=" + (dir_ / "a.onnx").string() + " --rung cpu --runs 1 --json " + (dir_ / "r.json").string() + here()));
+  auto first = test::run_command(rung("bench a=" + (dir_ / "a.onnx").string() + " --rung cpu --runs 1 --out-json " + (dir_ / "r.json").string() + here()));
   ASSERT_EQ(first.exit_code, 0) << first.err;
   const std::string record = test::read_file(dir_ / "r.json");
-  auto other = test::run_command(rung("bench a=" + (dir_ / "dyn.onnx").string() + " --rung cpu --runs 1 --json " + (dir_ / "r.json").string() + here()));
+  auto other = test::run_command(rung("bench a=" + (dir_ / "dyn.onnx").string() + " --rung cpu --runs 1 --out-json " + (dir_ / "r.json").string() + here()));
   EXPECT_EQ(other.exit_code, 2) << other.err;
   EXPECT_THAT(other.err, HasSubstr("the existing record is of another model file (a.onnx"));
   EXPECT_THAT(other.out, Not(HasSubstr("CPU (floor)"))) << "it measured first";

@@ -85,7 +85,7 @@ TEST_F(DependenciesCliTest, DoctorAndProbeNameTheDriverAndTensorRtInTheSameWords
   auto probed = test::run_command(probe(rt, "--json"));
   ASSERT_EQ(probed.exit_code, 0) << probed.err;
   auto p = nlohmann::json::parse(probed.out);
-  EXPECT_EQ(p["about"], "CPU · ONNX Runtime 1.30.0 · TensorRT failed: " + trt + " · CUDA failed: " + cuda);
+  EXPECT_EQ(p["about"], "CPU · ONNX Runtime 1.30.0 · 2 rungs failed");
   ASSERT_EQ(p["rungs"].size(), 2u);
   for (const auto& r : p["rungs"]) {
     EXPECT_EQ(r["reason"], r["rung"] == "cuda" ? cuda : trt);
@@ -106,7 +106,7 @@ TEST_F(DependenciesCliTest, ProvidersFromAnotherOnnxRuntimeAreNamedBeforeAnythin
   auto probed = test::run_command(probe(rt, "--json"));
   ASSERT_EQ(probed.exit_code, 0) << probed.err;
   auto p = nlohmann::json::parse(probed.out);
-  EXPECT_EQ(p["about"], "CPU · ONNX Runtime 1.30.0 · TensorRT failed: " + mismatch + " · CUDA failed: " + mismatch);
+  EXPECT_EQ(p["about"], "CPU · ONNX Runtime 1.30.0 · 2 rungs failed");
   for (const auto& r : p["rungs"]) EXPECT_TRUE(r["models"].empty()) << r["rung"] << " was started";
 
   auto text = test::run_command(probe(rt));

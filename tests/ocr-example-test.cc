@@ -49,7 +49,7 @@ TEST_F(OcrExampleTest, ReadsTheScannedPageOnTheFloor) {
   EXPECT_THAT(r.out, HasSubstr("  Region-based segmentation  (0.9"));
   EXPECT_THAT(r.out, HasSubstr("histogram of grey values:"));
   EXPECT_THAT(r.out, HasSubstr("truth: 1 pages, 7 of 7 lines found (100.00%)"));
-  EXPECT_THAT(r.out, HasSubstr("models: ppocr_cls_v2=ppocr_cls_v2 on cpu, ppocr_det_v4=ppocr_det_v4 on cpu, ppocr_rec_v4=ppocr_rec_v4 on cpu\n"));
+  EXPECT_THAT(r.out, HasSubstr("models: ppocr_cls=ppocr_cls on CPU, ppocr_det_v4=ppocr_det_v4 on CPU, ppocr_rec_v4=ppocr_rec_v4 on CPU\n"));
   // Where the time went, stage by stage.
   for (const char* stage : {"decode", "detect", "crop", "classify", "recognise", "write"}) EXPECT_THAT(r.out, HasSubstr(std::string("\n  ") + stage + " "));
   EXPECT_THAT(r.out, HasSubstr("1 pages (0 failed) in "));
@@ -64,7 +64,7 @@ TEST_F(OcrExampleTest, CompiledEnginesReadTheSameLinesWithTheSameModelIds) {
   // recogniser reads (PP-OCR's batching does the same), so only unbatched runs must agree line for line.
   auto sim = ocr("--wait --recognise-batch 1 --plugin-dir '" + (dir_ / "plugins").string() + "' --accept-ratio 1000");
   ASSERT_EQ(sim.exit_code, 0) << sim.err;
-  EXPECT_THAT(sim.out, HasSubstr("models: ppocr_cls_v2=ppocr_cls_v2 on rung_sim_ep, ppocr_det_v4=ppocr_det_v4 on rung_sim_ep, "
+  EXPECT_THAT(sim.out, HasSubstr("models: ppocr_cls=ppocr_cls on rung_sim_ep, ppocr_det_v4=ppocr_det_v4 on rung_sim_ep, "
                                  "ppocr_rec_v4=ppocr_rec_v4 on rung_sim_ep\n"));
   EXPECT_EQ(lines_only(sim.out), lines_only(floor.out));
 }

@@ -174,9 +174,9 @@ TEST_F(OutputsCliTest, QuantiseNeverWritesOverTheModelTheGateOrACalibrationFile)
   expect_refused(rung(quantise("--out " + q(dir_ / "a-link.onnx"))), {"is the model " + m}, "--out a symbolic link");
   expect_refused(rung(quantise("--out " + q(dir_ / "gate.json"))), {"is --gate " + (dir_ / "gate.json").string()}, "--out GATE");
   expect_refused(rung(quantise("--out " + q(dir_ / "calibration" / "x0.pb"))), {"in --calibration " + (dir_ / "calibration").string()}, "--out IMAGE");
-  expect_refused(rung(quantise("--out " + q(dir_ / "q.onnx") + " --report " + q(m))), {"--report " + m + " is the model"}, "--report MODEL");
-  expect_refused(rung(quantise("--out " + q(dir_ / "q.onnx") + " --report " + q(dir_ / "holdout" / "x1.pb"))), {"in --holdout"}, "--report HOLDOUT");
-  expect_refused(rung(quantise("--out " + q(dir_ / "q.onnx") + " --report " + q(dir_ / "q.onnx"))), {"name the same file"}, "--report OUT");
+  expect_refused(rung(quantise("--out " + q(dir_ / "q.onnx") + " --out-json " + q(m))), {"--out-json " + m + " is the model"}, "--out-json MODEL");
+  expect_refused(rung(quantise("--out " + q(dir_ / "q.onnx") + " --out-json " + q(dir_ / "holdout" / "x1.pb"))), {"in --holdout"}, "--out-json HOLDOUT");
+  expect_refused(rung(quantise("--out " + q(dir_ / "q.onnx") + " --out-json " + q(dir_ / "q.onnx"))), {"name the same file"}, "--out-json OUT");
   EXPECT_FALSE(fs::exists(dir_ / "q.onnx"));
 }
 
@@ -203,22 +203,22 @@ TEST_F(OutputsCliTest, UpgradeNeverWritesOverItsModel) {
 
 TEST_F(OutputsCliTest, BenchNeverWritesOverAModelASpecOrADirectory) {
   const std::string bench = "bench a=" + q(dir_ / "a.onnx") + " --rung cpu --runs 1" + ort() + hw();
-  expect_refused(rung(bench + " --json " + q(dir_ / "a.onnx")), {"--json " + (dir_ / "a.onnx").string() + " is the model a"}, "--json MODEL");
+  expect_refused(rung(bench + " --out-json " + q(dir_ / "a.onnx")), {"--out-json " + (dir_ / "a.onnx").string() + " is the model a"}, "--out-json MODEL");
   expect_refused(rung(bench + " --html " + q(dir_ / "a-link.onnx")), {"--html", "is the model a"}, "--html a link to the model");
   expect_refused(rung(bench + " --input-spec a=" + q(dir_ / "spec.json") + " --html " + q(dir_ / "spec.json")), {"is --input-spec"}, "--html SPEC");
   expect_refused(rung(bench + " --html " + q(dir_ / "a-directory")), {"--html " + (dir_ / "a-directory").string() + " is a directory"}, "--html DIR");
   expect_refused(rung(bench + " --html " + q(dir_ / "missing" / "r.html")), {"does not exist"}, "--html missing/dir");
-  expect_refused(rung(bench + " --json " + q(dir_ / "r.json") + " --html " + q(dir_ / "r.json")), {"name the same file"}, "--json = --html");
+  expect_refused(rung(bench + " --out-json " + q(dir_ / "r.json") + " --html " + q(dir_ / "r.json")), {"name the same file"}, "--out-json = --html");
 }
 
 TEST_F(OutputsCliTest, ParityNeverWritesOverASideTheGateOrAnInput) {
   const std::string m = (dir_ / "a.onnx").string();
   const std::string parity = "parity --ref " + test::side(dir_ / "a.onnx") + " --cand " + test::side(dir_ / "a.onnx");
-  expect_refused(rung(parity + " --random 1 --json " + q(m)), {"--json " + m + " is --ref model " + m}, "--json MODEL");
-  expect_refused(rung(parity + " --random 1 --gate " + q(dir_ / "gate.json") + " --json " + q(dir_ / "gate.json")), {"is --gate"}, "--json GATE");
-  expect_refused(rung(parity + " --inputs " + q(dir_ / "inputs") + " --json " + q(dir_ / "inputs" / "x1.pb")), {"in --inputs"}, "--json INPUT");
-  expect_refused(rung(parity + " --random 1 --json " + q(dir_ / "a-directory")), {"is a directory"}, "--json DIR");
-  expect_refused(rung(parity + " --random 1 --json " + q(dir_ / "missing" / "p.json")), {"does not exist"}, "--json missing/dir");
+  expect_refused(rung(parity + " --random 1 --out-json " + q(m)), {"--out-json " + m + " is --ref model " + m}, "--out-json MODEL");
+  expect_refused(rung(parity + " --random 1 --gate " + q(dir_ / "gate.json") + " --out-json " + q(dir_ / "gate.json")), {"is --gate"}, "--out-json GATE");
+  expect_refused(rung(parity + " --inputs " + q(dir_ / "inputs") + " --out-json " + q(dir_ / "inputs" / "x1.pb")), {"in --inputs"}, "--out-json INPUT");
+  expect_refused(rung(parity + " --random 1 --out-json " + q(dir_ / "a-directory")), {"is a directory"}, "--out-json DIR");
+  expect_refused(rung(parity + " --random 1 --out-json " + q(dir_ / "missing" / "p.json")), {"does not exist"}, "--out-json missing/dir");
 }
 
 // A file the gate file names (a text gate's character list) is an input too, found by reading the gate file.
@@ -232,10 +232,10 @@ TEST_F(OutputsCliTest, NeitherQuantiseNorParityWritesOverTheGateFilesCharacterLi
                         " --gate " + gate + ort() + " --out " + q(chars));
   expect_refused(quantised, {"--out " + chars.string() + " is the gate file's chars.txt"}, "quantise --out CHARACTERS");
   auto report = rung("quantise " + q(dir_ / "a.onnx") + " --calibration " + q(dir_ / "calibration") + " --holdout " + q(dir_ / "holdout") +
-                     " --gate " + gate + ort() + " --out " + q(dir_ / "q.onnx") + " --report " + q(chars));
-  expect_refused(report, {"--report " + chars.string() + " is the gate file's chars.txt"}, "quantise --report CHARACTERS");
+                     " --gate " + gate + ort() + " --out " + q(dir_ / "q.onnx") + " --out-json " + q(chars));
+  expect_refused(report, {"--out-json " + chars.string() + " is the gate file's chars.txt"}, "quantise --out-json CHARACTERS");
   const std::string parity = "parity --ref " + test::side(dir_ / "a.onnx") + " --cand " + test::side(dir_ / "a.onnx");
-  expect_refused(rung(parity + " --random 1 --gate " + gate + " --json " + q(chars)), {"is the gate file's character list"}, "parity --json CHARACTERS");
+  expect_refused(rung(parity + " --random 1 --gate " + gate + " --out-json " + q(chars)), {"is the gate file's character list"}, "parity --out-json CHARACTERS");
   EXPECT_EQ(test::read_file(chars), "a\nb\nc\n");
   EXPECT_FALSE(fs::exists(dir_ / "q.onnx"));
 }
@@ -255,10 +255,10 @@ TEST_F(OutputsCliTest, ConformNeverWritesOverItsSuite) {
   const fs::path model = dir_ / "suite" / "test_relu" / "model.onnx";
   const std::string suite_model = test::read_file(model);
   const std::string conform = "conform --suite " + q(dir_ / "suite") + " --rung cpu" + ort() + hw();
-  expect_refused(rung(conform + " --json " + q(model)), {"--json " + model.string() + " is " + model.string() + " in --suite"}, "--json a suite's model");
+  expect_refused(rung(conform + " --out-json " + q(model)), {"--out-json " + model.string() + " is " + model.string() + " in --suite"}, "--out-json a suite's model");
   expect_refused(rung(conform + " --html " + q(dir_ / "a-directory")), {"is a directory"}, "--html DIR");
-  expect_refused(rung(conform + " --json " + q(dir_ / "c.out") + " --html " + q(dir_ / "c.out")), {"name the same file"}, "--json = --html");
-  expect_refused(rung(conform + " --json " + q(dir_ / "missing" / "c.json")), {"does not exist"}, "--json missing/dir");
+  expect_refused(rung(conform + " --out-json " + q(dir_ / "c.out") + " --html " + q(dir_ / "c.out")), {"name the same file"}, "--out-json = --html");
+  expect_refused(rung(conform + " --out-json " + q(dir_ / "missing" / "c.json")), {"does not exist"}, "--out-json missing/dir");
   EXPECT_EQ(test::read_file(model), suite_model);
 }
 

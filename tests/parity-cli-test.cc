@@ -174,7 +174,7 @@ TEST_F(ParityCliTest, MalformedSidesAndMissingModels) {
   EXPECT_THAT(r.err, HasSubstr("unknown key 'colour' (expected rung, ort, threads, option.NAME)"));
   r = run(test::side(dir_ / "missing.onnx"), test::side(model_), inputs());
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
-  EXPECT_THAT(r.err, HasSubstr("missing.onnx: the model file is not there"));
+  EXPECT_THAT(r.err, HasSubstr("--ref: " + (dir_ / "missing.onnx").string() + ": does not exist"));
   r = run(test::side(model_), test::side(model_), "");
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_THAT(r.err, HasSubstr("no inputs"));
@@ -184,7 +184,7 @@ TEST_F(ParityCliTest, ACandidateThatCannotBuildItsSession) {
   test::write_text(dir_ / "garbage.onnx", "not a model");
   auto r = run(test::side(model_), test::side(dir_ / "garbage.onnx"), inputs());
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
-  EXPECT_THAT(r.err, HasSubstr("cand (garbage.onnx on cpu"));
+  EXPECT_THAT(r.err, HasSubstr("cand (garbage.onnx on CPU"));
   EXPECT_THAT(r.err, HasSubstr("the session could not be built"));
 }
 

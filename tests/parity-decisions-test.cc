@@ -46,7 +46,7 @@ class ParityDecisionsTest : public ::testing::Test {
 
 TEST_F(ParityDecisionsTest, ANanModelPassesAgainstItselfAndCountsItsNans) {
   const fs::path m = sqrt_model("sqrt", false, 64);
-  auto r = test::parity("--ref " + test::side(m) + " --cand " + test::side(m) + " --random 3 --seed 5 --json '" + (dir_ / "r.json").string() + "'");
+  auto r = test::parity("--ref " + test::side(m) + " --cand " + test::side(m) + " --random 3 --seed 5 --out-json '" + (dir_ / "r.json").string() + "'");
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("PASS  tensor · y: 3 of 3 inputs"));
   const auto j = nlohmann::json::parse(test::read_text(dir_ / "r.json"));
@@ -144,7 +144,7 @@ class VacuousGateTest : public ParityDecisionsTest {
 
 TEST_F(VacuousGateTest, ADetectionGateOnRandomInputsFailsAsVacuous) {
   auto r = test::parity("--ref " + test::side(det()) + " --cand " + test::side(det()) + " --random 2 --gate '" + det_gate().string() +
-                        "' --json '" + (dir_ / "r.json").string() + "'");
+                        "' --out-json '" + (dir_ / "r.json").string() + "'");
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("FAIL  boxes · sigmoid_0.tmp_0 (2 inputs, 2 vacuous): vacuous: the reference decided nothing on 2 of 2 inputs"));
   const auto j = nlohmann::json::parse(test::read_text(dir_ / "r.json"));

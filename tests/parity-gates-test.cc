@@ -32,7 +32,7 @@ class ParityGatesTest : public ::testing::Test {
   test::CommandResult run(const fs::path& model, const fs::path& gate_file, const std::string& inputs, double perturb) {
     const std::string options = perturb != 0 ? ",option.perturb=" + std::to_string(perturb) : "";
     return test::parity("--ref " + test::side(model) + " --cand " + test::sim_ep_side(model, options) + " --gate '" + gate_file.string() +
-                        "' " + inputs + " --json '" + (dir_ / "report.json").string() + "'");
+                        "' " + inputs + " --out-json '" + (dir_ / "report.json").string() + "'");
   }
 
   nlohmann::json report() { return nlohmann::json::parse(test::read_text(dir_ / "report.json")); }

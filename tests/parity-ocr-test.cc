@@ -131,7 +131,7 @@ TEST_F(ParityOcrTest, TheCropsAreRealTextLinesTheRecogniserReads) {
 TEST_F(ParityOcrTest, DetectorAcrossTwoBuildsReportsRecallPerSizeBand) {
   auto r = test::parity("--ref " + test::side(det_model(), "1.30.0") + " --cand " + test::side(det_model(), "1.28.2") + " --inputs '" +
                         (dir_ / "images").string() + "' --gate '" + (test::fixtures_dir() / "parity" / "ppocr_det.gate.json").string() +
-                        "' --json '" + (dir_ / "det.json").string() + "'");
+                        "' --out-json '" + (dir_ / "det.json").string() + "'");
   ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("ONNX Runtime 1.30.0"));
   EXPECT_THAT(r.out, HasSubstr("ONNX Runtime 1.28.2"));
@@ -160,7 +160,7 @@ TEST_F(ParityOcrTest, RecogniserOnRealCropsAcrossTwoBuildsAgreesOrNamesEachLine)
   const std::size_t lines = crops().size();
   ASSERT_GE(lines, 10u);
   auto r = test::parity("--ref " + test::side(rec_model(), "1.30.0", ",threads=1") + " --cand " + test::side(rec_model(), "1.28.2", ",threads=1") + " --inputs '" +
-                        (dir_ / "crops").string() + "' --gate '" + (dir_ / "rec.gate.json").string() + "' --json '" +
+                        (dir_ / "crops").string() + "' --gate '" + (dir_ / "rec.gate.json").string() + "' --out-json '" +
                         (dir_ / "rec.json").string() + "'");
   ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.out << r.err;
   EXPECT_THAT(r.out, ContainsRegex(fmt::format("text · softmax_11.tmp_0 \\({0} inputs, 0 vacuous\\): {0} vs {0} lines, [0-9]+ lines? changed", lines)));

@@ -53,7 +53,7 @@ class PipelineTest : public ::testing::Test {
     o.cache_dir = dir_ / "cache";
     o.models = {{"ppocr_det_v4", Role::kDetector, models / "ch_PP-OCRv4_det_infer.onnx", {}, {}},
                 {"ppocr_rec_v4", Role::kGeneric, models / "ch_PP-OCRv4_rec_infer.onnx", {}, {}},
-                {"ppocr_cls_v2", Role::kGeneric, models / "ch_ppocr_mobile_v2.0_cls_infer.onnx", {}, {}}};
+                {"ppocr_cls", Role::kGeneric, models / "ch_ppocr_mobile_v2.0_cls_infer.onnx", {}, {}}};
     o.runtimes.explicit_dir = test::runtime_dir("1.30.0");
     o.runtimes.include_default_locations = false;
     o.runtimes.read_environment = false;
@@ -134,7 +134,7 @@ TEST_F(PipelineTest, ReadsEverySevenLinesOfTheScannedPageInReadingOrder) {
   EXPECT_EQ(pages[0].lines[0].text, "Region-based segmentation");
   EXPECT_EQ(pages[0].lines[5].text, "histogram of grey values:");
   for (const auto& l : pages[0].lines) EXPECT_FALSE(l.turned);
-  EXPECT_EQ(report.model_ids.at("ppocr_cls_v2"), "ppocr_cls_v2");
+  EXPECT_EQ(report.model_ids.at("ppocr_cls"), "ppocr_cls");
   EXPECT_EQ(report.pages, 1u);
 }
 

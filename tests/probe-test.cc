@@ -22,6 +22,7 @@ namespace fs = std::filesystem;
 using test::ScopedEnv;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
+using ::testing::Not;
 
 constexpr const char* kSimRung = "rung_sim_ep";
 
@@ -112,7 +113,8 @@ TEST_F(ProbeTest, PerturbedAcceleratorIsUnfaithfulEvenWhenFastEnough) {
   EXPECT_THAT(sim->reason, HasSubstr("output 'y'"));
   EXPECT_GE(sim->models[0].max_abs_diff, 0.5);  // each claimed node adds 0.5
   EXPECT_EQ(out.chosen, "cpu");
-  EXPECT_THAT(out.about_line(), HasSubstr("rung_sim_ep unfaithful: output 'y'"));
+  EXPECT_THAT(out.about_line(), HasSubstr("rung_sim_ep unfaithful"));
+  EXPECT_THAT(out.about_line(), Not(HasSubstr("output 'y'"))) << "the reason is the table's, not the summary's";
 }
 
 TEST_F(ProbeTest, ErrorKnobIsAFailureWithTheProvidersReason) {
@@ -136,9 +138,8 @@ TEST_F(ProbeTest, RealWebGpuAndCudaFailHereWithTheirReasons) {
   for (const auto& r : out.rungs) EXPECT_EQ(r.verdict, Verdict::kFailed) << r.rung;
   EXPECT_EQ(out.rungs[1].reason, "ONNX Runtime's CUDA provider (libonnxruntime_providers_cuda.so) is not beside libonnxruntime.so.1");
   EXPECT_THAT(out.rungs[2].reason, HasSubstr("WebGPU adapter"));
-  EXPECT_EQ(out.about_line(),
-            "CPU · ONNX Runtime 1.30.0 · TensorRT failed: ONNX Runtime's TensorRT provider (libonnxruntime_providers_tensorrt.so) is not beside libonnxruntime.so.1 · CUDA failed: "
-            "ONNX Runtime's CUDA provider (libonnxruntime_providers_cuda.so) is not beside libonnxruntime.so.1 · WebGPU failed: " + out.rungs[2].reason);
+  // A summary: the three failures counted, their reasons left to the rows.
+  EXPECT_EQ(out.about_line(), "CPU · ONNX Runtime 1.30.0 · 3 rungs failed");
 }
 
 TEST_F(ProbeTest, AbortingProviderIsCrashedAndTheHostLives) {

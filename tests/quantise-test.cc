@@ -507,7 +507,7 @@ TEST_F(QuantiseCliTest, BenchNamesAWrittenFormByItsModelIdOnce) {
 TEST_F(QuantiseCliTest, AFormMadeTooCoarseIsRefusedAndNothingIsWritten) {
   const fs::path out = dir_ / "coarse" / "classifier_i8.onnx";
   fs::create_directories(out.parent_path());
-  auto r = quantise(classifier("int8", "narrow", out) + " --per-tensor --report '" + (dir_ / "coarse.json").string() + "'");
+  auto r = quantise(classifier("int8", "narrow", out) + " --per-tensor --out-json '" + (dir_ / "coarse.json").string() + "'");
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_THAT(r.out, ContainsRegex("FAIL  classification · y: 12 vs 12 items; top-1 changed on [0-9]+ \\([0-9.]+% agree, need 100%\\)"));
   EXPECT_THAT(r.out, HasSubstr("REFUSED   classification · y failed; nothing written"));

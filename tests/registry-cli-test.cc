@@ -63,11 +63,11 @@ TEST_F(RegistryCliTest, BenchAndParityEvidenceRegisterAndVerify) {
   const fs::path model = dir_ / "tiny.onnx";
   // Measured here, on the CPU and the simulated accelerator.
   auto bench = test::run_command(rung_cli("bench tiny=" + q(model) + " --rung rung_sim_ep --plugin-dir " + q(plugins_) + " --ort-dir " +
-                                          q(test::runtime_dir("1.30.0")) + " --runs 3 --warmup 0 --json " + q(dir_ / "tiny.bench.json")));
+                                          q(test::runtime_dir("1.30.0")) + " --runs 3 --warmup 0 --out-json " + q(dir_ / "tiny.bench.json")));
   ASSERT_EQ(bench.exit_code, 0) << bench.err;
-  auto sim = test::parity("--ref " + test::side(model) + " --cand " + test::sim_ep_side(model) + " --random 2 --json " + q(dir_ / "sim.parity.json"));
+  auto sim = test::parity("--ref " + test::side(model) + " --cand " + test::sim_ep_side(model) + " --random 2 --out-json " + q(dir_ / "sim.parity.json"));
   ASSERT_EQ(sim.exit_code, 0) << sim.out << sim.err;
-  auto cross = test::parity("--ref " + test::side(model) + " --cand " + test::side(model, "1.28.2") + " --random 1 --json " + q(dir_ / "cross.parity.json"));
+  auto cross = test::parity("--ref " + test::side(model) + " --cand " + test::side(model, "1.28.2") + " --random 1 --out-json " + q(dir_ / "cross.parity.json"));
   ASSERT_EQ(cross.exit_code, 0) << cross.out << cross.err;
   auto sides = nlohmann::json::parse(test::read_file(dir_ / "cross.parity.json"))["sides"];
   EXPECT_EQ(sides["ref"]["runtime"]["version"], "1.30.0");
@@ -391,7 +391,7 @@ TEST_F(RegistryCliTest, EveryCommandGivesUpOnAServerThatNeverAnswers) {
 
 TEST_F(RegistryCliTest, ImportedRecordsMakeTheFleetView) {
   auto bench = test::run_command(rung_cli("bench tiny=" + q(dir_ / "tiny.onnx") + " --rung rung_sim_ep --plugin-dir " + q(plugins_) +
-                                          " --ort-dir " + q(test::runtime_dir("1.30.0")) + " --runs 3 --warmup 0 --json " + q(dir_ / "here.json")));
+                                          " --ort-dir " + q(test::runtime_dir("1.30.0")) + " --runs 3 --warmup 0 --out-json " + q(dir_ / "here.json")));
   ASSERT_EQ(bench.exit_code, 0) << bench.err;
   // The same model measured on a phone: its record, as that device wrote it.
   auto record = nlohmann::ordered_json::parse(test::read_file(dir_ / "here.json"));

@@ -1,3 +1,4 @@
+#include <cstring>
 #include "test_support.h"
 
 #include <gtest/gtest.h>
@@ -122,6 +123,22 @@ LentSoftwareGpu::LentSoftwareGpu() {
 
 LentSoftwareGpu::~LentSoftwareGpu() {
   if (skip_reason_.empty()) stop_lending_software_gpu();
+}
+
+Tensor float_tensor(const std::string& name, const std::vector<float>& values) {
+  Tensor t;
+  t.name = name;
+  t.type = ElementType::kFloat;
+  t.shape = {static_cast<std::int64_t>(values.size())};
+  t.bytes.resize(values.size() * sizeof(float));
+  std::memcpy(t.bytes.data(), values.data(), t.bytes.size());
+  return t;
+}
+
+std::size_t occurrences(const std::string& text, const std::string& needle) {
+  std::size_t n = 0;
+  for (auto p = text.find(needle); p != std::string::npos; p = text.find(needle, p + needle.size())) ++n;
+  return n;
 }
 
 }  // namespace rung::test

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "rung/tensor.h"
+
 namespace rung::test {
 
 inline std::filesystem::path deps_dir() { return RUNG_TEST_DEPS_DIR; }
@@ -97,5 +99,11 @@ class ScopedEnv {
   const char* name_;
   std::optional<std::string> old_;
 };
+
+// A float32 tensor of rank 1 holding `values`.
+Tensor float_tensor(const std::string& name, const std::vector<float>& values);
+
+// How many times `needle` occurs in `text`, not overlapping.
+std::size_t occurrences(const std::string& text, const std::string& needle);
 
 }  // namespace rung::test

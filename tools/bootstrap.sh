@@ -1,32 +1,62 @@
 #!/usr/bin/env bash
-# Everything a fresh Debian 12 machine needs before `rung` runs: the Debian
-# packages that are missing, the pinned ONNX Runtime builds and sample models
-# (tools/fetch-deps.sh), then a configure and build in ./build.
+# Sets up a fresh Debian 12 machine and builds rung in ./build. Two modes:
+#
+#   tools/bootstrap.sh          the main job: the few Debian packages `rung` itself
+#                               needs, the pinned ONNX Runtime builds and sample models
+#                               (tools/fetch-deps.sh), then only the CLI, its probe
+#                               worker and the simulated accelerator.
+#   tools/bootstrap.sh --tests  everything the test suite needs on top: GoogleTest,
+#                               Google Benchmark, Chromium, PostgreSQL, clang for the
+#                               fuzzers, ONNX's backend test data, fonts and images,
+#                               the software GPU; then the whole tree (tests,
+#                               benchmarks, fuzzers).
+#
 # Safe to run again: each step does only what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-PACKAGES=(g++ cmake make pkg-config ca-certificates
-          nlohmann-json3-dev libcli11-dev libfmt-dev libssl-dev libsqlite3-dev
-          libonnx-dev libprotobuf-dev protobuf-compiler
-          libgtest-dev libgmock-dev libbenchmark-dev
-          chromium python3-jsonschema libpng-dev libstb-dev python3-skimage
-          imagemagick fonts-dejavu-core fonts-liberation2 fonts-freefont-ttf
-          libpq-dev postgresql
-          libonnx-testdata
-          # The libFuzzer harnesses (fuzz/): clang and its fuzzer and sanitizer runtimes.
-          clang libclang-rt-14-dev
-          # The stock Vulkan loader, and what the software GPU adapter (Mesa 25's lavapipe,
-          # fetched by tools/fetch-deps.sh into the deps cache, never installed) links against.
-          libvulkan1 libllvm15 libelf1 libexpat1 libwayland-client0 libx11-xcb1 libxcb1 libxcb-dri3-0
-          libxcb-present0 libxcb-randr0 libxcb-shm0 libxcb-sync1 libxcb-xfixes0 libxshmfence1 libzstd1 zlib1g)
+mode=main
+case "${1:-}" in
+  "") ;;
+  --tests) mode=tests ;;
+  -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  *) echo "bootstrap: unknown argument '$1' (expected nothing or --tests)" >&2; exit 2 ;;
+esac
+started=$SECONDS
+
+# What the CLI links against, and npm for the fetch.
+MAIN_PACKAGES=(g++ cmake make pkg-config ca-certificates
+               nlohmann-json3-dev libcli11-dev libfmt-dev libssl-dev libsqlite3-dev
+               libonnx-dev libprotobuf-dev protobuf-compiler libstb-dev libpq-dev)
+# What only the tests, benchmarks and fuzzers need.
+TEST_PACKAGES=(libgtest-dev libgmock-dev libbenchmark-dev libpng-dev
+               chromium python3-jsonschema python3-skimage
+               imagemagick fonts-dejavu-core fonts-liberation2 fonts-freefont-ttf
+               postgresql libonnx-testdata
+               # The libFuzzer harnesses (fuzz/): clang and its fuzzer and sanitizer runtimes.
+               clang libclang-rt-14-dev
+               # The stock Vulkan loader, and what the software GPU adapter (Mesa 25's lavapipe,
+               # fetched by tools/fetch-deps.sh into the deps cache, never installed) links against.
+               libvulkan1 libllvm15 libelf1 libexpat1 libwayland-client0 libx11-xcb1 libxcb1 libxcb-dri3-0
+               libxcb-present0 libxcb-randr0 libxcb-shm0 libxcb-sync1 libxcb-xfixes0 libxshmfence1 libzstd1 zlib1g)
+
+packages=("${MAIN_PACKAGES[@]}")
+[ "$mode" = tests ] && packages+=("${TEST_PACKAGES[@]}")
 
 missing=()
-for p in "${PACKAGES[@]}"; do
+for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 # npm fetches the pinned tarballs; a Node.js from elsewhere may already bring it.
 command -v npm >/dev/null || missing+=(npm)
+
+# Say up front what is about to happen and roughly how long it takes (measured on a
+# fresh 2-core machine; see the README's "The two commands").
+if [ "$mode" = main ]; then
+  echo "bootstrap: the main job: ${#missing[@]} Debian packages to install, the pinned ONNX Runtime builds and sample models to fetch (about 120 MB, once), then the CLI, its worker and the simulated accelerator to build; about 7 minutes on a fresh 2-core machine, seconds when nothing is missing" >&2
+else
+  echo "bootstrap: the tests: ${#missing[@]} Debian packages to install (Chromium, PostgreSQL and clang among them), the software GPU to fetch, then the whole tree to build (tests, benchmarks, fuzzers); about 30 minutes on a fresh 2-core machine" >&2
+fi
 
 if [ ${#missing[@]} -gt 0 ]; then
   sudo=""
@@ -36,7 +66,12 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-tools/fetch-deps.sh
+# The software GPU (lavapipe) serves only `--software-gpu` and its tests.
+if [ "$mode" = main ]; then
+  RUNG_SKIP_SOFTWARE_GPU="${RUNG_SKIP_SOFTWARE_GPU:-1}" tools/fetch-deps.sh
+else
+  tools/fetch-deps.sh
+fi
 # rung quantise's calibration and holdout sets (real prose rendered by ImageMagick,
 # seeded, never committed) take minutes to render and no test needs them: made
 # only when asked (RUNG_MAKE_QUANTISE_SETS=1), skipped when already made.
@@ -46,6 +81,18 @@ if [ "${RUNG_MAKE_QUANTISE_SETS:-0}" = 1 ]; then
 fi
 
 jobs="$(nproc 2>/dev/null || echo 2)"
-# The fuzzers are built too, so the test run smoke-runs each (fuzz.* tests).
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRUNG_BUILD_FUZZERS=ON >/dev/null
-cmake --build build -j"$jobs"
+if [ "$mode" = main ]; then
+  # A first configure leaves the tests out (their packages may be missing); a tree the
+  # tests command already configured keeps its options, and only the main targets build.
+  options=()
+  [ -f build/CMakeCache.txt ] || options=(-DRUNG_BUILD_TESTS=OFF -DRUNG_BUILD_BENCHMARKS=OFF -DRUNG_BUILD_FUZZERS=OFF)
+  cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo "${options[@]}" >/dev/null
+  cmake --build build -j"$jobs" --target rung_cli rung_probe_worker rung_sim_ep
+else
+  # The fuzzers are built too, so the test run smoke-runs each (fuzz.* tests).
+  cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+        -DRUNG_BUILD_TESTS=ON -DRUNG_BUILD_BENCHMARKS=ON -DRUNG_BUILD_FUZZERS=ON >/dev/null
+  cmake --build build -j"$jobs"
+fi
+elapsed=$((SECONDS - started))
+echo "bootstrap: $mode ready in $((elapsed / 60)) min $((elapsed % 60)) s" >&2

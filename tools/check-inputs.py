@@ -111,7 +111,7 @@ def main():
     for p in problems:
         print(p)
     if problems:
-        print(f"{len(problems)} way(s) around src/os/'s readers (tools/check-inputs.py; the README's \"Files from outside\")", file=sys.stderr)
+        print(f"{len(problems)} way(s) around src/os/'s readers (tools/check-inputs.py; docs/files-and-fuzzing.md)", file=sys.stderr)
         return 1
     return 0
 

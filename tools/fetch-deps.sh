@@ -23,7 +23,7 @@ PACKAGES=(
 
 # Opt-in, never by default or in CI (RUNG_FETCH_GPU_PROVIDERS=1, or --gpu-providers):
 # ONNX Runtime 1.29's CUDA and TensorRT provider files, built against CUDA 13, cuDNN 9
-# and TensorRT 10 (a 179 MB tarball), for the manual check in the README's "What a
+# and TensorRT 10 (a 179 MB tarball), for the manual check in docs/doctor.md's "What a
 # rung needs" and for a GPU machine.
 if [ "${RUNG_FETCH_GPU_PROVIDERS:-0}" = 1 ] || [[ " $* " == *" --gpu-providers "* ]]; then
   PACKAGES+=("com.github.asus4.onnxruntime.linux-x64-gpu@0.4.9|2b459e0c17f340c92970c10ed86de4f37a3009f93c14053e6ad4334cbb6be412|gpu-providers/onnxruntime-1.29|Plugins/Linux/x64/libonnxruntime_providers_cuda.so Plugins/Linux/x64/libonnxruntime_providers_tensorrt.so Plugins/Linux/x64/libonnxruntime_providers_shared.so")

@@ -224,7 +224,9 @@ class Bench:
         code, _ = run(["cmake", "-S", self.tree, "-B", self.build, "-DCMAKE_BUILD_TYPE=RelWithDebInfo",
                        "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache", "-DCMAKE_C_COMPILER_LAUNCHER=ccache",
                        # A mutant in the engine relinks librung_engine.so, not every program that loads it.
-                       "-DCMAKE_LINK_DEPENDS_NO_SHARED=ON"],
+                       "-DCMAKE_LINK_DEPENDS_NO_SHARED=ON",
+                       # One mutated file recompiles alone, not its whole batch.
+                       "-DRUNG_UNITY_BUILD=OFF"],
                       self.tree, self.args.timeout, self.log)
         return code == 0
 

@@ -23,6 +23,7 @@
 #include "rung/engine.h"
 #include "rung/image.h"
 #include "rung/pipeline.h"
+#include "rung/rung_names.h"
 
 namespace fs = std::filesystem;
 
@@ -230,7 +231,7 @@ int run(const Settings& s, rung::EngineOptions options) {
     fmt::print("{{\"report\":{}{}}}\n", report->json(), truth_part);
   } else {
     std::vector<std::string> ids;
-    for (const auto& [model, id] : report->model_ids) ids.push_back(fmt::format("{}={} on {}", model, id, report->model_rungs[model]));
+    for (const auto& [model, id] : report->model_ids) ids.push_back(fmt::format("{}={} on {}", model, id, rung::rung_display_name(report->model_rungs[model])));
     fmt::print("models: {}\n", fmt::join(ids, ", "));
     fmt::print("{}\n", (*engine)->about_line());
     fmt::print("{}", report->table());

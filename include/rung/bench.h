@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "rung/input_spec.h"
 #include "rung/model.h"
 #include "rung/result.h"
 #include "rung/runtime.h"
@@ -19,10 +20,26 @@
 
 namespace rung {
 
-using BenchModel = RegisteredModel;  // the same model the probe takes
+// One file to measure. Files given the same name are forms of one model (an
+// f32 file and its int8, fp16 or a16w8 forms, a compiled engine): the report
+// shows that model once, one row per form and rung, with each form's time
+// against the f32 form's on the same rung ("× f32").
+struct BenchModel {
+  std::string name;                 // the model's name: "ppocr_det_v4"
+  std::filesystem::path path;
+  InputSpec inputs;                 // how to feed it without the application (dims, fixed values, recorded tensors)
+  std::string form = {};            // the form's label ("f32", "i8", "trt"); "": the file's own numeric form's name
+};
+
+// --shape INPUT=1x3x640x640 as run_bench applies it (rung/input_spec.h parses it).
+using BenchShape = InputShape;
 
 struct BenchOptions {
   std::vector<BenchModel> models;
+  // Every model's input of this name gets this whole shape (its dynamic axes set,
+  // its fixed axes checked). kInvalidArgument naming the input when no model has
+  // it, its rank differs, a fixed axis differs or it exceeds max_tensor_bytes.
+  std::vector<BenchShape> shapes;
   std::vector<std::string> rungs;   // rung names to measure; empty: every rung of this device's ladder. The CPU always runs: it is the floor and the reference.
   int warmup = 3;                   // untimed runs after the first inference
   int runs = 30;                    // timed runs per rung and round
@@ -55,7 +72,19 @@ inline constexpr double kHighVariation = 0.10;  // a coefficient of variation ab
 enum class OutputMatch { kReference, kMatch, kMismatch, kNotCompared };
 const char* output_match_name(OutputMatch m);  // "reference", "match", "mismatch", "not compared"
 
+// A paired ratio and its interval, as the probe's speed rule computes them
+// (core/speed_rule.h): run k of this row over run k of the row it is against,
+// within the same round; the median of those ratios and its 99% sign-test
+// interval. With fewer than 8 pairs the interval is the pairs' whole range.
+struct PairedRatio {
+  double ratio = 0;
+  double low = 0;
+  double high = 0;
+  int pairs = 0;
+};
+
 struct BenchRow {
+  std::string model_form;           // the form (file) of the model this row ran: "f32", "i8" (the label, see BenchModel::form)
   std::string rung;                 // "cpu", "webgpu", a plugin's name
   std::string display;              // "CPU"
   std::string provider;             // "CPUExecutionProvider"
@@ -72,7 +101,9 @@ struct BenchRow {
   std::vector<double> round_p50_ms;
   double throughput_per_s = 0;      // timed runs / time they took (one stream)
   double peak_rss_mb = 0;           // the largest of the rounds' child processes
-  std::optional<double> ratio_to_floor;  // median over rounds of p50 / the CPU's p50 in the same round
+  std::optional<double> ratio_to_floor;  // x_floor's ratio (kept for records' readers)
+  std::optional<PairedRatio> x_floor;    // this row's time over the CPU floor's, the same form
+  std::optional<PairedRatio> x_f32;      // this row's time over the f32 form's on the same rung (absent without an f32 form)
   OutputMatch match = OutputMatch::kNotCompared;
   double max_abs_diff = 0;
   double max_rel_diff = 0;
@@ -93,6 +124,23 @@ struct BenchRow {
   bool computes_something_else() const { return match == OutputMatch::kMismatch; }
 };
 
+// One form of a model: one file.
+struct BenchFormReport {
+  std::string label;                // "f32", "i8": unique within the model
+  std::filesystem::path path;
+  std::string sha256;
+  std::string stable_sha256;
+  std::uintmax_t size_bytes = 0;
+  std::string form;                 // the file's own numeric form
+  std::string form_evidence;
+  std::string model_id;
+  std::int64_t opset = 0;
+  int nodes = 0;
+  std::string inputs_described;
+};
+
+// A model: the fields below describe its first form (its f32 form when it has
+// one), `forms` every form, and `rows` every form × rung, form by form.
 struct BenchModelReport {
   std::string name;
   std::filesystem::path path;
@@ -105,7 +153,8 @@ struct BenchModelReport {
   std::int64_t opset = 0;
   int nodes = 0;
   std::string inputs_described;
-  std::vector<BenchRow> rows;       // the CPU first, then the ladder's order
+  std::vector<BenchRow> rows;       // per form (in `forms`' order): the CPU first, then the ladder's order
+  std::vector<BenchFormReport> forms;
 };
 
 struct BenchReport {

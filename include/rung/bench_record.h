@@ -22,6 +22,16 @@ inline constexpr int kBenchRecordSchemaVersion = 2;
 // command line as typed (provenance).
 std::string bench_record_json(const BenchReport& report, const BenchModelReport& model, const std::string& command);
 
+// Every model's new record, as one JSON array (what `rung bench --json` prints).
+std::string bench_records_json(const BenchReport& report, const std::string& command);
+
+// One row per model × form × rung, RFC 4180 (CRLF line ends, quoted where needed),
+// a header line first: model, form, file, rung, rung_display, provider, build (ONNX
+// Runtime version), model_id, ok, build_cold_ms, build_cached_ms, first_ms, p50_ms,
+// p90_ms, p99_ms, cv, x_floor, x_floor_low, x_floor_high, x_f32, x_f32_low,
+// x_f32_high, placed_nodes, total_nodes, placed_time_share, verdict, reason.
+std::string bench_csv(const BenchReport& report);
+
 // `existing` with `addition`'s measurements appended. Refused (existing left
 // alone) when either is not a record of this schema version, or they are
 // records of different model files (SHA-256).

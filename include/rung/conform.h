@@ -84,6 +84,18 @@ struct ConformColumn {
   std::map<std::string, int> counts() const;  // outcome -> tests
 };
 
+// One row of the grid's summary: an operator, its tests, and their counts per rung.
+struct ConformOperator {
+  // "problem": some test did not pass on some rung (mismatch, runtime refused,
+  // rung cannot feed it, timed out, crashed); "not placed": none did, but some
+  // rung's provider left a test to the CPU; "pass": every test passed on every
+  // rung; "skipped": none of its tests is run (download stubs).
+  std::string group;
+  std::string name;                        // "Add"; "(not run)" for download stubs
+  std::vector<std::size_t> tests;          // indices into ConformReport::tests, in id order
+  std::vector<std::map<std::string, int>> counts;  // per column (ConformReport::columns order): outcome -> tests; "skipped" too
+};
+
 struct ConformReport {
   std::vector<std::filesystem::path> suites;
   std::string tolerance_name;
@@ -92,10 +104,19 @@ struct ConformReport {
   std::vector<ConformColumn> columns;
 
   std::size_t skipped() const;
+  // The operators: problems first, then "not placed", "pass", "skipped"; by name within each group.
+  std::vector<ConformOperator> operators() const;
+  // The columns a table shows, as indices into `columns`: the CPU's first, then
+  // the others as asked; rungs that could not start are left out (`unavailable_note`).
+  std::vector<std::size_t> shown_columns() const;
+  // The rungs that could not start, one line per reason: "TensorRT, CUDA: not available here — REASON"; empty when none.
+  std::vector<std::string> unavailable_note() const;
   std::string table() const;                        // the summary per rung
   std::string details(const std::string& column_id = "") const;  // every test that did not pass, with its reason
   std::string to_json(const std::string& command_line) const;    // schemas/conform-record.schema.json
-  std::string to_html() const;                      // the grid: operators x rungs, one cell per test and rung
+  // The grid: a row per operator with its counts per rung (problems first, the
+  // rest folded), its tests under it, one cell per test and rung; rungs that could not start in a note above it.
+  std::string to_html() const;
   // Atomically (a temporary name, then renamed): an error never leaves half a file.
   Status write_json(const std::filesystem::path& path, const std::string& command_line) const;
   Status write_html(const std::filesystem::path& path) const;

@@ -44,4 +44,29 @@ struct InputSpec {
   static Result<InputSpec> from_json_text(const std::string& text, const std::filesystem::path& base_dir = {});
 };
 
+// --shape INPUT=1x3x640x640: one input's whole shape, its values generated as
+// without it (seeded random, or zeros). Parsed here so every command reads it alike.
+struct InputShape {
+  std::string input;
+  std::vector<std::int64_t> dims;
+  std::string text;                 // as given, for messages
+};
+
+// "NAME=D1xD2x..." with every D a positive whole number (at most 2^31 - 1);
+// kInvalidArgument naming the text and the reason otherwise.
+Result<InputShape> parse_input_shape(const std::string& text);
+
+// An input as the model file declares it.
+struct DeclaredInput {
+  std::string name;
+  std::vector<std::int64_t> shape;  // -1 where dynamic
+  std::size_t element_bytes = 4;
+};
+
+// Sets `spec`'s dims for the shape's dynamic axes ("x:2" = 640) after checking it
+// against the model's inputs: kInvalidArgument naming the input when the model
+// has no such input, the rank differs, a fixed axis is another size, or the
+// tensor would exceed spec.max_tensor_bytes.
+Status apply_input_shape(InputSpec& spec, const InputShape& shape, const std::vector<DeclaredInput>& inputs);
+
 }  // namespace rung

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "rung/result.h"
@@ -35,5 +36,20 @@ Status check_output_paths(const std::vector<NamedPath>& outputs, const std::vect
 // A directory a command writes in and makes when missing (a cache): ok when
 // missing or a directory; kInvalidArgument when it is a file (an input, say).
 Status check_output_directory(const NamedPath& dir);
+
+}  // namespace rung
+
+namespace rung {
+
+// A command's output document (a JSON report, a CSV table): written under a
+// temporary name, fsync'd and renamed over `path`, so a reader never sees half
+// of it and an error leaves the old file as it was.
+Status write_output_file(const std::filesystem::path& path, std::string_view contents);
+
+// A model a command is given, checked before any work: a regular file this
+// process can open to read, else why not, naming it ("PATH: does not exist",
+// "PATH: is a directory, not a file", "PATH: cannot be read: Permission denied").
+// It is opened without blocking (a FIFO is refused, not waited on) and not read.
+Status check_model_file(const std::filesystem::path& path);
 
 }  // namespace rung

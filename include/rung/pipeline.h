@@ -48,7 +48,7 @@ inline constexpr double kMaxUnclipRatio = 10;
 struct PipelineOptions {
   // Model names registered with the engine; an empty classifier reads every line as it stands.
   std::string detector = "ppocr_det_v4";
-  std::string classifier = "ppocr_cls_v2";
+  std::string classifier = "ppocr_cls";
   std::string recogniser = "ppocr_rec_v4";
   int decode_threads = 2;
   // Threads running the recogniser at once on its one session (the heaviest

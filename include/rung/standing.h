@@ -45,6 +45,15 @@ Result<std::vector<RungStanding>> ladder_standing(const Ladder& ladder, const Ru
                                                   const std::vector<std::filesystem::path>& plugin_dirs = {},
                                                   bool allow_writable_plugins = false);
 
+// The one sentence that says why `rung` cannot run on `build`, decided before
+// anything loads it: "not in ONNX Runtime 1.29.0" (when build.providers is known),
+// or a file of its own absent or from another ONNX Runtime ("ONNX Runtime's
+// TensorRT provider (libonnxruntime_providers_tensorrt.so) is not beside
+// libonnxruntime.so.1"). Empty when it may run. Doctor's standing, the probe,
+// bench, conform, parity and prepare all give this sentence for these causes,
+// never ONNX Runtime's own words for the load that would fail.
+std::string rung_blocked_reason(const RungSpec& rung, const RuntimeBuild& build);
+
 // One line for an about screen: "CPU · ONNX Runtime 1.30.0 · 3 builds found".
 std::string about_line(const std::string& rung_display, const RuntimeDiscovery& discovery);
 

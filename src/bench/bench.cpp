@@ -10,12 +10,15 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <sstream>
 #include <utility>
 
 #include "core/forms.h"
 #include "core/thread_limit.h"
 #include "core/sample_stats.h"
+#include "core/speed_rule.h"
+#include "graph/onnx_file.h"
 #include "graph/model_file.h"
 #include "jobs/benchmark.h"
 #include "jobs/runner.h"
@@ -24,6 +27,7 @@
 #include "os/utc_now.h"
 #include "os/work_dir.h"
 #include "os/worker_location.h"
+#include "rung/standing.h"
 #include "runtime/clean_error.h"
 #include "runtime/plugin_rungs.h"
 #include "session/tensor_file.h"
@@ -71,6 +75,7 @@ struct Cell {
   bool failed = false;
   std::string failure_class, failure_reason;
   std::vector<double> runs, bare_runs, cached_builds;
+  std::map<int, std::vector<double>> round_runs;  // each round's timed runs, in order: the pairs of the paired ratios
   std::map<int, double> round_p50;
   std::map<int, fs::path> round_outputs;
   std::optional<double> build_cold_ms;
@@ -111,14 +116,22 @@ ChildRun judged(const JobOutcome& outcome) {
 // Runs one model on one rung for one round in a child process.
 class Runner {
  public:
+  // "det" for a model of one form, "det:i8" for one of several.
+  std::string shown_name(const BenchModel& model) const {
+    const auto forms = std::count_if(o_.models.begin(), o_.models.end(), [&](const BenchModel& m) { return m.name == model.name; });
+    return forms > 1 ? model.name + ":" + model.form : model.name;
+  }
+
   Runner(const BenchOptions& o, const RuntimeBuild& build, fs::path worker, fs::path work)
       : o_(o), build_(build), jobs_(std::move(worker)), work_(std::move(work)) {}
 
   fs::path round_dir(const BenchModel& model, const RungSpec& rung, int round) const {
-    return work_ / sanitize(model.name) / sanitize(rung.name) / fmt::format("round{}", round);
+    return work_ / sanitize(model.name + "." + model.form) / sanitize(rung.name) / fmt::format("round{}", round);
   }
 
   ChildRun run(const BenchModel& model, const RungSpec& rung, bool fp16, int round, const InputSpec& spec) {
+    // A rung that cannot run here is not started: its row gives the standing's sentence (rung/standing.h).
+    if (std::string why = rung_blocked_reason(rung, build_); !why.empty()) return {false, "provider_unavailable", why, {}};
     const fs::path dir = round_dir(model, rung, round);
     std::error_code ec;
     fs::remove_all(dir, ec);
@@ -127,11 +140,11 @@ class Runner {
     // Progress: the child rewrites its runs-done count; the runner's wait reads it.
     std::function<void()> on_wait;
     if (o_.on_progress) {
-      o_.on_progress(model.name, rung.display, round, 0, job.runs);
+      o_.on_progress(shown_name(model), rung.display, round, 0, job.runs);
       on_wait = [&] {
         int done = 0, total = job.runs;
         std::istringstream in(read_input_file_if_usable(job.progress_file, FileKind::kText).value_or(""));
-        if (in >> done >> total && done > 0) o_.on_progress(model.name, rung.display, round, done, total);
+        if (in >> done >> total && done > 0) o_.on_progress(shown_name(model), rung.display, round, done, total);
       };
     }
     return judged(jobs_.run({"bench", job, o_.deadline, dir, on_wait}));
@@ -154,7 +167,7 @@ class Runner {
     job.duration_s = o_.duration_s;
     job.seed = o_.seed;
     job.outputs_dir = dir / "outputs";
-    job.engine_dir = work_ / sanitize(model.name) / sanitize(rung.name) / "engine";
+    job.engine_dir = work_ / sanitize(model.name + "." + model.form) / sanitize(rung.name) / "engine";
     job.cold = round == 0;
     job.profile = round == 0;
     job.compare_bare = o_.compare_bare && rung.append == AppendMethod::kNone;
@@ -306,6 +319,7 @@ void add_run(Cell& cell, const BenchJobResult& r, int round, const fs::path& out
   }
   if (r.build_cached_ms) cell.cached_builds.push_back(*r.build_cached_ms);
   cell.runs.insert(cell.runs.end(), r.run_ms.begin(), r.run_ms.end());
+  cell.round_runs[round] = r.run_ms;
   cell.bare_runs.insert(cell.bare_runs.end(), r.bare_run_ms.begin(), r.bare_run_ms.end());
   cell.round_p50[round] = median(r.run_ms);
   cell.round_outputs[round] = outputs;
@@ -339,7 +353,7 @@ Result<Measured> measure(const BenchOptions& o, const std::vector<ModelFileFacts
       if (i == 0 && !run.ok) {
         // The CPU is the floor and the reference: a model it cannot run is the caller's input problem.
         std::string fed = run.result.inputs_described.empty() ? "" : fmt::format(" (inputs fed: {})", run.result.inputs_described);
-        return Error{ErrorCode::kInvalidArgument, fmt::format("model {}: the CPU rung cannot run it: {}{}", model.name, run.reason, fed)};
+        return Error{ErrorCode::kInvalidArgument, fmt::format("model {}: the CPU rung cannot run it: {}{}", runner.shown_name(model), run.reason, fed)};
       }
       if (!run.ok) {
         cell.failed = true;
@@ -373,6 +387,24 @@ void compare_with_reference(const std::vector<Tensor>& reference, const Cell& c,
   if (row.match == OutputMatch::kReference) row.match_detail = "the reference: other rows are compared with this one";
 }
 
+// Run k of `c` over run k of `against` in each round both ran: the speed rule's
+// median and sign-test interval of those ratios (core/speed_rule.h).
+std::optional<PairedRatio> paired_ratio(const Cell& c, const Cell& against) {
+  if (c.failed || against.failed) return std::nullopt;
+  std::vector<double> ratios;
+  for (const auto& [round, runs] : c.round_runs) {
+    auto f = against.round_runs.find(round);
+    if (f == against.round_runs.end()) continue;
+    const std::size_t n = std::min(runs.size(), f->second.size());
+    for (std::size_t k = 0; k < n; ++k) {
+      if (f->second[k] > 0) ratios.push_back(runs[k] / f->second[k]);
+    }
+  }
+  if (ratios.empty()) return std::nullopt;
+  const SpeedJudgement j = judge_speed(ratios, SpeedRule{});
+  return PairedRatio{j.ratio, j.low, j.high, j.pairs};
+}
+
 // The figures of a row that ran: latency, throughput, memory, ratios paired within a round.
 void fill_figures(const Cell& c, const Cell& floor, BenchRow& row) {
   row.build_cold_ms = c.build_cold_ms;
@@ -386,18 +418,14 @@ void fill_figures(const Cell& c, const Cell& floor, BenchRow& row) {
   row.peak_rss_mb = c.peak_rss_kb / 1024.0;
   row.evidence = c.evidence;
   // Ratios are paired within a round: both sides ran minutes apart at most, on the same machine state.
-  std::vector<double> ratios;
-  for (const auto& [round, p50] : c.round_p50) {
-    auto f = floor.round_p50.find(round);
-    if (f != floor.round_p50.end() && f->second > 0) ratios.push_back(p50 / f->second);
-  }
-  if (!ratios.empty()) row.ratio_to_floor = median(ratios);
+  row.x_floor = paired_ratio(c, floor);
+  if (row.x_floor) row.ratio_to_floor = row.x_floor->ratio;
   if (!c.bare_runs.empty()) row.bare_p50_ms = median(c.bare_runs);
 }
 
 // What a reader must not miss about a row: a provider that ran nothing, noisy figures, overhead against the bare loop.
-void warn_about(const Cell& c, bool is_floor, const std::string& model, BenchRow& row, std::vector<std::string>& warnings) {
-  const RungSpec& rung = *c.rung;
+void warn_about(const Cell& c, bool is_floor, const std::string& model, const std::string& shown_rung, BenchRow& row,
+                std::vector<std::string>& warnings) {
   // Which provider ran the nodes: a rung that ran none is the CPU with extra steps.
   if (c.placement.known) {
     row.placement = BenchRow::Placement{c.placement.accelerated_nodes(), c.placement.total_nodes(), c.placement.accelerated_time_share(),
@@ -406,30 +434,31 @@ void warn_about(const Cell& c, bool is_floor, const std::string& model, BenchRow
   if (!is_floor && c.placement.known && c.placement.total_nodes() > 0) {
     if (c.placement.accelerated_nodes() == 0) {
       row.evidence.push_back("every node ran on CPUExecutionProvider: this row measures the CPU");
-      warnings.push_back(fmt::format("{} on {}: the provider ran no node; its figures are the CPU's", rung.display, model));
+      warnings.push_back(fmt::format("{} on {}: the provider ran no node; its figures are the CPU's", shown_rung, model));
     }
   }
   if (row.high_variation()) {
     warnings.push_back(fmt::format("{} on {}: coefficient of variation {:.1f}% (above {:.0f}%): the figures are noisy; "
                                    "close other work or raise --runs",
-                                   rung.display, model, row.latency.cv * 100, kHighVariation * 100));
+                                   shown_rung, model, row.latency.cv * 100, kHighVariation * 100));
   }
   if (row.bare_p50_ms && *row.bare_p50_ms > 0) {
     double ratio = row.latency.p50 / *row.bare_p50_ms;
     row.evidence.push_back(fmt::format("bare OrtApi::Run loop in the same process, interleaved: p50 {:.4f} ms; rung's p50 / bare p50 = {:.4f}",
                                        *row.bare_p50_ms, ratio));
     if (std::abs(ratio - 1) > 0.03) {
-      warnings.push_back(fmt::format("{} on {}: rung's p50 is {:.1f}% off the bare C API loop's (target: within 3%)", rung.display,
+      warnings.push_back(fmt::format("{} on {}: rung's p50 is {:.1f}% off the bare C API loop's (target: within 3%)", shown_rung,
                                      model, (ratio - 1) * 100));
     }
   }
 }
 
 BenchRow make_row(const BenchOptions& o, const BenchModel& model, const ModelFileFacts& facts, const Cell& c, const Cell& floor,
-                  const std::vector<Tensor>& reference, std::vector<std::string>& warnings) {
+                  const std::vector<Tensor>& reference, bool several_forms, std::vector<std::string>& warnings) {
   const RungSpec& rung = *c.rung;
   const bool is_floor = &c == &floor;
   BenchRow row;
+  row.model_form = model.form;
   row.rung = rung.name;
   row.display = rung.display;
   row.provider = rung.provider;
@@ -450,41 +479,159 @@ BenchRow make_row(const BenchOptions& o, const BenchModel& model, const ModelFil
   // An fp16 engine is held to the fp16 tolerance: its model id already says it computes in f16.
   row.tolerance = Tolerance::for_forms(facts.form, form, o.tolerance);
   compare_with_reference(reference, c, is_floor, row);
-  warn_about(c, is_floor, model.name, row, warnings);
+  warn_about(c, is_floor, model.name, several_forms ? fmt::format("{} ({})", rung.display, model.form) : rung.display, row, warnings);
   return row;
 }
 
-BenchModelReport model_report(const BenchOptions& o, std::size_t m, const ModelFileFacts& facts, const Measured& got,
-                              std::vector<std::string>& warnings) {
-  const BenchModel& model = o.models[m];
+BenchFormReport form_report(const BenchModel& model, const ModelFileFacts& facts, const std::string& inputs_described) {
+  BenchFormReport f;
+  f.label = model.form;
+  f.path = fs::absolute(model.path);
+  f.sha256 = facts.sha256;
+  f.stable_sha256 = facts.stable_sha256;
+  f.size_bytes = facts.size_bytes;
+  f.form = numeric_form_name(facts.form);
+  f.form_evidence = facts.form_evidence;
+  f.model_id = model_id(model.name, facts.form);
+  f.opset = facts.opset;
+  f.nodes = facts.nodes;
+  f.inputs_described = inputs_described;
+  return f;
+}
+
+// The f32 form of a model's entries (`members`): the one labelled f32, else the
+// only file in the f32 numeric form; none otherwise.
+std::optional<std::size_t> f32_member(const BenchOptions& o, const std::vector<ModelFileFacts>& facts, const std::vector<std::size_t>& members) {
+  for (std::size_t e : members) {
+    if (o.models[e].form == "f32") return e;
+  }
+  std::optional<std::size_t> found;
+  for (std::size_t e : members) {
+    if (facts[e].form != NumericForm::kF32) continue;
+    if (found) return std::nullopt;
+    found = e;
+  }
+  return found;
+}
+
+// One model: every form (entry) of it, the f32 form first, each form's rungs.
+BenchModelReport model_report(const BenchOptions& o, const std::vector<std::size_t>& members_given, const std::vector<ModelFileFacts>& facts,
+                              const Measured& got, std::vector<std::string>& warnings) {
+  const auto f32 = f32_member(o, facts, members_given);
+  std::vector<std::size_t> members = members_given;
+  if (f32) std::stable_partition(members.begin(), members.end(), [&](std::size_t e) { return e == *f32; });
   BenchModelReport mr;
-  mr.name = model.name;
-  mr.path = fs::absolute(model.path);
-  mr.sha256 = facts.sha256;
-  mr.stable_sha256 = facts.stable_sha256;
-  mr.size_bytes = facts.size_bytes;
-  mr.form = numeric_form_name(facts.form);
-  mr.form_evidence = facts.form_evidence;
-  mr.model_id = model_id(model.name, facts.form);
-  mr.opset = facts.opset;
-  mr.nodes = facts.nodes;
-  mr.inputs_described = got.inputs_described[m];
-  const Cell& floor = got.cells[m][0];
-  const auto reference = read_outputs(floor.round_outputs.at(0));
-  for (const Cell& c : got.cells[m]) mr.rows.push_back(make_row(o, model, facts, c, floor, reference, warnings));
+  for (std::size_t e : members) mr.forms.push_back(form_report(o.models[e], facts[e], got.inputs_described[e]));
+  const BenchFormReport& first = mr.forms.front();
+  mr.name = o.models[members.front()].name;
+  mr.path = first.path;
+  mr.sha256 = first.sha256;
+  mr.stable_sha256 = first.stable_sha256;
+  mr.size_bytes = first.size_bytes;
+  mr.form = first.form;
+  mr.form_evidence = first.form_evidence;
+  mr.model_id = first.model_id;
+  mr.opset = first.opset;
+  mr.nodes = first.nodes;
+  mr.inputs_described = first.inputs_described;
+  for (std::size_t e : members) {
+    const Cell& floor = got.cells[e][0];
+    const auto reference = read_outputs(floor.round_outputs.at(0));
+    for (std::size_t i = 0; i < got.cells[e].size(); ++i) {
+      const Cell& c = got.cells[e][i];
+      BenchRow row = make_row(o, o.models[e], facts[e], c, floor, reference, members.size() > 1, warnings);
+      if (f32 && row.ok) row.x_f32 = paired_ratio(c, got.cells[*f32][i]);
+      mr.rows.push_back(std::move(row));
+    }
+  }
   return mr;
+}
+
+// Each entry's form label (its own, else its file's numeric form), checked
+// unique within its model; then the --shape options applied to every entry.
+Status label_forms(BenchOptions& o, const std::vector<ModelFileFacts>& facts) {
+  for (std::size_t e = 0; e < o.models.size(); ++e) {
+    BenchModel& m = o.models[e];
+    if (m.form.empty()) m.form = numeric_form_name(facts[e].form);
+    for (std::size_t k = 0; k < e; ++k) {
+      if (o.models[k].name == m.name && o.models[k].form == m.form) {
+        return Error{ErrorCode::kInvalidArgument,
+                     fmt::format("model {}: {} and {} are both its '{}' form; give each form its own label as NAME:FORM=PATH "
+                                 "(e.g. {}:{}b={})",
+                                 m.name, o.models[k].path.string(), m.path.string(), m.form, m.name, m.form, m.path.string())};
+      }
+    }
+  }
+  return {};
+}
+
+std::size_t element_bytes(int elem_type) {
+  switch (elem_type) {
+    case onnx::TensorProto::DOUBLE: case onnx::TensorProto::INT64: case onnx::TensorProto::UINT64: return 8;
+    case onnx::TensorProto::FLOAT16: case onnx::TensorProto::BFLOAT16: case onnx::TensorProto::INT16: case onnx::TensorProto::UINT16: return 2;
+    case onnx::TensorProto::INT8: case onnx::TensorProto::UINT8: case onnx::TensorProto::BOOL: return 1;
+    default: return 4;
+  }
+}
+
+// The graph's inputs as the file declares them (initializers excluded).
+Result<std::vector<DeclaredInput>> declared_inputs(const fs::path& file) {
+  auto model = read_onnx_model(file);
+  if (!model) return model.error();
+  std::set<std::string> initializers;
+  for (const auto& t : model->graph().initializer()) initializers.insert(t.name());
+  std::vector<DeclaredInput> out;
+  for (const auto& in : model->graph().input()) {
+    if (initializers.count(in.name())) continue;
+    DeclaredInput d;
+    d.name = in.name();
+    if (in.type().has_tensor_type()) {
+      const auto& t = in.type().tensor_type();
+      d.element_bytes = element_bytes(t.elem_type());
+      for (const auto& dim : t.shape().dim()) d.shape.push_back(dim.has_dim_value() && dim.dim_value() > 0 ? dim.dim_value() : -1);
+    }
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+Status apply_shapes(BenchOptions& o) {
+  if (o.shapes.empty()) return {};
+  std::vector<std::vector<DeclaredInput>> inputs;
+  for (const auto& m : o.models) {
+    auto d = declared_inputs(m.path);
+    if (!d) return Error{ErrorCode::kInvalidArgument, fmt::format("model {}: {}", m.name, d.error().message)};
+    inputs.push_back(std::move(*d));
+  }
+  for (const auto& shape : o.shapes) {
+    bool applied = false;
+    for (std::size_t e = 0; e < o.models.size(); ++e) {
+      const bool has = std::any_of(inputs[e].begin(), inputs[e].end(), [&](const DeclaredInput& d) { return d.name == shape.input; });
+      if (!has) continue;
+      if (auto s = apply_input_shape(o.models[e].inputs, shape, inputs[e]); !s) {
+        return Error{ErrorCode::kInvalidArgument, o.models.size() > 1 ? fmt::format("model {}: {}", o.models[e].name, s.error().message) : s.error().message};
+      }
+      applied = true;
+    }
+    if (!applied) return apply_input_shape(o.models.front().inputs, shape, inputs.front());  // names the input and the model's inputs
+  }
+  return {};
 }
 
 }  // namespace
 
-Result<BenchReport> run_bench(const BenchOptions& o) {
-  if (auto st = check_options(o); !st) return st.error();
+Result<BenchReport> run_bench(const BenchOptions& given) {
+  if (auto st = check_options(given); !st) return st.error();
+  BenchOptions o = given;
   BenchReport report;
   report.settings = o;
   report.settings.on_progress = nullptr;
   report.inputs_mode = !o.input_dir.empty() ? "recorded: " + o.input_dir.string() : o.zero_inputs ? "zeros" : "random";
   auto facts = inspect_models(o.models);
   if (!facts) return facts.error();
+  if (auto st = label_forms(o, *facts); !st) return st.error();
+  if (auto st = apply_shapes(o); !st) return st.error();
+  report.settings.models = o.models;
   auto setting = find_setting(o);
   if (!setting) return setting.error();
   describe_machine(*setting, report);
@@ -494,7 +641,14 @@ Result<BenchReport> run_bench(const BenchOptions& o) {
   Runner runner(o, *setting->build, setting->worker, work->path());
   auto measured = measure(o, *facts, setting->rungs, runner);
   if (!measured) return measured.error();
-  for (std::size_t m = 0; m < o.models.size(); ++m) report.models.push_back(model_report(o, m, (*facts)[m], *measured, report.warnings));
+  // Entries of one name are forms of one model, shown once, in the order their names first came.
+  std::vector<std::vector<std::size_t>> groups;
+  for (std::size_t e = 0; e < o.models.size(); ++e) {
+    auto g = std::find_if(groups.begin(), groups.end(), [&](const auto& members) { return o.models[members.front()].name == o.models[e].name; });
+    if (g == groups.end()) groups.push_back({e});
+    else g->push_back(e);
+  }
+  for (const auto& members : groups) report.models.push_back(model_report(o, members, *facts, *measured, report.warnings));
   return report;
 }
 

@@ -1,17 +1,19 @@
 #include "rung/bench_html.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
+#include "bench/ms_text.h"
 #include "core/html_text.h"
 #include "os/atomic_file.h"
 
 namespace rung {
 namespace {
 
-std::string ms(double v) { return v >= 100 ? fmt::format("{:.1f}", v) : v >= 1 ? fmt::format("{:.2f}", v) : fmt::format("{:.4f}", v); }
-std::string ms(const std::optional<double>& v) { return v ? ms(*v) : "–"; }
+std::string ms(double v) { return ms_text(v); }
+std::string ms(const std::optional<double>& v) { return v ? ms_text(*v) : "–"; }
 
 // A number for a rung that computes something else is never shown bare.
 std::string marked(const BenchRow& r, const std::string& text) {
@@ -29,6 +31,21 @@ std::string verdict_text(const BenchRow& r) {
     }
   }
   return "";
+}
+
+// "0.76× [0.71–0.80]", or "–".
+std::string ratio_text(const std::optional<PairedRatio>& p) {
+  return p ? fmt::format("{:.2f}× [{:.2f}–{:.2f}]", p->ratio, p->low, p->high) : "–";
+}
+
+// "212/418 61%": nodes the rung's provider ran, and their share of kernel time.
+std::string placed_text(const BenchRow& r) {
+  return r.placement ? fmt::format("{}/{} {:.0f}%", r.placement->placed_nodes, r.placement->total_nodes, r.placement->time_share * 100) : "–";
+}
+
+// "CPU", or "CPU · i8" when the model has several forms.
+std::string row_label(const BenchModelReport& m, const BenchRow& r) {
+  return m.forms.size() > 1 ? r.display + " · " + r.model_form : r.display;
 }
 
 const char* kStyle = R"(
@@ -69,21 +86,31 @@ std::string chart(const BenchReport& rep) {
     double top = 0, floor_p50 = 0;
     for (const auto& r : m.rows) {
       if (r.ok) top = std::max(top, r.latency.p50);
-      if (r.ok && r.match == OutputMatch::kReference) floor_p50 = r.latency.p50;
+      if (r.ok && r.match == OutputMatch::kReference && floor_p50 == 0) floor_p50 = r.latency.p50;  // the first form's floor
     }
     if (top <= 0) top = 1;
-    s += fmt::format("<g class=\"model\" data-model=\"{}\">\n<text class=\"model-title\" x=\"0\" y=\"{}\">{} · p50 latency, ms</text>\n",
-                     html_escape(m.name), y + 18, html_escape(m.model_id));
+    std::string title = m.model_id;
+    if (m.forms.size() > 1) {
+      std::vector<std::string> labels;
+      for (const auto& f : m.forms) labels.push_back(f.label);
+      title = m.name + " (forms " + fmt::format("{}", fmt::join(labels, ", ")) + ")";
+    }
+    s += fmt::format("<g class=\"model\" data-model=\"{}\">\n<text class=\"model-title\" x=\"0\" y=\"{}\">{} · p50 latency, ms, one scale</text>\n",
+                     html_escape(m.name), y + 18, html_escape(title));
     y += kTitleHeight;
     const int rows_top = y;
     for (const auto& r : m.rows) {
       const char* cls = !r.ok ? "failed" : r.match == OutputMatch::kMismatch ? "mismatch" : r.match == OutputMatch::kReference ? "reference" : "match";
       const double w = r.ok ? std::max(2.0, kBarWidth * r.latency.p50 / top) : 6.0;
-      s += fmt::format("<text x=\"0\" y=\"{}\">{}</text>\n", y + 17, html_escape(r.display));
-      s += fmt::format("<rect class=\"bar {}\" data-model=\"{}\" data-rung=\"{}\" x=\"{}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\"><title>{}</title></rect>\n",
-                       cls, html_escape(m.name), html_escape(r.rung), kLabelWidth, y + 4, w, kRowHeight - 8,
+      s += fmt::format("<text x=\"0\" y=\"{}\">{}</text>\n", y + 17, html_escape(row_label(m, r)));
+      s += fmt::format("<rect class=\"bar {}\" data-model=\"{}\" data-form=\"{}\" data-rung=\"{}\" x=\"{}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\"><title>{}</title></rect>\n",
+                       cls, html_escape(m.name), html_escape(r.model_form), html_escape(r.rung), kLabelWidth, y + 4, w, kRowHeight - 8,
                        html_escape(r.ok ? fmt::format("{} p50 {} ms", r.display, ms(r.latency.p50)) : r.failure_reason));
-      std::string label = r.ok ? fmt::format("{} ms · {}", ms(r.latency.p50), verdict_text(r)) : verdict_text(r);
+      // The chart's label is short (the table has every interval): p50, × floor with its interval, × f32, placement, verdict.
+      std::string label = r.ok ? fmt::format("{} ms · {} floor{} · {} placed · {}", ms(r.latency.p50), ratio_text(r.x_floor),
+                                             r.x_f32 && m.forms.size() > 1 ? fmt::format(" · {:.2f}× f32", r.x_f32->ratio) : "",
+                                             r.placement ? fmt::format("{:.0f}%", r.placement->time_share * 100) : "–", verdict_text(r))
+                               : verdict_text(r);
       if (r.ok && r.computes_something_else()) label = "≠ " + label;
       s += fmt::format("<text class=\"verdict {}\" x=\"{:.1f}\" y=\"{}\">{}</text>\n", cls, kLabelWidth + w + 8, y + 17, html_escape(label));
       y += kRowHeight;
@@ -92,7 +119,8 @@ std::string chart(const BenchReport& rep) {
       const double x = kLabelWidth + kBarWidth * floor_p50 / top;
       s += fmt::format("<line class=\"floor\" x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1}\" y2=\"{2}\"><title>CPU floor</title></line>\n", x,
                        rows_top, y);
-      s += fmt::format("<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">CPU floor</text>\n", x, rows_top - 2);
+      s += fmt::format("<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">CPU floor{}</text>\n", x, rows_top - 2,
+                       m.forms.size() > 1 ? " (" + html_escape(m.forms.front().label) + ")" : "");
     }
     s += "</g>\n";
     y += 12;
@@ -103,15 +131,17 @@ std::string chart(const BenchReport& rep) {
 
 std::string table(const BenchModelReport& m) {
   std::string s =
-      "<table class=\"bench\">\n<thead><tr><th>rung</th><th>model id</th><th>build cold</th><th>build cached</th><th>first</th>"
+      "<table class=\"bench\">\n<thead><tr><th>rung</th><th>form</th><th>model id</th><th>build cold</th><th>build cached</th><th>first</th>"
       "<th>min</th><th>p50</th><th>p90</th><th>p99</th><th>max</th><th>mean</th><th>cv</th><th>inf/s</th><th>peak MiB</th>"
-      "<th>× floor</th><th>output vs CPU</th></tr></thead>\n<tbody>\n";
+      "<th title=\"this row's time over the CPU floor's, the same form: paired runs, 99% interval\">× floor</th>"
+      "<th title=\"this form's time over the f32 form's on the same rung: paired runs, 99% interval\">× f32</th>"
+      "<th title=\"nodes the rung's provider ran, and their share of kernel time\">placed</th><th>output vs CPU</th></tr></thead>\n<tbody>\n";
   for (const auto& r : m.rows) {
     const char* cls = !r.ok ? "row failed" : r.computes_something_else() ? "row mismatch" : "row";
     if (!r.ok) {
-      s += fmt::format("<tr class=\"{}\" data-rung=\"{}\"><td>{}</td><td>{}</td><td colspan=\"13\" class=\"text\">failed ({}): {}</td>"
+      s += fmt::format("<tr class=\"{}\" data-rung=\"{}\" data-form=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td colspan=\"15\" class=\"text\">failed ({}): {}</td>"
                        "<td>not compared</td></tr>\n",
-                       cls, html_escape(r.rung), html_escape(r.display), html_escape(r.model_id), html_escape(r.failure_class), html_escape(r.failure_reason));
+                       cls, html_escape(r.rung), html_escape(r.model_form), html_escape(r.display), html_escape(r.model_form), html_escape(r.model_id), html_escape(r.failure_class), html_escape(r.failure_reason));
       continue;
     }
     const auto& l = r.latency;
@@ -119,13 +149,15 @@ std::string table(const BenchModelReport& m) {
     for (const auto& e : r.evidence) notes += (notes.empty() ? "" : "<br>") + html_escape(e);
     if (r.high_variation()) notes = fmt::format("<span class=\"warn\">cv above {:.0f}%: noisy</span>", kHighVariation * 100) + (notes.empty() ? "" : "<br>") + notes;
     s += fmt::format(
-        "<tr class=\"{}\" data-rung=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
-        "<td>{}</td><td>{}</td><td>{}</td><td>{:.1f}%</td><td>{}</td><td>{:.0f}</td><td>{}</td><td class=\"text\">{}</td></tr>\n"
-        "<tr class=\"notes\"><td></td><td colspan=\"16\" class=\"text\">{}</td></tr>\n",
-        cls, html_escape(r.rung), html_escape(r.display), html_escape(r.model_id), ms(r.build_cold_ms), ms(r.build_cached_ms), ms(r.first_run_ms),
+        "<tr class=\"{}\" data-rung=\"{}\" data-form=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+        "<td>{}</td><td>{}</td><td>{}</td><td>{:.1f}%</td><td>{}</td><td>{:.0f}</td><td class=\"x-floor\">{}</td><td class=\"x-f32\">{}</td>"
+        "<td class=\"placed\">{}</td><td class=\"text\">{}</td></tr>\n"
+        "<tr class=\"notes\"><td></td><td colspan=\"19\" class=\"text\">{}</td></tr>\n",
+        cls, html_escape(r.rung), html_escape(r.model_form), html_escape(r.display), html_escape(r.model_form), html_escape(r.model_id), ms(r.build_cold_ms), ms(r.build_cached_ms), ms(r.first_run_ms),
         marked(r, ms(l.min)), marked(r, ms(l.p50)), marked(r, ms(l.p90)), marked(r, ms(l.p99)), marked(r, ms(l.max)),
         marked(r, ms(l.mean)), l.cv * 100, marked(r, fmt::format("{:.1f}", r.throughput_per_s)), r.peak_rss_mb,
-        r.ratio_to_floor ? marked(r, fmt::format("{:.2f}", *r.ratio_to_floor)) : "–", html_escape(verdict_text(r)), notes);
+        r.x_floor ? marked(r, ratio_text(r.x_floor)) : "–", r.x_f32 ? marked(r, ratio_text(r.x_f32)) : "–", placed_text(r),
+        html_escape(verdict_text(r)), notes);
   }
   s += "</tbody>\n</table>\n";
   return s;
@@ -144,7 +176,9 @@ std::string bench_html(const BenchReport& rep, const std::string& command) {
                    rep.settings.threads == 0 ? std::string("ONNX Runtime's default") : std::to_string(rep.settings.threads),
                    html_escape(rep.date));
   s += fmt::format("<p class=\"env\">{} warm-up runs, {}, {} round{} (rung order rotated each round; ratios paired within a round); "
-                   "inputs: {}; each rung in its own process. Times in ms. ≠ marks a rung whose outputs differ from the CPU's: "
+                   "inputs: {}; each rung in its own process. Times in ms. × floor: a row's time over the CPU floor's for the same form; "
+                   "× f32: a form's time over the f32 form's on the same rung; both the median of paired run ratios with its 99% "
+                   "interval (the probe's speed rule). Placed: nodes the rung's provider ran and their share of kernel time. ≠ marks a rung whose outputs differ from the CPU's: "
                    "its numbers are for something else.</p>\n",
                    rep.settings.warmup,
                    rep.settings.duration_s > 0 ? fmt::format("timed for {:g} s", rep.settings.duration_s)
@@ -153,8 +187,16 @@ std::string bench_html(const BenchReport& rep, const std::string& command) {
   s += "<p class=\"env\">command: <code>" + html_escape(command) + "</code></p>\n";
   s += "<h2>p50 latency per rung</h2>\n" + chart(rep);
   for (const auto& m : rep.models) {
-    s += fmt::format("<h2>{}</h2>\n<p class=\"model-facts\">{} · {} · {} bytes · sha256 {} · opset {} · inputs: {}</p>\n", html_escape(m.model_id),
-                     html_escape(m.path.filename().string()), html_escape(m.form), m.size_bytes, html_escape(m.sha256), m.opset, html_escape(m.inputs_described));
+    s += fmt::format("<h2>{}</h2>\n", html_escape(m.forms.size() > 1 ? m.name : m.model_id));
+    if (m.forms.empty()) {
+      s += fmt::format("<p class=\"model-facts\">{} · {} · {} bytes · sha256 {} · opset {} · inputs: {}</p>\n", html_escape(m.path.filename().string()),
+                       html_escape(m.form), m.size_bytes, html_escape(m.sha256), m.opset, html_escape(m.inputs_described));
+    }
+    for (const auto& f : m.forms) {
+      s += fmt::format("<p class=\"model-facts\">{}{} · {} · {} bytes · sha256 {} · opset {} · inputs: {}</p>\n",
+                       m.forms.size() > 1 ? "form " + html_escape(f.label) + ": " : "", html_escape(f.path.filename().string()), html_escape(f.form),
+                       f.size_bytes, html_escape(f.sha256), f.opset, html_escape(f.inputs_described));
+    }
     s += table(m);
   }
   if (!rep.warnings.empty()) {

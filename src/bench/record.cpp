@@ -18,9 +18,16 @@ namespace {
 json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 json text_or_null(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
 
+json paired_json(const std::optional<PairedRatio>& p, const char* against) {
+  if (!p) return nullptr;
+  return {{"ratio", p->ratio}, {"ratio_low", p->low}, {"ratio_high", p->high}, {"pairs", p->pairs}, {"against", against},
+          {"interval", "99% sign-test interval of the median of paired run ratios (the probe's speed rule)"}};
+}
+
 json row_json(const BenchRow& r) {
   const Tolerance& tol = r.tolerance;
-  json j = {{"rung", r.rung},
+  json j = {{"model_form", text_or_null(r.model_form)},
+            {"rung", r.rung},
             {"rung_display", r.display},
             {"provider", r.provider},
             {"provider_version", text_or_null(r.provider_version)},
@@ -53,6 +60,8 @@ json row_json(const BenchRow& r) {
     j["high_variation"] = false;
     j["round_p50_ms"] = json::array();
     j["ratio_to_floor"] = nullptr;
+    j["x_floor"] = nullptr;
+    j["x_f32"] = nullptr;
     j["throughput_per_s"] = nullptr;
     j["peak_rss_mb"] = nullptr;
     j["bare_c_api_p50_ms"] = nullptr;
@@ -67,6 +76,8 @@ json row_json(const BenchRow& r) {
   j["high_variation"] = r.high_variation();
   j["round_p50_ms"] = r.round_p50_ms;
   j["ratio_to_floor"] = opt(r.ratio_to_floor);
+  j["x_floor"] = paired_json(r.x_floor, "the CPU floor, the same form");
+  j["x_f32"] = paired_json(r.x_f32, "the f32 form, the same rung");
   j["throughput_per_s"] = r.throughput_per_s;
   j["peak_rss_mb"] = r.peak_rss_mb;
   j["bare_c_api_p50_ms"] = opt(r.bare_p50_ms);
@@ -154,7 +165,25 @@ const char* output_match_name(OutputMatch m) {
   return "?";
 }
 
-std::string bench_record_json(const BenchReport& report, const BenchModelReport& m, const std::string& command) {
+json forms_json(const BenchModelReport& m) {
+  json forms = json::array();
+  for (const auto& f : m.forms) {
+    forms.push_back({{"label", f.label},
+                     {"file", f.path.filename().string()},
+                     {"sha256", f.sha256},
+                     {"stable_sha256", f.stable_sha256},
+                     {"size_bytes", f.size_bytes},
+                     {"form", f.form},
+                     {"form_evidence", f.form_evidence},
+                     {"model_id", f.model_id},
+                     {"opset", f.opset},
+                     {"nodes", f.nodes},
+                     {"inputs_described", f.inputs_described}});
+  }
+  return forms;
+}
+
+json record_document(const BenchReport& report, const BenchModelReport& m, const std::string& command) {
   json j = {{"schema", kBenchRecordSchema},
             {"schema_version", kBenchRecordSchemaVersion},
             {"model",
@@ -169,7 +198,68 @@ std::string bench_record_json(const BenchReport& report, const BenchModelReport&
               {"opset", m.opset},
               {"nodes", m.nodes}}},
             {"measurements", json::array({measurement_json(report, m, command)})}};
-  return j.dump(2) + "\n";
+  // The model's forms (files); "model" above is the first of them. A measurement's rows name their form.
+  if (!m.forms.empty()) j["model"]["forms"] = forms_json(m);
+  return j;
+}
+
+std::string bench_record_json(const BenchReport& report, const BenchModelReport& m, const std::string& command) {
+  return record_document(report, m, command).dump(2) + "\n";
+}
+
+std::string bench_records_json(const BenchReport& report, const std::string& command) {
+  json all = json::array();
+  for (const auto& m : report.models) all.push_back(record_document(report, m, command));
+  return all.dump(2) + "\n";
+}
+
+namespace {
+
+// RFC 4180: a field holding a comma, a quote or a line break is quoted, its quotes doubled.
+std::string csv_field(const std::string& v) {
+  if (v.find_first_of(",\"\r\n") == std::string::npos) return v;
+  std::string out = "\"";
+  for (char c : v) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+std::string number(double v) { return fmt::format("{:.6g}", v); }
+std::string number(const std::optional<double>& v) { return v ? number(*v) : ""; }
+
+}  // namespace
+
+std::string bench_csv(const BenchReport& report) {
+  const std::vector<std::string> header = {"model", "form", "file", "rung", "rung_display", "provider", "build", "model_id", "ok",
+                                           "build_cold_ms", "build_cached_ms", "first_ms", "p50_ms", "p90_ms", "p99_ms", "cv",
+                                           "x_floor", "x_floor_low", "x_floor_high", "x_f32", "x_f32_low", "x_f32_high",
+                                           "placed_nodes", "total_nodes", "placed_time_share", "verdict", "reason"};
+  std::string out;
+  auto line = [&](const std::vector<std::string>& fields) {
+    for (std::size_t i = 0; i < fields.size(); ++i) out += (i ? "," : "") + csv_field(fields[i]);
+    out += "\r\n";
+  };
+  line(header);
+  for (const auto& m : report.models) {
+    for (const auto& r : m.rows) {
+      std::string file;
+      for (const auto& f : m.forms) {
+        if (f.label == r.model_form) file = f.path.filename().string();
+      }
+      auto ratio = [](const std::optional<PairedRatio>& p, int which) {
+        if (!p) return std::string();
+        return number(which == 0 ? p->ratio : which == 1 ? p->low : p->high);
+      };
+      const std::string reason = r.ok ? (r.match == OutputMatch::kMismatch ? r.match_detail : "") : r.failure_class + ": " + r.failure_reason;
+      line({m.name, r.model_form, file, r.rung, r.display, r.provider, report.runtime_version, r.model_id, r.ok ? "true" : "false",
+            r.ok ? number(r.build_cold_ms) : "", r.ok ? number(r.build_cached_ms) : "", r.ok ? number(r.first_run_ms) : "",
+            r.ok ? number(r.latency.p50) : "", r.ok ? number(r.latency.p90) : "", r.ok ? number(r.latency.p99) : "",
+            r.ok ? number(r.latency.cv) : "", ratio(r.x_floor, 0), ratio(r.x_floor, 1), ratio(r.x_floor, 2), ratio(r.x_f32, 0),
+            ratio(r.x_f32, 1), ratio(r.x_f32, 2), r.placement ? std::to_string(r.placement->placed_nodes) : "",
+            r.placement ? std::to_string(r.placement->total_nodes) : "", r.placement ? number(r.placement->time_share) : "",
+            r.ok ? output_match_name(r.match) : "failed", reason});
+    }
+  }
+  return out;
 }
 
 Result<std::string> merge_bench_records(const std::string& existing, const std::string& addition) {

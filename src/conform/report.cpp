@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
@@ -10,6 +11,7 @@
 #include "os/atomic_file.h"
 #include "os/utc_now.h"
 #include "rung/conform.h"
+#include "rung/rung_names.h"
 
 namespace rung {
 namespace {
@@ -18,6 +20,14 @@ constexpr int kSchemaVersion = 1;
 
 // The short header of a table column: "cannot feed" for "rung cannot feed it".
 std::string header_of(const std::string& outcome) { return outcome == "rung cannot feed it" ? "cannot feed" : outcome; }
+
+// An outcome that makes its operator a problem: the test did not pass and not because the CPU ran it instead.
+bool is_problem(const std::string& outcome) { return outcome != "pass" && outcome != "not placed" && outcome != "skipped"; }
+
+int group_rank(const std::string& group) { return group == "problem" ? 0 : group == "not placed" ? 1 : group == "pass" ? 2 : 3; }
+
+// A rung's name for the note on rungs that could not start: its display name ("CUDA", "rung_sim_ep").
+std::string short_name(const ConformColumn& c) { return c.display.empty() ? rung_display_name(c.rung) : c.display; }
 
 }  // namespace
 
@@ -69,6 +79,61 @@ std::size_t ConformReport::skipped() const {
   return n;
 }
 
+std::vector<ConformOperator> ConformReport::operators() const {
+  std::map<std::string, std::vector<std::size_t>> by_op;
+  for (std::size_t i = 0; i < tests.size(); ++i) by_op[tests[i].op.empty() ? "(not run)" : tests[i].op].push_back(i);
+  std::vector<ConformOperator> out;
+  for (const auto& [name, indices] : by_op) {
+    ConformOperator op;
+    op.name = name;
+    op.tests = indices;
+    bool problem = false, not_placed = false, ran = false;
+    for (const auto& c : columns) {
+      std::map<std::string, int> n;
+      for (std::size_t i : indices) {
+        if (!c.unavailable.empty()) continue;
+        const std::string outcome = tests[i].skipped.empty() && i < c.results.size() ? c.results[i].outcome : "skipped";
+        ++n[outcome];
+        problem = problem || is_problem(outcome);
+        not_placed = not_placed || outcome == "not placed";
+        ran = ran || outcome != "skipped";
+      }
+      op.counts.push_back(std::move(n));
+    }
+    op.group = problem ? "problem" : not_placed ? "not placed" : ran ? "pass" : "skipped";
+    out.push_back(std::move(op));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const ConformOperator& a, const ConformOperator& b) { return group_rank(a.group) < group_rank(b.group); });
+  return out;
+}
+
+std::vector<std::size_t> ConformReport::shown_columns() const {
+  std::vector<std::size_t> out;
+  for (int cpu = 1; cpu >= 0; --cpu) {
+    for (std::size_t i = 0; i < columns.size(); ++i) {
+      if (columns[i].unavailable.empty() && (columns[i].rung == "cpu") == (cpu == 1)) out.push_back(i);
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> ConformReport::unavailable_note() const {
+  std::vector<std::pair<std::string, std::vector<std::string>>> by_reason;  // in the order asked
+  bool several_builds = false;
+  for (const auto& c : columns) several_builds = several_builds || c.runtime_version != columns.front().runtime_version;
+  for (const auto& c : columns) {
+    if (c.unavailable.empty()) continue;
+    std::string name = short_name(c);
+    if (several_builds) name += fmt::format(" (ONNX Runtime {})", c.runtime_version);
+    auto it = std::find_if(by_reason.begin(), by_reason.end(), [&](const auto& r) { return r.first == c.unavailable; });
+    if (it == by_reason.end()) it = by_reason.insert(by_reason.end(), {c.unavailable, {}});
+    if (std::find(it->second.begin(), it->second.end(), name) == it->second.end()) it->second.push_back(name);
+  }
+  std::vector<std::string> out;
+  for (const auto& [reason, names] : by_reason) out.push_back(fmt::format("{}: not available here — {}", fmt::join(names, ", "), reason));
+  return out;
+}
+
 std::string ConformReport::table() const {
   std::vector<std::string> suite_names;
   for (const auto& s : suites) suite_names.push_back(s.string());
@@ -76,22 +141,39 @@ std::string ConformReport::table() const {
                                 tests.size(), fmt::join(suite_names, ", "), tests.size() - skipped(), skipped(), tolerance_name,
                                 tolerance.atol, tolerance.rtol);
   std::size_t width = 4;
-  for (const auto& c : columns) width = std::max(width, c.label.size());
-  out += fmt::format("  {:<{}}", "rung", width);
-  for (const auto& name : conform_outcomes()) out += fmt::format("  {:>{}}", header_of(name), std::max<std::size_t>(header_of(name).size(), 5));
-  out += "\n";
-  for (const auto& c : columns) {
+  const auto shown = shown_columns();
+  for (std::size_t k : shown) width = std::max(width, columns[k].label.size());
+  if (!shown.empty()) {
+    out += fmt::format("  {:<{}}", "rung", width);
+    for (const auto& name : conform_outcomes()) out += fmt::format("  {:>{}}", header_of(name), std::max<std::size_t>(header_of(name).size(), 5));
+    out += "\n";
+  }
+  for (std::size_t k : shown) {
+    const ConformColumn& c = columns[k];
     out += fmt::format("  {:<{}}", c.label, width);
-    if (!c.unavailable.empty()) {
-      out += fmt::format("  unavailable: {}\n", c.unavailable);
-      continue;
-    }
     const auto counts = c.counts();
     for (const auto& name : conform_outcomes()) {
       out += fmt::format("  {:>{}}", counts.at(name), std::max<std::size_t>(header_of(name).size(), 5));
     }
     out += "\n";
   }
+  for (const auto& line : unavailable_note()) out += fmt::format("  {}\n", line);
+  // The grid's rows, counted as the grid groups them.
+  std::map<std::string, int> groups;
+  std::vector<std::string> problems;
+  for (const auto& op : operators()) {
+    ++groups[op.group];
+    if (op.group == "problem") problems.push_back(op.name);
+  }
+  std::string named;
+  if (!problems.empty()) {
+    const std::size_t listed = std::min<std::size_t>(problems.size(), 12);
+    named = fmt::format(" ({}{})", fmt::join(problems.begin(), problems.begin() + static_cast<std::ptrdiff_t>(listed), ", "),
+                        problems.size() > listed ? fmt::format(" and {} more", problems.size() - listed) : "");
+  }
+  const int ops = groups["problem"] + groups["not placed"] + groups["pass"] + groups["skipped"];
+  out += fmt::format("\n  {} operator{}: {} with problems{}, {} left to the CPU on some rung, {} passing on every rung, {} skipped\n", ops,
+                     ops == 1 ? "" : "s", groups["problem"], named, groups["not placed"], groups["pass"], groups["skipped"]);
   return out;
 }
 
@@ -115,7 +197,7 @@ std::string ConformReport::to_json(const std::string& command_line) const {
   for (const auto& c : columns) {
     cols.push_back({{"id", c.id},
                     {"label", c.label},
-                    {"rung", c.rung},
+                    {"rung", rung_id(c.rung)},  // the id, a plugin's too (rung/rung_names.h)
                     {"display", c.display},
                     {"provider", c.provider},
                     {"provider_options", c.provider_options},
@@ -149,7 +231,7 @@ std::string ConformReport::to_json(const std::string& command_line) const {
                       {"outcomes", conform_outcomes()},
                       {"columns", cols},
                       {"tests", tests_json}};
-  return j.dump(1);
+  return j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace);  // text that is not UTF-8 is replaced, never a throw
 }
 
 Status ConformReport::write_json(const std::filesystem::path& path, const std::string& command_line) const {

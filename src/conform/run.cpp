@@ -17,6 +17,7 @@
 #include "os/worker_location.h"
 #include "rung/conform.h"
 #include "rung/hardware.h"
+#include "rung/rung_names.h"
 #include "runtime/plugin_rungs.h"
 #include "runtime/resolver.h"
 #include "runtime/software_gpu.h"
@@ -143,12 +144,6 @@ void run_column(const ConformOptions& o, const JobRunner& runner, const fs::path
     return;
   }
   column.provider = ready->value("provider", "");
-  if (const RungSpec* spec = find_rung(column.rung)) {
-    column.display = adapter_display(*spec);
-  } else {
-    column.display = ready->value("rung", column.rung);
-  }
-  column.label = fmt::format("{} · ONNX Runtime {}", column.display, column.runtime_version);
   for (std::size_t i = 0; i < tests.size(); ++i) {
     if (!tests[i].skipped.empty()) {
       column.results[i] = {"skipped", tests[i].skipped, 0, 0, 0, 0, {}};
@@ -210,14 +205,13 @@ Result<ConformReport> run_conform(const ConformOptions& o) {
     if (!rt) return Error{rt.error().code, fmt::format("rung {}: {}", c.rung, rt.error().message)};
     ConformColumn column;
     column.rung = c.rung;
-    column.display = c.rung;
+    column.display = rung_display_name(c.rung);  // one display name per rung (rung/rung_names.h)
     column.provider_options = c.provider_options;
     column.runtime_version = rt->version;
     column.runtime_library = rt->library;
-    const std::string name = plugin ? plugin_rung_name(c.rung) : c.rung;
-    column.id = fmt::format("{}@{}", name, rt->version);
+    column.id = fmt::format("{}@{}", rung_id(c.rung), rt->version);
     for (const auto& [k, v] : c.provider_options) column.id += fmt::format(",{}={}", k, v);
-    column.label = fmt::format("{} · ONNX Runtime {}", name, rt->version);
+    column.label = fmt::format("{} · ONNX Runtime {}", column.display, rt->version);
     report.columns.push_back(std::move(column));
   }
   for (std::size_t i = 0; i < report.columns.size(); ++i) {

@@ -1,6 +1,10 @@
 #include "rung/input_spec.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <limits>
 
 #include <nlohmann/json.hpp>
 
@@ -88,6 +92,70 @@ Result<InputSpec> InputSpec::from_json_file(const std::filesystem::path& file) {
   auto spec = from_json_text(*text, file.parent_path());
   if (!spec) return Error{spec.error().code, fmt::format("{}: {}", file.string(), spec.error().message)};
   return spec;
+}
+
+}  // namespace rung
+
+namespace rung {
+
+Result<InputShape> parse_input_shape(const std::string& text) {
+  auto bad = [&](const std::string& why) {
+    return Error{ErrorCode::kInvalidArgument, fmt::format("--shape {}: {} (expected INPUT=1x3x640x640)", text, why)};
+  };
+  const auto eq = text.rfind('=');
+  if (eq == std::string::npos) return bad("no '='");
+  InputShape s;
+  s.text = text;
+  s.input = text.substr(0, eq);
+  if (s.input.empty()) return bad("no input name before '='");
+  const std::string dims = text.substr(eq + 1);
+  if (dims.empty()) return bad("no dimensions after '='");
+  std::size_t start = 0;
+  while (true) {
+    const auto x = dims.find_first_of("xX", start);
+    const std::string d = dims.substr(start, x == std::string::npos ? std::string::npos : x - start);
+    if (d.empty()) return bad("an empty dimension");
+    if (d.find_first_not_of("0123456789") != std::string::npos) return bad(fmt::format("dimension '{}' is not a positive whole number", d));
+    if (d.size() > 10 || std::stoll(d) > std::numeric_limits<std::int32_t>::max()) return bad(fmt::format("dimension {} is too large", d));
+    const std::int64_t v = std::stoll(d);
+    if (v < 1) return bad(fmt::format("dimension {} must be at least 1", d));
+    s.dims.push_back(v);
+    if (s.dims.size() > 64) return bad("more than 64 dimensions");
+    if (x == std::string::npos) break;
+    start = x + 1;
+  }
+  return s;
+}
+
+Status apply_input_shape(InputSpec& spec, const InputShape& shape, const std::vector<DeclaredInput>& inputs) {
+  auto it = std::find_if(inputs.begin(), inputs.end(), [&](const DeclaredInput& d) { return d.name == shape.input; });
+  if (it == inputs.end()) {
+    std::vector<std::string> names;
+    for (const auto& d : inputs) names.push_back(d.name);
+    return Error{ErrorCode::kInvalidArgument,
+                 fmt::format("--shape {}: the model has no input '{}' (its inputs: {})", shape.text, shape.input, fmt::join(names, ", "))};
+  }
+  if (it->shape.size() != shape.dims.size()) {
+    return Error{ErrorCode::kInvalidArgument, fmt::format("--shape {}: input '{}' has rank {}, not {}", shape.text, shape.input,
+                                                          it->shape.size(), shape.dims.size())};
+  }
+  long double bytes = static_cast<long double>(it->element_bytes);
+  for (std::size_t a = 0; a < shape.dims.size(); ++a) {
+    if (it->shape[a] >= 0 && it->shape[a] != shape.dims[a]) {
+      return Error{ErrorCode::kInvalidArgument, fmt::format("--shape {}: axis {} of input '{}' is fixed at {}, not {}", shape.text, a,
+                                                            shape.input, it->shape[a], shape.dims[a])};
+    }
+    bytes *= static_cast<long double>(shape.dims[a]);
+  }
+  if (bytes > static_cast<long double>(spec.max_tensor_bytes)) {
+    return Error{ErrorCode::kInvalidArgument,
+                 fmt::format("--shape {}: input '{}' would take {:.0f} MiB, more than the {} MiB allowed (--max-tensor-mb)", shape.text,
+                             shape.input, static_cast<double>(bytes / (1 << 20)), spec.max_tensor_bytes >> 20)};
+  }
+  for (std::size_t a = 0; a < shape.dims.size(); ++a) {
+    if (it->shape[a] < 0) spec.dims[fmt::format("{}:{}", shape.input, a)] = shape.dims[a];
+  }
+  return {};
 }
 
 }  // namespace rung

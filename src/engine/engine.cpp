@@ -19,6 +19,8 @@
 #include "engine/placement.h"
 #include "os/regular_file.h"
 #include "os/worker_location.h"
+#include "probe/cache.h"
+#include "probe/launch.h"
 #include "rung/probe.h"
 #include "runtime/clean_error.h"
 #include "runtime/plugin_rungs.h"
@@ -115,7 +117,19 @@ struct Engine::State {
   Hardware hardware;
   RuntimeDiscovery discovery;
   RuntimeBuild runtime;
+  // Made by the first session (ort_process()).
+  std::mutex process_mutex;
   OrtProcess* process = nullptr;
+
+  Result<OrtProcess*> ort_process() {
+    std::lock_guard lock(process_mutex);
+    if (process == nullptr) {
+      auto installed = OrtProcess::install(runtime);
+      if (!installed) return installed.error();
+      process = *installed;
+    }
+    return process;
+  }
   std::vector<RungSpec> ladder;  // plugins, the platform's rungs this build carries, the CPU
   int threads = 1;
   std::map<std::string, ModelChoice> choices;  // by choose_models
@@ -325,13 +339,19 @@ Result<std::shared_ptr<Engine>> Engine::start(EngineOptions options) {
   }
   auto state = std::make_shared<State>();
   state->hardware = detect_hardware(options.hardware_root);
-  auto discovery = discover_runtimes(options.runtimes, state->hardware);
-  if (!discovery) return discovery.error();
-  state->discovery = *discovery;
-  state->runtime = *discovery->chosen_build();
-  auto process = OrtProcess::install(state->runtime);
-  if (!process) return process.error();
-  state->process = *process;
+  // With a valid probe cache only the build it names is opened (probe/launch.h); the background probe checks the cache in full.
+  auto launch = discover_launch_runtimes(options.runtimes, state->hardware, probe_cache_file(options.cache_dir), /*allow_warm=*/true);
+  if (!launch) return launch.error();
+  state->discovery = std::move(launch->discovery);
+  state->runtime = *state->discovery.chosen_build();
+  // ONNX Runtime's environment (Ort::Env: some 20 ms of its own set-up in 1.30) is made when the first
+  // session opens, not here: a launch's decision needs none. Another build already in this process is
+  // refused now, as installing would refuse it.
+  if (const OrtProcess* running = OrtProcess::current(); running != nullptr && running->build().library != state->runtime.library) {
+    return Error{ErrorCode::kInvalidArgument,
+                 fmt::format("this process already runs ONNX Runtime {} ({}); cannot switch to {}", running->build().version,
+                             running->build().library.string(), state->runtime.library.string())};
+  }
   // As the probe will (RUNG_SOFTWARE_GPU=1), before the ladder names its rungs, so that both name WebGPU alike;
   // a failure here is the probe's to report.
   (void)lend_software_gpu_if_asked(false);
@@ -491,7 +511,9 @@ class JobImpl final : public Job {
     settings.intra_op_threads = state_->threads;
     settings.provider.fp16 = p.fp16;
     settings.provider.trt_workspace_bytes = state_->options.tensorrt_workspace_bytes;
-    auto session = open_session(*state_->process, p.file, settings);
+    auto process = state_->ort_process();
+    if (!process) return process.error();
+    auto session = open_session(**process, p.file, settings);
     if (!session) return session.error();
     auto prepared = prepare_session(std::move(*session));
     if (!prepared) return prepared.error();

@@ -9,6 +9,7 @@
 #include <chrono>
 
 #include "jobs/compile.h"
+#include "jobs/measure.h"
 #include "jobs/target_session.h"
 #include "runtime/clean_error.h"
 #include "session/inputs.h"
@@ -20,7 +21,6 @@ namespace fs = std::filesystem;
 namespace {
 
 using Clock = std::chrono::steady_clock;
-double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
 
 // Runs done so far, for the parent's progress line: written outside the timed

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "jobs/target_session.h"
+#include "jobs/worker.h"
 #include "jobs/worker_rung.h"
 #include "runtime/clean_error.h"
 
@@ -10,7 +11,6 @@ namespace rung {
 namespace fs = std::filesystem;
 namespace {
 
-nlohmann::json failed(const std::string& error) { return {{"ok", false}, {"error", error}}; }
 
 // The provider must attach before any test runs: a rung that cannot start at all
 // (no adapter, a provider library missing) is the rung's failure, not each test's.
@@ -67,11 +67,11 @@ void from_json(const nlohmann::json& j, ConformCaseResult& r) {
 }
 
 nlohmann::json conform_job_entry(const nlohmann::json& j, LineChannel* channel) {
-  if (channel == nullptr) return failed("a conform job answers over a channel; none was given");
+  if (channel == nullptr) return failed_result("a conform job answers over a channel; none was given");
   const ConformJob job = j.get<ConformJob>();
   OrtProcess* process = nullptr;
   auto resolved = open_column(job, *channel, process);
-  if (!resolved) return failed(resolved.error().message);
+  if (!resolved) return failed_result(resolved.error().message);
   for (std::string line; channel->receive(line) == LineChannel::Read::kLine;) {
     std::size_t index = 0;
     fs::path dir;
@@ -89,10 +89,10 @@ nlohmann::json conform_job_entry(const nlohmann::json& j, LineChannel* channel) 
     if (!error.empty()) {
       error = fmt::format("malformed request: {}", error);
       channel->send(nlohmann::json{{"done", nullptr}, {"error", error}}.dump());
-      return failed(error);
+      return failed_result(error);
     }
     const ConformCaseResult r = run_conform_case(*process, *resolved, dir);
-    if (!channel->send(nlohmann::json{{"done", index}, {"result", r}}.dump())) return failed("the parent closed the channel");
+    if (!channel->send(nlohmann::json{{"done", index}, {"result", r}}.dump())) return failed_result("the parent closed the channel");
   }
   return {{"ok", true}};
 }

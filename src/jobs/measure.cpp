@@ -10,10 +10,14 @@
 #include "session/tensor_file.h"
 
 namespace rung {
+
+double ms_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+}
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
-double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
 // One timed run; its time is appended to `times`.
 Status timed_run(Ort::Session& session, const std::vector<Tensor>& inputs, std::vector<double>& times) {

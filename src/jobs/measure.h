@@ -7,6 +7,7 @@
 // executable) or, in in-process mode, right here.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -64,5 +65,8 @@ ProbeJobResult run_probe_job(const ProbeJob& job);
 
 // The worker's entry for "probe" jobs.
 nlohmann::json probe_job_entry(const nlohmann::json& job, LineChannel* channel);
+
+// Milliseconds since `t` on the steady clock.
+double ms_since(std::chrono::steady_clock::time_point t);
 
 }  // namespace rung

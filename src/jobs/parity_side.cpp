@@ -6,6 +6,7 @@
 
 #include "jobs/parity_protocol.h"
 #include "jobs/target_session.h"
+#include "jobs/worker.h"
 #include "jobs/worker_rung.h"
 #include "os/json_input.h"
 #include "session/placement.h"
@@ -14,7 +15,6 @@
 namespace rung {
 namespace {
 
-nlohmann::json failed(const std::string& error) { return {{"ok", false}, {"error", error}}; }
 
 struct OpenSide {
   PreparedSession prepared;
@@ -91,10 +91,10 @@ Result<double> run_input(PreparedSession& side, const std::filesystem::path& dir
 }  // namespace
 
 nlohmann::json parity_job_entry(const nlohmann::json& j, LineChannel* channel) {
-  if (channel == nullptr) return failed("a parity job answers over a channel; none was given");
+  if (channel == nullptr) return failed_result("a parity job answers over a channel; none was given");
   const ParityJob job = j.get<ParityJob>();
   auto side = open_side(job, *channel);
-  if (!side) return failed(side.error().message);
+  if (!side) return failed_result(side.error().message);
   for (std::string line; channel->receive(line) == LineChannel::Read::kLine;) {
     std::size_t index = 0;
     std::filesystem::path dir;
@@ -105,7 +105,7 @@ nlohmann::json parity_job_entry(const nlohmann::json& j, LineChannel* channel) {
         problem = request.error().message;
       } else if (request->contains("placement")) {
         const std::filesystem::path inputs_dir = request->at("placement").get<std::string>();
-        if (!channel->send(placement_answer(*side, inputs_dir, job.outputs_dir / "profile").dump())) return failed("the parent closed the channel");
+        if (!channel->send(placement_answer(*side, inputs_dir, job.outputs_dir / "profile").dump())) return failed_result("the parent closed the channel");
         continue;
       } else {
         index = request->at("run");
@@ -117,11 +117,11 @@ nlohmann::json parity_job_entry(const nlohmann::json& j, LineChannel* channel) {
     if (!problem.empty()) {
       const std::string error = fmt::format("malformed request: {}", problem);
       channel->send(nlohmann::json{{"done", nullptr}, {"error", error}}.dump());
-      return failed(error);
+      return failed_result(error);
     }
     auto ms = run_input(side->prepared, dir, job.outputs_dir / std::to_string(index));
     const auto answer = ms ? nlohmann::json{{"done", index}, {"ms", *ms}} : nlohmann::json{{"done", index}, {"error", ms.error().message}};
-    if (!channel->send(answer.dump())) return failed("the parent closed the channel");
+    if (!channel->send(answer.dump())) return failed_result("the parent closed the channel");
   }
   return {{"ok", true}};
 }

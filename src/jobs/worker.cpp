@@ -17,6 +17,8 @@
 #include "os/read_file.h"
 
 namespace rung {
+
+nlohmann::json failed_result(const std::string& error) { return {{"ok", false}, {"error", error}}; }
 namespace {
 
 const JobKind* find_kind(std::span<const JobKind> kinds, std::string_view name) {

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "jobs/channel.h"
@@ -25,6 +26,9 @@ struct JobKind {
 // so no worker outlives the rung process that started it. Exit code 0 when
 // result.json was written, 1 when it could not be, 2 for a bad command line, 3
 // when the parent was gone.
+// A job's result when it failed: {"ok": false, "error": error}.
+nlohmann::json failed_result(const std::string& error);
+
 int worker_main(int argc, char** argv, std::span<const JobKind> kinds);
 
 }  // namespace rung

@@ -2,20 +2,24 @@
 
 #include <fmt/format.h>
 
+#include "rung/standing.h"
+#include "runtime/plugin_rungs.h"
+
 namespace rung {
 
 Result<RungSpec> resolve_rung(OrtProcess& process, const RungSpec& named) {
   if (!named.plugin_library.empty()) {
     auto eps = process.plugin_ep_names(named.plugin_library);
     if (!eps) return eps.error();
-    return plugin_rung(eps->front(), named.plugin_library);
+    // The rung's id is the library's (rung/rung_names.h); its provider is the EP it registers.
+    RungSpec rung = plugin_rung(plugin_rung_name(named.plugin_library), named.plugin_library);
+    rung.provider = eps->front();
+    return rung;
   }
   const RungSpec* rung = find_rung(named.name);
   if (rung == nullptr) return Error{ErrorCode::kInvalidArgument, fmt::format("unknown rung '{}'", named.name)};
-  if (!rung->provider.empty() && rung->append != AppendMethod::kNone && !process.build().has_provider(rung->provider)) {
-    return Error{ErrorCode::kUnsupported, fmt::format("ONNX Runtime {} at {} does not carry {}", process.build().version,
-                                                      process.build().library.string(), rung->provider)};
-  }
+  // Not in the build, or a file of its own absent: the standing's sentence, as every command says it.
+  if (std::string why = rung_blocked_reason(*rung, process.build()); !why.empty()) return Error{ErrorCode::kUnsupported, why};
   return *rung;
 }
 

@@ -8,6 +8,8 @@
 #include <cstring>
 #include <optional>
 
+#include "os/atomic_file.h"
+
 namespace rung {
 namespace fs = std::filesystem;
 namespace {
@@ -120,5 +122,7 @@ Status check_output_directory(const NamedPath& dir) {
   if (st && !S_ISDIR(st->st_mode)) return refused(fmt::format("{} {} is not a directory", dir.what, dir.path.string()));
   return {};
 }
+
+Status write_output_file(const fs::path& path, std::string_view contents) { return write_file_atomically(path, contents); }
 
 }  // namespace rung

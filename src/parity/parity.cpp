@@ -24,6 +24,8 @@
 #include "parity/inputs.h"
 #include "parity/side.h"
 #include "rung/limits.h"
+#include "rung/rung_names.h"
+#include "runtime/clean_error.h"
 #include "runtime/plugin_rungs.h"
 #include "runtime/resolver.h"
 #include "runtime/software_gpu.h"
@@ -78,11 +80,10 @@ Status await_ready(Side& s) {
       const char* what = stage == "runtime" ? "the ONNX Runtime build could not be used"
                          : stage == "rung"  ? "the rung is not available"
                                             : "the session could not be built";
-      return side_error(s, fmt::format("{}: {}", what, j.at("error").get<std::string>()));
+      return side_error(s, fmt::format("{}: {}", what, clean_error(j.at("error").get<std::string>())));
     }
     s.io = j.at("io").get<ModelIo>();
-    std::string rung = j.at("rung");
-    if (const RungSpec* spec = find_rung(s.spec->rung)) rung = adapter_display(*spec);  // "WebGPU on lavapipe (software)"
+    const std::string rung = rung_display_name(s.spec->rung);  // "WebGPU on lavapipe (software)", "rung_sim_ep"
     s.described = fmt::format("{} · {} · ONNX Runtime {} ({}){}", s.spec->model.filename().string(), rung, j.at("version").get<std::string>(),
                               s.runtime.library.parent_path().filename().string(),
                               s.spec->threads > 0 ? fmt::format(" · {} thread{}", s.spec->threads, s.spec->threads == 1 ? "" : "s") : "");

@@ -8,6 +8,7 @@
 #include "parity/side.h"
 #include "rung/cpus.h"
 #include "rung/hardware.h"
+#include "rung/rung_names.h"
 #include "runtime/plugin_rungs.h"
 
 namespace rung {
@@ -59,7 +60,7 @@ Result<ParitySide> ParitySide::parse(const std::string& spec) {
 
 std::string ParitySide::describe() const {
   if (stored()) return fmt::format("the outputs stored in {}", expected.string());
-  std::string s = fmt::format("{} on {}", model.filename().string(), rung.find('/') != std::string::npos ? std::filesystem::path(rung).filename().string() : rung);
+  std::string s = fmt::format("{} on {}", model.filename().string(), rung_display_name(rung));
   s += runtime.empty() ? ", the chosen ONNX Runtime build" : fmt::format(", ONNX Runtime {}", runtime);
   if (threads > 0) s += fmt::format(", {} thread{}", threads, threads == 1 ? "" : "s");
   for (const auto& [k, v] : provider_options) s += fmt::format(", {}={}", k, v);
@@ -78,8 +79,7 @@ ParitySideRun describe_side_run(const ParitySide& side, const std::string& runti
     run.model_sha256 = facts->sha256;
     run.model_stable_sha256 = facts->stable_sha256;
   }
-  const RungSpec named = named_rung(side.rung);
-  run.rung = named.plugin_library.empty() ? named.name : plugin_rung_name(named.plugin_library);
+  run.rung = rung_id(side.rung);
   run.runtime_version = runtime_version;
   run.device = detect_hardware("/").identity();
   return run;

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "rung/pipeline.h"
+#include "rung/rung_names.h"
 
 namespace rung {
 
@@ -15,7 +16,7 @@ std::string PipelineReport::table() const {
                        s.cpu_s, s.waiting_s, s.blocked_s, 100 * s.utilisation);
   }
   std::vector<std::string> ids;
-  for (const auto& [name, id] : model_ids) ids.push_back(fmt::format("{}={} on {}", name, id, model_rungs.count(name) ? model_rungs.at(name) : "?"));
+  for (const auto& [name, id] : model_ids) ids.push_back(fmt::format("{}={} on {}", name, id, model_rungs.count(name) ? rung_display_name(model_rungs.at(name)) : "?"));
   out += fmt::format("{} pages ({} failed) in {:.2f} s, {:.2f} pages/s, {}{} · bottleneck {} busy {:.1f}% of the wall-clock · {}\n",
                      pages, failed, wall_s, pages_per_second, sequential ? "sequential" : "pipelined", cancelled ? ", cancelled" : "",
                      bottleneck.empty() ? "-" : bottleneck, 100 * bottleneck_utilisation, fmt::join(ids, ", "));

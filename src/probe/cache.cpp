@@ -67,24 +67,36 @@ CacheRead parse_probe_cache(const std::string& text, const std::string& where, c
   if (auto s = fits_ladder(*outcome, ladder); !s) return ignore("does not fit this device's ladder: " + s.error().message);
   read.outcome = std::move(*outcome);
   read.outcome->from_cache = true;
+  if (auto seen = j->find("builds_seen"); seen != j->end() && seen->is_object()) read.builds_seen = seen->dump();
   return read;
+}
+
+std::string read_kept_builds(const std::filesystem::path& file) {
+  std::error_code ec;
+  if (!std::filesystem::exists(std::filesystem::symlink_status(file, ec))) return {};
+  auto j = read_json_file(file, FileKind::kDocument);
+  if (!j || !j->is_object()) return {};
+  auto seen = j->find("builds_seen");
+  return seen != j->end() && seen->is_object() ? seen->dump() : std::string();
 }
 
 CacheRead read_probe_cache(const std::filesystem::path& file, const std::string& fingerprint, const std::vector<std::string>& ladder) {
   std::error_code ec;
   if (!std::filesystem::exists(std::filesystem::symlink_status(file, ec))) return {};
   auto text = read_input_file(file, FileKind::kDocument);
-  if (!text) return {std::nullopt, text.error().message};
+  if (!text) return {std::nullopt, text.error().message, {}};
   auto read = parse_probe_cache(*text, file.string(), fingerprint, ladder);
   if (read.outcome) read.outcome->cache_file = file;
   return read;
 }
 
-Status write_probe_cache(const std::filesystem::path& file, const std::string& fingerprint, const ProbeOutcome& outcome) {
+Status write_probe_cache(const std::filesystem::path& file, const std::string& fingerprint, const ProbeOutcome& outcome,
+                         const std::string& builds_seen) {
   nlohmann::json j = {{"schema", kProbeCacheSchema},
                       {"written_by", "rung " RUNG_VERSION},
                       {"fingerprint", fingerprint_json(fingerprint)},
                       {"outcome", outcome_json(outcome)}};
+  if (!builds_seen.empty()) j["builds_seen"] = parse_json_or(builds_seen, nlohmann::json::object());
   return write_file_atomically(file, j.dump(2));
 }
 

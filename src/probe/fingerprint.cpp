@@ -59,7 +59,8 @@ Result<std::string> make_fingerprint(const FingerprintInputs& in, FileHashCache&
       {"runtime",
        {{"version", in.build->version},
         {"api_version", in.build->api_version},
-        {"path_sha256", sha256_hex(std::filesystem::weakly_canonical(in.build->library).string())},
+        // The path itself (the outcome names it too): hashing it would cost a warm launch OpenSSL's first-use set-up, some 1 ms.
+        {"path", std::filesystem::weakly_canonical(in.build->library).string()},
         {"sha256", hash_or_missing(hashes, in.build->library)},
         {"size", rt.size},
         {"mtime_ns", rt.mtime_ns},

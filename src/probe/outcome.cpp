@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <utility>
+#include <vector>
+
 #include "os/json_input.h"
 #include "runtime/clean_error.h"
 
@@ -124,10 +128,19 @@ std::string ProbeOutcome::about_line() const {
   std::string line = chosen_display;
   if (!forced_by.empty()) line += fmt::format(" (forced by {})", forced_by);
   line += fmt::format(" · ONNX Runtime {}", runtime_version);
+  // A summary, not the table again: each verdict once, in ladder order, with its count
+  // ("3 rungs failed"), or the rung's name when it is the only one ("rung_sim_ep unfaithful").
+  // The reasons are in the rows (and in the JSON's rungs), each said there.
+  std::vector<std::pair<Verdict, std::vector<std::string>>> by_verdict;
   for (const auto& r : rungs) {
     if (r.verdict == Verdict::kTaken || r.verdict == Verdict::kNotTried) continue;
-    line += fmt::format(" · {} {}", r.display, verdict_name(r.verdict));
-    if (!r.reason.empty()) line += ": " + brief_reason(r.reason);
+    auto it = std::find_if(by_verdict.begin(), by_verdict.end(), [&](const auto& v) { return v.first == r.verdict; });
+    if (it == by_verdict.end()) it = by_verdict.insert(by_verdict.end(), {r.verdict, {}});
+    it->second.push_back(r.display);
+  }
+  for (const auto& [verdict, names] : by_verdict) {
+    line += names.size() == 1 ? fmt::format(" · {} {}", names.front(), verdict_name(verdict))
+                              : fmt::format(" · {} rungs {}", names.size(), verdict_name(verdict));
   }
   return line;
 }

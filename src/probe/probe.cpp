@@ -27,6 +27,7 @@
 #include "probe/attempts.h"
 #include "probe/cache.h"
 #include "probe/fingerprint.h"
+#include "probe/launch.h"
 #include "runtime/dependencies.h"
 #include "runtime/plugin_rungs.h"
 #include "runtime/software_gpu.h"
@@ -262,15 +263,22 @@ struct ProbeSetting {
   // keep every model off the accelerators).
   std::vector<const RegisteredModel*> spare_probe_models;
   bool can_cache = false;
+  // The builds found (probe/launch.h): their record, what came of opening them
+  // ("" when warm), and whether only the one the cache named was opened.
+  std::string builds_found;
+  std::string builds_seen;
+  bool warm = false;
 };
 
-Result<ProbeSetting> find_setting(const ProbeOptions& o) {
+// `allow_warm`: the cache's record of the builds may spare opening all but the one it names.
+Result<ProbeSetting> find_setting(const ProbeOptions& o, bool allow_warm) {
   Hardware hw = detect_hardware(o.hardware_root);
-  auto discovery = discover_runtimes(o.runtimes, hw);
-  if (!discovery) return discovery.error();
+  auto launch = discover_launch_runtimes(o.runtimes, hw, probe_cache_file(o.cache_dir), allow_warm);
+  if (!launch) return launch.error();
   auto models = choose_probe_models(o);
   if (!models) return models.error();
-  ProbeSetting s{o, std::move(hw), std::move(*discovery), nullptr, {}, std::move(*models), {}, false};
+  ProbeSetting s{o, std::move(hw), std::move(launch->discovery), nullptr, {}, std::move(*models), {}, false,
+                 std::move(launch->found), std::move(launch->seen), launch->warm};
   if (o.probe_models.empty() && s.probe_models.size() > 1) {
     s.spare_probe_models.assign(s.probe_models.begin() + 1, s.probe_models.end());
     s.probe_models.resize(1);
@@ -478,14 +486,14 @@ Status walk(const ProbeSetting& s, const std::string& fingerprint, ProbeOutcome&
   return {};
 }
 
-}  // namespace
-
-Result<ProbeOutcome> run_probe(const ProbeOptions& o) {
-  if (auto st = check_options(o); !st) return st.error();
-  // RUNG_SOFTWARE_GPU=1 lends the software adapter to the workers (before the ladder
-  // names its rungs); without it, the probe goes on without.
-  const Status lent = lend_software_gpu_if_asked(false);
-  auto setting = find_setting(o);
+// One go at the decision. With `allow_warm`, only the build the cache's record
+// names is opened; when the cache then turns out not to hold under the lock (or
+// to hold under another record, written meanwhile), `again` is set and the
+// outcome so far (its log) returned: the caller starts over with every build
+// opened, so a decision is only ever made, or rewritten, on a full discovery.
+Result<ProbeOutcome> probe_once(const ProbeOptions& o, const Status& lent, bool allow_warm, bool& again) {
+  again = false;
+  auto setting = find_setting(o, allow_warm);
   if (!setting) return setting.error();
   ProbeSetting& s = *setting;
 
@@ -493,7 +501,7 @@ Result<ProbeOutcome> run_probe(const ProbeOptions& o) {
   out.runtime_version = s.build->version;
   out.runtime_library = s.build->library;
   out.builds_found = s.discovery.builds.size();
-  out.cache_file = o.cache_dir / "probe.json";
+  out.cache_file = probe_cache_file(o.cache_dir);
   if (!lent) note(o, out, "RUNG_SOFTWARE_GPU asks for the software GPU adapter, but: " + lent.error().message);
   s.can_cache = prepare_cache_dir(o, out);
 
@@ -520,7 +528,19 @@ Result<ProbeOutcome> run_probe(const ProbeOptions& o) {
   }
   if (!o.reprobe) {
     auto cached = read_probe_cache(out.cache_file, *fingerprint, rung_names(s.ladder));
+    const bool same = same_builds(cached.builds_seen, s.builds_found);
+    if (s.warm && !(cached.outcome && same)) {
+      again = true;
+      return out;
+    }
     if (cached.outcome) {
+      // Valid for the build chosen, but made when other builds were found (or
+      // before the record was kept): kept again with today's, so that the next launch opens one build.
+      if (!same && s.can_cache) {
+        ProbeOutcome kept = *cached.outcome;
+        kept.from_cache = false;  // as the walk that decided it wrote it
+        (void)write_probe_cache(out.cache_file, *fingerprint, kept, s.builds_seen);
+      }
       ProbeOutcome hit = std::move(*cached.outcome);
       hit.log.insert(hit.log.begin(), out.log.begin(), out.log.end());
       if (auto st = apply_override(o, s.ladder, hit); !st) return st.error();
@@ -531,10 +551,30 @@ Result<ProbeOutcome> run_probe(const ProbeOptions& o) {
 
   if (auto st = walk(s, *fingerprint, out); !st) return st.error();
   if (s.can_cache) {
-    if (auto st = write_probe_cache(out.cache_file, *fingerprint, out); !st) note(o, out, "could not cache: " + st.error().message);
+    if (auto st = write_probe_cache(out.cache_file, *fingerprint, out, s.builds_seen); !st) note(o, out, "could not cache: " + st.error().message);
   }
   if (auto st = apply_override(o, s.ladder, out); !st) return st.error();
   return out;
+}
+
+}  // namespace
+
+Result<ProbeOutcome> run_probe(const ProbeOptions& o) {
+  if (auto st = check_options(o); !st) return st.error();
+  // RUNG_SOFTWARE_GPU=1 lends the software adapter to the workers (before the ladder
+  // names its rungs); without it, the probe goes on without.
+  const Status lent = lend_software_gpu_if_asked(false);
+  bool again = false;
+  auto first = probe_once(o, lent, /*allow_warm=*/!o.reprobe, again);
+  if (!again) return first;
+  // The second go notes all it finds again; a line the first already said is not said twice.
+  ProbeOptions cold = o;
+  if (o.on_log) {
+    cold.on_log = [said = first->log, say = o.on_log](const std::string& line) {
+      if (std::find(said.begin(), said.end(), line) == said.end()) say(line);
+    };
+  }
+  return probe_once(cold, lent, /*allow_warm=*/false, again);
 }
 
 struct BackgroundProbe::State {

@@ -27,7 +27,6 @@ using registry::as_text;
 using registry::is_null;
 using registry::MeasurementRow;
 using registry::Row;
-using registry::Value;
 
 struct Registry::Impl {
   std::unique_ptr<registry::Database> db;
@@ -46,7 +45,7 @@ constexpr const char* kMeasurementColumns =
 constexpr std::size_t kMeasurementColumnCount = 15;
 constexpr std::size_t kRowsPerInsert = 200;  // one statement per this many rows: a round trip each on PostgreSQL
 
-Value optional_real(const std::optional<double>& v) { return v ? Value{*v} : Value{}; }
+registry::Value optional_real(const std::optional<double>& v) { return v ? registry::Value{*v} : registry::Value{}; }
 
 // A listing reads the stored key where a full read takes the recipe, which may be large.
 std::string release_columns(bool with_recipe) {
@@ -120,7 +119,7 @@ Status check_release(const Release& r) {
   return {};
 }
 
-std::vector<Value> release_values(const Release& r, const std::string& key) {
+std::vector<registry::Value> release_values(const Release& r, const std::string& key) {
   nlohmann::json providers(r.environment.providers);
   return {key,
           r.model,
@@ -172,11 +171,11 @@ Status update_fleet(registry::Database& db, const std::map<FleetKey, FleetUpdate
   std::vector<std::pair<FleetKey, FleetUpdate>> list(updates.begin(), updates.end());
   for (std::size_t start = 0; start < list.size(); start += kRowsPerInsert) {
     const std::size_t end = std::min(list.size(), start + kRowsPerInsert);
-    std::vector<Value> params;
+    std::vector<registry::Value> params;
     for (std::size_t i = start; i < end; ++i) {
       const auto& [k, u] = list[i];
-      for (Value v : {Value{std::get<0>(k)}, Value{std::get<1>(k)}, Value{std::get<2>(k)}, Value{std::get<3>(k)}, Value{std::get<4>(k)},
-                      Value{u.measurements}, Value{u.measured_at}, Value{u.latest_id}}) {
+      for (registry::Value v : {registry::Value{std::get<0>(k)}, registry::Value{std::get<1>(k)}, registry::Value{std::get<2>(k)}, registry::Value{std::get<3>(k)}, registry::Value{std::get<4>(k)},
+                      registry::Value{u.measurements}, registry::Value{u.measured_at}, registry::Value{u.latest_id}}) {
         params.push_back(std::move(v));
       }
     }
@@ -206,11 +205,11 @@ Result<std::set<std::string>> insert_measurements(registry::Database& db, const 
   std::map<FleetKey, FleetUpdate> fleet;
   for (std::size_t start = 0; start < sorted.size(); start += kRowsPerInsert) {
     const std::size_t end = std::min(sorted.size(), start + kRowsPerInsert);
-    std::vector<Value> params;
+    std::vector<registry::Value> params;
     params.reserve((end - start) * kMeasurementColumnCount);
     for (std::size_t i = start; i < end; ++i) {
       const auto& m = *sorted[i];
-      for (Value v : std::initializer_list<Value>{m.digest, m.model_name, m.model_sha256, registry::text_or_null(m.model_stable_sha256), m.device,
+      for (registry::Value v : std::initializer_list<registry::Value>{m.digest, m.model_name, m.model_sha256, registry::text_or_null(m.model_stable_sha256), m.device,
                                                    m.hostname, m.runtime_version, m.measured_at, m.rung, m.model_id, std::int64_t{m.ok ? 1 : 0},
                                                    optional_real(m.p50_ms), m.output_match, optional_real(m.max_abs_diff),
                                                    registry::text_or_null(m.failure_class)}) {
@@ -248,7 +247,7 @@ Result<int> attach_evidence(registry::Database& db, std::int64_t release_id, con
 
 Status load_evidence(registry::Database& db, std::vector<Release>& releases, bool documents) {
   if (releases.empty()) return {};
-  std::vector<Value> ids;
+  std::vector<registry::Value> ids;
   std::string marks;
   for (const auto& r : releases) {
     ids.push_back(r.id);
@@ -267,7 +266,7 @@ Status load_evidence(registry::Database& db, std::vector<Release>& releases, boo
   return {};
 }
 
-Result<std::vector<Release>> releases_where(registry::Database& db, const std::string& where, const std::vector<Value>& params, bool documents) {
+Result<std::vector<Release>> releases_where(registry::Database& db, const std::string& where, const std::vector<registry::Value>& params, bool documents) {
   std::vector<Release> out;
   Status s = registry::in_read_transaction(db, [&]() -> Status {
     auto rows = db.query(fmt::format("SELECT {} FROM releases {} ORDER BY model, version, id", release_columns(documents), where), params);

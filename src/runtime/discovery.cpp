@@ -168,16 +168,22 @@ Status check_environment_build(const RuntimeDiscovery& d) {
 Result<RuntimeDiscovery> discover_runtimes(const RuntimeSearchOptions& options, const Hardware& hardware) {
   auto search = search_runtimes(options);
   if (!search) return search.error();
+  return discover_found_runtimes(*search, options, hardware);
+}
 
+Result<RuntimeDiscovery> discover_found_runtimes(const RuntimeSearch& search, const RuntimeSearchOptions& options, const Hardware& hardware,
+                                                 std::optional<std::size_t> only, const std::string& why_not_opened) {
   RuntimeDiscovery discovery;
-  discovery.searched = search->searched;
+  discovery.searched = search.searched;
   bool perfect = false;
-  for (const auto& candidate : search->candidates) {
+  for (std::size_t i = 0; i < search.candidates.size(); ++i) {
+    const auto& candidate = search.candidates[i];
     RuntimeBuild build;
-    if (perfect && candidate.origin != SearchOrigin::kEnvironment) {
+    const bool skip_for_perfect = perfect && candidate.origin != SearchOrigin::kEnvironment;
+    if (skip_for_perfect || (only && *only != i)) {
       build.library = candidate.library;
       build.origin = candidate.origin;
-      build.skipped_reason = "not opened: an earlier build already fits this device perfectly";
+      build.skipped_reason = skip_for_perfect ? "not opened: an earlier build already fits this device perfectly" : why_not_opened;
       discovery.builds.push_back(std::move(build));
       continue;
     }

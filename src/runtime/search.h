@@ -5,6 +5,7 @@
 #include <optional>
 #include <vector>
 
+#include "rung/hardware.h"
 #include "rung/result.h"
 #include "rung/runtime.h"
 
@@ -27,5 +28,13 @@ std::optional<std::filesystem::path> library_in(const std::filesystem::path& dir
 // or RUNG_ORT_DIR (kNoRuntime) named that cannot be used (relative, missing,
 // empty, holding no build).
 Result<RuntimeSearch> search_runtimes(const RuntimeSearchOptions& options);
+
+// discover_runtimes on a search already made: loads its candidates, scores them
+// and chooses. With `only`, just that candidate is opened (its ELF read, dlopen'ed,
+// asked for its table); every other one is listed unopened, `why_not_opened`
+// its skipped_reason. The caller answers for that being the build a full
+// discovery would choose (probe/launch.h: the probe cache's record of the builds).
+Result<RuntimeDiscovery> discover_found_runtimes(const RuntimeSearch& search, const RuntimeSearchOptions& options, const Hardware& hardware,
+                                                 std::optional<std::size_t> only = std::nullopt, const std::string& why_not_opened = {});
 
 }  // namespace rung

@@ -10,6 +10,22 @@
 #include "runtime/software_gpu.h"
 
 namespace rung {
+namespace {
+
+std::string not_in_build(const RuntimeBuild& build) { return fmt::format("not in ONNX Runtime {}", build.version); }
+
+bool in_build(const RungSpec& rung, const RuntimeBuild& build) {
+  return rung.append == AppendMethod::kPluginDevice || build.has_provider(rung.provider);
+}
+
+}  // namespace
+
+std::string rung_blocked_reason(const RungSpec& rung, const RuntimeBuild& build) {
+  if (rung.append == AppendMethod::kNone) return {};  // the CPU: always there
+  if (!build.providers.empty() && !in_build(rung, build)) return not_in_build(build);
+  const RungDependencies deps = check_rung_dependencies(rung, build);
+  return deps.certain_to_fail ? deps.words() : std::string();
+}
 
 Result<std::vector<RungStanding>> ladder_standing(const Ladder& ladder, const RuntimeBuild& build,
                                                   const std::vector<std::filesystem::path>& plugin_dirs, bool allow_writable_plugins) {
@@ -24,9 +40,9 @@ Result<std::vector<RungStanding>> ladder_standing(const Ladder& ladder, const Ru
     RungStanding s;
     s.rung = rung;
     s.rung.display = adapter_display(rung);
-    s.provider_in_build = rung.append == AppendMethod::kPluginDevice || build.has_provider(rung.provider);
+    s.provider_in_build = in_build(rung, build);
     if (!s.provider_in_build) {
-      s.note = fmt::format("not in ONNX Runtime {}", build.version);
+      s.note = not_in_build(build);
       out.push_back(std::move(s));
       continue;
     }

@@ -1,0 +1,124 @@
+#include "probe/launch.h"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "os/file_identity.h"
+#include "os/json_input.h"
+#include "os/path_trust.h"
+#include "probe/cache.h"
+#include "rung/ladder.h"
+#include "runtime/search.h"
+
+namespace rung {
+namespace {
+
+// What a record says came of opening a build.
+constexpr const char* kLoaded = "loaded";
+constexpr const char* kRefused = "refused";        // its path failed the trust check
+constexpr const char* kNotOpened = "not opened";   // after a build that fits perfectly (stop_at_perfect_fit)
+constexpr const char* kFailed = "failed";          // anything else: a damaged file, a load that failed
+
+nlohmann::json record_found(const RuntimeSearch& search, const RuntimeSearchOptions& options, const Hardware& hardware) {
+  nlohmann::json searched = nlohmann::json::array();
+  for (const auto& d : search.searched) searched.push_back({{"path", d.path.string()}, {"origin", origin_name(d.origin)}, {"exists", d.exists}});
+  nlohmann::json builds = nlohmann::json::array();
+  for (const auto& c : search.candidates) {
+    FileIdentity id;
+    const bool present = identity_of(c.library, id);
+    // As load_runtime_build checks it; without the check (allowed), every path counts as passing.
+    const bool trusted = options.allow_writable_by_others || (present && check_path_trusted(c.library).ok());
+    builds.push_back({{"library", c.library.string()},
+                      {"origin", origin_name(c.origin)},
+                      {"present", present},
+                      {"device", id.device},
+                      {"inode", id.inode},
+                      {"size", id.size},
+                      {"mtime_ns", id.mtime_ns},
+                      {"ctime_ns", id.ctime_ns},
+                      {"trusted", trusted}});
+  }
+  nlohmann::json platforms = nlohmann::json::array();
+  for (const Platform* p : recognise_platforms(hardware)) platforms.push_back(p->id);
+  return {{"searched", searched}, {"builds", builds}, {"platforms", platforms}, {"allow_writable", options.allow_writable_by_others}};
+}
+
+std::string opened_as(const RuntimeBuild& b, const nlohmann::json& found) {
+  if (b.loaded) return kLoaded;
+  if (b.skipped_reason.starts_with("not opened")) return kNotOpened;
+  return found.value("trusted", true) ? kFailed : kRefused;
+}
+
+struct Vouched {
+  std::size_t index = 0;
+  std::string choice_reason;
+};
+
+// The build the kept record vouches for, when it was made with the builds found now.
+std::optional<Vouched> vouched(const std::string& kept_seen, const nlohmann::json& found) {
+  if (kept_seen.empty()) return std::nullopt;
+  const nlohmann::json kept = parse_json_or(kept_seen, nlohmann::json());
+  if (!kept.is_object() || !kept.contains("found") || kept["found"] != found) return std::nullopt;
+  const auto& builds = found["builds"];
+  auto chosen = kept.contains("chosen") ? json_integer(kept["chosen"], 0, static_cast<std::int64_t>(builds.size()) - 1) : std::nullopt;
+  auto opened = kept.find("opened");
+  if (!chosen || opened == kept.end() || !opened->is_array() || opened->size() != builds.size()) return std::nullopt;
+  for (std::size_t i = 0; i < builds.size(); ++i) {
+    const auto& o = (*opened)[i];
+    if (!o.is_string()) return std::nullopt;
+    const std::string what = o.get<std::string>();
+    if (i == static_cast<std::size_t>(*chosen)) {
+      if (what != kLoaded) return std::nullopt;
+      continue;
+    }
+    // A loser that loaded, was refused by its (unchanged) trust, or was never opened after a perfect fit stays a loser;
+    // one that failed might load now, for reasons outside its file.
+    if (what == kRefused && builds[i]["trusted"] == true) return std::nullopt;
+    if (what != kLoaded && what != kRefused && what != kNotOpened) return std::nullopt;
+  }
+  return Vouched{static_cast<std::size_t>(*chosen), json_string_or(kept, "choice_reason", "as the probe cache records")};
+}
+
+}  // namespace
+
+bool same_builds(const std::string& kept_seen, const std::string& found) {
+  if (kept_seen.empty() || found.empty()) return false;
+  const nlohmann::json kept = parse_json_or(kept_seen, nlohmann::json());
+  return kept.is_object() && kept.contains("found") && kept["found"] == parse_json_or(found, nlohmann::json());
+}
+
+Result<LaunchRuntimes> discover_launch_runtimes(const RuntimeSearchOptions& options, const Hardware& hardware,
+                                                const std::filesystem::path& cache_file, bool allow_warm) {
+  auto search = search_runtimes(options);
+  if (!search) return search.error();
+  // Taken before anything is opened: a build that changes while the others load makes the next launch open every one.
+  const nlohmann::json found = record_found(*search, options, hardware);
+  LaunchRuntimes out;
+  out.found = found.dump();
+  if (allow_warm) {
+    if (auto v = vouched(read_kept_builds(cache_file), found)) {
+      const auto& chosen = search->candidates[v->index].library;
+      auto warm = discover_found_runtimes(*search, options, hardware, v->index,
+                                          fmt::format("not opened: the probe cache {} names {}, and no build found changed since it was written",
+                                                      cache_file.string(), chosen.string()));
+      // The chosen build failed to open after all (its dependencies went): open every one, as without a cache.
+      if (warm && warm->chosen == v->index) {
+        out.discovery = std::move(*warm);
+        out.discovery.choice_reason = v->choice_reason;
+        out.warm = true;
+        return out;
+      }
+    }
+  }
+  auto cold = discover_found_runtimes(*search, options, hardware);
+  if (!cold) return cold.error();
+  nlohmann::json opened = nlohmann::json::array();
+  for (std::size_t i = 0; i < cold->builds.size(); ++i) opened.push_back(opened_as(cold->builds[i], found["builds"][i]));
+  out.seen = nlohmann::json{{"found", found}, {"opened", opened}, {"chosen", *cold->chosen}, {"choice_reason", cold->choice_reason}}.dump();
+  out.discovery = std::move(*cold);
+  return out;
+}
+
+}  // namespace rung

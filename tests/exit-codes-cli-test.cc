@@ -1,0 +1,195 @@
+// A model a command cannot read is exit 2 naming the file and why, before
+// anything else happens (no cache made, nothing on stdout), for every command
+// that takes models; progress only on a terminal; a long reason said once; and
+// the probe's first line a short summary.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <regex>
+
+#include "model_builder.h"
+#include "parity_test_support.h"
+
+namespace rung {
+namespace {
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+std::string q(const fs::path& p) { return "'" + p.string() + "'"; }
+std::string cpu_vm() { return q(test::fixtures_dir() / "hardware" / "cpu-vm"); }
+std::string ort() { return " --ort-dir " + q(test::runtime_dir("1.30.0")); }
+
+struct ModelCommand {
+  const char* name;
+  // The command line with `model` where the command takes its model; `good` a readable model for its other side; `dir` scratch.
+  std::string (*args)(const fs::path& model, const fs::path& good, const fs::path& dir);
+};
+
+const ModelCommand kModelCommands[] = {
+    {"probe", [](const fs::path& m, const fs::path&, const fs::path& d) {
+       return "probe --in-process --model tiny=" + q(m) + " --cache-dir " + q(d / "cache") + " --hardware-root " + cpu_vm() + ort();
+     }},
+    {"probe_path_only", [](const fs::path& m, const fs::path&, const fs::path& d) {
+       return "probe --in-process --model " + q(m) + " --cache-dir " + q(d / "cache") + ort();
+     }},
+    {"prepare", [](const fs::path& m, const fs::path&, const fs::path& d) {
+       return "prepare --in-process --model tiny=" + q(m) + " --cache-dir " + q(d / "cache") + " --hardware-root " + cpu_vm() + ort();
+     }},
+    {"bench", [](const fs::path& m, const fs::path&, const fs::path&) { return "bench tiny=" + q(m) + " --rung cpu --runs 1" + ort(); }},
+    {"parity_ref", [](const fs::path& m, const fs::path& g, const fs::path&) { return "parity --ref " + q(m) + " --cand " + q(g) + " --random 1"; }},
+    {"parity_cand", [](const fs::path& m, const fs::path& g, const fs::path&) { return "parity --ref " + q(g) + " --cand " + q(m) + " --random 1"; }},
+    {"quantise", [](const fs::path& m, const fs::path&, const fs::path& d) {
+       return "quantise " + q(m) + " --calibration " + q(d) + " --holdout " + q(d) + " --gate " + q(d / "gate.json") + " --out " + q(d / "q.onnx") + ort();
+     }},
+    {"upgrade", [](const fs::path& m, const fs::path&, const fs::path& d) { return "upgrade " + q(m) + " --opset 17 --out " + q(d / "u.onnx") + ort(); }},
+};
+
+class UnreadableModelCliTest : public ::testing::TestWithParam<ModelCommand> {
+ protected:
+  void SetUp() override {
+    dir_ = test::make_temp_dir("rung-exit-codes");
+    good_ = test::write_elementwise_model(dir_ / "good.onnx", {1, 4, 8});
+    test::write_text(dir_ / "gate.json", R"({"gates": [{"decoder": "tensor", "atol": 1, "rtol": 1}]})");
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // Exit 2, the file and the reason in one line, and nothing done: no output, no cache, no file written.
+  void expect_refused_first(const fs::path& model, const std::string& reason) {
+    auto r = test::run_command("env -u RUNG_ORT_DIR " + q(test::cli_path()) + " " + GetParam().args(model, good_, dir_));
+    EXPECT_EQ(r.exit_code, 2) << model << "\n" << r.out << r.err;
+    EXPECT_THAT(r.err, ::testing::ContainsRegex("rung: [^\n]*" + std::regex_replace(model.string(), std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)") +
+                                                ": " + reason));
+    EXPECT_EQ(r.out, "") << "it printed before refusing";
+    EXPECT_THAT(r.err, Not(HasSubstr("input spec"))) << "it went on past the model";
+    EXPECT_FALSE(fs::exists(dir_ / "cache")) << "the cache was made before the model was checked";
+    EXPECT_FALSE(fs::exists(dir_ / "q.onnx"));
+    EXPECT_FALSE(fs::exists(dir_ / "u.onnx"));
+  }
+
+  fs::path dir_;
+  fs::path good_;
+};
+
+TEST_P(UnreadableModelCliTest, AMissingModelIsExitTwoNamingIt) { expect_refused_first(dir_ / "nope.onnx", "does not exist"); }
+
+TEST_P(UnreadableModelCliTest, ADirectoryAsTheModelIsExitTwoNamingIt) {
+  fs::create_directories(dir_ / "models.onnx");
+  expect_refused_first(dir_ / "models.onnx", "is a directory, not a file");
+}
+
+TEST_P(UnreadableModelCliTest, AFifoAsTheModelIsExitTwoAndNeverWaitedOn) {
+  ASSERT_EQ(::mkfifo((dir_ / "pipe.onnx").c_str(), 0600), 0);
+  expect_refused_first(dir_ / "pipe.onnx", "is a FIFO, not a file");
+}
+
+TEST_P(UnreadableModelCliTest, AFileThatCannotBeOpenedIsExitTwoNamingIt) {
+  fs::copy_file(good_, dir_ / "locked.onnx");
+  fs::permissions(dir_ / "locked.onnx", fs::perms::none);
+  if (::access((dir_ / "locked.onnx").c_str(), R_OK) == 0) GTEST_SKIP() << "running as root: permissions do not bite (the FIFO and the directory stand in)";
+  expect_refused_first(dir_ / "locked.onnx", "cannot be read: Permission denied");
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryCommandThatTakesAModel, UnreadableModelCliTest, ::testing::ValuesIn(kModelCommands),
+                         [](const ::testing::TestParamInfo<ModelCommand>& info) { return std::string(info.param.name); });
+
+// --- progress, reasons, the probe's first line -----------------------------------------
+
+class CliOutputTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = test::make_temp_dir("rung-cli-output");
+    model_ = test::write_elementwise_model(dir_ / "tiny.onnx", {1, 4, 8});
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  static test::CommandResult rung(const std::string& args) {
+    return test::run_command("env -u RUNG_ORT_DIR -u RUNG_PLUGIN_DIR -u RUNG_FORCE_RUNG -u RUNG_SOFTWARE_GPU " + q(test::cli_path()) + " " + args);
+  }
+  fs::path dir_;
+  fs::path model_;
+};
+
+// stderr redirected to a file (as run_command does): no line redrawn in place, no escape sequence.
+TEST_F(CliOutputTest, PrepareAndProbeWriteNoProgressEscapesIntoARedirectedStderr) {
+  for (const std::string command : {"prepare", "probe"}) {
+    auto r = rung(command + " --in-process --model tiny=" + q(model_) + " --cache-dir " + q(dir_ / ("cache-" + command)) + " --hardware-root " + cpu_vm() + ort());
+    EXPECT_EQ(r.exit_code, 0) << command << r.out << r.err;
+    EXPECT_THAT(r.err, Not(HasSubstr("\r"))) << command;
+    EXPECT_THAT(r.err, Not(HasSubstr("\033"))) << command;
+    EXPECT_THAT(r.err, Not(HasSubstr("Preparing engines"))) << command;
+    EXPECT_THAT(r.out, Not(HasSubstr("\033"))) << command;
+  }
+}
+
+// How often `text` holds `part`.
+std::size_t count_of(const std::string& text, const std::string& part) {
+  std::size_t n = 0;
+  for (auto at = text.find(part); at != std::string::npos; at = text.find(part, at + part.size())) ++n;
+  return n;
+}
+
+// Every reason the JSON gives is in the text exactly once, and no row of the table is longer than its columns and a short reason.
+void expect_each_reason_once(const std::string& text, const std::vector<std::string>& reasons, const std::string& what) {
+  ASSERT_FALSE(reasons.empty()) << what;
+  for (const auto& reason : reasons) EXPECT_EQ(count_of(text, reason), 1u) << what << ": " << reason << "\n" << text;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.starts_with("  [")) continue;  // a note
+    if (line.find(" · ") != std::string::npos) continue;  // the first line
+    EXPECT_LT(line.size(), 260u) << what << ": a row carries a long reason: " << line;
+  }
+}
+
+TEST_F(CliOutputTest, VariantsResolveSaysEachLongReasonOnceUnderTheTable) {
+  const std::string args = "variants resolve --hardware-root " + cpu_vm() + ort();
+  auto j = rung(args + " --json");
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  auto doc = nlohmann::json::parse(j.out);
+  std::vector<std::string> reasons;
+  for (const auto& g : doc["groups"]) reasons.push_back(g["reason"]);
+  auto text = rung(args);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  expect_each_reason_once(text.out, reasons, "variants resolve");
+  EXPECT_THAT(text.out, HasSubstr("\n  [1] "));
+  EXPECT_THAT(text.out, ::testing::ContainsRegex("\n  ppocr_det_v4 +cpu_f32 +cpu +ppocr_det_v4 +\\[1\\]\n"));
+}
+
+TEST_F(CliOutputTest, PrepareSaysEachLongReasonOnceUnderTheTable) {
+  const std::string args = "prepare --in-process --cache-dir " + q(dir_ / "cache") + " --hardware-root " + cpu_vm() + ort();
+  auto j = rung(args + " --json");
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  auto doc = nlohmann::json::parse(j.out);
+  std::map<std::string, int> distinct;
+  for (const auto& m : doc["models"]) {
+    distinct[m["reason"]]++;
+    if (m.contains("variant")) distinct[m["variant"]["reason"]]++;
+  }
+  std::vector<std::string> long_reasons;
+  for (const auto& [reason, n] : distinct) {
+    if (reason.size() > 120) long_reasons.push_back(reason);
+  }
+  auto text = rung(args);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  expect_each_reason_once(text.out, long_reasons, "prepare");
+}
+
+// The first line is a summary: the chosen rung, the build, and the failures counted, not each failure's words again.
+TEST_F(CliOutputTest, TheProbesFirstLineIsAShortSummary) {
+  auto r = rung("probe --in-process --model tiny=" + q(model_) + " --cache-dir " + q(dir_ / "cache") + " --hardware-root " + cpu_vm() + ort());
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const std::string first = r.out.substr(0, r.out.find('\n'));
+  // cpu-vm's ladder: TensorRT, CUDA and WebGPU, each failing here, then the CPU floor.
+  EXPECT_EQ(first, "CPU · ONNX Runtime 1.30.0 · 3 rungs failed (see the table)");
+  EXPECT_THAT(r.out.substr(first.size()), HasSubstr("failed: ")) << "the table still says why";
+
+  auto j = rung("probe --in-process --model tiny=" + q(model_) + " --cache-dir " + q(dir_ / "cache") + " --hardware-root " + cpu_vm() + ort() + " --json");
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  EXPECT_EQ(nlohmann::json::parse(j.out)["about"], "CPU · ONNX Runtime 1.30.0 · 3 rungs failed");
+}
+
+}  // namespace
+}  // namespace rung
