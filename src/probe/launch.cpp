@@ -65,11 +65,12 @@ std::optional<Vouched> vouched(const std::string& kept_seen, const nlohmann::jso
   auto chosen = kept.contains("chosen") ? json_integer(kept["chosen"], 0, static_cast<std::int64_t>(builds.size()) - 1) : std::nullopt;
   auto opened = kept.find("opened");
   if (!chosen || opened == kept.end() || !opened->is_array() || opened->size() != builds.size()) return std::nullopt;
+  const auto chosen_index = static_cast<std::size_t>(chosen.value());  // read once here: g++ 12 warns that a later *chosen may be uninitialized
   for (std::size_t i = 0; i < builds.size(); ++i) {
     const auto& o = (*opened)[i];
     if (!o.is_string()) return std::nullopt;
     const std::string what = o.get<std::string>();
-    if (i == static_cast<std::size_t>(*chosen)) {
+    if (i == chosen_index) {
       if (what != kLoaded) return std::nullopt;
       continue;
     }
@@ -78,7 +79,7 @@ std::optional<Vouched> vouched(const std::string& kept_seen, const nlohmann::jso
     if (what == kRefused && builds[i]["trusted"] == true) return std::nullopt;
     if (what != kLoaded && what != kRefused && what != kNotOpened) return std::nullopt;
   }
-  return Vouched{static_cast<std::size_t>(*chosen), json_string_or(kept, "choice_reason", "as the probe cache records")};
+  return Vouched{chosen_index, json_string_or(kept, "choice_reason", "as the probe cache records")};
 }
 
 }  // namespace
