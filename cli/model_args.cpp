@@ -7,8 +7,10 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 
 #include "commands.h"
+#include "variants_args.h"
 #include "rung/output_paths.h"
 #include "rung/user_dirs.h"
 #include "rung/variants.h"
@@ -43,10 +45,25 @@ fs::path specs_dir() {
   return RUNG_INSTALLED_SPECS_DIR;
 }
 
+// The names the bundled manifest gives the sample files (ppocr_cls for
+// ch_ppocr_mobile_v2.0_cls_infer.onnx), so that probe and bench call each model
+// what prepare and variants do. Keyed by the file's canonical path.
+std::map<fs::path, std::string> bundled_names() {
+  std::map<fs::path, std::string> names;
+  auto manifest = variants::load_manifest(bundled_manifest(), {{"RUNG_DEPS_DIR", deps_dir().string()}});
+  if (!manifest) return names;  // a file's own name is still a name
+  std::error_code ec;
+  for (const auto& g : manifest->groups) {
+    if (const auto* floor = g.floor()) names.emplace(fs::weakly_canonical(floor->file, ec), g.name);
+  }
+  return names;
+}
+
 // The sample models tools/fetch-deps.sh brings, with the roles and specs that make them run.
 std::vector<ModelRegistration> bundled_models() {
   std::vector<ModelRegistration> out;
   std::error_code ec;
+  const auto names = bundled_names();
   for (const char* sub : {"ppocr", "silero-vad"}) {
     std::vector<fs::path> files;
     for (fs::directory_iterator it(deps_dir() / "models" / sub, ec), end; !ec && it != end; it.increment(ec)) {
@@ -55,9 +72,10 @@ std::vector<ModelRegistration> bundled_models() {
     std::sort(files.begin(), files.end());
     for (const auto& f : files) {
       ModelRegistration m;
-      m.name = model_name_of(f);
+      const auto named = names.find(fs::weakly_canonical(f, ec));
+      m.name = named != names.end() ? named->second : model_name_of(f);
       m.f32 = f;
-      if (m.name.find("_det_") != std::string::npos) m.role = Role::kDetector;
+      if (f.stem().string().find("_det_") != std::string::npos) m.role = Role::kDetector;
       // Every bundled Silero VAD file takes the same inputs.
       if (std::string(sub) == "silero-vad") {
         auto spec = InputSpec::from_json_file(specs_dir() / "silero_vad.json");

@@ -53,9 +53,9 @@ command -v npm >/dev/null || missing+=(npm)
 # Say up front what is about to happen and roughly how long it takes (measured on a
 # fresh 2-core machine; see the README's "The two commands").
 if [ "$mode" = main ]; then
-  echo "bootstrap: the main job: ${#missing[@]} Debian packages to install, the pinned ONNX Runtime builds and sample models to fetch (about 120 MB, once), then the CLI, its worker and the simulated accelerator to build; about 7 minutes on a fresh 2-core machine, seconds when nothing is missing" >&2
+  echo "bootstrap: the main job: ${#missing[@]} Debian packages to install, the pinned ONNX Runtime builds and sample models to fetch (about 120 MB, once), then the CLI, its worker and the simulated accelerator to build; about 6 minutes on a fresh 2-core machine, seconds when nothing is missing" >&2
 else
-  echo "bootstrap: the tests: ${#missing[@]} Debian packages to install (Chromium, PostgreSQL and clang among them), the software GPU to fetch, then the whole tree to build (tests, benchmarks, fuzzers); about 30 minutes on a fresh 2-core machine" >&2
+  echo "bootstrap: the tests: ${#missing[@]} Debian packages to install (Chromium, PostgreSQL and clang among them), the software GPU to fetch, then the whole tree to build (tests, benchmarks, fuzzers); about 15 minutes after the main job on a 2-core machine, 20 on a fresh one" >&2
 fi
 
 if [ ${#missing[@]} -gt 0 ]; then
