@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 
+#include "test_support.h"
 #include "rung/tolerance.h"
 
 namespace rung {
@@ -190,15 +191,7 @@ TEST(ToleranceTest, AFormIsHeldToTheToleranceOfTheArithmeticItRuns) {
   EXPECT_TRUE(is(Tolerance::for_forms(NumericForm::kInt8, NumericForm::kInt8, mine), mine));
 }
 
-Tensor floats(const std::string& name, const std::vector<float>& values) {
-  Tensor t;
-  t.name = name;
-  t.type = ElementType::kFloat;
-  t.shape = {static_cast<std::int64_t>(values.size())};
-  t.bytes.resize(values.size() * sizeof(float));
-  std::memcpy(t.bytes.data(), values.data(), t.bytes.size());
-  return t;
-}
+Tensor floats(const std::string& name, const std::vector<float>& values) { return test::float_tensor(name, values); }
 
 TEST(ToleranceTest, TensorComparisonCountsMismatchesAndReportsTheLargestMeasuredDifference) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
