@@ -10,6 +10,7 @@
 
 #include "commands.h"
 #include "numeric_args.h"
+#include "progress.h"
 #include "model_args.h"
 #include "output_check.h"
 #include "runtime_args.h"
@@ -306,17 +307,17 @@ int run_bench_command(const BenchCliOptions& c) {
     }
   }
 
-  const bool terminal = ::isatty(STDERR_FILENO) != 0;
+  const bool terminal = progress_on_terminal();
   if (terminal) {
     const int rounds = o.rounds;
     o.on_progress = [rounds](const std::string& model, const std::string& rung, int round, int done, int total) {
       std::string runs = total > 0 ? fmt::format("{}/{} runs", done, total) : fmt::format("{} runs", done);
       std::string r = rounds > 1 ? fmt::format(" · round {}/{}", round + 1, rounds) : "";
-      fmt::print(stderr, "\r\033[Kbench {} · {}{} · {}", model, rung, r, runs);
+      show_progress_line(fmt::format("bench {} · {}{} · {}", model, rung, r, runs));
     };
   }
   auto result = run_bench(o);
-  if (terminal) fmt::print(stderr, "\r\033[K");
+  if (terminal) clear_progress_line();
   if (!result) throw CliError(result.error());
   const std::string command = command_line();
   // With --json stdout carries the records and nothing else: the table and the files' names go to stderr.

@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "json_output.h"
 #include "numeric_args.h"
+#include "progress.h"
 #include "output_check.h"
 #include "runtime_args.h"
 #include "rung/conform.h"
@@ -61,10 +62,10 @@ int run_conform_command(const ConformCliOptions& c) {
     check_outputs_before_work({c.json.output(), {"--html", c.html}}, inputs);
     check_output_directory_before_work({"--work-dir", c.work_dir});
   }
-  const bool terminal = ::isatty(STDERR_FILENO) != 0;
-  if (terminal) o.on_progress = [](const std::string& line) { fmt::print(stderr, "\r\033[Kconform: {}", line); };
+  const bool terminal = progress_on_terminal();
+  if (terminal) o.on_progress = [](const std::string& line) { show_progress_line("conform: " + line); };
   auto report = run_conform(o);
-  if (terminal) fmt::print(stderr, "\r\033[K");
+  if (terminal) clear_progress_line();
   if (!report) throw CliError(report.error());
   // With the record on stdout, the text a person reads is left out.
   if (!c.json.on_stdout()) {

@@ -10,6 +10,7 @@
 #include "json_output.h"
 #include "model_args.h"
 #include "numeric_args.h"
+#include "progress.h"
 #include "output_check.h"
 #include "runtime_args.h"
 #include "rung/parity.h"
@@ -87,10 +88,10 @@ void run_parity_command(const ParityCliOptions& c) {
     check_outputs_before_work({c.json.output()}, inputs);
     check_output_directory_before_work({"--work-dir", c.work_dir});
   }
-  const bool terminal = ::isatty(STDERR_FILENO) != 0;
-  if (terminal) o.on_progress = [](const std::string& line) { fmt::print(stderr, "\r\033[Kparity: {}", line); };
+  const bool terminal = progress_on_terminal();
+  if (terminal) o.on_progress = [](const std::string& line) { show_progress_line("parity: " + line); };
   auto report = run_parity(o);
-  if (terminal) fmt::print(stderr, "\r\033[K");
+  if (terminal) clear_progress_line();
   if (!report) throw CliError(report.error());
   if (!c.json.on_stdout()) fmt::print("{}", report->text());
   if (c.json.on_stdout() || c.json.to_file()) c.json.emit_text(report->to_json());

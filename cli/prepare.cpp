@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "json_output.h"
 #include "numeric_args.h"
+#include "progress.h"
 #include "model_args.h"
 #include "output_check.h"
 #include "reason_notes.h"
@@ -67,7 +68,7 @@ int run_prepare(const PrepareOptions& c) {
   if (!c.use_rung.empty()) o.forced_rung = c.use_rung;
   // On a terminal, the count redrawn in place ("Preparing engines · 3 of 6"); anywhere, each
   // engine failure said once, on a line of its own, as it happens.
-  const bool terminal = ::isatty(STDERR_FILENO) != 0;
+  const bool terminal = progress_on_terminal();
   auto said = std::make_shared<std::vector<std::string>>();
   auto mutex = std::make_shared<std::mutex>();
   auto settled = std::make_shared<bool>(false);  // the count is cleared then: a later failure is only said
@@ -76,9 +77,9 @@ int run_prepare(const PrepareOptions& c) {
     for (const auto& f : p.failures) {
       if (std::find(said->begin(), said->end(), f) != said->end()) continue;
       said->push_back(f);
-      fmt::print(stderr, "{}rung: {}\n", terminal ? "\r\033[K" : "", f);
+      fmt::print(stderr, "{}rung: {}\n", progress_clear_prefix(terminal), f);
     }
-    if (terminal && !*settled) fmt::print(stderr, "\r\033[KPreparing engines · {} of {}", p.landed, p.total);
+    if (terminal && !*settled) show_progress_line(fmt::format("Preparing engines · {} of {}", p.landed, p.total));
   };
   auto engine = Engine::start(o);
   if (!engine) throw CliError(engine.error());
@@ -86,7 +87,7 @@ int run_prepare(const PrepareOptions& c) {
   if (terminal) {
     std::lock_guard lock(*mutex);
     *settled = true;
-    fmt::print(stderr, "\r\033[K");
+    clear_progress_line();
   }
   // A probe model the floor could not run is said first: it is why that model,
   // and maybe every model, stays on the CPU.

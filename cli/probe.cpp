@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "json_output.h"
 #include "numeric_args.h"
+#include "progress.h"
 #include "model_args.h"
 #include "output_check.h"
 #include "reason_notes.h"
@@ -123,13 +124,13 @@ int run_probe_command(const ProbeCliOptions& c) {
   for (auto& m : models) o.models.push_back({m.name, m.f32, m.inputs});
   o.probe_models = c.probe_models;
 
-  const bool terminal = ::isatty(STDERR_FILENO) != 0;
+  const bool terminal = progress_on_terminal();
   if (terminal) {
-    o.on_progress = [](const std::string& line) { fmt::print(stderr, "\r\033[Kprobing {}", line); };
+    o.on_progress = [](const std::string& line) { show_progress_line("probing " + line); };
   }
-  o.on_log = [terminal](const std::string& line) { fmt::print(stderr, "{}rung: {}\n", terminal ? "\r\033[K" : "", line); };
+  o.on_log = [terminal](const std::string& line) { fmt::print(stderr, "{}rung: {}\n", progress_clear_prefix(terminal), line); };
   auto result = run_probe(o);
-  if (terminal) fmt::print(stderr, "\r\033[K");
+  if (terminal) clear_progress_line();
   if (!result) throw CliError(result.error());
   const ProbeOutcome& out = *result;
   for (const auto& e : out.model_errors) fmt::print(stderr, "rung: {}\n", e);

@@ -10,6 +10,7 @@
 #include "json_output.h"
 #include "model_args.h"
 #include "numeric_args.h"
+#include "progress.h"
 #include "output_check.h"
 #include "runtime_args.h"
 #include "rung/parity.h"
@@ -21,12 +22,12 @@ namespace {
 // On a terminal: one line redrawn in place, a bar when the stage counts items.
 void show_progress(const std::string& stage, std::size_t done, std::size_t total, const std::string& item) {
   if (total == 0) {
-    fmt::print(stderr, "\r\033[K{}{}{}", stage, item.empty() ? "" : ": ", item);
+    show_progress_line(fmt::format("{}{}{}", stage, item.empty() ? "" : ": ", item));
     return;
   }
   constexpr std::size_t kWidth = 30;
   const std::size_t filled = done * kWidth / total;
-  fmt::print(stderr, "\r\033[K{} [{}{}] {}/{} {}", stage, std::string(filled, '#'), std::string(kWidth - filled, '.'), done, total, item);
+  show_progress_line(fmt::format("{} [{}{}] {}/{} {}", stage, std::string(filled, '#'), std::string(kWidth - filled, '.'), done, total, item));
 }
 
 // ONNX's default domain counts its opsets from 1; libonnx's converter says how far it goes.
@@ -52,13 +53,13 @@ struct SharedFlags {
     s.deadline = deadline_from_seconds(deadline_s);
     s.work_dir = work_dir;
     s.threads = threads;
-    if (::isatty(STDERR_FILENO) != 0) s.on_progress = show_progress;
+    if (progress_on_terminal()) s.on_progress = show_progress;
     return s;
   }
 };
 
 void clear_progress(const ReleaseToolSettings& s) {
-  if (s.on_progress) fmt::print(stderr, "\r\033[K");
+  if (s.on_progress) clear_progress_line();
 }
 
 struct QuantiseCli {

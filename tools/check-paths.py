@@ -38,6 +38,10 @@ DEFAULT_RULES = [
      "a fixed shared directory another user can plant: use rung/user_dirs.h or os/work_dir.h"),
 ]
 
+# Progress drawn in place: one home, which draws only when stderr is a terminal.
+PROGRESS_HOME = "cli/progress.cpp"
+PROGRESS = re.compile(r'\\033\[K|\\x1b\[|\bisatty\s*\(')
+
 WRITES = re.compile(r"\b(?:write_json|write_html|write_bench_records|write_bench_html|write_file_atomically|commit_file|write_onnx_model)\s*\(")
 CHECKS = re.compile(r"\b(?:check_outputs_before_work|check_output_paths)\s*\(")
 OUTPUT_SIDES = ["cli/", "examples/"]
@@ -58,6 +62,11 @@ def check(root):
                     for m in pattern.finditer(code):
                         line = code.count("\n", 0, m.start()) + 1
                         findings.append(f"{rel}:{line}: {name}: {why}")
+            if rel != PROGRESS_HOME:
+                for m in PROGRESS.finditer(code):
+                    line = code.count("\n", 0, m.start()) + 1
+                    findings.append(f"{rel}:{line}: progress: a line drawn in place or a terminal test outside {PROGRESS_HOME}: "
+                                    "use cli/progress.h (progress_on_terminal, show_progress_line), which draws only on a terminal")
             must_check = rel in LIBRARY_WRITERS or (any(rel.startswith(p) for p in OUTPUT_SIDES) and WRITES.search(code))
             if must_check and not CHECKS.search(code):
                 m = WRITES.search(code)

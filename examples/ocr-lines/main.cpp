@@ -18,6 +18,7 @@
 #include <stop_token>
 
 #include "numeric_args.h"  // rung's CLI declares its options the same way: every number with its range
+#include "progress.h"      // and draws progress the same way: only on a terminal
 #include "rung/cpus.h"
 #include "rung/decode.h"
 #include "rung/engine.h"
@@ -104,11 +105,11 @@ nlohmann::json quad_json(const rung::Quad& q) {
 // A progress bar on stderr, only when it is a terminal.
 class Progress {
  public:
-  explicit Progress(std::size_t total) : total_(total), on_(isatty(STDERR_FILENO) == 1) {}
+  explicit Progress(std::size_t total) : total_(total), on_(rung::cli::progress_on_terminal()) {}
   void step(std::size_t done) const {
     if (!on_) return;
     const std::size_t width = 30, filled = total_ ? width * done / total_ : width;
-    fmt::print(stderr, "\r[{}{}] {}/{}", std::string(filled, '#'), std::string(width - filled, ' '), done, total_);
+    rung::cli::show_progress_line(fmt::format("[{}{}] {}/{}", std::string(filled, '#'), std::string(width - filled, ' '), done, total_));
     if (done == total_) fmt::print(stderr, "\n");
   }
 
