@@ -99,7 +99,7 @@ std::vector<std::string> texts(const rung::OcrPage& p) {
   return out;
 }
 
-rung::Result<rung::PipelineReport> read(rung::Job& job, const rung::CharacterList& chars, const std::vector<fs::path>& images,
+rung::Result<rung::PipelineReport> read(rung::core::Job& job, const rung::CharacterList& chars, const std::vector<fs::path>& images,
                                         bool sequential, const std::function<void(const rung::OcrPage&)>& on_page = {}) {
   rung::PipelineOptions o;
   o.sequential = sequential;
@@ -107,7 +107,7 @@ rung::Result<rung::PipelineReport> read(rung::Job& job, const rung::CharacterLis
   return rung::run_ocr_pipeline(job, chars, images, o);
 }
 
-rung::Result<RungRun> measure(rung::Engine& engine, const rung::CharacterList& chars, const std::vector<Page>& pages) {
+rung::Result<RungRun> measure(rung::core::Engine& engine, const rung::CharacterList& chars, const std::vector<Page>& pages) {
   auto job = engine.open_job();
   if (!job) return job.error();
   std::vector<fs::path> images;
@@ -217,7 +217,7 @@ int main(int argc, char** argv) {
   // rung loads plugin libraries by absolute path only; the command line may name the build's folder relatively.
   if (!plugin_dir.empty() && only != "floor") rungs.push_back({"chosen", {fs::absolute(plugin_dir)}});
   for (const auto& [name, plugins] : rungs) {
-    rung::EngineOptions o;
+    rung::core::EngineOptions o;
     o.cache_dir = scratch / name;
     o.models = {{"ppocr_det_v4", rung::Role::kDetector, models / "ch_PP-OCRv4_det_infer.onnx", {}, {}},
                 {"ppocr_rec_v4", rung::Role::kGeneric, models / "ch_PP-OCRv4_rec_infer.onnx", {}, {}},
@@ -226,7 +226,7 @@ int main(int argc, char** argv) {
     o.worker = RUNG_BENCH_WORKER;
     o.plugin_dirs = plugins;
     o.acceptance_ratio = 1000;  // the simulated accelerator is slower by design: admit it
-    auto engine = rung::Engine::start(o);
+    auto engine = rung::core::Engine::start(o);
     if (!engine) {
       fmt::print(stderr, "pipeline-bench: {}\n", engine.error().message);
       return 3;

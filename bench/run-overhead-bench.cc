@@ -19,7 +19,7 @@
 #include <memory>
 #include <optional>
 
-#include "rung/engine.h"
+#include "rung/engine_core.h"
 #include "session/inputs.h"
 #include "session/session.h"
 
@@ -172,9 +172,9 @@ void BM_RunSessionDescribe(benchmark::State& state, const std::string& which) {
 // The engine on the same model and inputs: started once, settled (its probe
 // done), one job, one session.
 struct EngineFixture {
-  std::shared_ptr<rung::Engine> engine;
-  std::unique_ptr<rung::Job> job;
-  rung::Session* session = nullptr;
+  std::shared_ptr<rung::core::Engine> engine;
+  std::unique_ptr<rung::core::Job> job;
+  rung::core::Session* session = nullptr;
   std::string error;
 };
 
@@ -188,7 +188,7 @@ EngineFixture& engine_fixture(const std::string& which) {
     e.error = f.error;
     return e;
   }
-  rung::EngineOptions o;
+  rung::core::EngineOptions o;
   o.cache_dir = fs::temp_directory_path() / ("rung-overhead-engine-" + which);
   fs::remove_all(o.cache_dir);
   rung::ModelRegistration m;
@@ -206,7 +206,7 @@ EngineFixture& engine_fixture(const std::string& which) {
   o.runtimes.include_default_locations = false;
   o.runtimes.read_environment = false;
   o.worker = RUNG_BENCH_WORKER;
-  auto engine = rung::Engine::start(o);
+  auto engine = rung::core::Engine::start(o);
   if (!engine) {
     e.error = engine.error().message;
     return e;

@@ -2,19 +2,10 @@
 
 namespace rung::cli {
 
-int exit_code_for(ErrorCode code) {
-  switch (code) {
-    case ErrorCode::kInvalidArgument:
-    case ErrorCode::kNotFound: return kExitUsage;
-    case ErrorCode::kNoRuntime: return kExitNoRuntime;
-    // The command ran and could not do it: a provider, a file system or a worker said no.
-    case ErrorCode::kPermission:
-    case ErrorCode::kLoadFailed:
-    case ErrorCode::kUnsupported:
-    case ErrorCode::kRuntime:
-    case ErrorCode::kIo: return kExitFailed;
-  }
-  return kExitFailed;
-}
+// One mapping for the command line and the C ABI (rung/result.h).
+int exit_code_for(ErrorCode code) { return exit_code_of(code); }
+
+static_assert(exit_code_of(ErrorCode::kInvalidArgument) == kExitUsage && exit_code_of(ErrorCode::kNoRuntime) == kExitNoRuntime &&
+              exit_code_of(ErrorCode::kRuntime) == kExitFailed);
 
 }  // namespace rung::cli

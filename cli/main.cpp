@@ -38,6 +38,7 @@ std::string version_text() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  rung::keep_onnxruntime_telemetry_off_in_this_process();
   rung::end_cleanly_on_termination_signals();
   CLI::App app{"rung: puts each ONNX model on the fastest execution provider that really works on this device"};
   app.set_version_flag(

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "rung/limits.h"
+#include "rung/number_text.h"
 
 namespace rung::cli {
 
@@ -33,14 +34,10 @@ struct Range {
 
 namespace numeric_detail {
 
-// Each parses `text` strictly (decimal; digits only for an integer kind),
-// refuses what is not a number, not finite, not whole or out of the range, and
-// writes the value back in a canonical form so CLI11's own conversion (base 0,
-// where "010" is eight) reads exactly the value checked. Returns "" or why not.
-std::string check_signed(std::string& text, long long lo, long long hi, const std::string& unit, const std::string& why);
-std::string check_unsigned(std::string& text, unsigned long long lo, unsigned long long hi, const std::string& unit,
-                           const std::string& why);
-std::string check_real(std::string& text, double lo, double hi, const std::string& unit, const std::string& why);
+// The strict parsers (rung/number_text.h), shared with the C ABI's options.
+using number_text::check_real;
+using number_text::check_signed;
+using number_text::check_unsigned;
 // "1..16" for the help text.
 std::string range_name(long long lo, long long hi);
 std::string range_name(unsigned long long lo, unsigned long long hi);

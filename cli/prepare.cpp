@@ -15,7 +15,7 @@
 #include "output_check.h"
 #include "reason_notes.h"
 #include "runtime_args.h"
-#include "rung/engine.h"
+#include "rung/engine_core.h"
 #include "rung/rung_names.h"
 #include "rung/variants.h"
 #include "variants_args.h"
@@ -39,7 +39,7 @@ struct PrepareOptions {
 };
 
 int run_prepare(const PrepareOptions& c) {
-  EngineOptions o;
+  core::EngineOptions o;
   // The models first: one that cannot be read is named before anything else happens.
   // A manifest's groups, each resolved to its variant when the engine starts: the bundled one unless models are named.
   if (c.variants.given() || c.models.models.empty()) {
@@ -72,7 +72,7 @@ int run_prepare(const PrepareOptions& c) {
   auto said = std::make_shared<std::vector<std::string>>();
   auto mutex = std::make_shared<std::mutex>();
   auto settled = std::make_shared<bool>(false);  // the count is cleared then: a later failure is only said
-  o.on_progress = [said, mutex, settled, terminal](const EngineProgress& p) {
+  o.on_progress = [said, mutex, settled, terminal](const core::EngineProgress& p) {
     std::lock_guard lock(*mutex);
     for (const auto& f : p.failures) {
       if (std::find(said->begin(), said->end(), f) != said->end()) continue;
@@ -81,7 +81,7 @@ int run_prepare(const PrepareOptions& c) {
     }
     if (terminal && !*settled) show_progress_line(fmt::format("Preparing engines · {} of {}", p.landed, p.total));
   };
-  auto engine = Engine::start(o);
+  auto engine = core::Engine::start(o);
   if (!engine) throw CliError(engine.error());
   (*engine)->wait_until_settled();
   if (terminal) {

@@ -11,7 +11,7 @@
 #include "output_check.h"
 #include "reason_notes.h"
 #include "runtime_args.h"
-#include "rung/engine.h"
+#include "rung/engine_core.h"
 #include "rung/hardware.h"
 #include "rung/variants.h"
 #include "variants_args.h"
@@ -38,7 +38,7 @@ void run_resolve(const ResolveOptions& o) {
   auto discovery = discover_runtimes(search, hardware);
   if (!discovery) throw CliError(discovery.error());
   const RuntimeBuild& build = *discovery->chosen_build();
-  const StartFacts facts = start_facts(hardware, build, o.plugins.paths());
+  const core::StartFacts facts = core::start_facts(hardware, build, o.plugins.paths());
   const auto offered = variants::offered_rungs(facts, &deployment);
 
   json groups = json::array();

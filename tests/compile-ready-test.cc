@@ -17,7 +17,7 @@
 #include "jobs/compile.h"
 #include "model_builder.h"
 #include "parity_test_support.h"
-#include "rung/engine.h"
+#include "rung/engine_core.h"
 #include "rung/tolerance.h"
 #include "runtime/plugin_rungs.h"
 #include "session/inputs.h"
@@ -452,7 +452,7 @@ TEST_F(CompileReadyTest, TheEngineSaysItsEngineCameFromARewrittenGraphAndKeepsTh
   write_outer_initializer_model(dir_ / "branches.onnx");
   write_nan_model(dir_ / "nan.onnx");
 
-  EngineOptions o;
+  core::EngineOptions o;
   o.cache_dir = dir_ / "cache";
   o.models = {{"probe", Role::kGeneric, dir_ / "probe.onnx", {}, {}, {}},
               {"branches", Role::kGeneric, dir_ / "branches.onnx", {}, {}, {}},
@@ -466,7 +466,7 @@ TEST_F(CompileReadyTest, TheEngineSaysItsEngineCameFromARewrittenGraphAndKeepsTh
   o.acceptance_ratio = 1000;
   o.probe_runs = 1;
   for (int launch = 0; launch < 2; ++launch) {  // the second launch finds everything in the cache
-    auto engine = Engine::start(o);
+    auto engine = core::Engine::start(o);
     ASSERT_TRUE(engine) << engine.error().message;
     (*engine)->wait_until_settled();
     ASSERT_EQ((*engine)->chosen_rung(), sim_.name);

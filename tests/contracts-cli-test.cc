@@ -13,7 +13,7 @@
 
 #include "model_builder.h"
 #include "parity_test_support.h"
-#include "rung/engine.h"
+#include "rung/engine_core.h"
 
 namespace rung {
 namespace {
@@ -100,12 +100,12 @@ TEST_F(OrtDirTest, EveryCommandFailsNamingTheDirectoryNeverUsingAnotherBuild) {
 
 TEST_F(OrtDirTest, EngineStartFailsNamingTheDirectory) {
   test::ScopedEnv ort("RUNG_ORT_DIR", (dir_ / "ort").c_str());
-  EngineOptions o;
+  core::EngineOptions o;
   o.cache_dir = dir_ / "cache";
   o.models = {{"a", Role::kGeneric, dir_ / "a.onnx", {}, {}}};
   o.hardware_root = test::fixtures_dir() / "hardware" / "cpu-vm";
   o.worker = test::worker_path();
-  auto e = Engine::start(o);
+  auto e = core::Engine::start(o);
   ASSERT_FALSE(e.ok());
   EXPECT_THAT(e.error().message, HasSubstr("RUNG_ORT_DIR " + (dir_ / "ort").string()));
   EXPECT_THAT(e.error().message, HasSubstr("not loadable"));

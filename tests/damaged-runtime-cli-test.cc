@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "model_builder.h"
-#include "rung/engine.h"
+#include "rung/engine_core.h"
 #include "test_support.h"
 
 namespace rung {
@@ -57,12 +57,12 @@ TEST_P(DamagedRuntimeTest, EveryCommandSaysWhichBuildAndWhyWithExit3) {
 
 TEST_P(DamagedRuntimeTest, TheEngineRefusesToStart) {
   test::ScopedEnv ort("RUNG_ORT_DIR", ort_.c_str());
-  EngineOptions o;
+  core::EngineOptions o;
   o.cache_dir = dir_ / "cache";
   o.models = {{"a", Role::kGeneric, dir_ / "a.onnx", {}, {}}};
   o.hardware_root = test::fixtures_dir() / "hardware" / "cpu-vm";
   o.worker = test::worker_path();
-  auto e = Engine::start(o);
+  auto e = core::Engine::start(o);
   ASSERT_FALSE(e.ok());
   EXPECT_THAT(e.error().message, HasSubstr(GetParam().says));
 }

@@ -13,7 +13,7 @@
 #include "engine/builder.h"
 #include "model_builder.h"
 #include "probe/attempts.h"
-#include "rung/engine.h"
+#include "rung/engine_core.h"
 #include "rung/ladder.h"
 #include "rung/runtime.h"
 #include "test_support.h"
@@ -92,8 +92,8 @@ class EngineStrikesTest : public ::testing::Test {
   void live() { fs::remove(dir_ / "die"); }
   int tries() const { return lines_in(dir_ / "tries"); }
 
-  EngineOptions options() {
-    EngineOptions o;
+  core::EngineOptions options() {
+    core::EngineOptions o;
     o.cache_dir = dir_ / "cache";
     o.models = {{"small", Role::kDetector, dir_ / "small.onnx", {}, {}, {}},
                 {"poisoned", Role::kGeneric, dir_ / "poisoned.onnx", {}, {}, {}}};
@@ -114,14 +114,14 @@ class EngineStrikesTest : public ::testing::Test {
     std::string about, poisoned_rung;
   };
   Launch launch() {
-    auto e = Engine::start(options());
+    auto e = core::Engine::start(options());
     EXPECT_TRUE(e) << e.error().message;
     if (!e) return {};
     (*e)->wait_until_settled();
     EXPECT_EQ((*e)->chosen_rung(), kSim);  // the probe model, small, is never the one that dies
     Launch out{(*e)->progress().failures, (*e)->about_line(), {}};
     auto job = (*e)->open_job();
-    auto s = job ? (*job)->session("poisoned") : Result<Session*>(job.error());
+    auto s = job ? (*job)->session("poisoned") : Result<core::Session*>(job.error());
     out.poisoned_rung = s ? (*s)->rung() : s.error().message;
     return out;
   }

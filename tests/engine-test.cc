@@ -11,7 +11,7 @@
 
 #include "model_builder.h"
 #include "rung/cpus.h"
-#include "rung/engine.h"
+#include "rung/engine_core.h"
 #include "test_support.h"
 
 namespace rung {
@@ -67,8 +67,8 @@ class EngineTest : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  EngineOptions options() {
-    EngineOptions o;
+  core::EngineOptions options() {
+    core::EngineOptions o;
     o.cache_dir = dir_ / "cache";
     // Registered largest first: the builder must still go smallest first.
     o.models = {{"large", Role::kGeneric, dir_ / "large.onnx", {}, {}, {}},
@@ -85,13 +85,13 @@ class EngineTest : public ::testing::Test {
     return o;
   }
 
-  std::shared_ptr<Engine> start(EngineOptions o) {
-    auto e = Engine::start(std::move(o));
+  std::shared_ptr<core::Engine> start(core::EngineOptions o) {
+    auto e = core::Engine::start(std::move(o));
     EXPECT_TRUE(e) << e.error().message;
     return e ? *e : nullptr;
   }
 
-  static void wait_for_probe(const Engine& e) {
+  static void wait_for_probe(const core::Engine& e) {
     while (!e.probe_done()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
 
@@ -123,7 +123,7 @@ TEST_F(EngineTest, EnginesLandOneByOneSmallestFirst) {
   std::vector<std::size_t> landed;
   std::vector<std::string> lines;
   auto o = options();
-  o.on_progress = [&](const EngineProgress& p) {
+  o.on_progress = [&](const core::EngineProgress& p) {
     std::lock_guard lock(mutex);
     if (!p.building.empty() && (building.empty() || building.back() != p.building)) building.push_back(p.building);
     if (landed.empty() || landed.back() != p.landed) landed.push_back(p.landed);
@@ -343,7 +343,7 @@ TEST_F(EngineTest, InferenceThreadsArePhysicalCoresMinusTwoAtLeastOne) {
   explicit_count.reset();
   // More than this machine gives is refused at start, naming the option.
   o.inference_threads = usable_cpus() + 1;
-  auto refused = Engine::start(o);
+  auto refused = core::Engine::start(o);
   ASSERT_FALSE(refused);
   EXPECT_THAT(refused.error().message, HasSubstr("out of range"));
 }

@@ -1,9 +1,12 @@
 # Script for the install test: install, then configure, build and run clean
 # consumer projects against the install tree with find_package.
 #   the tools consumer links rung::rung;
-#   the engine consumer links rung::engine alone, configured with the tools'
-#   dependencies hidden from find_package, and the exported engine target must
-#   name none of them.
+#   the engine consumer (C++, rung/engine.h) and the C example (examples/c)
+#   link rung::engine alone, configured with every development package but
+#   rung's hidden from find_package, and the exported engine target must name
+#   none of them;
+#   librung_engine exports rung_ symbols alone, and the worker an application
+#   ships links no SQLite, libpq, stb or libonnx.
 file(REMOVE_RECURSE "${SCRATCH}")
 execute_process(COMMAND ${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${SCRATCH}/prefix" RESULT_VARIABLE rc OUTPUT_QUIET)
 if(rc)
@@ -20,6 +23,39 @@ foreach(f IN LISTS engine_exports)
     message(FATAL_ERROR "${f} asks consumers of rung::engine to link ${CMAKE_MATCH_1}: the engine must not need it")
   endif()
 endforeach()
+
+# The engine's only exports are the C ABI's functions.
+file(GLOB engine_library "${SCRATCH}/prefix/lib*/librung_engine.so.1")
+if(NOT engine_library)
+  message(FATAL_ERROR "no librung_engine.so.1 installed (its soname is the ABI's major version)")
+endif()
+execute_process(COMMAND nm -D --defined-only ${engine_library} OUTPUT_VARIABLE symbols RESULT_VARIABLE rc)
+if(rc)
+  message(FATAL_ERROR "nm failed on ${engine_library}")
+endif()
+string(REGEX MATCHALL "[^\n]+" symbol_lines "${symbols}")
+set(abi_count 0)
+foreach(line IN LISTS symbol_lines)
+  string(REGEX REPLACE "^.* " "" name "${line}")
+  if(NOT name MATCHES "^rung_")
+    message(FATAL_ERROR "${engine_library} exports ${name}: only rung_ symbols may leave it")
+  endif()
+  math(EXPR abi_count "${abi_count} + 1")
+endforeach()
+if(abi_count LESS 40)
+  message(FATAL_ERROR "${engine_library} exports only ${abi_count} rung_ symbols: the C ABI is missing")
+endif()
+message("librung_engine exports ${abi_count} rung_ symbols and nothing else")
+
+# The worker an application ships beside the engine links what the engine links, no more.
+file(GLOB worker "${SCRATCH}/prefix/libexec/rung/rung-probe-worker")
+execute_process(COMMAND readelf -d ${worker} OUTPUT_VARIABLE dynamic RESULT_VARIABLE rc)
+if(rc OR NOT worker)
+  message(FATAL_ERROR "readelf failed on the installed worker '${worker}'")
+endif()
+if(dynamic MATCHES "\\[(libsqlite3[^]]*|libpq[^]]*|libstb[^]]*|libonnx\\.so[^]]*)\\]")
+  message(FATAL_ERROR "the installed worker links ${CMAKE_MATCH_1}: it must carry only what the engine carries")
+endif()
 
 function(consumer name source)
   execute_process(COMMAND ${CMAKE_COMMAND} -S "${source}" -B "${SCRATCH}/${name}" "-DCMAKE_PREFIX_PATH=${SCRATCH}/prefix" ${ARGN}
@@ -44,10 +80,31 @@ consumer(engine "${ENGINE_CONSUMER_SOURCE}"
   -DCMAKE_DISABLE_FIND_PACKAGE_fmt=ON -DCMAKE_DISABLE_FIND_PACKAGE_nlohmann_json=ON
   -DCMAKE_DISABLE_FIND_PACKAGE_OpenSSL=ON -DCMAKE_DISABLE_FIND_PACKAGE_Protobuf=ON
   -DCMAKE_DISABLE_FIND_PACKAGE_ONNX=ON)
-file(GLOB worker "${SCRATCH}/prefix/libexec/rung/rung-probe-worker")
 execute_process(COMMAND "${SCRATCH}/engine/engine_consumer" "${RUNTIMES}/onnxruntime-1.30.0" "${MODEL}" "${worker}" "${SCRATCH}/engine-cache"
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 message("${out}")
 if(rc)
   message(FATAL_ERROR "engine consumer failed: ${err}")
 endif()
+
+# The C example, as an application in C builds it: a C compiler and rung's engine package.
+consumer(c "${C_EXAMPLE_SOURCE}"
+  -DCMAKE_DISABLE_FIND_PACKAGE_fmt=ON -DCMAKE_DISABLE_FIND_PACKAGE_nlohmann_json=ON
+  -DCMAKE_DISABLE_FIND_PACKAGE_OpenSSL=ON -DCMAKE_DISABLE_FIND_PACKAGE_Protobuf=ON
+  -DCMAKE_DISABLE_FIND_PACKAGE_ONNX=ON -DCMAKE_DISABLE_FIND_PACKAGE_SQLite3=ON -DCMAKE_DISABLE_FIND_PACKAGE_PostgreSQL=ON)
+execute_process(COMMAND "${SCRATCH}/c/classify" "${MODEL}" "${C_INPUT}" "${SCRATCH}/c-cache"
+                        "runtime_dir=${RUNTIMES}/onnxruntime-1.30.0" runtime_default_locations=false "worker=${worker}"
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+message("${out}")
+if(rc)
+  message(FATAL_ERROR "the C example failed: ${err}")
+endif()
+
+# pkg-config finds the same library.
+file(GLOB pc_dir "${SCRATCH}/prefix/lib*/pkgconfig")
+execute_process(COMMAND ${CMAKE_COMMAND} -E env "PKG_CONFIG_PATH=${pc_dir}" pkg-config --libs --cflags rung-engine
+                RESULT_VARIABLE rc OUTPUT_VARIABLE flags ERROR_VARIABLE err)
+if(rc OR NOT flags MATCHES "-L[^ ]*prefix/lib[^ ]* -lrung_engine")
+  message(FATAL_ERROR "pkg-config rung-engine: ${flags}${err}")
+endif()
+message("pkg-config rung-engine: ${flags}")

@@ -18,7 +18,7 @@
 #include "rung/bench.h"
 #include "rung/conform.h"
 #include "rung/cpus.h"
-#include "rung/engine.h"
+#include "rung/engine_core.h"
 #include "rung/limits.h"
 #include "rung/parity.h"
 #include "rung/probe.h"
@@ -305,7 +305,7 @@ TEST_F(LibraryNumbersTest, ProbeAndBenchRefuseADeadlinePastADay) {
 
 TEST_F(LibraryNumbersTest, EngineStartRefusesThreadsAndDeadlinesOutOfRange) {
   auto base = [&] {
-    EngineOptions o;
+    core::EngineOptions o;
     o.cache_dir = dir_ / "cache";
     ModelRegistration m;
     m.name = "m";
@@ -316,13 +316,13 @@ TEST_F(LibraryNumbersTest, EngineStartRefusesThreadsAndDeadlinesOutOfRange) {
   };
   auto o = base();
   o.inference_threads = usable_cpus() + 1;
-  expect_invalid(status_of(Engine::start(o)), "inference threads " + kCpusPlusOne + " is out of range");
+  expect_invalid(status_of(core::Engine::start(o)), "inference threads " + kCpusPlusOne + " is out of range");
   o = base();
   o.probe_deadline = std::chrono::milliseconds(0);
-  expect_invalid(status_of(Engine::start(o)), "the probe deadline of 0 ms is out of range");
+  expect_invalid(status_of(core::Engine::start(o)), "the probe deadline of 0 ms is out of range");
   o = base();
   o.build_deadline = kPastADay;
-  expect_invalid(status_of(Engine::start(o)), "the build deadline of 86400001 ms is out of range");
+  expect_invalid(status_of(core::Engine::start(o)), "the build deadline of 86400001 ms is out of range");
   EXPECT_FALSE(fs::exists(dir_ / "cache"));  // refused before anything was made
 }
 

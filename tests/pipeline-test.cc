@@ -49,7 +49,7 @@ class PipelineTest : public ::testing::Test {
   static void SetUpTestSuite() {
     dir_ = test::make_temp_dir("rung-pipeline");
     const fs::path models = test::model_path("ppocr");
-    EngineOptions o;
+    core::EngineOptions o;
     o.cache_dir = dir_ / "cache";
     o.models = {{"ppocr_det_v4", Role::kDetector, models / "ch_PP-OCRv4_det_infer.onnx", {}, {}},
                 {"ppocr_rec_v4", Role::kGeneric, models / "ch_PP-OCRv4_rec_infer.onnx", {}, {}},
@@ -60,7 +60,7 @@ class PipelineTest : public ::testing::Test {
     o.hardware_root = test::fixtures_dir() / "hardware" / "cpu-vm";
     o.worker = test::worker_path();
     o.probe_runs = 1;
-    auto e = Engine::start(std::move(o));
+    auto e = core::Engine::start(std::move(o));
     ASSERT_TRUE(e.ok()) << e.error().message;
     engine_ = *e;
     engine_->wait_until_settled();  // no background thread comes or goes while threads are counted
@@ -116,8 +116,8 @@ class PipelineTest : public ::testing::Test {
   }
 
   static inline fs::path dir_;
-  static inline std::shared_ptr<Engine> engine_;
-  static inline std::unique_ptr<Job> job_;
+  static inline std::shared_ptr<core::Engine> engine_;
+  static inline std::unique_ptr<core::Job> job_;
   static inline std::unique_ptr<CharacterList> chars_;
 };
 

@@ -16,7 +16,7 @@
 #include "model_builder.h"
 #include "rung/bench.h"
 #include "rung/bench_record.h"
-#include "rung/engine.h"
+#include "rung/engine_core.h"
 #include "rung/parity.h"
 #include "rung/registry.h"
 #include "rung/variants.h"
@@ -33,7 +33,7 @@ using variants::FindingKind;
 constexpr const char* kDevice = "linux; cpu Test CPU 9000";
 
 // The facts start() hands choose_models, for a fixture tree and a real build (each build loaded once).
-StartFacts facts_for(const std::string& fixture, const std::string& version, const std::vector<fs::path>& plugin_dirs = {}) {
+core::StartFacts facts_for(const std::string& fixture, const std::string& version, const std::vector<fs::path>& plugin_dirs = {}) {
   static std::map<std::string, RuntimeBuild> builds;
   if (!builds.count(version)) {
     auto lib = fs::directory_iterator(test::runtime_dir(version));
@@ -45,7 +45,7 @@ StartFacts facts_for(const std::string& fixture, const std::string& version, con
     EXPECT_TRUE(build) << build.error().message;
     builds[version] = *build;
   }
-  return start_facts(detect_hardware(test::fixtures_dir() / "hardware" / fixture), builds[version], plugin_dirs);
+  return core::start_facts(detect_hardware(test::fixtures_dir() / "hardware" / fixture), builds[version], plugin_dirs);
 }
 
 json variant(const std::string& key, const std::vector<std::string>& rungs, const std::string& form, const fs::path& file,
@@ -91,7 +91,7 @@ class VariantsTest : public ::testing::Test {
                         variant("cpu_f32", {"cpu"}, "f32", model_, sha_)});
   }
 
-  std::string resolved(const variants::Manifest& m, const StartFacts& f, const variants::Deployment& d) {
+  std::string resolved(const variants::Manifest& m, const core::StartFacts& f, const variants::Deployment& d) {
     auto r = variants::resolve(m.groups.at(0), f, &d);
     EXPECT_TRUE(r) << r.error().message;
     return r ? r->variant->key : "";
@@ -139,7 +139,7 @@ TEST_F(VariantsTest, EachFixtureTreeAndBuildResolvesTheFirstDeclaredVariantItOff
     EXPECT_EQ(resolved(m, facts_for(where.first, where.second), all), key) << where.first << " with ONNX Runtime " << where.second;
   }
   // A build that carries the Qualcomm NPU's provider would take the quantised form there.
-  StartFacts hexagon{{"qualcomm-hexagon"}, {"qnn-htp", "cpu"}, "1.30.0"};
+  core::StartFacts hexagon{{"qualcomm-hexagon"}, {"qnn-htp", "cpu"}, "1.30.0"};
   auto r = variants::resolve(m.groups[0], hexagon, &all);
   ASSERT_TRUE(r);
   EXPECT_EQ(r->variant->key, "qnn_a16w8");
@@ -447,7 +447,7 @@ TEST_F(VariantsTest, TheEngineLoadsTheResolvedVariantsFileAndSaysWhy) {
   auto m = manifest(json::array({variant("rung_sim_ep_f32", {"rung_sim_ep"}, "f32", sim_file), variant("cpu_f32", {"cpu"}, "f32", cpu_file)}));
   const fs::path plugins = test::make_plugin_dir(dir_);
   auto run = [&](const variants::Deployment& d, std::string& rung, std::string& reason) {
-    EngineOptions o;
+    core::EngineOptions o;
     o.cache_dir = dir_ / ("cache-" + std::to_string(files_++));
     o.runtimes.explicit_dir = test::runtime_dir("1.30.0");
     o.runtimes.include_default_locations = false;
@@ -457,11 +457,11 @@ TEST_F(VariantsTest, TheEngineLoadsTheResolvedVariantsFileAndSaysWhy) {
     o.acceptance_ratio = 1000;
     o.worker = test::worker_path();
     EXPECT_TRUE(variants::attach(o, m, d));
-    auto engine = Engine::start(o);
+    auto engine = core::Engine::start(o);
     EXPECT_TRUE(engine) << engine.error().message;
     (*engine)->wait_until_settled();
     EXPECT_EQ((*engine)->chosen_rung(), "rung_sim_ep");
-    const ModelChoice& choice = (*engine)->model_choices().at("tiny");
+    const core::ModelChoice& choice = (*engine)->model_choices().at("tiny");
     reason = choice.reason;
     auto job = (*engine)->open_job();
     auto s = (*job)->session("tiny");

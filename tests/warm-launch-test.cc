@@ -18,7 +18,7 @@
 #include <thread>
 
 #include "model_builder.h"
-#include "rung/engine.h"
+#include "rung/engine_core.h"
 #include "rung/probe.h"
 #include "test_support.h"
 
@@ -151,7 +151,7 @@ class WarmLaunchTest : public ::testing::Test {
   // An application's launch: Engine::start, then the background probe's answer.
   Launch engine() {
     return in_child(dir_ / "report.json", [&] {
-      EngineOptions o;
+      core::EngineOptions o;
       o.cache_dir = dir_ / "engine-cache";
       ModelRegistration m;
       m.name = "tiny";
@@ -161,7 +161,7 @@ class WarmLaunchTest : public ::testing::Test {
       o.hardware_root = test::fixtures_dir() / "hardware" / "cpu-vm";
       o.worker = test::worker_path();
       o.probe_runs = 1;
-      auto e = Engine::start(o);
+      auto e = core::Engine::start(o);
       if (!e) return nlohmann::json{{"ok", false}, {"error", e.error().message}};
       nlohmann::json mapped = mapped_runtimes();
       while (!(*e)->probe_done()) std::this_thread::sleep_for(std::chrono::milliseconds(2));

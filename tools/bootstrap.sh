@@ -31,6 +31,8 @@ MAIN_PACKAGES=(g++ cmake make pkg-config ca-certificates
 # What only the tests, benchmarks and fuzzers need.
 TEST_PACKAGES=(libgtest-dev libgmock-dev libbenchmark-dev libpng-dev
                chromium python3-jsonschema python3-skimage
+               # The Python binding's tests (Debian's /usr/bin/python3, its numpy and pytest).
+               python3-numpy python3-pytest
                imagemagick fonts-dejavu-core fonts-liberation2 fonts-freefont-ttf
                postgresql libonnx-testdata
                # The libFuzzer harnesses (fuzz/): clang and its fuzzer and sanitizer runtimes.
@@ -49,6 +51,9 @@ for p in "${packages[@]}"; do
 done
 # npm fetches the pinned tarballs; a Node.js from elsewhere may already bring it.
 command -v npm >/dev/null || missing+=(npm)
+# The Rust binding's tests build with cargo, offline (the crates have no dependencies);
+# a rustup toolchain already on PATH serves, else Debian's.
+[ "$mode" = tests ] && { command -v cargo >/dev/null || missing+=(cargo); }
 
 # Say up front what is about to happen and roughly how long it takes (measured on a
 # fresh 2-core machine; see the README's "The two commands").

@@ -16,7 +16,7 @@ RANKS = {
     "jobs": 4,
     "probe": 5, "bench": 5, "parity": 5, "conform": 5,
     "engine": 6, "quantise": 6,
-    "registry": 7, "pipeline": 7,
+    "capi": 7, "registry": 7, "pipeline": 7,
     "variants": 8,
 }
 
@@ -28,7 +28,8 @@ PUBLIC = {
     "geometry": "core", "input_spec": "core", "cpus": "core", "limits": "core", "printable": "core",
     "runtime": "runtime", "standing": "runtime", "software_gpu": "runtime", "rung_names": "runtime",
     "decode": "decode", "image": "image",
-    "probe": "probe", "engine": "engine",
+    "probe": "probe", "engine_core": "engine", "number_text": "core",
+    "rung": "capi", "engine": "capi",
     "bench": "bench", "bench_compare": "bench", "bench_html": "bench", "bench_record": "bench",
     "parity": "parity", "conform": "conform", "pipeline": "pipeline",
     "quantise": "quantise",

@@ -7,6 +7,7 @@
 #include "jobs/measure.h"
 #include "jobs/parity_side.h"
 #include "jobs/worker.h"
+#include "rung/runtime.h"
 
 namespace {
 
@@ -21,4 +22,7 @@ constexpr rung::JobKind kKinds[] = {
 
 }  // namespace
 
-int main(int argc, char** argv) { return rung::worker_main(argc, argv, kKinds); }
+int main(int argc, char** argv) {
+  rung::keep_onnxruntime_telemetry_off_in_this_process();
+  return rung::worker_main(argc, argv, kKinds);
+}

@@ -21,9 +21,10 @@
 #include "progress.h"      // and draws progress the same way: only on a terminal
 #include "rung/cpus.h"
 #include "rung/decode.h"
-#include "rung/engine.h"
+#include "rung/engine_core.h"
 #include "rung/image.h"
 #include "rung/pipeline.h"
+#include "rung/runtime.h"
 #include "rung/rung_names.h"
 
 namespace fs = std::filesystem;
@@ -120,7 +121,7 @@ class Progress {
 
 class Writer {
  public:
-  Writer(const Settings& s, const Truth& truth, rung::Job& job, std::size_t total) : s_(s), truth_(truth), job_(job), progress_(total) {}
+  Writer(const Settings& s, const Truth& truth, rung::core::Job& job, std::size_t total) : s_(s), truth_(truth), job_(job), progress_(total) {}
 
   void page(const rung::OcrPage& page) {
     nlohmann::json j{{"image", page.file.string()}};
@@ -164,14 +165,14 @@ class Writer {
 
   const Settings& s_;
   const Truth& truth_;
-  rung::Job& job_;
+  rung::core::Job& job_;
   Progress progress_;
   std::size_t done_ = 0, scored_ = 0;
   int failures_ = 0;
   rung::TextScore total_;
 };
 
-int run(const Settings& s, rung::EngineOptions options) {
+int run(const Settings& s, rung::core::EngineOptions options) {
   options.models = {{"ppocr_det_v4", rung::Role::kDetector, s.models / "ch_PP-OCRv4_det_infer.onnx", {}, {}, {}},
                     {"ppocr_rec_v4", rung::Role::kGeneric, s.models / "ch_PP-OCRv4_rec_infer.onnx", {}, {}, {}}};
   if (!s.pipeline.classifier.empty()) {
@@ -196,7 +197,7 @@ int run(const Settings& s, rung::EngineOptions options) {
     fmt::print(stderr, "ocr-lines: {}\n", chars.error().message);
     return kExitUsage;
   }
-  auto engine = rung::Engine::start(options);
+  auto engine = rung::core::Engine::start(options);
   if (!engine) {
     fmt::print(stderr, "ocr-lines: {}\n", engine.error().message);
     return engine.error().code == rung::ErrorCode::kInvalidArgument ? kExitUsage : kExitNoRuntime;
@@ -248,6 +249,7 @@ int run(const Settings& s, rung::EngineOptions options) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  rung::keep_onnxruntime_telemetry_off_in_this_process();
   using rung::cli::add_number;
   using rung::cli::add_text;
   CLI::App app{"ocr-lines: read the text lines of every image in folders, with the model ids that read them"};
@@ -285,7 +287,7 @@ int main(int argc, char** argv) {
     return app.exit(e) == 0 ? 0 : kExitUsage;  // --help is 0; CLI11's own codes (104, 105, ...) are all usage errors
   }
   if (no_classifier) s.pipeline.classifier.clear();
-  rung::EngineOptions options;
+  rung::core::EngineOptions options;
   options.cache_dir = cache_dir;
   if (!ort_dir.empty()) options.runtimes.explicit_dir = ort_dir;
   for (const auto& d : plugin_dirs) options.plugin_dirs.emplace_back(d);

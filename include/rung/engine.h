@@ -1,137 +1,266 @@
-// The engine an application embeds: created once per process at launch, it never
-// blocks (the probe and engine builds run in the background) and hands out
-// sessions by model, pinned per job to the rung and form chosen when the job began.
+// The engine for C++ applications: a header-only layer over the C ABI
+// (rung/rung.h), one RAII class per handle and rung::Result for every call that
+// can fail, so C and C++ callers run one implementation. It needs nothing but
+// librung_engine (rung::engine); it is stable as the C ABI is.
+//
+//   auto options = rung::Options::create().value();
+//   options.set("cache_dir", dir);
+//   options.add_model("ppocr_cls", "cls.onnx", "generic");
+//   auto engine = rung::Engine::start(options);   // never blocks
+//   auto job = engine->open_job();
+//   auto session = job->session("ppocr_cls");
+//   auto outputs = session->run({rung::TensorData::view("x", RUNG_FLOAT32, {1, 3, 48, 192}, pixels)});
 #pragma once
 
 #include <chrono>
-#include <filesystem>
+#include <cstdint>
 #include <functional>
-#include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
-#include "rung/hardware.h"
-#include "rung/model.h"
 #include "rung/result.h"
-#include "rung/runtime.h"
-#include "rung/tensor.h"
+#include "rung/rung.h"
 
 namespace rung {
+namespace abi_detail {
 
-struct EngineProgress {
-  std::size_t total = 0;             // engines this rung needs
-  std::size_t landed = 0;            // built (or found in the cache) so far
-  std::string building;              // the model being built now, "" when idle
-  std::vector<std::string> failures; // "ppocr_rec_v4: <reason>"
+template <class T, void (*Free)(T*)>
+struct Free_ {
+  void operator()(T* p) const { Free(p); }
+};
+template <class T, void (*Free)(T*)>
+using Owned = std::unique_ptr<T, Free_<T, Free>>;
+
+inline ErrorCode error_code(rung_error_code code) {
+  switch (code) {
+    case RUNG_INVALID_ARGUMENT: return ErrorCode::kInvalidArgument;
+    case RUNG_NOT_FOUND: return ErrorCode::kNotFound;
+    case RUNG_PERMISSION: return ErrorCode::kPermission;
+    case RUNG_LOAD_FAILED: return ErrorCode::kLoadFailed;
+    case RUNG_UNSUPPORTED: return ErrorCode::kUnsupported;
+    case RUNG_IO: return ErrorCode::kIo;
+    case RUNG_NO_RUNTIME: return ErrorCode::kNoRuntime;
+    case RUNG_OK:
+    case RUNG_RUNTIME:
+    case RUNG_ERROR_CODE_MAX_: break;
+  }
+  return ErrorCode::kRuntime;
+}
+
+// Ok for NULL; else the status as an Error, freed.
+inline Status take(rung_status* status) {
+  if (status == nullptr) return {};
+  Owned<rung_status, rung_status_free> held(status);
+  return Error{error_code(rung_status_code(status)), rung_status_message(status)};
+}
+
+inline std::string take(char* text) {
+  Owned<char, rung_string_free> held(text);
+  return text == nullptr ? std::string() : std::string(text);
+}
+
+}  // namespace abi_detail
+
+// What the progress callback is told (rung_progress).
+struct Progress {
+  std::size_t total = 0;
+  std::size_t landed = 0;
+  std::string building;
+  std::string line;
   bool done = false;
-  // "Preparing engines · 3 of 6"; a failure is named ("· ppocr_rec_v4 stays on CPU: ..."); "" when done and clean.
-  std::string line() const;
-};
-
-// What the engine knows at start, before the probe: enough to choose each model's file.
-struct StartFacts {
-  std::vector<std::string> platforms;  // recognised from the hardware, best first ("nvidia", "no-gpu-seen")
-  std::vector<std::string> rungs;      // the ladder this build walks: plugins, the platform's rungs it carries, "cpu" last
-  std::string runtime_version;         // "1.30.0"
-};
-
-// The facts for this hardware, build and plugin directories: what start() hands choose_models.
-StartFacts start_facts(const Hardware& hardware, const RuntimeBuild& build, const std::vector<std::filesystem::path>& plugin_dirs);
-
-// Which variant of a model the engine loads, and why.
-struct ModelChoice {
-  std::string variant;   // "cpu_f32"
-  std::string model_id;  // what the variant computes: its name plus its numeric form
-  std::string reason;    // "cpu_f32: first declared whose rung is offered here (cpu)"
-};
-
-struct EngineOptions {
-  std::filesystem::path cache_dir;                // the probe's cache and the engine cache live here
-  std::vector<ModelRegistration> models;
-  RuntimeSearchOptions runtimes;
-  std::filesystem::path hardware_root = "/";
-  // The probe (see rung/probe.h for each).
-  int probe_runs = 3;
-  double acceptance_ratio = 1.0;
-  std::chrono::milliseconds probe_deadline{180'000};
-  bool isolate = true;                            // probe and engine builds in child processes
-  std::filesystem::path worker;
-  std::optional<std::string> forced_rung;
-  std::vector<std::filesystem::path> plugin_dirs;
-  // Inference pool: physical cores minus two (at least one) when 0.
-  int inference_threads = 0;
-  std::size_t tensorrt_workspace_bytes = std::size_t{512} << 20;
-  std::chrono::milliseconds build_deadline{30 * 60'000};  // per engine, in its child process
-  std::function<void(const EngineProgress&)> on_progress;
-  // Called once in start(), before the probe: may rewrite each model's files and
-  // rungs (a model variant resolved for this device) and says what it chose. An
-  // Error fails start().
-  std::function<Result<std::map<std::string, ModelChoice>>(const StartFacts&, std::vector<ModelRegistration>& models)>
-      choose_models;
 };
 
 class Engine;
 
-// One model's session inside a job. Thread-safe to run.
-class Session {
+// The engine's options, by the keys rung/rung.h lists.
+class Options {
  public:
-  virtual ~Session() = default;
-  virtual const std::string& model_name() const = 0;
-  virtual const std::string& model_id() const = 0;   // what it computes: name plus numeric form
-  virtual const std::string& rung() const = 0;       // where it runs
-  virtual const std::string& placement_reason() const = 0;  // why this rung and form
-  // Inputs are checked by name, element type and shape before ONNX Runtime sees them.
-  virtual Result<std::vector<Tensor>> run(const std::vector<Tensor>& inputs) = 0;
-};
-
-// A unit of work (an index run). Every session it opens stays on the rung and
-// form the job began with, whatever lands meanwhile.
-class Job {
- public:
-  virtual ~Job() = default;
-  virtual Result<Session*> session(const std::string& model_name) = 0;
-  // model name -> model id of every session opened so far: a job's results carry these.
-  virtual std::map<std::string, std::string> model_ids() const = 0;
-  virtual const std::string& rung() const = 0;  // the rung this job was pinned to
-};
-
-class Engine {
- public:
-  // Finds and loads the runtime build, starts the probe in the background and returns.
-  static Result<std::shared_ptr<Engine>> start(EngineOptions options);
-  ~Engine();
-  Engine(const Engine&) = delete;
-  Engine& operator=(const Engine&) = delete;
-
-  std::string about_line() const;
-  std::string chosen_rung() const;       // "cpu" until the probe reports
-  std::string chosen_reason() const;
-  bool probe_done() const;
-  // Probe models the CPU floor itself could not run (a bad input spec, a tensor
-  // above the limit, a missing file): each such model, and what is above the floor
-  // for want of it, stays on the CPU. Empty until the probe reports.
-  struct ProbeProblems {
-    std::vector<std::string> model_errors;  // one line per model, naming it and the reason
-    bool inputs_refused = false;            // one of them because its inputs were refused: an input error
-  };
-  ProbeProblems probe_problems() const;
-  EngineProgress progress() const;
-  int inference_threads() const;
-  const RuntimeBuild& runtime() const;
-  // Per model, the variant choose_models resolved (empty without one).
-  const std::map<std::string, ModelChoice>& model_choices() const;
-
-  Result<std::unique_ptr<Job>> open_job();
-  // Blocks until the probe has reported and every engine has landed or failed (tests, CLI).
-  void wait_until_settled() const;
-
-  struct State;
+  static Result<Options> create() {
+    rung_options* made = nullptr;
+    if (auto st = abi_detail::take(rung_options_create(&made)); !st) return st.error();
+    return Options(made);
+  }
+  Status set(const std::string& key, const std::string& value) {
+    return abi_detail::take(rung_options_set(handle_.get(), key.c_str(), value.c_str()));
+  }
+  Status add_model(const std::string& name, const std::string& path, const std::string& role = "generic") {
+    return abi_detail::take(rung_options_add_model(handle_.get(), name.c_str(), path.c_str(), role.c_str()));
+  }
+  // Called on the engine's background thread; kept alive by every engine started from these options.
+  Status on_progress(std::function<void(const Progress&)> callback) {
+    progress_ = std::make_shared<std::function<void(const Progress&)>>(std::move(callback));
+    return abi_detail::take(rung_options_set_progress(handle_.get(), &Options::relay, progress_.get()));
+  }
 
  private:
-  explicit Engine(std::shared_ptr<State> state);
-  std::shared_ptr<State> state_;
+  friend class Engine;
+  explicit Options(rung_options* made) : handle_(made) {}
+  static void relay(void* user, const rung_progress* p) {
+    const auto& callback = *static_cast<const std::function<void(const Progress&)>*>(user);
+    try {
+      callback(Progress{p->total, p->landed, p->building, p->line, p->done != 0});
+    } catch (...) {
+      // An exception must not cross into the engine's thread; the callback's own fault is dropped.
+    }
+  }
+  abi_detail::Owned<rung_options, rung_options_free> handle_;
+  std::shared_ptr<std::function<void(const Progress&)>> progress_;
+};
+
+// A tensor crossing the ABI: a view of the caller's elements (an input: no copy,
+// the elements must outlive the run) or elements rung owns (an output).
+class TensorData {
+ public:
+  static Result<TensorData> view(const std::string& name, rung_element_type type, const std::vector<std::int64_t>& shape,
+                                 std::span<const std::byte> bytes) {
+    rung_value* made = nullptr;
+    if (auto st = abi_detail::take(rung_value_create_view(name.c_str(), type, shape.data(), shape.size(), bytes.data(), bytes.size(), &made));
+        !st) {
+      return st.error();
+    }
+    return TensorData(made);
+  }
+  template <class T>
+  static Result<TensorData> view(const std::string& name, rung_element_type type, const std::vector<std::int64_t>& shape,
+                                 std::span<const T> elements) {
+    return view(name, type, shape, std::as_bytes(elements));
+  }
+  static Result<TensorData> strings(const std::string& name, const std::vector<std::int64_t>& shape, const std::vector<std::string>& items) {
+    std::vector<const char*> pointers;
+    for (const auto& s : items) pointers.push_back(s.c_str());
+    rung_value* made = nullptr;
+    if (auto st = abi_detail::take(rung_value_create_strings(name.c_str(), shape.data(), shape.size(), pointers.data(), pointers.size(), &made));
+        !st) {
+      return st.error();
+    }
+    return TensorData(made);
+  }
+
+  std::string name() const { return rung_value_name(handle_.get()); }
+  rung_element_type type() const { return rung_value_element_type(handle_.get()); }
+  std::vector<std::int64_t> shape() const {
+    std::size_t rank = 0;
+    const std::int64_t* dims = rung_value_shape(handle_.get(), &rank);
+    return {dims, dims + rank};
+  }
+  std::span<const std::byte> bytes() const {
+    std::size_t size = 0;
+    const void* data = rung_value_data(handle_.get(), &size);
+    return {static_cast<const std::byte*>(data), size};
+  }
+  std::vector<std::string> strings() const {
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < rung_value_string_count(handle_.get()); ++i) out.emplace_back(rung_value_string(handle_.get(), i));
+    return out;
+  }
+  const rung_value* handle() const { return handle_.get(); }
+
+ private:
+  friend class Session;
+  explicit TensorData(rung_value* made) : handle_(made) {}
+  abi_detail::Owned<rung_value, rung_value_free> handle_;
+};
+
+// One input or output as the model declares it (-1: a dynamic dimension).
+struct IoInfo {
+  std::string name;
+  rung_element_type type = RUNG_FLOAT32;
+  std::vector<std::int64_t> shape;
+  std::vector<std::string> dim_names;
+};
+
+// A model's session inside a job: the job's, valid while the job lives. Thread-safe to run.
+class Session {
+ public:
+  std::string model_name() const { return rung_session_model_name(handle_); }
+  std::string model_id() const { return rung_session_model_id(handle_); }
+  std::string rung() const { return rung_session_rung(handle_); }
+  std::string placement_reason() const { return rung_session_placement_reason(handle_); }
+  std::vector<IoInfo> inputs() const { return describe(RUNG_INPUTS); }
+  std::vector<IoInfo> outputs() const { return describe(RUNG_OUTPUTS); }
+  rung_session* handle() const { return handle_; }  // for a call the layer does not wrap
+
+  Result<std::vector<TensorData>> run(const std::vector<TensorData>& inputs) const {
+    std::vector<const rung_value*> in;
+    for (const auto& t : inputs) in.push_back(t.handle());
+    rung_value** out = nullptr;
+    std::size_t n = 0;
+    if (auto st = abi_detail::take(rung_session_run(handle_, in.data(), in.size(), &out, &n)); !st) return st.error();
+    std::vector<TensorData> outputs;
+    for (std::size_t i = 0; i < n; ++i) outputs.push_back(TensorData(out[i]));
+    rung_values_free(out, 0);  // the values are the TensorData's now: only the array goes
+    return outputs;
+  }
+
+ private:
+  friend class Job;
+  explicit Session(rung_session* handle) : handle_(handle) {}
+  std::vector<IoInfo> describe(int32_t which) const {
+    std::vector<IoInfo> out;
+    for (std::size_t i = 0; i < rung_session_describe(handle_, which); ++i) {
+      rung_io_info info{};
+      info.struct_size = sizeof info;
+      if (!abi_detail::take(rung_session_io(handle_, which, i, &info))) continue;
+      IoInfo io{info.name, info.element_type, {info.shape, info.shape + info.rank}, {}};
+      for (std::size_t d = 0; d < info.rank; ++d) io.dim_names.emplace_back(info.dim_names[d]);
+      out.push_back(std::move(io));
+    }
+    return out;
+  }
+  rung_session* handle_;
+};
+
+// A unit of work pinned to the rung and forms that had landed when it opened.
+class Job {
+ public:
+  Result<Session> session(const std::string& model_name) {
+    rung_session* s = nullptr;
+    if (auto st = abi_detail::take(rung_job_session(handle_.get(), model_name.c_str(), &s)); !st) return st.error();
+    return Session(s);
+  }
+  std::string rung() const { return rung_job_rung(handle_.get()); }
+  // {"model name": "model id", ...} of every session opened so far.
+  std::string model_ids_json() const { return abi_detail::take(rung_job_model_ids_json(handle_.get())); }
+
+ private:
+  friend class Engine;
+  explicit Job(rung_job* made) : handle_(made) {}
+  abi_detail::Owned<rung_job, rung_job_free> handle_;
+};
+
+// The engine: one per process, started at launch; it never blocks.
+class Engine {
+ public:
+  static Result<Engine> start(const Options& options) {
+    rung_engine* made = nullptr;
+    if (auto st = abi_detail::take(rung_engine_start(options.handle_.get(), &made)); !st) return st.error();
+    return Engine(made, options.progress_);
+  }
+  std::string about_line() const { return abi_detail::take(rung_engine_about_line(handle_.get())); }
+  std::string chosen_rung() const { return abi_detail::take(rung_engine_chosen_rung(handle_.get())); }
+  std::string chosen_reason() const { return abi_detail::take(rung_engine_chosen_reason(handle_.get())); }
+  std::string progress_line() const { return abi_detail::take(rung_engine_progress_line(handle_.get())); }
+  bool probe_done() const { return rung_engine_probe_done(handle_.get()) != 0; }
+  // Whether the probe reported and every engine landed or failed within `timeout` (forever without one).
+  bool wait_until_settled(std::optional<std::chrono::milliseconds> timeout = std::nullopt) const {
+    return rung_engine_wait_until_settled(handle_.get(), timeout ? timeout->count() : -1) != 0;
+  }
+  Result<Job> open_job() {
+    rung_job* j = nullptr;
+    if (auto st = abi_detail::take(rung_engine_open_job(handle_.get(), &j)); !st) return st.error();
+    return Job(j);
+  }
+
+ private:
+  Engine(rung_engine* made, std::shared_ptr<std::function<void(const Progress&)>> progress)
+      : progress_(std::move(progress)), handle_(made) {}
+  // Declared first so it is destroyed last: the engine's thread may call it until the handle is freed.
+  std::shared_ptr<std::function<void(const Progress&)>> progress_;
+  abi_detail::Owned<rung_engine, rung_engine_free> handle_;
 };
 
 }  // namespace rung

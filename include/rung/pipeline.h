@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "rung/decode.h"
-#include "rung/engine.h"
+#include "rung/engine_core.h"
 #include "rung/geometry.h"
 #include "rung/result.h"
 
@@ -103,7 +103,7 @@ struct PipelineReport {
 // that fails is an OcrPage with its error; options out of their ranges (see
 // PipelineOptions) are kInvalidArgument before anything runs. `stop` cancels:
 // the stages finish the page in hand, every thread is joined, and the report says `cancelled`.
-Result<PipelineReport> run_ocr_pipeline(Job& job, const CharacterList& characters,
+Result<PipelineReport> run_ocr_pipeline(core::Job& job, const CharacterList& characters,
                                         const std::vector<std::filesystem::path>& images, const PipelineOptions& options,
                                         std::stop_token stop = {});
 

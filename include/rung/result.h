@@ -23,6 +23,23 @@ struct Error {
   std::string message;
 };
 
+// The exit code a failure of this kind gives, the same for the command line and
+// the C ABI's rung_status_exit_code: 2 bad input (arguments, files, names), 3 no
+// usable ONNX Runtime, 1 when the work ran and could not be done.
+constexpr int exit_code_of(ErrorCode code) {
+  switch (code) {
+    case ErrorCode::kInvalidArgument:
+    case ErrorCode::kNotFound: return 2;
+    case ErrorCode::kNoRuntime: return 3;
+    case ErrorCode::kPermission:
+    case ErrorCode::kLoadFailed:
+    case ErrorCode::kUnsupported:
+    case ErrorCode::kRuntime:
+    case ErrorCode::kIo: return 1;
+  }
+  return 1;
+}
+
 template <class T>
 class [[nodiscard]] Result {
  public:

@@ -16,6 +16,13 @@ namespace rung {
 
 // Our headers' API version; a build is asked for this, or the highest it has below it.
 int compiled_api_version();
+
+// For rung's own processes (the CLI, the worker, the examples), first thing in
+// main: ORT_DISABLE_TELEMETRY=1 unless already set, so ONNX Runtime's telemetry
+// client never starts in them. The engine itself never changes an application's
+// environment (it lends the variable to its workers only); an application that
+// wants the same in its own process sets the variable before it starts the engine.
+void keep_onnxruntime_telemetry_off_in_this_process();
 // The oldest API version rung will use: older builds are skipped with that reason.
 inline constexpr int kMinimumApiVersion = 17;
 

@@ -59,6 +59,21 @@ struct Tensor {
   }
 };
 
+// A tensor whose elements its owner lends: fed to ONNX Runtime in place, never
+// copied (the C ABI's inputs, which view the caller's memory). The owner keeps
+// `data` (or `strings`) alive and unchanged until the run returns.
+struct InputView {
+  std::string name;
+  ElementType type = ElementType::kFloat;
+  std::vector<std::int64_t> shape;
+  const void* data = nullptr;                        // every type but strings
+  std::size_t size = 0;                              // bytes at data
+  const std::vector<std::string>* strings = nullptr;  // strings: one per element
+  static InputView of(const Tensor& t);               // a view of t's own storage
+  // Whether it holds exactly as many elements as its shape.
+  bool consistent() const;
+};
+
 // ONNX's other value types around tensors: a sequence of values, or an optional
 // value that is either None or holds one.
 struct Value {

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "rung/engine.h"
+#include "rung/engine_core.h"
 #include "rung/input_spec.h"
 #include "rung/model.h"
 #include "rung/result.h"
@@ -101,14 +101,14 @@ bool vetoed(const Group& group, const Variant& variant);
 std::string best_rung(const Variant& variant, const std::vector<std::string>& offered);
 
 // The rungs offered: facts.rungs the deployment provisions (all of them without one), in ladder order.
-std::vector<std::string> offered_rungs(const StartFacts& facts, const Deployment* deployment);
+std::vector<std::string> offered_rungs(const core::StartFacts& facts, const Deployment* deployment);
 
 // kInvalidArgument naming the group and the rungs offered when no variant is served by one.
-Result<Resolution> resolve(const Group& group, const StartFacts& facts, const Deployment* deployment);
+Result<Resolution> resolve(const Group& group, const core::StartFacts& facts, const Deployment* deployment);
 
 // Sets the engine's models to the manifest's groups (their floor's f32 file until
 // start resolves them) and has start() resolve each one and load its variant's file.
-Status attach(EngineOptions& options, const Manifest& manifest, const Deployment& deployment);
+Status attach(core::EngineOptions& options, const Manifest& manifest, const Deployment& deployment);
 
 // --- The lint: every finding names the group, the variant or platform, and what is wrong. ---
 

@@ -260,6 +260,20 @@ bool Tensor::consistent() const {
   return type != ElementType::kUnsupported && strings.empty() && *n <= bytes.size() && *n * element_size(type) == bytes.size();
 }
 
+InputView InputView::of(const Tensor& t) {
+  InputView v{t.name, t.type, t.shape, t.bytes.data(), t.bytes.size(), nullptr};
+  if (t.type == ElementType::kString) v.strings = &t.strings;
+  return v;
+}
+
+bool InputView::consistent() const {
+  auto n = rung::element_count(shape);
+  if (!n) return false;
+  if (type == ElementType::kString) return size == 0 && strings != nullptr && strings->size() == *n;
+  return type != ElementType::kUnsupported && strings == nullptr && *n <= size && *n * element_size(type) == size &&
+         (data != nullptr || size == 0);
+}
+
 std::vector<double> Tensor::to_doubles() const {
   std::vector<double> out;
   out.reserve(bytes.size() / std::max<std::size_t>(element_size(type), 1));

@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "rung/engine.h"
+#include "rung/engine_core.h"
 #include "rung/hardware.h"
 #include "rung/ladder.h"
 #include "rung/model.h"

@@ -2,7 +2,7 @@
 // and then builds the chosen rung's engines; jobs snapshot what has landed when
 // they open and keep it; sessions are shared between jobs that place a model the
 // same way.
-#include "rung/engine.h"
+#include "rung/engine_core.h"
 
 #include <fmt/format.h>
 #include <sys/resource.h>
@@ -27,7 +27,7 @@
 #include "runtime/software_gpu.h"
 #include "session/session.h"
 
-namespace rung {
+namespace rung::core {
 namespace fs = std::filesystem;
 namespace {
 
@@ -45,22 +45,40 @@ class SessionImpl final : public Session {
         rung_(rung.name),
         reason_(std::move(reason)),
         run_config_(run_option_map(rung)),
-        opened_(std::move(opened)) {}
+        opened_(std::move(opened)),
+        inputs_(described(opened_->io.inputs)),
+        outputs_(described(opened_->io.outputs)) {}
 
   const std::string& model_name() const override { return name_; }
   const std::string& model_id() const override { return id_; }
   const std::string& rung() const override { return rung_; }
   const std::string& placement_reason() const override { return reason_; }
 
+  const std::vector<SessionIo>& inputs() const override { return inputs_; }
+  const std::vector<SessionIo>& outputs() const override { return outputs_; }
+
   Result<std::vector<Tensor>> run(const std::vector<Tensor>& inputs) override {
+    std::vector<InputView> views;
+    views.reserve(inputs.size());
+    for (const auto& t : inputs) views.push_back(InputView::of(t));
+    return run_views(views);
+  }
+
+  Result<std::vector<Tensor>> run_views(const std::vector<InputView>& inputs) override {
     if (auto s = check_inputs(inputs); !s) return s.error();
-    auto out = run_session(*opened_, inputs, run_config_);
+    auto out = run_session_views(*opened_, inputs, run_config_);
     if (!out) return Error{out.error().code, fmt::format("model {} on {}: {}", name_, rung_, out.error().message)};
     return out;
   }
 
  private:
-  Status check_inputs(const std::vector<Tensor>& inputs) const {
+  static std::vector<SessionIo> described(const std::vector<TensorInfo>& declared) {
+    std::vector<SessionIo> out;
+    for (const auto& d : declared) out.push_back({d.name, d.type, d.shape, d.symbolic_dims});
+    return out;
+  }
+
+  Status check_inputs(const std::vector<InputView>& inputs) const {
     auto bad = [&](const std::string& what) { return Error{ErrorCode::kInvalidArgument, fmt::format("model {}: {}", name_, what)}; };
     for (const auto& t : inputs) {
       auto it = std::find_if(opened_->io.inputs.begin(), opened_->io.inputs.end(), [&](const TensorInfo& i) { return i.name == t.name; });
@@ -78,11 +96,15 @@ class SessionImpl final : public Session {
       if (!t.consistent()) {
         auto need = tensor_bytes(fmt::format("input '{}'", t.name), t.type, t.shape, UINT64_MAX);
         if (!need) return bad(need.error().message);
-        return bad(fmt::format("input '{}' holds {} bytes, its shape {} needs {}", t.name, t.bytes.size(), dims(t.shape), *need));
+        if (t.type == ElementType::kString) {
+          return bad(fmt::format("input '{}' holds {} strings, its shape {} needs {}", t.name, t.strings == nullptr ? 0 : t.strings->size(),
+                                 dims(t.shape), element_count(t.shape).ok() ? *element_count(t.shape) : 0));
+        }
+        return bad(fmt::format("input '{}' holds {} bytes, its shape {} needs {}", t.name, t.size, dims(t.shape), *need));
       }
     }
     for (const auto& i : opened_->io.inputs) {
-      bool given = std::any_of(inputs.begin(), inputs.end(), [&](const Tensor& t) { return t.name == i.name; });
+      bool given = std::any_of(inputs.begin(), inputs.end(), [&](const InputView& t) { return t.name == i.name; });
       if (!given) return bad(fmt::format("input '{}' ({} {}) is missing", i.name, element_type_name(i.type), dims(i.shape)));
     }
     return {};
@@ -91,6 +113,7 @@ class SessionImpl final : public Session {
   std::string name_, id_, rung_, reason_;
   std::map<std::string, std::string> run_config_;  // sessions are only run inside a job
   std::shared_ptr<PreparedSession> opened_;
+  std::vector<SessionIo> inputs_, outputs_;
 };
 
 std::string engine_build_failed(const RungSpec& rung, const std::string& why) {
@@ -447,6 +470,11 @@ void Engine::wait_until_settled() const {
   state_->settled_cv.wait(lock, [&] { return state_->settled; });
 }
 
+bool Engine::wait_until_settled_for(std::chrono::milliseconds timeout) const {
+  std::unique_lock lock(state_->mutex);
+  return state_->settled_cv.wait_for(lock, timeout, [&] { return state_->settled; });
+}
+
 namespace {
 
 class JobImpl final : public Job {
@@ -539,4 +567,4 @@ Result<std::unique_ptr<Job>> Engine::open_job() {
   return std::unique_ptr<Job>(new JobImpl(state_, std::move(snapshot)));
 }
 
-}  // namespace rung
+}  // namespace rung::core

@@ -1,5 +1,6 @@
 #include "os/child_environment.h"
 
+#include <cstdlib>
 #include <mutex>
 
 extern char** environ;
@@ -20,9 +21,14 @@ void set_child_variable(const std::string& name, const std::string& value) {
   lent()[name] = value;
 }
 
-void clear_child_variables() {
+void set_own_variable_unless_set(const std::string& name, const std::string& value) {
+  const char* set = std::getenv(name.c_str());
+  if (set == nullptr || *set == '\0') ::setenv(name.c_str(), value.c_str(), 1);
+}
+
+void unset_child_variable(const std::string& name) {
   std::lock_guard lock(mutex);
-  lent().clear();
+  lent().erase(name);
 }
 
 std::map<std::string, std::string> child_variables() {

@@ -12,8 +12,11 @@ namespace rung {
 
 // Sets (or replaces) a variable for every child started from now on.
 void set_child_variable(const std::string& name, const std::string& value);
-// Forgets every lent variable (children then run with this process's environment).
-void clear_child_variables();
+// Sets a variable in this process's own environment unless it holds a non-empty
+// value: only for rung's own executables (the CLI, the worker), never from the engine.
+void set_own_variable_unless_set(const std::string& name, const std::string& value);
+// Forgets one lent variable (children then get this process's own value, if any).
+void unset_child_variable(const std::string& name);
 // The variables lent to children, by name.
 std::map<std::string, std::string> child_variables();
 

@@ -121,7 +121,7 @@ std::vector<std::vector<std::size_t>> width_batches(const std::vector<Image>& cr
   return groups;
 }
 
-Result<OcrSteps> OcrSteps::open(Job& job, const CharacterList& characters, const PipelineOptions& options) {
+Result<OcrSteps> OcrSteps::open(core::Job& job, const CharacterList& characters, const PipelineOptions& options) {
   OcrSteps steps(characters, options);
   auto det = job.session(options.detector);
   if (!det) return det.error();
@@ -141,7 +141,7 @@ Result<OcrSteps> OcrSteps::open(Job& job, const CharacterList& characters, const
 
 std::map<std::string, std::string> OcrSteps::rungs() const {
   std::map<std::string, std::string> out;
-  for (const Session* s : {detector_, classifier_, recogniser_}) {
+  for (const core::Session* s : {detector_, classifier_, recogniser_}) {
     if (s != nullptr) out[s->model_name()] = s->rung();
   }
   return out;

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "rung/decode.h"
-#include "rung/engine.h"
+#include "rung/engine_core.h"
 #include "rung/image.h"
 #include "rung/pipeline.h"
 
@@ -30,7 +30,7 @@ struct PageWork {
 class OcrSteps {
  public:
   // Opens the job's three sessions (so the run's model ids are fixed before the first page).
-  static Result<OcrSteps> open(Job& job, const CharacterList& characters, const PipelineOptions& options);
+  static Result<OcrSteps> open(core::Job& job, const CharacterList& characters, const PipelineOptions& options);
 
   static void decode(PageWork& page);
   void detect(PageWork& page) const;
@@ -46,9 +46,9 @@ class OcrSteps {
 
   const CharacterList* characters_;
   const PipelineOptions* options_;
-  Session* detector_ = nullptr;
-  Session* classifier_ = nullptr;  // null: no angle classifier
-  Session* recogniser_ = nullptr;
+  core::Session* detector_ = nullptr;
+  core::Session* classifier_ = nullptr;  // null: no angle classifier
+  core::Session* recogniser_ = nullptr;
   std::size_t recognise_batch_ = 1;
 };
 

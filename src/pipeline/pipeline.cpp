@@ -243,7 +243,7 @@ void summarise(PipelineReport& r) {
 
 }  // namespace
 
-Result<PipelineReport> run_ocr_pipeline(Job& job, const CharacterList& characters, const std::vector<fs::path>& images,
+Result<PipelineReport> run_ocr_pipeline(core::Job& job, const CharacterList& characters, const std::vector<fs::path>& images,
                                         const PipelineOptions& options, std::stop_token stop) {
   if (auto st = check_options(options); !st) return st.error();
   auto steps = OcrSteps::open(job, characters, options);

@@ -12,6 +12,7 @@
 #include "os/elf_check.h"
 #include "os/path_trust.h"
 #include "rung/ladder.h"
+#include "os/child_environment.h"
 #include "runtime/ort_api.h"
 #include "runtime/search.h"
 
@@ -23,19 +24,21 @@ namespace {
 // environment: it truncates /tmp/mat-debug-<pid>.log (following a link planted
 // there), reads /tmp/.ses and keeps a database under
 // ~/.cache/Microsoft/DeveloperTools/. ORT_DISABLE_TELEMETRY=1 keeps it from
-// starting (README, Security); set before the first build loads, so the
-// workers, which inherit the environment, have it too. A value the user set stands.
-void keep_onnxruntime_telemetry_off() {
+// starting (docs/security.md). The engine never changes its host's environment:
+// it lends the variable to its workers alone (a value the host set stands).
+void keep_onnxruntime_telemetry_off_in_workers() {
   static std::once_flag once;
   std::call_once(once, [] {
     const char* set = std::getenv("ORT_DISABLE_TELEMETRY");
-    if (set == nullptr || *set == '\0') ::setenv("ORT_DISABLE_TELEMETRY", "1", 1);
+    if (set == nullptr || *set == '\0') set_child_variable("ORT_DISABLE_TELEMETRY", "1");
   });
 }
 
 }  // namespace
 
 int compiled_api_version() { return ORT_API_VERSION; }
+
+void keep_onnxruntime_telemetry_off_in_this_process() { set_own_variable_unless_set("ORT_DISABLE_TELEMETRY", "1"); }
 
 const char* origin_name(SearchOrigin origin) {
   switch (origin) {
@@ -72,7 +75,7 @@ Result<RuntimeBuild> load_runtime_build(const fs::path& library, bool allow_writ
                                                library.string(), s.error().message)};
     }
   }
-  keep_onnxruntime_telemetry_off();
+  keep_onnxruntime_telemetry_off_in_workers();
   if (auto problem = elf_truncation_problem(absolute); !problem.empty()) {
     return Error{ErrorCode::kLoadFailed, fmt::format("{}: not loadable: {}", library.string(), problem)};
   }

@@ -100,7 +100,7 @@ void lend_software_gpu(const SoftwareGpu& gpu) {
 
 void stop_lending_software_gpu() {
   std::lock_guard lock(mutex);
-  clear_child_variables();
+  for (const char* name : {"VK_DRIVER_FILES", "VK_ICD_FILENAMES", "LD_LIBRARY_PATH"}) unset_child_variable(name);
   lent().reset();
 }
 

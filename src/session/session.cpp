@@ -350,11 +350,39 @@ Result<std::vector<Value>> run_values(Ort::Session& session, const ModelIo& io, 
   }
 }
 
+// A lent input, fed in place: ONNX Runtime reads the owner's memory (strings are
+// copied into a tensor of its own, as ONNX Runtime holds them).
+Ort::Value lent_value(const InputView& v) {
+  if (v.type == ElementType::kString) {
+    Ort::AllocatorWithDefaultOptions alloc;
+    auto value = Ort::Value::CreateTensor(alloc, v.shape.data(), v.shape.size(), ONNX_TENSOR_ELEMENT_DATA_TYPE_STRING);
+    if (v.strings == nullptr) return value;
+    // By length, not as C strings: an ONNX string may hold a NUL.
+    for (std::size_t i = 0; i < v.strings->size(); ++i) {
+      const std::string& text = (*v.strings)[i];
+      char* buffer = value.GetResizedStringTensorElementBuffer(i, text.size());
+      std::memcpy(buffer, text.data(), text.size());
+    }
+    return value;
+  }
+  static std::byte empty[1];  // ONNX Runtime wants a pointer even for no elements
+  void* data = v.size == 0 || v.data == nullptr ? empty : const_cast<void*>(v.data);
+  return Ort::Value::CreateTensor(cpu_memory(), data, v.size, v.shape.data(), v.shape.size(), to_ort(v.type));
+}
+
+Result<std::optional<Ort::Value>> view_feed(const InputView& v) {
+  if (v.type == ElementType::kUnsupported) {
+    return Error{ErrorCode::kUnsupported, fmt::format("input '{}' has an element type rung cannot feed", v.name)};
+  }
+  return std::optional<Ort::Value>(lent_value(v));
+}
+
 // The tensor-only path: what the probe, bench and engine run, no Value copies on the way.
-Result<std::vector<Tensor>> run_described(Ort::Session& session, const ModelIo& io, const std::vector<Tensor>& inputs,
+template <class Input, class Make>
+Result<std::vector<Tensor>> run_described(Ort::Session& session, const ModelIo& io, const std::vector<Input>& inputs, Make make,
                                           const std::map<std::string, std::string>& run_config) {
   try {
-    auto feeds = collect_feeds(inputs, [](const Tensor& t) { return tensor_feed(t, t.name); });
+    auto feeds = collect_feeds(inputs, make);
     if (!feeds) return feeds.error();
     auto results = run_feeds(session, io, *feeds, run_config);
     std::vector<Tensor> out;
@@ -375,31 +403,19 @@ Result<std::vector<Tensor>> run_described(Ort::Session& session, const ModelIo& 
   }
 }
 
+Result<std::optional<Ort::Value>> own_tensor_feed(const Tensor& t) { return tensor_feed(t, t.name); }
+
 }  // namespace
 
 ONNXTensorElementDataType ort_element_type(ElementType type) { return to_ort(type); }
 
-Ort::Value tensor_value(const Tensor& t) {
-  if (t.type == ElementType::kString) {
-    Ort::AllocatorWithDefaultOptions alloc;
-    auto v = Ort::Value::CreateTensor(alloc, t.shape.data(), t.shape.size(), ONNX_TENSOR_ELEMENT_DATA_TYPE_STRING);
-    // By length, not as C strings: an ONNX string may hold a NUL.
-    for (std::size_t i = 0; i < t.strings.size(); ++i) {
-      char* buffer = v.GetResizedStringTensorElementBuffer(i, t.strings[i].size());
-      std::memcpy(buffer, t.strings[i].data(), t.strings[i].size());
-    }
-    return v;
-  }
-  static std::byte empty[1];  // ONNX Runtime wants a pointer even for no elements
-  auto* data = t.bytes.empty() ? empty : const_cast<std::byte*>(t.bytes.data());
-  return Ort::Value::CreateTensor(cpu_memory(), data, t.bytes.size(), t.shape.data(), t.shape.size(), to_ort(t.type));
-}
+Ort::Value tensor_value(const Tensor& t) { return lent_value(InputView::of(t)); }
 
 
 Result<std::vector<Tensor>> run_session(Ort::Session& session, const std::vector<Tensor>& inputs) {
   try {
     auto io = describe_session(session);
-    return run_described(session, io, inputs, {});
+    return run_described(session, io, inputs, own_tensor_feed, {});
   } catch (const Ort::Exception& e) {
     return Error{ErrorCode::kRuntime, e.what()};
   }
@@ -416,7 +432,12 @@ Result<PreparedSession> prepare_session(Ort::Session session) {
 
 Result<std::vector<Tensor>> run_session(PreparedSession& prepared, const std::vector<Tensor>& inputs,
                                         const std::map<std::string, std::string>& run_config) {
-  return run_described(prepared.session, prepared.io, inputs, run_config);
+  return run_described(prepared.session, prepared.io, inputs, own_tensor_feed, run_config);
+}
+
+Result<std::vector<Tensor>> run_session_views(PreparedSession& prepared, const std::vector<InputView>& inputs,
+                                              const std::map<std::string, std::string>& run_config) {
+  return run_described(prepared.session, prepared.io, inputs, view_feed, run_config);
 }
 
 Result<std::vector<Value>> run_session_values(PreparedSession& prepared, const std::vector<Value>& inputs) {

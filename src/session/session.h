@@ -80,6 +80,9 @@ Result<PreparedSession> prepare_session(Ort::Session session);
 // `run_config`: per-run provider settings (see run_option_map).
 Result<std::vector<Tensor>> run_session(PreparedSession& prepared, const std::vector<Tensor>& inputs,
                                         const std::map<std::string, std::string>& run_config = {});
+// The same over inputs that lend their elements: fed in place, never copied.
+Result<std::vector<Tensor>> run_session_views(PreparedSession& prepared, const std::vector<InputView>& inputs,
+                                              const std::map<std::string, std::string>& run_config = {});
 // Any value the model takes and gives: tensors, sequences, optional values. An
 // optional input that is None is left out of the feeds (ONNX Runtime reads an
 // absent optional input as None). Outputs come back in the model's order.

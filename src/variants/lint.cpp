@@ -26,10 +26,10 @@ std::string subject(const Group& g, const Variant& v) { return g.name + "/" + v.
 
 // Each platform rung knows as a device would offer it at most: every rung of its
 // ladder carried by the build, the deployment's plugin rungs above them, the CPU.
-std::vector<StartFacts> every_platform(const Deployment& d) {
-  std::vector<StartFacts> out;
+std::vector<core::StartFacts> every_platform(const Deployment& d) {
+  std::vector<core::StartFacts> out;
   for (const auto& p : known_platforms()) {
-    StartFacts f;
+    core::StartFacts f;
     f.platforms = {p.id};
     for (const auto& r : d.provisions) {
       if (find_rung(r) == nullptr) f.rungs.push_back(r);
@@ -87,7 +87,7 @@ bool has_pin(const Group& g, const std::string& platform) {
 
 // A variant is reachable when a device offering only its rung (and the CPU) resolves to it by the declared
 // order, or when a pin names it and some platform offers it.
-std::string unreachable_why(const Group& g, const Variant& v, const std::vector<StartFacts>& platforms, const Deployment& d) {
+std::string unreachable_why(const Group& g, const Variant& v, const std::vector<core::StartFacts>& platforms, const Deployment& d) {
   if (vetoed(g, v)) return fmt::format("the group is an embedder, which runs f32 only; this variant is {}", numeric_form_name(v.form));
   bool offered_somewhere = false, pinned = false;
   std::string shadow;

@@ -15,7 +15,7 @@ bool contains(const std::vector<std::string>& list, const std::string& item) {
 }
 
 // Why a variant is not taken here, in a few words.
-std::string why_not(const Group& g, const Variant& v, const StartFacts& facts) {
+std::string why_not(const Group& g, const Variant& v, const core::StartFacts& facts) {
   if (vetoed(g, v)) return fmt::format("vetoed: an embedder runs f32, this is {}", numeric_form_name(v.form));
   std::vector<std::string> parts;
   for (const auto& r : v.rungs) {
@@ -25,7 +25,7 @@ std::string why_not(const Group& g, const Variant& v, const StartFacts& facts) {
   return fmt::format("{}", fmt::join(parts, "; "));
 }
 
-std::string where(const std::string& rung, const StartFacts& facts) {
+std::string where(const std::string& rung, const core::StartFacts& facts) {
   if (rung == "cpu") return "the floor";
   for (const auto& id : facts.platforms) {
     for (const auto& p : known_platforms()) {
@@ -54,7 +54,7 @@ std::string best_rung(const Variant& v, const std::vector<std::string>& offered)
   return "";
 }
 
-std::vector<std::string> offered_rungs(const StartFacts& facts, const Deployment* deployment) {
+std::vector<std::string> offered_rungs(const core::StartFacts& facts, const Deployment* deployment) {
   std::vector<std::string> out;
   for (const auto& r : facts.rungs) {
     if (deployment == nullptr || deployment->provisioned(r)) out.push_back(r);
@@ -62,7 +62,7 @@ std::vector<std::string> offered_rungs(const StartFacts& facts, const Deployment
   return out;
 }
 
-Result<Resolution> resolve(const Group& g, const StartFacts& facts, const Deployment* deployment) {
+Result<Resolution> resolve(const Group& g, const core::StartFacts& facts, const Deployment* deployment) {
   const auto offered = offered_rungs(facts, deployment);
   auto usable = [&](const Variant& v) { return !vetoed(g, v) && !best_rung(v, offered).empty(); };
   Resolution out;
@@ -100,7 +100,7 @@ Result<Resolution> resolve(const Group& g, const StartFacts& facts, const Deploy
   return out;
 }
 
-Status attach(EngineOptions& options, const Manifest& manifest, const Deployment& deployment) {
+Status attach(core::EngineOptions& options, const Manifest& manifest, const Deployment& deployment) {
   options.models.clear();
   for (const auto& g : manifest.groups) {
     const Variant* floor = g.floor();
@@ -117,9 +117,9 @@ Status attach(EngineOptions& options, const Manifest& manifest, const Deployment
   }
   auto held = std::make_shared<Manifest>(manifest);
   auto provisioned = std::make_shared<Deployment>(deployment);
-  options.choose_models = [held, provisioned](const StartFacts& facts,
-                                              std::vector<ModelRegistration>& models) -> Result<std::map<std::string, ModelChoice>> {
-    std::map<std::string, ModelChoice> choices;
+  options.choose_models = [held, provisioned](const core::StartFacts& facts,
+                                              std::vector<ModelRegistration>& models) -> Result<std::map<std::string, core::ModelChoice>> {
+    std::map<std::string, core::ModelChoice> choices;
     for (auto& m : models) {
       auto g = std::find_if(held->groups.begin(), held->groups.end(), [&](const Group& x) { return x.name == m.name; });
       if (g == held->groups.end()) continue;
