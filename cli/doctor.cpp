@@ -72,6 +72,9 @@ nlohmann::json hardware_json(const Hardware& hw) {
                         {"physical_cores", hw.cpu.physical_cores},
                         {"logical_cpus", hw.cpu.logical_cpus},
                         {"flags", hw.cpu.flags.size()}}}};
+  // What decides how fast a quantised form runs here (rung quantise records the same).
+  j["cpu"]["quantised_speed_features"] = nlohmann::json::object();
+  for (const auto& f : quantised_speed_features(hw.cpu)) j["cpu"]["quantised_speed_features"][f.id] = f.present;
   if (hw.soc) {
     j["soc"] = {{"vendor", hw.soc->vendor}, {"family", hw.soc->family}, {"machine", hw.soc->machine}, {"soc_id", hw.soc->soc_id}};
   } else {
@@ -138,6 +141,7 @@ void print_text(const RuntimeDiscovery& d, const Hardware& hw, const Ladder& lad
   fmt::print("\n\nHardware\n");
   fmt::print("  os: {}\n", os_name(hw.os));
   fmt::print("  cpu: {} ({} cores, {} threads)\n", hw.cpu.model.empty() ? "unknown" : hw.cpu.model, hw.cpu.physical_cores, hw.cpu.logical_cpus);
+  fmt::print("  quantised speed: {}\n", quantised_speed_line(quantised_speed_features(hw.cpu)));
   if (hw.gpus.empty()) fmt::print("  gpu: none seen{}\n", hw.pci_visible ? "" : " (PCI not visible)");
   for (const auto& g : hw.gpus) fmt::print("  gpu: {} {:04x}:{:04x} at {}\n", vendor_name(g.vendor), g.vendor_id, g.device_id, g.address);
   if (hw.nvidia_driver) fmt::print("  nvidia driver: {}\n", *hw.nvidia_driver);

@@ -52,6 +52,9 @@ TEST(DoctorCliTest, JsonDescribesBuildsHardwareAndLadder) {
   EXPECT_EQ(j["ladder"][0]["note"], "ONNX Runtime's TensorRT provider (libonnxruntime_providers_tensorrt.so) is not beside libonnxruntime.so.1");
   EXPECT_EQ(j["ladder"][2]["rung"], "cpu");
   EXPECT_EQ(j["ladder"][2]["ready"], true);
+  // The desktop's Xeon-class flags: AVX-512 with VNNI, no AMX.
+  EXPECT_EQ(j["hardware"]["cpu"]["quantised_speed_features"],
+            nlohmann::json({{"avx2", true}, {"avx512", true}, {"vnni", true}, {"amx", false}}));
 }
 
 TEST(DoctorCliTest, NoBuildFoundExitsNonZeroListingWhereItLookedAndHowToFetch) {

@@ -407,3 +407,24 @@ TEST(Hardware, ThisMachineDoesNotThrow) {
   EXPECT_GE(hw.cpu.physical_cores, 1);
 #endif
 }
+
+// The features that decide a quantised form's speed, each fixture alone and each flag at its boundary.
+TEST(QuantisedSpeedFeatures, NamedPerArchitectureFromTheFlags) {
+  auto line = [](const std::string& name) {
+    return rung::quantised_speed_line(rung::quantised_speed_features(rung::detect_hardware(fixture(name)).cpu));
+  };
+  EXPECT_EQ(line("cpu-vm"), "AVX2 · no AVX-512 · no VNNI · no AMX");
+  EXPECT_EQ(line("intel-laptop-nvidia"), "AVX2 · no AVX-512 · VNNI · no AMX") << "AVX-VNNI alone counts as VNNI";
+  EXPECT_EQ(line("nvidia-desktop"), "AVX2 · AVX-512 · VNNI · no AMX");
+  EXPECT_EQ(line("qualcomm-tablet"), "dot-product · i8mm");
+
+  rung::CpuInfo cpu;
+  EXPECT_TRUE(rung::quantised_speed_features(cpu).empty());
+  EXPECT_EQ(rung::quantised_speed_line({}), "unknown (no CPU flags read)");
+  cpu.flags = {"fpu", "sse2", "avx512f", "amx_int8"};
+  EXPECT_EQ(rung::quantised_speed_line(rung::quantised_speed_features(cpu)), "no AVX2 · AVX-512 · no VNNI · AMX");
+  cpu.flags = {"fp", "asimd"};
+  EXPECT_EQ(rung::quantised_speed_line(rung::quantised_speed_features(cpu)), "no dot-product · no i8mm");
+  cpu.flags = {"sse2", "avx512_vnni"};
+  EXPECT_TRUE(rung::quantised_speed_features(cpu)[2].present) << "AVX512_VNNI counts as VNNI";
+}

@@ -21,6 +21,7 @@
 #include "quantise/histogram.h"
 #include "quantise/proof.h"
 #include "quantise/qdq.h"
+#include "rung/hardware.h"
 
 namespace rung {
 namespace {
@@ -481,6 +482,10 @@ TEST_F(QuantiseCliTest, AFormThatPassesIsWrittenNamedByItsGraphWithAReportTheSch
   EXPECT_EQ(j["preparation"]["proof"]["proven"], true);
   EXPECT_EQ(j["recipe"]["weights"]["scheme"], "symmetric per channel");
   EXPECT_THAT(j["scored_on"]["note"].get<std::string>(), HasSubstr("not a measurement on the accelerator"));
+  // This machine's own CPU features, as rung doctor reads them.
+  nlohmann::json features = nlohmann::json::object();
+  for (const auto& f : quantised_speed_features(detect_hardware("/").cpu)) features[f.id] = f.present;
+  EXPECT_EQ(j["scored_on"]["cpu_features"], features);
 }
 
 TEST_F(QuantiseCliTest, SixteenBitFormsAreWrittenAndReadBackAsTheirForm) {

@@ -35,6 +35,21 @@ struct CpuInfo {
   bool has_flag(std::string_view f) const;
 };
 
+// The CPU features that decide how fast a quantised form runs on ONNX Runtime's
+// CPU provider: on x86, AVX2 (the int8 kernels' floor), AVX-512, VNNI (int8 dot
+// products in one instruction: AVX512_VNNI or AVX-VNNI) and AMX; on ARM, the
+// dot-product instructions and i8mm (int8 matrix multiply).
+struct QuantisedSpeedFeature {
+  const char* id;    // "avx2", "avx512", "vnni", "amx", "dotprod", "i8mm"
+  const char* name;  // "AVX2", "AVX-512", "VNNI", "AMX", "dot-product", "i8mm"
+  bool present = false;
+};
+// Every feature of the CPU's architecture family (x86 or ARM, told by the flags
+// seen), each present or not; empty when /proc/cpuinfo gave no flags.
+std::vector<QuantisedSpeedFeature> quantised_speed_features(const CpuInfo& cpu);
+// "AVX2 · no AVX-512 · no VNNI · no AMX"; "unknown (no CPU flags read)" when empty.
+std::string quantised_speed_line(const std::vector<QuantisedSpeedFeature>& features);
+
 // /sys/devices/soc0/* on Android and other SoC Linux devices.
 struct SocInfo {
   std::string vendor;    // "Qualcomm" (from soc0/vendor, or inferred from family)

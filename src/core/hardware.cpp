@@ -292,6 +292,26 @@ const char* os_name(OsKind os) {
   return "linux";
 }
 
+std::vector<QuantisedSpeedFeature> quantised_speed_features(const CpuInfo& cpu) {
+  if (cpu.flags.empty()) return {};
+  // ARM's /proc/cpuinfo says "Features: fp asimd ..."; x86's "flags: fpu ... sse2 ...".
+  const bool arm = cpu.has_flag("asimd") || (cpu.has_flag("fp") && !cpu.has_flag("sse2"));
+  if (arm) {
+    return {{"dotprod", "dot-product", cpu.has_flag("asimddp")}, {"i8mm", "i8mm", cpu.has_flag("i8mm")}};
+  }
+  return {{"avx2", "AVX2", cpu.has_flag("avx2")},
+          {"avx512", "AVX-512", cpu.has_flag("avx512f")},
+          {"vnni", "VNNI", cpu.has_flag("avx512_vnni") || cpu.has_flag("avx_vnni")},
+          {"amx", "AMX", cpu.has_flag("amx_int8")}};
+}
+
+std::string quantised_speed_line(const std::vector<QuantisedSpeedFeature>& features) {
+  if (features.empty()) return "unknown (no CPU flags read)";
+  std::string out;
+  for (const auto& f : features) out += fmt::format("{}{}{}", out.empty() ? "" : " · ", f.present ? "" : "no ", f.name);
+  return out;
+}
+
 bool CpuInfo::has_flag(std::string_view f) const {
   return std::find(flags.begin(), flags.end(), f) != flags.end();
 }

@@ -214,7 +214,9 @@ Result<QuantiseOutcome> run_quantise(const QuantiseOptions& o) {
   if (!rt) return rt.error();
   ev.runtime_version = rt->version;
   ev.runtime_library = rt->library;
-  ev.device = detect_hardware("/").identity();
+  const Hardware here = detect_hardware("/");
+  ev.device = here.identity();
+  ev.cpu_features = quantised_speed_features(here.cpu);
   auto process = install_runtime(*rt, o.settings.runtimes);
   if (!process) return process.error();
   auto work = open_workspace(o.settings.work_dir, "rung-quantise");

@@ -138,6 +138,9 @@ std::string QuantiseEvidence::to_json() const {
         {"size_bytes", output_bytes},
         {"model_id", model_id},
         {"form_evidence", form_evidence}}}};
+  // The CPU features that decide a quantised form's speed there (rung doctor names them too).
+  j["scored_on"]["cpu_features"] = nlohmann::json::object();
+  for (const auto& f : cpu_features) j["scored_on"]["cpu_features"][f.id] = f.present;
   if (calibration != nullptr) {
     j["calibration"]["seconds"] = calibration_seconds;
     j["calibration"]["non_finite_values"] = non_finite_values;

@@ -14,6 +14,7 @@
 #include "quantise/hazards.h"
 #include "quantise/input_sets.h"
 #include "quantise/proof.h"
+#include "rung/hardware.h"
 #include "quantise/qdq.h"
 #include "rung/parity.h"
 
@@ -58,6 +59,7 @@ struct QuantiseEvidence {
   std::string runtime_version;
   std::filesystem::path runtime_library;
   std::string device;
+  std::vector<QuantisedSpeedFeature> cpu_features;  // what decides the form's speed on the CPU that scored it
   std::optional<ParityReport> scored;
   // The result.
   std::string decision;  // "written", "refused", "forced"
