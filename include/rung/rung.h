@@ -97,7 +97,8 @@ RUNG_API void rung_options_free(rung_options* options);
  *   worker                     the rung-probe-worker executable (default: RUNG_PROBE_WORKER,
  *                              then beside the executable, then the installed one)
  *   isolate                    "true"/"false": probe and engine builds in child processes (default true)
- *   forced_rung                a rung id ("cpu", "rung_sim_ep", "tensorrt") the probe must take
+ *   forced_rung                a rung id ("cpu", "rung_sim_ep") the probe must take: one no higher
+ *                              than it would choose (a higher one is the probe's error, on the about line)
  *   inference_threads          0 (physical cores minus two) or a count up to the machine's limit
  *   probe_runs                 timed runs per model and rung, 1 to 1000 (default 3)
  *   acceptance_ratio           how much slower than the floor a faithful rung may be, 0.1 to 10 (default 1)
