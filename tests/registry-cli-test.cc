@@ -327,6 +327,33 @@ TEST_F(RegistryCliTest, NoFormOfPasswordIsPrintedInErrorsOrOutput) {
   EXPECT_THAT(added.out, Not(HasSubstr("Secret10")));
 }
 
+// libpq is loaded when a postgresql:// registry is opened, not linked: a machine
+// whose libpq cannot be loaded is told so, and SQLite registries never need it.
+TEST_F(RegistryCliTest, APostgresqlRegistryWithoutAUsableLibpqSaysWhyAndSqliteNeverNeedsIt) {
+  const fs::path not_elf = dir_ / "not-elf", no_symbols = dir_ / "no-symbols";
+  fs::create_directories(not_elf);
+  fs::create_directories(no_symbols);
+  std::ofstream(not_elf / "libpq.so.5") << "not a shared library";
+  fs::copy_file(plugins_ / "librung_sim_ep.so", no_symbols / "libpq.so.5");  // a real library, but no PQ functions
+  const std::string url = "postgresql:///rung?host=" + (dir_ / "no-server").string();
+  int version = 0;
+  for (const auto& [dir, why] : std::vector<std::pair<fs::path, std::string>>{{not_elf, "libpq.so.5 cannot be loaded"},
+                                                                                {no_symbols, "has no PQconnectdbParams"}}) {
+    SCOPED_TRACE(dir.string());
+    const std::string env = "LD_LIBRARY_PATH=" + q(dir) + " ";
+    auto r = test::run_command(env + rung_cli("registry list --registry '" + url + "'"));
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_THAT(r.err, HasSubstr("PostgreSQL's client library"));
+    EXPECT_THAT(r.err, HasSubstr(why));
+    EXPECT_THAT(r.err, HasSubstr("postgresql:///rung"));
+    // The same machine's SQLite registry: libpq is never looked for.
+    auto added = test::run_command(env + rung_cli("registry add tiny=" + q(dir_ / "tiny.onnx") +
+                                                  " --version " + std::to_string(++version) +
+                                                  " --ort 1.30.0 --device d --made-by x --registry '" + registry_ + "'"));
+    EXPECT_EQ(added.exit_code, 0) << added.err;
+  }
+}
+
 // A server that accepts connections and never says a word.
 class SilentServer {
  public:

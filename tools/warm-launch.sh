@@ -53,7 +53,7 @@ mkdir -p "$scratch/junk/onnxruntime-0.0"
 echo "not a build" >"$scratch/junk/onnxruntime-0.0/libonnxruntime.so"
 "${probe[@]}" --ort-dir "$scratch/junk" >/dev/null
 time_runs "${probe[@]}" --ort-dir "$scratch/junk" | report "rung probe, every build opened (as before)"
-time_runs "$build/rung" --version | report "rung --version (the CLI's own start, for scale)"
+time_runs "$build/rung" --help | report "rung --help (the CLI's own start, for scale)"
 
 if [[ -x $build/bench/warm-launch-app && -f $app_model ]]; then
   app=("$build/bench/warm-launch-app" "$scratch/app" "$app_model" "$build/runtimes" "$build/rung-probe-worker")
@@ -66,7 +66,7 @@ fi
 if command -v perf >/dev/null && perf stat -r 1 true >/dev/null 2>&1; then
   cpu() { perf stat -r "$runs" -x, -e task-clock "$@" 2>&1 >/dev/null | awk -F, '/task-clock/ { printf "%.2f", $1 }'; }
   echo "CPU time (perf stat task-clock, mean of $runs): rung probe warm $(cpu "${probe[@]}") ms," \
-    "every build opened $(cpu "${probe[@]}" --ort-dir "$scratch/junk") ms, rung --version $(cpu "$build/rung" --version) ms" \
+    "every build opened $(cpu "${probe[@]}" --ort-dir "$scratch/junk") ms, rung --help $(cpu "$build/rung" --help) ms" \
     "${app:+, warm-launch-app $(cpu "${app[@]}") ms}"
 else
   echo "(no $build/bench/warm-launch-app or $app_model: build warm-launch-app to time the embedded path)"

@@ -1,5 +1,7 @@
 // The registry on PostgreSQL (libpq): a server that many machines share.
 // Values travel as text both ways; `?` placeholders become `$1`, `$2`, ...
+// libpq is loaded when a postgresql:// registry is opened, not linked: its
+// header gives the types, the loaded library the functions (os/system_library.h).
 #include <fmt/format.h>
 #include <libpq-fe.h>
 
@@ -8,8 +10,9 @@
 #include <optional>
 #include <vector>
 
-#include "rung/printable.h"
+#include "os/system_library.h"
 #include "registry/database.h"
+#include "rung/printable.h"
 
 namespace rung::registry {
 namespace {
@@ -18,6 +21,76 @@ constexpr long kMaxStatementTimeoutSeconds = 24 * 3600;
 
 // Type OIDs of the columns the registry reads (pg_type.h is a server header).
 constexpr Oid kBool = 16, kInt8 = 20, kInt2 = 21, kInt4 = 23, kFloat4 = 700, kFloat8 = 701, kNumeric = 1700;
+
+// The libpq functions the registry calls, each typed by libpq's own declaration.
+struct LibPq {
+  decltype(&::PQconnectdbParams) connectdb_params;
+  decltype(&::PQstatus) status;
+  decltype(&::PQerrorMessage) error_message;
+  decltype(&::PQsetNoticeProcessor) set_notice_processor;
+  decltype(&::PQfinish) finish;
+  decltype(&::PQtransactionStatus) transaction_status;
+  decltype(&::PQexec) exec;
+  decltype(&::PQexecParams) exec_params;
+  decltype(&::PQresultStatus) result_status;
+  decltype(&::PQresultErrorMessage) result_error_message;
+  decltype(&::PQresultErrorField) result_error_field;
+  decltype(&::PQclear) clear;
+  decltype(&::PQntuples) ntuples;
+  decltype(&::PQnfields) nfields;
+  decltype(&::PQftype) ftype;
+  decltype(&::PQgetisnull) getisnull;
+  decltype(&::PQgetvalue) getvalue;
+  decltype(&::PQgetlength) getlength;
+};
+
+template <class F>
+bool bind(void* library, const char* name, F& out) {
+  out = reinterpret_cast<F>(system_library_symbol(library, name));
+  return out != nullptr;
+}
+
+Result<LibPq> load_libpq() {
+  auto library = open_system_library(SystemLibrary::kPostgresClient);
+  if (!library) {
+    return Error{library.error().code, fmt::format("PostgreSQL's client library: {} (Debian's package libpq5 provides it)", library.error().message)};
+  }
+  LibPq pq{};
+  const char* missing = nullptr;
+  auto need = [&](const char* name, auto& fn) {
+    if (missing == nullptr && !bind(*library, name, fn)) missing = name;
+  };
+  need("PQconnectdbParams", pq.connectdb_params);
+  need("PQstatus", pq.status);
+  need("PQerrorMessage", pq.error_message);
+  need("PQsetNoticeProcessor", pq.set_notice_processor);
+  need("PQfinish", pq.finish);
+  need("PQtransactionStatus", pq.transaction_status);
+  need("PQexec", pq.exec);
+  need("PQexecParams", pq.exec_params);
+  need("PQresultStatus", pq.result_status);
+  need("PQresultErrorMessage", pq.result_error_message);
+  need("PQresultErrorField", pq.result_error_field);
+  need("PQclear", pq.clear);
+  need("PQntuples", pq.ntuples);
+  need("PQnfields", pq.nfields);
+  need("PQftype", pq.ftype);
+  need("PQgetisnull", pq.getisnull);
+  need("PQgetvalue", pq.getvalue);
+  need("PQgetlength", pq.getlength);
+  if (missing != nullptr) {
+    return Error{ErrorCode::kLoadFailed, fmt::format("PostgreSQL's client library {} has no {}: not a libpq rung can use",
+                                                     system_library_name(SystemLibrary::kPostgresClient), missing)};
+  }
+  return pq;
+}
+
+// Loaded once per process; the same answer (the table, or why not) every time.
+Result<const LibPq*> libpq() {
+  static const Result<LibPq> loaded = load_libpq();
+  if (!loaded) return loaded.error();
+  return &*loaded;
+}
 
 // "? ... ?" to "$1 ... $2", leaving quoted text alone.
 std::string numbered_placeholders(std::string_view sql) {
@@ -37,8 +110,8 @@ std::string numbered_placeholders(std::string_view sql) {
 
 class PostgresDatabase final : public Database {
  public:
-  PostgresDatabase(PGconn* conn, std::string url) : conn_(conn), url_(std::move(url)) {}
-  ~PostgresDatabase() override { PQfinish(conn_); }
+  PostgresDatabase(const LibPq& pq, PGconn* conn, std::string url) : pq_(pq), conn_(conn), url_(std::move(url)) {}
+  ~PostgresDatabase() override { pq_.finish(conn_); }
   PostgresDatabase(const PostgresDatabase&) = delete;
   PostgresDatabase& operator=(const PostgresDatabase&) = delete;
 
@@ -54,12 +127,12 @@ class PostgresDatabase final : public Database {
       values[i] = texts[i].c_str();
     }
     const std::string text = numbered_placeholders(sql);
-    Owned r{PQexecParams(conn_, text.c_str(), static_cast<int>(params.size()), nullptr, values.data(), nullptr, nullptr, 0)};
-    const auto status = PQresultStatus(r.get());
+    Owned r{pq_, pq_.exec_params(conn_, text.c_str(), static_cast<int>(params.size()), nullptr, values.data(), nullptr, nullptr, 0)};
+    const auto status = pq_.result_status(r.get());
     if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK) return failure(r.get());
     std::vector<Row> rows;
-    const int columns = PQnfields(r.get());
-    for (int i = 0, n = PQntuples(r.get()); i < n; ++i) {
+    const int columns = pq_.nfields(r.get());
+    for (int i = 0, n = pq_.ntuples(r.get()); i < n; ++i) {
       Row row;
       for (int c = 0; c < columns; ++c) row.push_back(cell(r.get(), i, c));
       rows.push_back(std::move(row));
@@ -68,8 +141,8 @@ class PostgresDatabase final : public Database {
   }
 
   Status execute_script(std::string_view sql) override {
-    Owned r{PQexec(conn_, std::string(sql).c_str())};
-    const auto status = PQresultStatus(r.get());
+    Owned r{pq_, pq_.exec(conn_, std::string(sql).c_str())};
+    const auto status = pq_.result_status(r.get());
     if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK) return failure(r.get());
     return {};
   }
@@ -78,20 +151,21 @@ class PostgresDatabase final : public Database {
   Status begin_read() override { return execute_script("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"); }
   Status commit() override { return execute_script("COMMIT"); }
   void rollback() override {
-    if (PQtransactionStatus(conn_) != PQTRANS_IDLE) (void)execute_script("ROLLBACK");
+    if (pq_.transaction_status(conn_) != PQTRANS_IDLE) (void)execute_script("ROLLBACK");
   }
 
  private:
   struct Owned {
+    const LibPq& pq;
     PGresult* result;
-    ~Owned() { PQclear(result); }
+    ~Owned() { pq.clear(result); }
     PGresult* get() const { return result; }
   };
 
-  static Value cell(PGresult* r, int row, int c) {
-    if (PQgetisnull(r, row, c)) return std::monostate{};
-    const char* text = PQgetvalue(r, row, c);
-    switch (PQftype(r, c)) {
+  Value cell(PGresult* r, int row, int c) {
+    if (pq_.getisnull(r, row, c)) return std::monostate{};
+    const char* text = pq_.getvalue(r, row, c);
+    switch (pq_.ftype(r, c)) {
       case kInt2:
       case kInt4:
       case kInt8: return std::int64_t{std::strtoll(text, nullptr, 10)};
@@ -99,7 +173,7 @@ class PostgresDatabase final : public Database {
       case kFloat8:
       case kNumeric: return std::strtod(text, nullptr);
       case kBool: return std::int64_t{text[0] == 't'};
-      default: return std::string(text, static_cast<std::size_t>(PQgetlength(r, row, c)));
+      default: return std::string(text, static_cast<std::size_t>(pq_.getlength(r, row, c)));
     }
   }
 
@@ -108,15 +182,16 @@ class PostgresDatabase final : public Database {
   Error failure(PGresult* r) {
     // SQLSTATE class 23 is an integrity constraint (a duplicate key): the caller's business.
     // 40001 and 40P01: this transaction lost a race to another writer and may simply run again.
-    const char* state = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : nullptr;
+    const char* state = r ? pq_.result_error_field(r, PG_DIAG_SQLSTATE) : nullptr;
     const std::string code = state ? state : "";
     const bool constraint = code.starts_with("23");
     transient_ = code == "40001" || code == "40P01";
-    std::string message = r ? PQresultErrorMessage(r) : PQerrorMessage(conn_);
+    std::string message = r ? pq_.result_error_message(r) : pq_.error_message(conn_);
     while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();
     return Error{constraint ? ErrorCode::kInvalidArgument : ErrorCode::kIo, fmt::format("{}: {}", describe(), mask_secrets(message, url_))};
   }
 
+  const LibPq& pq_;
   PGconn* conn_;
   std::string url_;
   bool transient_ = false;
@@ -139,6 +214,9 @@ Result<std::unique_ptr<Database>> open_postgresql(const std::string& url) {
     }
     statement_timeout = static_cast<int>(seconds);
   }
+  auto loaded = libpq();
+  if (!loaded) return Error{loaded.error().code, fmt::format("cannot open the registry {}: {}", mask_secrets(url), loaded.error().message)};
+  const LibPq& pq = **loaded;
   // A server that accepts the connection and never answers must not hold rung forever: a
   // connect timeout unless the URL or PGCONNECT_TIMEOUT sets one. Keywords before the
   // expanded URL are overridden by the URL's own.
@@ -154,10 +232,10 @@ Result<std::unique_ptr<Database>> open_postgresql(const std::string& url) {
   values.push_back(url.c_str());
   keys.push_back(nullptr);
   values.push_back(nullptr);
-  PGconn* conn = PQconnectdbParams(keys.data(), values.data(), 1);
-  auto db = std::make_unique<PostgresDatabase>(conn, url);  // finishes `conn` whatever happens
-  if (conn == nullptr || PQstatus(conn) != CONNECTION_OK) {
-    std::string why = conn ? PQerrorMessage(conn) : "out of memory";
+  PGconn* conn = pq.connectdb_params(keys.data(), values.data(), 1);
+  auto db = std::make_unique<PostgresDatabase>(pq, conn, url);  // finishes `conn` whatever happens
+  if (conn == nullptr || pq.status(conn) != CONNECTION_OK) {
+    std::string why = conn ? pq.error_message(conn) : "out of memory";
     while (!why.empty() && (why.back() == '\n' || why.back() == ' ')) why.pop_back();
     if (why.find("timeout expired") != std::string::npos) {
       why += " (the server did not answer in time: connect_timeout=SECONDS in the URL, or PGCONNECT_TIMEOUT, sets how long to wait)";
@@ -165,7 +243,7 @@ Result<std::unique_ptr<Database>> open_postgresql(const std::string& url) {
     return Error{ErrorCode::kIo, fmt::format("cannot connect to the registry {}: {}", mask_secrets(url), mask_secrets(why, url))};
   }
   // Notices ("relation already exists, skipping") are for people at psql, not rung's output.
-  PQsetNoticeProcessor(conn, ignore_notice, nullptr);
+  pq.set_notice_processor(conn, ignore_notice, nullptr);
   // A statement that runs away is cancelled by the server: RUNG_REGISTRY_STATEMENT_TIMEOUT, else the
   // connection's own setting (the URL's options, PGOPTIONS, the server's), else rung's default.
   const std::string set =
