@@ -19,7 +19,7 @@ namespace rung::cli {
 namespace {
 
 struct ParityCliOptions {
-  std::string ref, cand, inputs, gate, preprocess, work_dir, input_spec;
+  std::string ref, cand, inputs, gate, preprocess, work_dir, input_spec, record;
   JsonOutput json;
   bool show = false;
   RuntimeArgs runtime;
@@ -48,15 +48,24 @@ InputSpec read_input_spec(const std::string& arg, const std::filesystem::path& m
 
 void run_parity_command(const ParityCliOptions& c) {
   ParityOptions o;
+  const bool recording = !c.record.empty();
+  if (recording == !c.cand.empty()) {
+    throw CliError(kExitUsage, recording ? "--record DIR runs the ref side alone: give no --cand"
+                                         : "give --cand SPEC (the side to compare), or --record DIR (store the ref side to compare elsewhere)");
+  }
   auto ref = ParitySide::parse(c.ref);
   if (!ref) throw CliError(kExitUsage, fmt::format("--ref {}", ref.error().message));
-  auto cand = ParitySide::parse(c.cand);
-  if (!cand) throw CliError(kExitUsage, fmt::format("--cand {}", cand.error().message));
   o.ref = *ref;
-  o.cand = *cand;
+  if (recording && o.ref.stored()) throw CliError(kExitUsage, "--record: the ref side must run a model (expected:DIR is already a recording)");
+  if (!recording) {
+    auto cand = ParitySide::parse(c.cand);
+    if (!cand) throw CliError(kExitUsage, fmt::format("--cand {}", cand.error().message));
+    o.cand = *cand;
+  }
+  o.record_dir = c.record;
   // A side's model that cannot be read is named before anything else happens.
   if (!o.ref.stored()) require_model_file("--ref", o.ref.model);
-  if (!o.cand.stored()) require_model_file("--cand", o.cand.model);
+  if (!recording && !o.cand.stored()) require_model_file("--cand", o.cand.model);
   c.software_gpu.apply();
   o.inputs_dir = c.inputs;
   o.random = c.random;
@@ -90,6 +99,17 @@ void run_parity_command(const ParityCliOptions& c) {
   }
   const bool terminal = progress_on_terminal();
   if (terminal) o.on_progress = [](const std::string& line) { show_progress_line("parity: " + line); };
+  if (recording) {
+    auto made = record_parity_side(o);
+    if (terminal) clear_progress_line();
+    if (!made) throw CliError(made.error());
+    const std::string line = fmt::format("recorded {} input set{} into {}: {}\n"
+                                         "compare on another machine: rung parity --ref expected:{} --inputs {} --cand MODEL[,rung=...]\n",
+                                         made->input_sets, made->input_sets == 1 ? "" : "s", c.record, made->describe(), c.record, c.record);
+    if (!c.json.on_stdout()) fmt::print("{}", line);
+    if (c.json.on_stdout() || c.json.to_file()) c.json.emit_text(made->to_json());
+    return;
+  }
   auto report = run_parity(o);
   if (terminal) clear_progress_line();
   if (!report) throw CliError(report.error());
@@ -108,9 +128,12 @@ void add_parity_command(CLI::App& app) {
       "   or expected:DIR  (stored outputs: DIR/SET/output_K.pb for each input set SET, as an ONNX test folder holds them)\n"
       "  e.g. --ref det.onnx,ort=1.30.0 --cand det.onnx,ort=1.28.2\n"
       "       --ref expected:test_abs --cand test_abs/model.onnx --inputs test_abs\n"
+      "       --ref cls.onnx --random 8 --record arm-side   (then elsewhere: --ref expected:arm-side --inputs arm-side --cand cls.onnx)\n"
       "Exit: 0 every gate passes, 1 a gate fails (or a side could not run), 2 a usage or input error, 3 no such ONNX Runtime build.");
   add_text(*cmd, "--ref", c->ref, "The reference side (SPEC)")->required();
-  add_text(*cmd, "--cand", c->cand, "The candidate side (SPEC)")->required();
+  add_text(*cmd, "--cand", c->cand, "The candidate side (SPEC)");
+  add_text(*cmd, "--record", c->record,
+           "Instead of --cand: run the ref side alone and store its inputs and outputs in DIR (new), to compare on another machine");
   add_text(*cmd, "--inputs", c->inputs, "A directory of tensors (.pb, .npy, or a subdirectory of them per input set) or of images");
   add_number(*cmd, "--random", c->random, "Use N seeded random input sets instead of --inputs", {1, kMaxRandomInputSets, "input sets"});
   add_number(*cmd, "--seed", c->seed, "Seed for random inputs", {0, std::numeric_limits<std::uint64_t>::max()})->capture_default_str();

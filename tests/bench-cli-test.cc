@@ -57,8 +57,11 @@ class BenchCliTest : public ::testing::Test {
 
 TEST_F(BenchCliTest, TableRecordAndAReportChromiumRendersWithOneBarPerRow) {
   const std::string models = "tiny=" + (dir_ / "tiny.onnx").string() + " square=" + (dir_ / "square.onnx").string();
-  auto r = test::run_command(bench(models + " --runs 5 --rung rung_sim_ep --rung webgpu --out-json '" + (dir_ / "records").string() +
-                                   "' --html '" + (dir_ / "report.html").string() + "'"));
+  // WebGPU fails to build here (no adapter): a failed row. linux/arm64's build carries no WebGPU to fail.
+  const bool failing = test::kFetched130CarriesGpuProviders;
+  const std::size_t rows = failing ? 3 : 2;
+  auto r = test::run_command(bench(models + " --runs 5 --rung rung_sim_ep" + (failing ? " --rung webgpu" : "") + " --out-json '" +
+                                   (dir_ / "records").string() + "' --html '" + (dir_ / "report.html").string() + "'"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // The table: every model, every rung, the floor marked, a failed rung with its class.
   EXPECT_THAT(r.out, HasSubstr("tiny (tiny.onnx, f32"));
@@ -66,7 +69,7 @@ TEST_F(BenchCliTest, TableRecordAndAReportChromiumRendersWithOneBarPerRow) {
   EXPECT_THAT(r.out, HasSubstr("CPU (floor)"));
   EXPECT_THAT(r.out, HasSubstr("reference (floor)"));
   EXPECT_THAT(r.out, HasSubstr("match (max abs 0)"));
-  EXPECT_THAT(r.out, HasSubstr("failed (build_failed): "));
+  if (failing) EXPECT_THAT(r.out, HasSubstr("failed (build_failed): "));
   EXPECT_THAT(r.out, HasSubstr("RungSimAccelerator ran"));
   // Not a terminal: no progress line.
   EXPECT_THAT(r.err, Not(HasSubstr("bench tiny ·")));
@@ -76,16 +79,16 @@ TEST_F(BenchCliTest, TableRecordAndAReportChromiumRendersWithOneBarPerRow) {
   for (const char* name : {"tiny", "square"}) {
     auto j = nlohmann::json::parse(test::read_file(dir_ / "records" / (std::string(name) + ".json")));
     EXPECT_EQ(j["model"]["name"], name);
-    EXPECT_EQ(j["measurements"][0]["rows"].size(), 3u);
+    EXPECT_EQ(j["measurements"][0]["rows"].size(), rows);
     const std::string command = j["measurements"][0]["provenance"]["command"];
     EXPECT_THAT(command, ::testing::StartsWith("rung bench --ort-dir "));
     EXPECT_THAT(command, HasSubstr(" tiny=" + (dir_ / "tiny.onnx").string() + " square="));
   }
 
-  // The page: self-contained, one bar and one table row per row (3 rungs x 2 models).
+  // The page: self-contained, one bar and one table row per row (each rung x 2 models).
   const std::string html = test::read_file(dir_ / "report.html");
-  EXPECT_EQ(count(html, "<rect class=\"bar "), 6u);
-  EXPECT_EQ(count(html, "<tr class=\"row"), 6u);
+  EXPECT_EQ(count(html, "<rect class=\"bar "), 2 * rows);
+  EXPECT_EQ(count(html, "<tr class=\"row"), 2 * rows);
   EXPECT_EQ(count(html, "class=\"floor\""), 2u);  // the floor marked in each model's chart
   EXPECT_EQ(count(html, "floor · reference"), 4u);  // chart and table, per model
   for (const char* fetch : {"src=", "href=", "url(", "@import", "<script"}) EXPECT_EQ(count(html, fetch), 0u) << fetch;
@@ -94,7 +97,7 @@ TEST_F(BenchCliTest, TableRecordAndAReportChromiumRendersWithOneBarPerRow) {
   auto dom = chromium("--dump-dom", dir_ / "report.html");
   ASSERT_EQ(dom.exit_code, 0) << dom.err;
   EXPECT_EQ(std::regex_search(dom.out, std::regex("<svg id=\"p50-chart\"")), true);
-  EXPECT_EQ(count(dom.out, "<rect class=\"bar "), 6u);
+  EXPECT_EQ(count(dom.out, "<rect class=\"bar "), 2 * rows);
   const fs::path shot = dir_ / "shot.png";
   auto shoot = chromium("--screenshot='" + shot.string() + "' --window-size=1280,900 --hide-scrollbars", dir_ / "report.html");
   ASSERT_EQ(shoot.exit_code, 0) << shoot.err;

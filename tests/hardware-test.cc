@@ -192,6 +192,24 @@ TEST(Hardware, QualcommTablet) {
   EXPECT_EQ(hw.identity(), "android; soc Qualcomm SM8635 (614); hexagon; cpu Qualcomm Technologies, Inc SM8635");
 }
 
+// A Pi-class board: four Cortex-A72 cores, no PCI, no GPU ONNX Runtime uses, no SoC
+// node; its kernel names the board in /proc/cpuinfo. It is also the /proc/cpuinfo the
+// aarch64 build's tests see under qemu (tools/aarch64-run).
+TEST(Hardware, RaspberryPi4) {
+  const auto hw = rung::detect_hardware(fixture("raspberry-pi-4"));
+  EXPECT_EQ(hw.os, rung::OsKind::kLinux);
+  EXPECT_FALSE(hw.pci_visible);
+  EXPECT_TRUE(hw.gpus.empty());
+  EXPECT_FALSE(hw.soc.has_value());
+  EXPECT_FALSE(hw.hexagon_dsp);
+  EXPECT_EQ(hw.cpu.model, "Raspberry Pi 4 Model B Rev 1.4") << "the Model line names the board, over Hardware: BCM2835";
+  EXPECT_EQ(hw.cpu.logical_cpus, 4);
+  EXPECT_EQ(hw.cpu.physical_cores, 4);
+  EXPECT_TRUE(hw.cpu.has_flag("asimd"));
+  EXPECT_FALSE(hw.cpu.has_flag("asimddp"));
+  EXPECT_EQ(hw.identity(), "linux; cpu Raspberry Pi 4 Model B Rev 1.4");
+}
+
 TEST(Hardware, CpuOnlyVm) {
   const auto hw = rung::detect_hardware(fixture("cpu-vm"));
   EXPECT_EQ(hw.os, rung::OsKind::kLinux);
@@ -308,7 +326,7 @@ TEST(Hardware, IdentityChangesWithDriverVersion) {
 }
 
 TEST(Hardware, IdentityIsDeterministic) {
-  for (const char* name : {"nvidia-desktop", "amd-rocm-desktop", "intel-laptop-nvidia", "qualcomm-tablet", "cpu-vm"}) {
+  for (const char* name : {"nvidia-desktop", "amd-rocm-desktop", "intel-laptop-nvidia", "qualcomm-tablet", "raspberry-pi-4", "cpu-vm"}) {
     const auto a = rung::detect_hardware(fixture(name));
     const auto b = rung::detect_hardware(fixture(name));
     EXPECT_EQ(a.identity(), b.identity()) << name;
@@ -417,6 +435,7 @@ TEST(QuantisedSpeedFeatures, NamedPerArchitectureFromTheFlags) {
   EXPECT_EQ(line("intel-laptop-nvidia"), "AVX2 · no AVX-512 · VNNI · no AMX") << "AVX-VNNI alone counts as VNNI";
   EXPECT_EQ(line("nvidia-desktop"), "AVX2 · AVX-512 · VNNI · no AMX");
   EXPECT_EQ(line("qualcomm-tablet"), "dot-product · i8mm");
+  EXPECT_EQ(line("raspberry-pi-4"), "no dot-product · no i8mm") << "Cortex-A72: Armv8.0, neither";
 
   rung::CpuInfo cpu;
   EXPECT_TRUE(rung::quantised_speed_features(cpu).empty());

@@ -67,7 +67,11 @@ CommandResult run_chromium(const std::string& mode, const std::filesystem::path&
     ADD_FAILURE() << "chromium is not installed: tools/bootstrap.sh installs it";
     return which;
   }
-  return run_command("timeout 120 chromium --headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking "
+  // Under qemu (tools/aarch64-run), /proc/cpuinfo is an ARM board's: Chromium, a host
+  // program, is given the host's back, or it refuses to start for want of SSE3.
+  const char* host = std::getenv("RUNG_HOST_PROGRAM_PREFIX");
+  const std::string prefix = host != nullptr && *host ? std::string(host) + " " : "";
+  return run_command(prefix + "timeout 120 chromium --headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking "
                      "--disable-component-update --disable-sync --user-data-dir='" +
                      profile_dir.string() + "' " + mode + " 'file://" + html.string() + "'");
 }

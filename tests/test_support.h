@@ -25,6 +25,17 @@ inline std::filesystem::path runtime_dir(const std::string& version) {
 }
 inline std::filesystem::path model_path(const std::string& rel) { return deps_dir() / "models" / rel; }
 
+// Whether the ONNX Runtime 1.30.0 tools/fetch-deps.sh fetches for the architecture these
+// tests were built for carries the TensorRT, CUDA and WebGPU providers besides the CPU:
+// onnxruntime-node's linux/x64 build does, its linux/arm64 build carries the CPU alone.
+// Tests of what rung says about such a build hold to the one fetched for this build.
+inline constexpr bool kFetched130CarriesGpuProviders =
+#if defined(__x86_64__)
+    true;
+#else
+    false;
+#endif
+
 // A fresh empty directory under the system temp dir, removed by the caller or left for inspection.
 std::filesystem::path make_temp_dir(const std::string& prefix);
 

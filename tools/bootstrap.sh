@@ -8,8 +8,10 @@
 #   tools/bootstrap.sh --tests  everything the test suite needs on top: GoogleTest,
 #                               Google Benchmark, Chromium, PostgreSQL, clang for the
 #                               fuzzers, ONNX's backend test data, fonts and images,
-#                               the software GPU; then the whole tree (tests,
-#                               benchmarks, fuzzers).
+#                               the software GPU, the aarch64 cross compiler and qemu;
+#                               then the whole tree (tests, benchmarks, fuzzers), and
+#                               the aarch64 build whose tests run under qemu
+#                               (build-aarch64; RUNG_SKIP_AARCH64=1 leaves it out).
 #
 # Safe to run again: each step does only what is missing.
 set -euo pipefail
@@ -19,7 +21,7 @@ mode=main
 case "${1:-}" in
   "") ;;
   --tests) mode=tests ;;
-  -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   *) echo "bootstrap: unknown argument '$1' (expected nothing or --tests)" >&2; exit 2 ;;
 esac
 started=$SECONDS
@@ -40,7 +42,13 @@ TEST_PACKAGES=(libgtest-dev libgmock-dev libbenchmark-dev libpng-dev
                # The stock Vulkan loader, and what the software GPU adapter (Mesa 25's lavapipe,
                # fetched by tools/fetch-deps.sh into the deps cache, never installed) links against.
                libvulkan1 libllvm15 libelf1 libexpat1 libwayland-client0 libx11-xcb1 libxcb1 libxcb-dri3-0
-               libxcb-present0 libxcb-randr0 libxcb-shm0 libxcb-sync1 libxcb-xfixes0 libxshmfence1 libzstd1 zlib1g)
+               libxcb-present0 libxcb-randr0 libxcb-shm0 libxcb-sync1 libxcb-xfixes0 libxshmfence1 libzstd1 zlib1g
+               # Linux aarch64: the cross compiler and the user-mode emulator the aarch64 subset
+               # runs under (the arm64 libraries come as .debs into a private sysroot, never
+               # installed: tools/fetch-deps.sh --aarch64).
+               g++-aarch64-linux-gnu qemu-user-static
+               # tools/mutate.py rebuilds one test binary per mutant; ccache keeps that to seconds.
+               ccache)
 
 packages=("${MAIN_PACKAGES[@]}")
 [ "$mode" = tests ] && packages+=("${TEST_PACKAGES[@]}")
@@ -60,7 +68,7 @@ command -v npm >/dev/null || missing+=(npm)
 if [ "$mode" = main ]; then
   echo "bootstrap: the main job: ${#missing[@]} Debian packages to install, the pinned ONNX Runtime builds and sample models to fetch (about 120 MB, once), then the CLI, its worker and the simulated accelerator to build; about 6 minutes on a fresh 2-core machine, seconds when nothing is missing" >&2
 else
-  echo "bootstrap: the tests: ${#missing[@]} Debian packages to install (Chromium, PostgreSQL and clang among them), the software GPU to fetch, then the whole tree to build (tests, benchmarks, fuzzers); about 15 minutes after the main job on a 2-core machine, 20 on a fresh one" >&2
+  echo "bootstrap: the tests: ${#missing[@]} Debian packages to install (Chromium, PostgreSQL, clang, the aarch64 cross compiler and qemu among them), the software GPU and the arm64 libraries and runtimes to fetch, then the whole tree to build (tests, benchmarks, fuzzers) and the aarch64 subset; about 25 minutes after the main job on a 2-core machine, 30 on a fresh one" >&2
 fi
 
 if [ ${#missing[@]} -gt 0 ]; then
@@ -97,10 +105,15 @@ if [ "$mode" = main ]; then
   cmake -S . -B build "${flags[@]}" "${options[@]}" >/dev/null
   cmake --build build -j"$jobs" --target rung_cli rung_probe_worker rung_sim_ep
 else
+  # Linux aarch64: cross-built into build-aarch64, its test subset run under qemu by this
+  # tree's ctest (aarch64.emulated_subset). Only from an x86-64 machine, where it is emulated.
+  aarch64_dir=""
+  if [ "${RUNG_SKIP_AARCH64:-0}" != 1 ] && [ "$(uname -m)" = x86_64 ]; then aarch64_dir="$PWD/build-aarch64"; fi
   # The fuzzers are built too, so the test run smoke-runs each (fuzz.* tests).
   cmake -S . -B build "${flags[@]}" \
-        -DRUNG_BUILD_TESTS=ON -DRUNG_BUILD_BENCHMARKS=ON -DRUNG_BUILD_FUZZERS=ON >/dev/null
+        -DRUNG_BUILD_TESTS=ON -DRUNG_BUILD_BENCHMARKS=ON -DRUNG_BUILD_FUZZERS=ON "-DRUNG_AARCH64_BUILD_DIR=$aarch64_dir" >/dev/null
   cmake --build build -j"$jobs"
+  [ -z "$aarch64_dir" ] || tools/build-aarch64.sh
 fi
 elapsed=$((SECONDS - started))
 echo "bootstrap: $mode ready in $((elapsed / 60)) min $((elapsed % 60)) s" >&2

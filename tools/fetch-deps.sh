@@ -29,6 +29,20 @@ if [ "${RUNG_FETCH_GPU_PROVIDERS:-0}" = 1 ] || [[ " $* " == *" --gpu-providers "
   PACKAGES+=("com.github.asus4.onnxruntime.linux-x64-gpu@0.4.9|2b459e0c17f340c92970c10ed86de4f37a3009f93c14053e6ad4334cbb6be412|gpu-providers/onnxruntime-1.29|Plugins/Linux/x64/libonnxruntime_providers_cuda.so Plugins/Linux/x64/libonnxruntime_providers_tensorrt.so Plugins/Linux/x64/libonnxruntime_providers_shared.so")
 fi
 
+# Linux aarch64 (RUNG_FETCH_AARCH64=1, or --aarch64; tools/build-aarch64.sh passes it):
+# three arm64 ONNX Runtime builds (the versions the x86-64 tests use) for the cross build's tests under qemu, and below, the
+# arm64 libraries it links against. $DEPS/aarch64 is then a deps directory of its own
+# (runtimes/ for arm64, include/ and models/ shared), which build-aarch64 is configured with.
+want_aarch64=0
+if [ "${RUNG_FETCH_AARCH64:-0}" = 1 ] || [[ " $* " == *" --aarch64 "* ]]; then
+  want_aarch64=1
+  PACKAGES+=(
+    "onnxruntime-node@1.30.0|6e3390d6b783e7be946fad629292799da28d0b42f84856e50d2c1b0383291e75|aarch64/runtimes/onnxruntime-1.30.0|bin/napi-v6/linux/arm64/libonnxruntime.so.1"
+    "onnxruntime-node@1.29.0|cfdfb45ec4044b1fdca43e5d2e180fb6817e649ff8ad1e0dfc90e18e51b67037|aarch64/runtimes/onnxruntime-1.29|bin/napi-v6/linux/arm64/libonnxruntime.so.1"
+    "sherpa-onnx-linux-arm64@1.13.8|e1671ad6e94e51947229a5736d06022780f3fba967da8d917173cd9765902ee8|aarch64/runtimes/onnxruntime-1.28.2|libonnxruntime.so"
+  )
+fi
+
 tarball_name() { # npm pack's file name for name@version
   local spec="$1" name version
   name="${spec%@*}"; version="${spec##*@}"
@@ -93,9 +107,12 @@ SOFTWARE_GPU_DEBS=(
 )
 SOFTWARE_GPU_DIR="$DEPS/software-gpu/mesa-25.0.7"
 
-deb_file_name() { # name=version -> the file apt-get download writes (':' is escaped as %3a)
-  local spec="$1"
-  echo "${spec%%=*}_${spec#*=}_amd64.deb" | sed 's/:/%3a/g'
+deb_file_name() { # name=version arch -> the file apt-get download writes (':' is escaped as %3a)
+  local spec="$1" arch="$2" name
+  name="${spec%%=*}"
+  # Architecture-independent packages are named _all whatever was asked for.
+  case "$name" in nlohmann-json3-dev|libcli11-dev) arch=all ;; esac
+  echo "${name}_${spec#*=}_${arch}.deb" | sed 's/:/%3a/g'
 }
 
 debian_mirror() { # the URI apt already uses for this release, or Debian's own
@@ -105,46 +122,72 @@ debian_mirror() { # the URI apt already uses for this release, or Debian's own
   echo "${uri:-http://deb.debian.org/debian/}"
 }
 
-fetch_software_gpu() {
-  local stamp="$SOFTWARE_GPU_DIR/.stamp" want entry spec sum file missing=()
-  want="$(printf '%s\n' "${SOFTWARE_GPU_DEBS[@]}")"
-  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then return; fi
-  if [ "$(dpkg --print-architecture 2>/dev/null)" != "amd64" ]; then
-    echo "fetch-deps: the software GPU (lavapipe) is pinned for amd64; skipped on this machine" >&2; return
-  fi
-  local debs="$DEPS/debs"
+# download_debs ARCH SUITES spec|sha256...: each pinned .deb into $DEPS/debs, checked by
+# SHA-256, through a private apt configuration (its own sources list, package lists and
+# cache in a temporary directory; the system's apt state untouched). SUITES is
+# "backports" (the backports suite of the mirror apt uses) or "release" (the sources
+# this machine's apt already has: the release, its updates and security).
+download_debs() {
+  local arch="$1" suites="$2"; shift 2
+  local debs="$DEPS/debs" entry spec sum file missing=()
   mkdir -p "$debs"
-  for entry in "${SOFTWARE_GPU_DEBS[@]}"; do
+  for entry in "$@"; do
     IFS='|' read -r spec sum <<<"$entry"
-    file="$debs/$(deb_file_name "$spec")"
+    file="$debs/$(deb_file_name "$spec" "$arch")"
     [ -f "$file" ] && echo "$sum  $file" | sha256sum --check --status || missing+=("$spec")
   done
   if [ ${#missing[@]} -gt 0 ]; then
     local apt_dir codename
     apt_dir="$(mktemp -d)"
     codename="$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")"
-    mkdir -p "$apt_dir/lists/partial" "$apt_dir/archives/partial"
-    echo "deb $(debian_mirror) $codename-backports main" >"$apt_dir/sources.list"
-    local apt_opts=(-o "Dir::Etc::sourcelist=$apt_dir/sources.list" -o "Dir::Etc::sourceparts=-"
-                    -o "Dir::State::Lists=$apt_dir/lists" -o "Dir::Cache=$apt_dir" -o "Dir::Cache::pkgcache="
-                    -o "Dir::Cache::srcpkgcache=" -o "APT::Sandbox::User=root" -qq)
-    echo "fetch-deps: downloading ${missing[*]} from $codename-backports (private apt configuration in $apt_dir)" >&2
+    mkdir -p "$apt_dir/lists/partial" "$apt_dir/archives/partial" "$apt_dir/sources.list.d"
+    local apt_opts=(-o "Dir::State::Lists=$apt_dir/lists" -o "Dir::Cache=$apt_dir" -o "Dir::Cache::pkgcache="
+                    -o "Dir::Cache::srcpkgcache=" -o "Dir::State::status=/dev/null" -o "APT::Sandbox::User=root"
+                    -o "APT::Architecture=$arch" -o "APT::Architectures=$arch" -qq)
+    if [ "$suites" = backports ]; then
+      echo "deb $(debian_mirror) $codename-backports main" >"$apt_dir/sources.list"
+      apt_opts+=(-o "Dir::Etc::sourcelist=$apt_dir/sources.list" -o "Dir::Etc::sourceparts=-")
+    else
+      cp /etc/apt/sources.list.d/*.sources "$apt_dir/sources.list.d/" 2>/dev/null || true
+      cp /etc/apt/sources.list "$apt_dir/sources.list" 2>/dev/null || : >"$apt_dir/sources.list"
+      apt_opts+=(-o "Dir::Etc::sourcelist=$apt_dir/sources.list" -o "Dir::Etc::sourceparts=$apt_dir/sources.list.d")
+    fi
+    echo "fetch-deps: downloading ${#missing[@]} $arch packages (${missing[*]}) with a private apt configuration in $apt_dir" >&2
     apt-get "${apt_opts[@]}" update >&2
-    (cd "$debs" && apt-get "${apt_opts[@]}" download "${missing[@]}" >&2)
+    (cd "$debs" && apt-get "${apt_opts[@]}" download "${missing[@]}" >&2) || {
+      echo "fetch-deps: a pinned $arch package is no longer on the mirror (a point release replaced it?): update its version and SHA-256 in $0" >&2
+      rm -rf "$apt_dir"; exit 1; }
     rm -rf "$apt_dir"
   fi
+}
+
+# unpack_debs ARCH DIR spec|sha256...: checks each .deb again and unpacks it into DIR with dpkg -x.
+unpack_debs() {
+  local arch="$1" dir="$2"; shift 2
+  local entry spec sum file
+  for entry in "$@"; do
+    IFS='|' read -r spec sum <<<"$entry"
+    file="$DEPS/debs/$(deb_file_name "$spec" "$arch")"
+    if ! echo "$sum  $file" | sha256sum --check --status; then
+      echo "fetch-deps: $spec ($arch): SHA-256 of $file is $(sha256sum "$file" 2>/dev/null | cut -d' ' -f1), expected $sum; refusing to unpack" >&2
+      [ -f "$file" ] && mv "$file" "$file.rejected"
+      exit 1
+    fi
+    dpkg -x "$file" "$dir"
+  done
+}
+
+fetch_software_gpu() {
+  local stamp="$SOFTWARE_GPU_DIR/.stamp" want
+  want="$(printf '%s\n' "${SOFTWARE_GPU_DEBS[@]}")"
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then return; fi
+  if [ "$(dpkg --print-architecture 2>/dev/null)" != "amd64" ]; then
+    echo "fetch-deps: the software GPU (lavapipe) is pinned for amd64; skipped on this machine" >&2; return
+  fi
+  download_debs amd64 backports "${SOFTWARE_GPU_DEBS[@]}"
   local tmp
   tmp="$(mktemp -d "$DEPS/.unpack.XXXXXX")"
-  for entry in "${SOFTWARE_GPU_DEBS[@]}"; do
-    IFS='|' read -r spec sum <<<"$entry"
-    file="$debs/$(deb_file_name "$spec")"
-    if ! echo "$sum  $file" | sha256sum --check --status; then
-      echo "fetch-deps: $spec: SHA-256 of $file is $(sha256sum "$file" 2>/dev/null | cut -d' ' -f1), expected $sum; refusing to unpack" >&2
-      [ -f "$file" ] && mv "$file" "$file.rejected"
-      rm -rf "$tmp"; exit 1
-    fi
-    dpkg -x "$file" "$tmp/root"
-  done
+  unpack_debs amd64 "$tmp/root" "${SOFTWARE_GPU_DEBS[@]}"
   local out="$SOFTWARE_GPU_DIR.new" lib="$tmp/root/usr/lib/x86_64-linux-gnu"
   rm -rf "$out"; mkdir -p "$out"
   # Keep the lavapipe driver and the libdrm it needs; the other drivers and layers stay out.
@@ -153,7 +196,7 @@ fetch_software_gpu() {
   # The Vulkan loader's manifest, naming the driver by absolute path (rung points
   # VK_DRIVER_FILES and VK_ICD_FILENAMES at it in its child processes only).
   local api
-  api="$(dpkg-deb -f "$debs/$(deb_file_name "${SOFTWARE_GPU_DEBS[0]%%|*}")" Version)"
+  api="$(dpkg-deb -f "$DEPS/debs/$(deb_file_name "${SOFTWARE_GPU_DEBS[0]%%|*}" amd64)" Version)"
   printf '{\n  "file_format_version": "1.0.0",\n  "ICD": {"library_path": "%s", "api_version": "1.4.305"},\n  "rung": {"driver": "lavapipe", "mesa": "%s"}\n}\n' \
     "$SOFTWARE_GPU_DIR/libvulkan_lvp.so" "$api" >"$out/lvp_icd.json"
   chmod -R go-w "$out"
@@ -164,3 +207,67 @@ fetch_software_gpu() {
 }
 
 if [ "${RUNG_SKIP_SOFTWARE_GPU:-0}" != 1 ]; then fetch_software_gpu; fi
+
+# --- Linux aarch64: the arm64 libraries the cross build links against ---------------
+# Debian's arm64 -dev packages do not install beside the amd64 ones (libpq-dev is not
+# multi-arch, and any arm64 install upgrades host packages), so these .debs are fetched
+# with a private apt configuration from this release, its updates and security, checked
+# by SHA-256 and unpacked into $DEPS/aarch64/sysroot: nothing is installed system-wide.
+# The C library and libstdc++ come from Debian's cross toolchain (g++-aarch64-linux-gnu,
+# in /usr/aarch64-linux-gnu). libpq-dev is there for its headers only: the registry
+# loads libpq when a postgresql:// registry is opened, and the aarch64 tests open none.
+# libpng is the tests' (they decode the PNGs the CLI writes).
+AARCH64_DEBS=(
+  "libcli11-dev=2.1.2+ds-1|f1f6ee9ec053e0e0bcec47345e241b6a8ee006321248b4329e9ce88d2b4b64a8"
+  "libfmt-dev=9.1.0+ds1-2|c8bb33b56680cfca46db0bafe010b2b1c07fc147b3ecd0edb76c4362dc7af1ec"
+  "libfmt9=9.1.0+ds1-2|7d4f191b968e33c491b252bae91b5f67737c01b8946bda98d1a13d4bac65a0f2"
+  "libgmock-dev=1.12.1-0.2|5e55d1560a15ee782ff6f1430a4e567ea6d448120a74402eb4c3cd541a3a8f39"
+  "libgtest-dev=1.12.1-0.2|6f6c7defd14a75e73d6d1a7ea5cbe8dd0f6c52010228b0873464ce606bf2771e"
+  "libonnx-dev=1.12.0-2+b4|85207af878680300dc3934dfb5979aa9dc10fdb4277cfbfd01ae3472bd7429d5"
+  "libonnx1=1.12.0-2+b4|e278f77ec206d6dea7d8cf9c4fa546205dccc15b8ad4051ae1090246738e9dc6"
+  "libonnxifi=1.12.0-2+b4|322c8ee28020f4f03d4707d32d79ccb776de31409ecc02c5bc9aabeeca91fc64"
+  "libpng-dev=1.6.39-2+deb12u6|df3262ae83d41cfc6da89b157c20e4fd550ce4db61784b64c09671dc90fd8e97"
+  "libpng16-16=1.6.39-2+deb12u6|9fa66d01197efe73f44ed566a3bffbb476675826326e9c32ffa80b29495de482"
+  "libpq-dev=15.20-0+deb12u1|a7536f6cc66d4241a8b333b6249ce7dad3e742bd95335493907eee95dc091102"
+  "libprotobuf-dev=3.21.12-3+deb12u1|92b1c87b95d99a06ba9e7ac2f29d791a6992d65ae41725438197f61d97404228"
+  "libprotobuf-lite32=3.21.12-3+deb12u1|c854436ba2ebc40976fda685252908deeb6d41ce6a79e2b42d501ae8f6bcce1c"
+  "libprotobuf32=3.21.12-3+deb12u1|1b0ee5895cda518b5ca1b9c38f33c5d303869f861c42a749f94d4c177d867954"
+  "libsqlite3-0=3.40.1-2+deb12u2|a690f7f2aa6435bd1fd7cbbd2216acb9acbb8c48c9721f2c195766375439eb13"
+  "libsqlite3-dev=3.40.1-2+deb12u2|cca1f981b5c4aedd7468478ebf538d8cb3465a3bad37710f8a85d661e1d046bf"
+  "libssl-dev=3.0.22-1~deb12u2|d141686eacc7e271630bf9032cd19cebe984b6864e59c02ac85554ff62941d00"
+  "libssl3=3.0.22-1~deb12u2|3d04ecd8d0f57fed50d205abaeedfcc84c1960073ea085719c00add44b0ccd7f"
+  "libstb-dev=0.0~git20220908.8b5f1f3+ds-1|e42710241647d37c62518e1b0c4d6ecbdc621ad03d0ea2e751fdb7076964db44"
+  "libstb0=0.0~git20220908.8b5f1f3+ds-1|a88c426cd008a584664ec6e98afbad4dcfd63785cf7994d9a95605b4c041926b"
+  "nlohmann-json3-dev=3.11.2-2|ec57940def6b6186c30be0e0ee81d1e58f86d11a54a145b28686a1e3e4aae801"
+  "zlib1g-dev=1:1.2.13.dfsg-1+deb12u1|d86143f08aa173aecd262358e9710a071f95b78ba0dd84971c25ebff39f78e05"
+  "zlib1g=1:1.2.13.dfsg-1+deb12u1|61477d8059daf1765683a73099cc17941e1970acb520fd238646dedf99eb16f6"
+)
+AARCH64_SYSROOT="$DEPS/aarch64/sysroot"
+
+fetch_aarch64_sysroot() {
+  local stamp="$AARCH64_SYSROOT/.stamp" want
+  want="$(printf '%s\n' "${AARCH64_DEBS[@]}")"
+  if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+    download_debs arm64 release "${AARCH64_DEBS[@]}"
+    local out="$AARCH64_SYSROOT.new"
+    rm -rf "$out"; mkdir -p "$out"
+    unpack_debs arm64 "$out" "${AARCH64_DEBS[@]}"
+    # The -dev packages' absolute symlinks (libz.so -> /lib/...) point into the host:
+    # make each relative to the sysroot.
+    local link target
+    while IFS= read -r link; do
+      target="$(readlink "$link")"
+      [[ $target == /* ]] && ln -sfn "$(realpath -m --relative-to="$(dirname "$link")" "$out$target")" "$link"
+    done < <(find "$out" -type l)
+    chmod -R go-w "$out"
+    echo "$want" >"$out/.stamp"
+    rm -rf "$AARCH64_SYSROOT"; mv "$out" "$AARCH64_SYSROOT"
+    echo "fetch-deps: the arm64 sysroot (${#AARCH64_DEBS[@]} packages) -> $AARCH64_SYSROOT" >&2
+  fi
+  # A deps directory of its own for build-aarch64: the arm64 runtimes, the shared headers and models.
+  ln -sfn ../include "$DEPS/aarch64/include"
+  ln -sfn ../models "$DEPS/aarch64/models"
+  chmod go-w "$DEPS/aarch64" "$DEPS/aarch64/runtimes"
+}
+
+if [ "$want_aarch64" = 1 ]; then fetch_aarch64_sysroot; fi

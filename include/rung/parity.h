@@ -62,6 +62,8 @@ struct ParityOptions {
   bool show = false;  // every input's decoded decisions on both sides, in the report
   // --input-spec: dims and values for the model's inputs, over the gate file's "inputs".
   std::optional<InputSpec> input_spec;
+  // record_parity_side's destination: a directory not yet there (made whole or not at all).
+  std::filesystem::path record_dir;
 };
 
 struct GateOutcome {
@@ -92,6 +94,20 @@ struct ParitySideRun {
   std::string placement;            // from one profiled run: "RungSimAccelerator ran 212 of 418 nodes, 61% of run time"
 };
 
+// A side recorded to be compared on another machine (record_parity_side): what
+// ran where, beside its inputs and outputs. Read back as "expected:DIR".
+struct ParityRecording {
+  ParitySideRun run;                 // model, rung, ONNX Runtime version, device
+  std::string architecture;          // "aarch64", "x86_64": the machine as its kernel names it
+  std::string system;                // "Linux 6.18.44 aarch64"
+  std::vector<std::string> outputs;  // the model's outputs in order: output_K.pb is the K-th
+  std::size_t input_sets = 0;
+
+  // "det.onnx · cpu · ONNX Runtime 1.30.0 · recorded on aarch64 (cpu BCM2835)"
+  std::string describe() const;
+  std::string to_json() const;  // as DIR/side.json holds it
+};
+
 struct ParityReport {
   std::string ref;   // described, with the build that ran it
   std::string cand;
@@ -112,6 +128,12 @@ struct ParityReport {
 // ONNX Runtime build is not there; kRuntime when a side could not run (its session failed,
 // its worker crashed or timed out).
 Result<ParityReport> run_parity(const ParityOptions& options);
+
+// Runs the ref side alone over the inputs and stores each input set's tensors and
+// outputs in options.record_dir (SET/input_K.pb, SET/output_K.pb, and side.json),
+// for `--ref expected:DIR --inputs DIR` on another machine. The directory appears
+// whole or not at all; one already there is refused. Errors as run_parity's.
+Result<ParityRecording> record_parity_side(const ParityOptions& options);
 
 // The files a gate file names besides itself (a text gate's character list), as
 // absolute or gate-relative paths resolved: inputs a command's outputs must never

@@ -4,7 +4,6 @@
 #include "rung/bench.h"
 
 #include <fmt/format.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -22,6 +21,7 @@
 #include "graph/model_file.h"
 #include "jobs/benchmark.h"
 #include "jobs/runner.h"
+#include "os/machine.h"
 #include "os/read_file.h"
 #include "os/termination.h"
 #include "os/utc_now.h"
@@ -44,11 +44,7 @@ std::string sanitize(const std::string& s) {
   return out;
 }
 
-std::string os_line() {
-  utsname u{};
-  if (::uname(&u) != 0) return "unknown";
-  return fmt::format("{} {} {}", u.sysname, u.release, u.machine);
-}
+std::string os_line() { return system_description(); }
 
 std::string host_name() {
   char buf[256] = {};

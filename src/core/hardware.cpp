@@ -195,7 +195,7 @@ void read_dev(const fs::path& root, Hardware& hw) {
 
 CpuInfo parse_cpuinfo(std::string_view text) {
   CpuInfo cpu;
-  std::string hardware, implementer, part;
+  std::string hardware, board, implementer, part;
   bool have_flags = false;
   std::set<std::pair<std::string, std::string>> cores;
   std::optional<std::string> physical_id, core_id;
@@ -228,6 +228,8 @@ CpuInfo parse_cpuinfo(std::string_view text) {
       core_id = std::string(value);
     } else if (key == "Hardware") {
       if (hardware.empty()) hardware = value;
+    } else if (key == "Model") {  // a Raspberry Pi's kernel names the board: "Raspberry Pi 4 Model B Rev 1.4"
+      if (board.empty()) board = value;
     } else if (key == "CPU implementer") {
       if (implementer.empty()) implementer = value;
     } else if (key == "CPU part") {
@@ -236,7 +238,8 @@ CpuInfo parse_cpuinfo(std::string_view text) {
   }
   end_block();
   if (cpu.model.empty()) {
-    if (!hardware.empty()) cpu.model = hardware;
+    if (!board.empty()) cpu.model = board;
+    else if (!hardware.empty()) cpu.model = hardware;
     else if (!implementer.empty() || !part.empty())
       cpu.model = fmt::format("ARM implementer {} part {}", implementer.empty() ? "?" : implementer,
                               part.empty() ? "?" : part);

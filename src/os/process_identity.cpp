@@ -95,7 +95,11 @@ std::optional<ProcessIdentity> ProcessIdentity::parse(const std::string& text) {
 }
 
 std::optional<ProcessIdentity> this_process() {
-  auto stat = read_stat("self");
+  // The main thread's stat, not /proc/self/stat: qemu's user-mode emulation answers
+  // /proc/self/stat itself with a start time of its own, which another process
+  // reading /proc/PID/stat never sees (it would take every emulated process's work
+  // directory for abandoned). For the main thread, starttime is the process's.
+  auto stat = read_stat("self/task/" + std::to_string(::getpid()));
   ProcessIdentity p{static_cast<long>(::getpid()), 0, boot_id(), host_name(), pid_namespace()};
   if (!stat || p.boot_id.empty() || p.pid_namespace.empty()) return std::nullopt;
   p.start_ticks = stat->start_ticks;

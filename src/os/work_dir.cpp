@@ -106,6 +106,36 @@ Status WorkDir::open(const fs::path& given, const std::string& prefix) {
   return {};
 }
 
+Status WorkDir::keep_as(const fs::path& final_path) {
+  if (!owned_ || path_.empty()) return Error{ErrorCode::kInvalidArgument, "only a made work directory can be kept"};
+  std::error_code ec;
+  fs::remove(path_ / kWorkDirOwnerFile, ec);
+  // Every file's data on disk before the name that publishes them appears.
+  for (auto it = fs::recursive_directory_iterator(path_, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    const int fd = ::open(it->path().c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd >= 0) {
+      ::fsync(fd);
+      ::close(fd);
+    }
+  }
+  if (ec) return Error{ErrorCode::kIo, fmt::format("{}: {}", path_.string(), ec.message())};
+  if (fs::exists(fs::symlink_status(final_path, ec))) {
+    return Error{ErrorCode::kInvalidArgument, fmt::format("{}: already there; nothing was replaced", final_path.string())};
+  }
+  if (::rename(path_.c_str(), final_path.c_str()) != 0) {
+    return Error{ErrorCode::kIo, fmt::format("cannot rename {} to {}: {}", path_.string(), final_path.string(), std::strerror(errno))};
+  }
+  const fs::path parent = final_path.has_parent_path() ? final_path.parent_path() : fs::path(".");
+  if (const int dir = ::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dir >= 0) {
+    ::fsync(dir);
+    ::close(dir);
+  }
+  untrack_work_dir(path_);
+  path_ = final_path;
+  owned_ = false;
+  return {};
+}
+
 WorkDir::WorkDir(fs::path path, bool owned) : path_(std::move(path)), owned_(owned) {
   if (owned_) track_work_dir(path_);
 }

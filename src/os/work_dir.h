@@ -47,6 +47,10 @@ class WorkDir {
   ~WorkDir();
 
   const std::filesystem::path& path() const { return path_; }
+  // A made directory whose contents are finished, put in place as `final_path` (which
+  // must not exist; the same file system): its owner note removed, its files and
+  // itself fsynced, renamed, and no longer removed when the handle goes.
+  Status keep_as(const std::filesystem::path& final_path);
 
  private:
   WorkDir(std::filesystem::path path, bool owned);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 
+#include "parity/recorded_side.h"
 #include "session/inputs.h"
 #include "session/npy_file.h"
 #include "session/tensor_file.h"
@@ -48,6 +49,7 @@ Result<InputItems> InputItems::listed(const fs::path& dir) {
   const bool test_folder = is_onnx_test_folder(dir);  // model.onnx beside test_data_set_N/: the sets are the inputs
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     if (hidden(e.path())) continue;
+    if (e.path().filename() == kRecordingFile) continue;  // a recording's description of itself, not an input
     if (test_folder && !(e.is_directory(ec) && e.path().filename().string().starts_with("test_data_set_"))) continue;
     entries.push_back(e.path());
   }

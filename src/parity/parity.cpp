@@ -10,11 +10,13 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "core/thread_limit.h"
 #include "jobs/parity_protocol.h"
 #include "jobs/runner.h"
 #include "os/json_input.h"
+#include "os/machine.h"
 #include "os/regular_file.h"
 #include "os/termination.h"
 #include "os/work_dir.h"
@@ -22,6 +24,7 @@
 #include "parity/gate_file.h"
 #include "parity/gates/value.h"
 #include "parity/inputs.h"
+#include "parity/recorded_side.h"
 #include "parity/side.h"
 #include "rung/limits.h"
 #include "rung/rung_names.h"
@@ -45,6 +48,7 @@ struct Side {
   ModelIo io;
   std::string described;
   std::string placement;  // "RungSimAccelerator ran 212 of 418 nodes, 61% of run time", or why it is unknown
+  std::optional<ParityRecording> recording;  // a stored side's side.json, when it has one
 };
 
 Error side_error(const Side& s, const std::string& message) {
@@ -272,6 +276,18 @@ Status start_sides(const ParityOptions& o, const GateFile& gates, const JobRunne
     if (!s->spec->stored()) continue;
     s->io = (s == &ref ? cand : ref).io;
     s->described = s->spec->describe();
+    auto recording = read_recorded_side(s->spec->expected);
+    if (!recording) return recording.error();
+    if (!*recording) continue;
+    s->recording = std::move(**recording);
+    s->described = fmt::format("{} ({})", s->recording->describe(), s->spec->expected.string());
+    // output_K.pb is the K-th output: the running model's outputs must be the recorded ones, in order.
+    std::vector<std::string> names;
+    for (const auto& t : s->io.outputs) names.push_back(t.name);
+    if (names != s->recording->outputs) {
+      return Error{ErrorCode::kInvalidArgument, fmt::format("{}: recorded outputs [{}] are not the {} model's [{}]", s->spec->expected.string(),
+                                                            fmt::join(s->recording->outputs, ", "), s == &ref ? "cand" : "ref", fmt::join(names, ", "))};
+    }
   }
   if (auto st = compare_io(ref.io.inputs, cand.io.inputs, "input"); !st) return st.error();
   if (auto st = compare_io(ref.io.outputs, cand.io.outputs, "output"); !st) return st.error();
@@ -352,9 +368,15 @@ Status compare_item(const InputItem& item, std::size_t i, const InputPlan& plan,
   return {};
 }
 
-}  // namespace
+// What both a comparison and a recording check before any model loads: bounds,
+// the gate file (its preprocessing and input spec) and the list of inputs.
+struct Prepared {
+  GateFile gates;
+  InputPlan plan;
+  InputItems items;
+};
 
-Result<ParityReport> run_parity(const ParityOptions& o) {
+Result<Prepared> prepare(const ParityOptions& o) {
   if (auto st = check_deadline(o.deadline, "the deadline"); !st) return st.error();
   if (o.random > kMaxRandomInputSets) {
     return Error{ErrorCode::kInvalidArgument, fmt::format("{} random input sets is out of range: at most {}", o.random, kMaxRandomInputSets)};
@@ -369,19 +391,132 @@ Result<ParityReport> run_parity(const ParityOptions& o) {
     for (const auto& [k, v] : o.input_spec->dims) gates->inputs.dims[k] = v;
     for (const auto& [k, v] : o.input_spec->values) gates->inputs.values[k] = v;
   }
-  const InputPlan plan{gates->preprocess, gates->image_input, gates->inputs, o.seed};
+  InputPlan plan{gates->preprocess, gates->image_input, gates->inputs, o.seed};
   auto items = list_items(o, plan);
   if (!items) return items.error();
+  return Prepared{std::move(*gates), std::move(plan), std::move(*items)};
+}
+
+fs::path parity_worker(const ParityOptions& o) { return find_worker(o.worker); }
+
+Error no_worker() {
+  return Error{ErrorCode::kNotFound, "the rung-probe-worker executable was not found (beside rung, in RUNG_PROBE_WORKER, or installed)"};
+}
+
+// A recording's folder for an input set: its name with anything but letters, digits,
+// '.', '-' and '_' as '_' ("random 3" is random_3).
+std::string recorded_set_name(const InputItem& item) {
+  std::string out = item.name;
+  for (char& c : out) {
+    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '_';
+    if (!plain) c = '_';
+  }
+  if (out.empty() || out == "." || out == "..") out = fmt::format("set_{}", item.index);
+  return out;
+}
+
+}  // namespace
+
+Result<ParityRecording> record_parity_side(const ParityOptions& o) {
+  if (o.record_dir.empty()) return Error{ErrorCode::kInvalidArgument, "no directory to record the side into"};
+  if (o.ref.stored()) return Error{ErrorCode::kInvalidArgument, "a recorded side runs a model: expected:DIR is already a recording"};
+  auto prepared = prepare(o);
+  if (!prepared) return prepared.error();
+  auto& [gates, plan, items] = *prepared;
+  if (auto st = check_regular_file(o.ref.model); !st) {
+    return Error{st.error().code, st.error().code == ErrorCode::kNotFound ? fmt::format("{}: the model file is not there", o.ref.model.string())
+                                                                         : st.error().message};
+  }
+  if (auto st = check_plugins(o); !st) return st.error();
+  // The recording appears whole, under its name, or not at all; nothing already there is replaced.
+  std::error_code ec;
+  if (fs::exists(fs::symlink_status(o.record_dir, ec))) {
+    return Error{ErrorCode::kInvalidArgument, fmt::format("{}: already there: a recording goes into a new directory (nothing was replaced)",
+                                                          o.record_dir.string())};
+  }
+  const fs::path parent = o.record_dir.has_parent_path() ? o.record_dir.parent_path() : fs::path(".");
+  if (!fs::is_directory(parent, ec)) {
+    return Error{ErrorCode::kNotFound, fmt::format("{}: the directory to record into, {}, is not there", o.record_dir.string(), parent.string())};
+  }
+
+  WorkDir work;
+  Side ref{"ref", &o.ref, {}, {}, nullptr, {}, {}, {}, {}}, none{"cand", &o.cand, {}, {}, nullptr, {}, {}, {}, {}};
+  RuntimeResolver resolver(o.runtimes);
+  auto rt = resolver.resolve(o.ref.runtime);
+  if (!rt) return Error{rt.error().code, fmt::format("ref ({}): {}", o.ref.describe(), rt.error().message)};
+  ref.runtime = *rt;
+  const fs::path worker = parity_worker(o);
+  if (worker.empty()) return no_worker();
+  auto staging = WorkDir::create("." + o.record_dir.filename().string() + ".recording", parent);
+  if (!staging) return staging.error();
+  if (auto st = work.open(o.work_dir, "rung-parity"); !st) return st.error();
+  ref.dir = work.path() / "ref";
+  if (auto st = start_side(ref, JobRunner(worker), o.runtimes.allow_writable_by_others, o.deadline); !st) return st.error();
+  if (o.on_progress) o.on_progress("building the session");
+  if (auto st = await_ready(ref); !st) return st.error();
+
+  std::set<std::string> sets;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const InputItem item = items.at(i);
+    if (o.on_progress) o.on_progress(fmt::format("input {} of {}: {}", i + 1, items.size(), item.name));
+    const std::string set = recorded_set_name(item);
+    if (!sets.insert(set).second) {
+      return Error{ErrorCode::kInvalidArgument, fmt::format("input {}: its folder in the recording, {}/, is another input's too: rename one", item.name, set)};
+    }
+    auto values = make_item_values(item, ref.io, plan);
+    if (!values) return values.error();
+    const fs::path set_dir = staging->path() / set;
+    create_directories_unless_ending(set_dir, ec);
+    for (std::size_t k = 0; k < values->size(); ++k) {
+      if (auto st = write_value_file((*values)[k], set_dir / fmt::format("input_{}.pb", k)); !st) return st.error();
+    }
+    values->clear();
+    if (auto st = ref.worker->send(nlohmann::json{{"run", i}, {"inputs", set_dir.string()}}.dump()); !st) return side_error(ref, st.error().message);
+    if (auto st = await_done(ref, item); !st) return st.error();
+    if (i == 0) {
+      if (auto st = ask_placement(ref, none, set_dir); !st) return st.error();
+    }
+    const fs::path out = ref.dir / "out" / std::to_string(i);
+    auto outputs = read_outputs(out, ref.io);  // each one there and readable as the model declares it
+    if (!outputs) return outputs.error();
+    for (std::size_t k = 0; k < ref.io.outputs.size(); ++k) {
+      const std::string file = fmt::format("output_{}.pb", k);
+      if (!outputs->count(ref.io.outputs[k].name)) {
+        return Error{ErrorCode::kRuntime, fmt::format("input {}: output '{}' is missing from the ref's results", item.name, ref.io.outputs[k].name)};
+      }
+      fs::copy_file(out / file, set_dir / file, ec);
+      if (ec) return Error{ErrorCode::kIo, fmt::format("{}: {}", (set_dir / file).string(), ec.message())};
+    }
+    fs::remove_all(out, ec);
+  }
+  ref.worker->finish(std::chrono::seconds(10));
+
+  ParityRecording recording;
+  recording.run = describe_side_run(o.ref, ref.runtime.version);
+  recording.run.placement = ref.placement;
+  recording.architecture = machine_architecture();
+  recording.system = system_description();
+  for (const auto& t : ref.io.outputs) recording.outputs.push_back(t.name);
+  recording.input_sets = items.size();
+  if (auto st = write_recorded_side(staging->path(), recording); !st) return st.error();
+  if (auto st = staging->keep_as(o.record_dir); !st) return st.error();
+  return recording;
+}
+
+Result<ParityReport> run_parity(const ParityOptions& o) {
+  auto prepared = prepare(o);
+  if (!prepared) return prepared.error();
+  auto& [gates_value, plan, items_value] = *prepared;
+  GateFile* gates = &gates_value;
+  InputItems* items = &items_value;
   if (auto st = check_models(o); !st) return st.error();
   if (auto st = check_plugins(o); !st) return st.error();
 
   WorkDir work;  // declared before the sides: their workers end before it is removed
-  Side ref{"ref", &o.ref, {}, {}, nullptr, {}, {}, {}}, cand{"cand", &o.cand, {}, {}, nullptr, {}, {}, {}};
+  Side ref{"ref", &o.ref, {}, {}, nullptr, {}, {}, {}, {}}, cand{"cand", &o.cand, {}, {}, nullptr, {}, {}, {}, {}};
   if (auto st = resolve_runtimes(o, ref, cand); !st) return st.error();
-  const fs::path worker = find_worker(o.worker);
-  if (worker.empty()) {
-    return Error{ErrorCode::kNotFound, "the rung-probe-worker executable was not found (beside rung, in RUNG_PROBE_WORKER, or installed)"};
-  }
+  const fs::path worker = parity_worker(o);
+  if (worker.empty()) return no_worker();
   if (auto st = work.open(o.work_dir, "rung-parity"); !st) return st.error();
   if (auto st = start_sides(o, *gates, JobRunner(worker), work.path(), ref, cand); !st) return st.error();
   ValueGate value_gate(ref.io, Tolerance::polygraphy());
@@ -398,10 +533,10 @@ Result<ParityReport> run_parity(const ParityOptions& o) {
   ParityReport report;
   report.ref = ref.described;
   report.cand = cand.described;
-  report.ref_run = describe_side_run(o.ref, ref.runtime.version);
-  report.cand_run = describe_side_run(o.cand, cand.runtime.version);
-  report.ref_run.placement = ref.placement;
-  report.cand_run.placement = cand.placement;
+  report.ref_run = ref.recording ? ref.recording->run : describe_side_run(o.ref, ref.runtime.version);
+  report.cand_run = cand.recording ? cand.recording->run : describe_side_run(o.cand, cand.runtime.version);
+  if (!ref.recording) report.ref_run.placement = ref.placement;
+  if (!cand.recording) report.cand_run.placement = cand.placement;
   report.inputs = items->size();
   for (const auto& g : gates->gates) report.gates.push_back(g->finish());
   if (!value_gate.empty()) report.gates.push_back(value_gate.finish());

@@ -1,7 +1,6 @@
 // A release as a record: its key, its label, its JSON; what an artifact file
 // says about itself; the environment a release targets.
 #include <fmt/format.h>
-#include <sys/utsname.h>
 
 #include <nlohmann/json.hpp>
 
@@ -9,6 +8,7 @@
 #include "graph/model_file.h"
 #include "os/file_hash.h"
 #include "os/json_input.h"
+#include "os/machine.h"
 #include "os/read_file.h"
 #include "registry/records.h"
 #include "rung/ladder.h"
@@ -144,8 +144,7 @@ Result<std::pair<ReleaseArtifact, PrecisionEvidence>> inspect_artifact(const fs:
 }
 
 std::string device_class_of(const Hardware& hw) {
-  utsname u{};
-  const std::string machine = uname(&u) == 0 ? u.machine : "unknown";
+  const std::string machine = machine_architecture();
   if (hw.soc && !hw.soc->vendor.empty()) return fmt::format("{} {} SoC", machine, hw.soc->vendor);
   for (Vendor v : {Vendor::kNvidia, Vendor::kAmd, Vendor::kIntel, Vendor::kApple, Vendor::kQualcomm}) {
     if (hw.has_gpu(v)) return fmt::format("{} {} GPU", machine, vendor_name(v));

@@ -1,0 +1,15 @@
+// The machine this process runs on, as the kernel names it: what a record of a
+// run carries so that a run on ARM is told from one on x86-64 (under emulation
+// too: qemu-user answers as the machine it emulates).
+#pragma once
+
+#include <string>
+
+namespace rung {
+
+// "x86_64", "aarch64"; "unknown" when the kernel does not say.
+std::string machine_architecture();
+// "Linux 6.18.44 aarch64": the system, its release and the machine.
+std::string system_description();
+
+}  // namespace rung
