@@ -10,6 +10,8 @@
 namespace rung {
 namespace {
 using ::testing::ElementsAre;
+using ::testing::Contains;
+using ::testing::Not;
 using ::testing::ElementsAreArray;
 
 Hardware fixture(const std::string& name) { return detect_hardware(test::fixtures_dir() / "hardware" / name); }
@@ -109,6 +111,16 @@ TEST(LadderTest, QualcommWithoutHexagonIsTheGenericRung) {
   hw.hexagon_dsp = false;
   EXPECT_THAT(names(ladder_for(hw).rungs), ElementsAre("webgpu", "cpu"));
   EXPECT_EQ(choice(hw), "webgpu");
+}
+
+TEST(LadderTest, RaspberryPiSeesNoGpuAndEndsOnTheCpu) {
+  // A Pi-class board: no GPU ONNX Runtime uses, no NPU; only the rungs a build carries are tried, then the CPU.
+  auto hw = fixture("raspberry-pi-4");
+  auto l = ladder_for(hw);
+  EXPECT_THAT(l.platforms, ElementsAre("no-gpu-seen"));
+  ASSERT_FALSE(l.rungs.empty());
+  EXPECT_EQ(l.rungs.back().name, "cpu");
+  EXPECT_THAT(names(l.rungs), Not(Contains("qnn-htp")));
 }
 
 TEST(LadderTest, MacosIsCoreMl) {

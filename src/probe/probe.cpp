@@ -334,13 +334,22 @@ std::vector<FloorRun> measure_floor(const ProbeSetting& s, Walker& walker, const
     if (verdict != Verdict::kTaken) {
       if (r.stage == "inputs") out.inputs_refused = true;
       std::error_code ec;
-      std::string what = !fs::exists(m->path, ec) ? fmt::format("{} does not exist", m->path.string())
-                                                  : fmt::format("the CPU floor cannot run {}: {}", m->path.string(), r.error);
-      std::string inputs = r.inputs_described.empty() ? "" : fmt::format(" Inputs fed: {}.", r.inputs_described);
-      out.model_errors.push_back(fmt::format(
-          "model {}: {}.{} Give it an input spec (JSON: {{\"dims\": {{\"name\": size}}, \"values\": {{\"input\": [value]}}, "
-          "\"tensors\": \"dir of .pb\"}}) with --input-spec {}=FILE.",
-          m->name, what, inputs, m->name));
+      std::string error = r.error;
+      while (!error.empty() && (error.back() == '.' || error.back() == ' ')) error.pop_back();
+      // A model the floor cannot even load (damaged, an operator this build lacks) is
+      // not helped by other inputs: only a failure feeding or running it asks for a spec.
+      const bool feeding = r.stage == "inputs" || r.stage == "run";
+      if (!fs::exists(m->path, ec)) {
+        out.model_errors.push_back(fmt::format("model {}: {} does not exist.", m->name, m->path.string()));
+      } else if (!feeding) {
+        out.model_errors.push_back(fmt::format("model {}: the CPU floor cannot load {}: {}.", m->name, m->path.string(), error));
+      } else {
+        std::string inputs = r.inputs_described.empty() ? "" : fmt::format(" Inputs fed: {}.", r.inputs_described);
+        out.model_errors.push_back(fmt::format(
+            "model {}: the CPU floor cannot run {}: {}.{} Give it an input spec (JSON: {{\"dims\": {{\"name\": size}}, \"values\": "
+            "{{\"input\": [value]}}, \"tensors\": \"dir of .pb\"}}) with --input-spec {}=FILE.",
+            m->name, m->path.string(), error, inputs, m->name));
+      }
       continue;
     }
     floors.push_back({m, r.median_ms, dir / "outputs"});
