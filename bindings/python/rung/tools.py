@@ -89,6 +89,7 @@ BENCH_OPTIONS = {
 }
 
 PARITY_OPTIONS = {
+    "record": ("--record", VALUE),
     "inputs": ("--inputs", VALUE),
     "random": ("--random", VALUE),
     "seed": ("--seed", VALUE),
@@ -367,18 +368,20 @@ def bench(models, **options):
     return _run("bench", args + ["--"] + texts, timeout, env)
 
 
-def parity(ref, cand, **options):
+def parity(ref, cand=None, **options):
     """``rung parity --json``: one model on two sides over the same inputs, gated on the decisions
     made with its outputs; returns the report as a dict.
 
     ref, cand: SPEC texts, MODEL[,rung=cpu|...|PLUGIN.so][,ort=VERSION|DIR][,threads=N][,option.KEY=VALUE]
-    or expected:DIR (a path alone is a model on the CPU).
-    Options: inputs, random, seed, gate, preprocess, input_spec, show, deadline (s),
+    or expected:DIR (a path alone is a model on the CPU). With record=DIR and no cand, the ref
+    side runs alone and is stored in DIR for another machine; returns its description.
+    Options: record, inputs, random, seed, gate, preprocess, input_spec, show, deadline (s),
     max_tensor_mb, allow_writable_plugin, work_dir, out_json, ort_dir, allow_writable_runtime,
     software_gpu; timeout, env. A failed gate raises rung.Failed whose .result is the report.
     """
     timeout, env = _common(options)
-    args = ["--ref", _text(ref), "--cand", _text(cand)] + _arguments("parity", PARITY_OPTIONS, options)
+    args = ["--ref", _text(ref)] + ([] if cand is None else ["--cand", _text(cand)])
+    args += _arguments("parity", PARITY_OPTIONS, options)
     return _run("parity", args, timeout, env)
 
 
