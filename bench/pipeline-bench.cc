@@ -9,7 +9,6 @@
 // The corpus is tools/make-text-corpus.py's set "pages" (rendered once, then
 // kept in DIR, default $RUNG_DEPS_DIR/corpus, outside the work tree).
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <filesystem>
@@ -21,6 +20,7 @@
 #include "os/atomic_file.h"
 #include "os/json_input.h"
 #include "os/read_file.h"
+#include "os/this_process.h"
 #include "rung/pipeline.h"
 
 namespace fs = std::filesystem;
@@ -210,7 +210,7 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "pipeline-bench: {}\n", chars.error().message);
     return 2;
   }
-  const fs::path scratch = fs::temp_directory_path() / fmt::format("rung-pipeline-bench-{}", getpid());
+  const fs::path scratch = fs::temp_directory_path() / fmt::format("rung-pipeline-bench-{}", rung::this_process_id());
   nlohmann::json out{{"pages", pages}};
   std::vector<std::pair<std::string, std::vector<fs::path>>> rungs;
   if (only != "chosen") rungs.push_back({"floor", {}});

@@ -8,7 +8,6 @@
 //   build/bench/probe-stability-bench [--probes N] [--in-process]
 #include <fmt/format.h>
 
-#include <unistd.h>
 
 #include <cstdlib>
 #include <cstring>
@@ -18,6 +17,7 @@
 #include <vector>
 
 #include "model_builder.h"
+#include "os/this_process.h"
 #include "rung/probe.h"
 
 namespace fs = std::filesystem;
@@ -75,7 +75,7 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--probes") == 0 && i + 1 < argc) probes = std::atoi(argv[++i]);
     if (std::strcmp(argv[i], "--in-process") == 0) in_process = true;
   }
-  const fs::path work = fs::temp_directory_path() / fmt::format("rung-stability-{}", ::getpid());
+  const fs::path work = fs::temp_directory_path() / fmt::format("rung-stability-{}", rung::this_process_id());
   fs::create_directories(work / "plugins");
   fs::copy_file(RUNG_BENCH_SIM_EP, work / "plugins" / fs::path(RUNG_BENCH_SIM_EP).filename());
   fmt::print("{} probes per case, {}; the simulated accelerator from --plugin-dir\n\n", probes,

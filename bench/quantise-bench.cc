@@ -10,7 +10,6 @@
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 #include <onnx/onnx_pb.h>
-#include <sys/resource.h>
 
 #include <chrono>
 #include <ctime>
@@ -22,6 +21,7 @@
 #include "graph/model_file.h"
 #include "graph/onnx_file.h"
 #include "quantise/opset_upgrade.h"
+#include "os/this_process.h"
 #include "os/work_dir.h"
 #include "parity/gate_file.h"
 #include "parity/inputs.h"
@@ -205,9 +205,7 @@ int run_child(std::size_t n, const char* calibrator) {
     std::fprintf(stderr, "%s\n", cal.error().message.c_str());
     return 1;
   }
-  rusage u{};
-  ::getrusage(RUSAGE_SELF, &u);
-  std::printf("%ld\n", u.ru_maxrss);
+  std::printf("%.0f\n", rung::peak_resident_kib());
   return 0;
 }
 

@@ -3,7 +3,6 @@
 // stdout (--json), a table (--csv) and a page (--html). Files given one name are
 // forms of one model, shown once.
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>

@@ -1,7 +1,6 @@
 // `rung conform`: ONNX's backend tests on every rung asked, each rung in one
 // worker process; a summary per rung, a JSON record (--json, --out-json) and a grid (--html).
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <memory>
 

@@ -71,7 +71,13 @@ nlohmann::json hardware_json(const Hardware& hw) {
                        {{"model", hw.cpu.model},
                         {"physical_cores", hw.cpu.physical_cores},
                         {"logical_cpus", hw.cpu.logical_cpus},
+                        {"fast_cores", hw.cpu.fast_cores},
+                        {"core_classes", hw.cpu.core_classes},
+                        {"inference_threads", default_inference_threads(hw.cpu)},
                         {"flags", hw.cpu.flags.size()}}}};
+  j["soc_gpus"] = nlohmann::json::array();
+  for (const auto& g : hw.soc_gpus) j["soc_gpus"].push_back({{"node", g.node}, {"driver", g.driver}, {"vendor", vendor_name(g.vendor)}});
+  j["board"] = hw.board;
   // What decides how fast a quantised form runs here (rung quantise records the same).
   j["cpu"]["quantised_speed_features"] = nlohmann::json::object();
   for (const auto& f : quantised_speed_features(hw.cpu)) j["cpu"]["quantised_speed_features"][f.id] = f.present;
@@ -141,8 +147,14 @@ void print_text(const RuntimeDiscovery& d, const Hardware& hw, const Ladder& lad
   fmt::print("\n\nHardware\n");
   fmt::print("  os: {}\n", os_name(hw.os));
   fmt::print("  cpu: {} ({} cores, {} threads)\n", hw.cpu.model.empty() ? "unknown" : hw.cpu.model, hw.cpu.physical_cores, hw.cpu.logical_cpus);
+  fmt::print("  inference pool: {}\n", inference_threads_reason(hw.cpu));
   fmt::print("  quantised speed: {}\n", quantised_speed_line(quantised_speed_features(hw.cpu)));
-  if (hw.gpus.empty()) fmt::print("  gpu: none seen{}\n", hw.pci_visible ? "" : " (PCI not visible)");
+  if (!hw.board.empty()) fmt::print("  board: {}\n", hw.board);
+  if (hw.gpus.empty() && hw.soc_gpus.empty()) fmt::print("  gpu: none seen{}\n", hw.pci_visible ? "" : " (PCI not visible)");
+  for (const auto& g : hw.soc_gpus)
+    fmt::print("  gpu: {} on the SoC at {} ({})\n",
+               g.vendor == Vendor::kArm ? "Arm Mali" : g.vendor == Vendor::kQualcomm ? "Qualcomm Adreno" : "a GPU", g.node,
+               g.driver.empty() ? "no driver named" : "driver " + g.driver);
   for (const auto& g : hw.gpus) fmt::print("  gpu: {} {:04x}:{:04x} at {}\n", vendor_name(g.vendor), g.vendor_id, g.device_id, g.address);
   if (hw.nvidia_driver) fmt::print("  nvidia driver: {}\n", *hw.nvidia_driver);
   if (!hw.nvidia_device_nodes.empty()) fmt::print("  nvidia nodes: {}\n", fmt::join(hw.nvidia_device_nodes, " "));

@@ -1,7 +1,6 @@
 // `rung parity`: one model on two sides over the same inputs, gated on the
 // decisions the product makes with its outputs.
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <limits>
 #include <memory>

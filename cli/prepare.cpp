@@ -1,7 +1,6 @@
 // `rung prepare`: start the engine as an application would, let the probe report
 // and the engines land, then say where each model runs and what it computes.
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <mutex>

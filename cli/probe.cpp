@@ -1,6 +1,5 @@
 // `rung probe`: run the probe in the foreground, print one row per rung, write the cache.
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>

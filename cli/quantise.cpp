@@ -1,7 +1,6 @@
 // `rung quantise` and `rung upgrade`: release-time forms, each written only
 // with its proof.
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <limits>
 #include <memory>

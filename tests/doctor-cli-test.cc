@@ -29,6 +29,28 @@ TEST(DoctorCliTest, TextMatchesTheGoldenReportForAFixtureDevice) {
   EXPECT_EQ(from_hardware, test::read_file(test::fixtures_dir() / ".." / "golden" / golden));
 }
 
+// The ARM Linux boards: the GPU on the SoC by its driver, the board by its devicetree, the
+// inference pool on the big cores, and the ladder each walks.
+TEST(DoctorCliTest, ArmBoardsNameTheirGpuTheirBigCoresAndTheirLadder) {
+  auto mali = test::run_command("env -u RUNG_ORT_DIR " + cli() + " doctor --hardware-root " + fixture("rockchip-rk3588-mali"));
+  ASSERT_EQ(mali.exit_code, 0) << mali.err;
+  EXPECT_THAT(mali.out, HasSubstr("\n  cpu: 4 x Cortex-A55 + 4 x Cortex-A76 (8 cores, 8 threads)\n"
+                                  "  inference pool: 4 threads: the fast cores of 4 big + 4 LITTLE (cpu_capacity 1024, 414)\n"));
+  EXPECT_THAT(mali.out, HasSubstr("\n  board: Xunlong Orange Pi 5\n  gpu: Arm Mali on the SoC at /dev/dri/renderD128 (driver panthor)\n"));
+  EXPECT_THAT(mali.out, HasSubstr("\nLadder (arm-soc-gpu)\n  WebGPU "));
+  auto rb3 = test::run_command("env -u RUNG_ORT_DIR " + cli() + " doctor --json --hardware-root " + fixture("qualcomm-rb3-gen2"));
+  ASSERT_EQ(rb3.exit_code, 0) << rb3.err;
+  auto j = nlohmann::json::parse(rb3.out);
+  EXPECT_EQ(j["platforms"], nlohmann::json::array({"qualcomm-hexagon", "arm-soc-gpu"}));
+  ASSERT_EQ(j["ladder"].size(), 3u);
+  EXPECT_EQ(j["ladder"][0]["rung"], "qnn-htp");
+  EXPECT_EQ(j["ladder"][1]["rung"], "webgpu");
+  EXPECT_EQ(j["hardware"]["cpu"]["fast_cores"], 4);
+  EXPECT_EQ(j["hardware"]["cpu"]["inference_threads"], 4);
+  EXPECT_EQ(j["hardware"]["soc_gpus"], nlohmann::json::parse(R"([{"node": "/dev/dri/renderD128", "driver": "msm_dpu", "vendor": "Qualcomm"}])"));
+  EXPECT_EQ(j["hardware"]["board"], "Qualcomm Technologies, Inc. Robotics RB3gen2");
+}
+
 TEST(DoctorCliTest, JsonDescribesBuildsHardwareAndLadder) {
   auto r = test::run_command("env -u RUNG_ORT_DIR " + cli() + " doctor --json --hardware-root " + fixture("nvidia-desktop"));
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -325,7 +325,7 @@ TEST_F(EngineTest, TheCpuRungCachesItsOptimisedGraph) {
   EXPECT_EQ(files_under(dir_ / "cache" / "engines", ".ort").size(), 3u);
 }
 
-TEST_F(EngineTest, InferenceThreadsArePhysicalCoresMinusTwoAtLeastOne) {
+TEST_F(EngineTest, InferenceThreadsAreTheBigCoresOrThePhysicalCoresMinusTwo) {
   auto o = options();
   o.plugin_dirs.clear();
   o.hardware_root = test::fixtures_dir() / "hardware" / "amd-rocm-desktop";
@@ -334,6 +334,14 @@ TEST_F(EngineTest, InferenceThreadsArePhysicalCoresMinusTwoAtLeastOne) {
   EXPECT_EQ(engine->inference_threads(), 1);
   engine->wait_until_settled();
   engine.reset();
+  // A big.LITTLE board's default is its big cores (4 on the RK3588), within what this process may run on.
+  o.hardware_root = test::fixtures_dir() / "hardware" / "rockchip-rk3588-mali";
+  auto board = start(o);
+  ASSERT_TRUE(board);
+  EXPECT_EQ(board->inference_threads(), std::min(4, usable_cpus()));
+  board->wait_until_settled();
+  board.reset();
+  o.hardware_root = test::fixtures_dir() / "hardware" / "amd-rocm-desktop";
   // An explicit count is kept as given; it may be any count this machine can run.
   o.inference_threads = usable_cpus();
   auto explicit_count = start(o);

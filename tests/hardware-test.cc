@@ -1,6 +1,7 @@
 // Hardware detection against fixture trees under tests/fixtures/hardware.
 #include "rung/hardware.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -184,6 +185,8 @@ TEST(Hardware, QualcommTablet) {
   EXPECT_EQ(hw.cpu.model, "Qualcomm Technologies, Inc SM8635");  // the "Hardware" line
   EXPECT_EQ(hw.cpu.logical_cpus, 2);
   EXPECT_EQ(hw.cpu.physical_cores, 2);  // no physical id / core id: the logical count
+  EXPECT_EQ(hw.cpu.fast_cores, 1) << "the X4 (capacity 1024), not the A520 (261)";
+  EXPECT_EQ(rung::default_inference_threads(hw.cpu), 1);
   EXPECT_TRUE(hw.cpu.has_flag("asimd"));
   EXPECT_TRUE(hw.cpu.has_flag("i8mm"));
   EXPECT_TRUE(hw.cpu.has_flag("bf16"));
@@ -208,6 +211,141 @@ TEST(Hardware, RaspberryPi4) {
   EXPECT_TRUE(hw.cpu.has_flag("asimd"));
   EXPECT_FALSE(hw.cpu.has_flag("asimddp"));
   EXPECT_EQ(hw.identity(), "linux; cpu Raspberry Pi 4 Model B Rev 1.4");
+}
+
+// A board with a Mali GPU: RK3588S (Orange Pi 5), four Cortex-A55 and four A76, Mali-G610 on
+// the panthor driver, no PCI; the devicetree names the board.
+TEST(Hardware, RockchipBoardWithMali) {
+  const auto hw = rung::detect_hardware(fixture("rockchip-rk3588-mali"));
+  EXPECT_EQ(hw.os, rung::OsKind::kLinux);
+  EXPECT_TRUE(hw.gpus.empty());
+  EXPECT_EQ(hw.dri_render_nodes, (Strings{"/dev/dri/renderD128"}));
+  ASSERT_EQ(hw.soc_gpus.size(), 1u);
+  EXPECT_EQ(hw.soc_gpus[0].node, "/dev/dri/renderD128");
+  EXPECT_EQ(hw.soc_gpus[0].driver, "panthor");
+  EXPECT_EQ(hw.soc_gpus[0].vendor, rung::Vendor::kArm);
+  EXPECT_EQ(hw.board, "Xunlong Orange Pi 5") << "the devicetree's model, its NUL dropped";
+  EXPECT_EQ(hw.cpu.logical_cpus, 8);
+  EXPECT_EQ(hw.cpu.physical_cores, 8);
+  EXPECT_EQ(hw.cpu.fast_cores, 4);
+  EXPECT_EQ(hw.cpu.core_classes, "4 big + 4 LITTLE (cpu_capacity 1024, 414)");
+  EXPECT_EQ(rung::default_inference_threads(hw.cpu), 4) << "the A76s, not physical cores minus two (6)";
+  EXPECT_EQ(hw.identity(), "linux; gpu Arm (panthor); board Xunlong Orange Pi 5; cpu 4 x Cortex-A55 + 4 x Cortex-A76");
+}
+
+// Linux on a Qualcomm board (RB3 Gen 2, QCS6490): the Hexagon compute DSP, an Adreno GPU on the
+// msm display driver, four A55 beside three A78 and a faster prime A78.
+TEST(Hardware, QualcommLinuxBoard) {
+  const auto hw = rung::detect_hardware(fixture("qualcomm-rb3-gen2"));
+  EXPECT_EQ(hw.os, rung::OsKind::kLinux);
+  ASSERT_TRUE(hw.soc.has_value());
+  EXPECT_EQ(hw.soc->vendor, "Qualcomm");
+  EXPECT_EQ(hw.soc->machine, "QCS6490");
+  EXPECT_TRUE(hw.hexagon_dsp);
+  ASSERT_EQ(hw.soc_gpus.size(), 1u);
+  EXPECT_EQ(hw.soc_gpus[0].driver, "msm_dpu");
+  EXPECT_EQ(hw.soc_gpus[0].vendor, rung::Vendor::kQualcomm);
+  EXPECT_EQ(hw.cpu.fast_cores, 4) << "the prime core and the three A78 below it (892 of 1024) are all big";
+  EXPECT_EQ(hw.cpu.core_classes, "4 big + 4 LITTLE (cpu_capacity 1024, 892, 372)");
+  EXPECT_EQ(rung::default_inference_threads(hw.cpu), 4);
+  EXPECT_EQ(hw.cpu.model, "4 x Cortex-A55 + 4 x Cortex-A78") << "the kernel names no model: the cores by their part numbers";
+}
+
+TEST(Hardware, IntelHybridCountsItsPCoresFromThePmuLists) {
+  const auto hw = rung::detect_hardware(fixture("intel-laptop-nvidia"));
+  EXPECT_EQ(hw.cpu.fast_cores, 1) << "cpu_core lists CPUs 0-1: two threads of one P-core";
+  EXPECT_EQ(hw.cpu.core_classes, "1 P-core + 2 E-cores (sys/devices/cpu_core and cpu_atom)");
+  EXPECT_TRUE(hw.soc_gpus.empty()) << "render nodes with no sysfs device are not SoC GPUs";
+}
+
+TEST(Hardware, CoreClassesAtTheirBoundaries) {
+  auto classes = [](const std::vector<std::pair<const char*, std::string>>& per_cpu, const char* file) {
+    TempTree t;
+    write_file(t.path() / "proc/cpuinfo", "processor\t: 0\n\nprocessor\t: 1\n\nprocessor\t: 2\n");
+    for (std::size_t c = 0; c < per_cpu.size(); ++c)
+      write_file(t.path() / "sys/devices/system/cpu" / per_cpu[c].first / file, per_cpu[c].second);
+    return rung::detect_hardware(t.path()).cpu;
+  };
+  // Half the largest capacity is still big; one below it is LITTLE.
+  EXPECT_EQ(classes({{"cpu0", "512\n"}, {"cpu1", "1024\n"}}, "cpu_capacity").fast_cores, 0);
+  EXPECT_EQ(classes({{"cpu0", "511\n"}, {"cpu1", "1024\n"}}, "cpu_capacity").fast_cores, 1);
+  // Equal capacities: one class, whatever the frequencies.
+  {
+    TempTree t;
+    write_file(t.path() / "proc/cpuinfo", "processor\t: 0\n\nprocessor\t: 1\n");
+    for (const char* c : {"cpu0", "cpu1"}) write_file(t.path() / "sys/devices/system/cpu" / c / "cpu_capacity", "1024\n");
+    write_file(t.path() / "sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq", "1000000\n");
+    write_file(t.path() / "sys/devices/system/cpu/cpu1/cpufreq/cpuinfo_max_freq", "2000000\n");
+    EXPECT_EQ(rung::detect_hardware(t.path()).cpu.fast_cores, 0) << "the capacity is the scheduler's word";
+  }
+  // Without capacities, a maximum within 15% of the highest is big.
+  EXPECT_EQ(classes({{"cpu0", "1700000\n"}, {"cpu1", "2000000\n"}}, "cpufreq/cpuinfo_max_freq").fast_cores, 0);
+  const auto by_freq = classes({{"cpu0", "1699000\n"}, {"cpu1", "2000000\n"}, {"cpu2", "2000000\n"}}, "cpufreq/cpuinfo_max_freq");
+  EXPECT_EQ(by_freq.fast_cores, 2);
+  EXPECT_EQ(by_freq.core_classes, "2 big + 1 LITTLE (cpufreq maxima in MHz 2000, 1699)");
+  // Unreadable values are no values: one CPU left says nothing.
+  EXPECT_EQ(classes({{"cpu0", "fast\n"}, {"cpu1", "1024\n"}}, "cpu_capacity").fast_cores, 0);
+  EXPECT_EQ(classes({{"cpu0", "-5\n"}, {"cpu1", "1024\n"}}, "cpu_capacity").fast_cores, 0);
+  EXPECT_EQ(classes({{"cpu0", "99999999999999999999999\n"}, {"cpu1", "1024\n"}}, "cpu_capacity").fast_cores, 0);
+  // A directory that is not cpuN is not a CPU.
+  EXPECT_EQ(classes({{"cpufreq", "10\n"}, {"cpu1", "1024\n"}}, "cpu_capacity").fast_cores, 0);
+}
+
+TEST(Hardware, HybridPmuListsMustBothParse) {
+  auto fast = [](const std::string& p, const std::string& e) {
+    TempTree t;
+    write_file(t.path() / "proc/cpuinfo", "processor\t: 0\n\nprocessor\t: 1\n\nprocessor\t: 2\n\nprocessor\t: 3\n");
+    write_file(t.path() / "sys/devices/cpu_core/cpus", p);
+    write_file(t.path() / "sys/devices/cpu_atom/cpus", e);
+    return rung::detect_hardware(t.path()).cpu.fast_cores;
+  };
+  EXPECT_EQ(fast("0-2\n", "3\n"), 3);
+  EXPECT_EQ(fast("0,2\n", "1,3\n"), 2);
+  EXPECT_EQ(fast("0-2\n", "\n"), 0) << "no E-cores: one class";
+  EXPECT_EQ(fast("2-0\n", "3\n"), 0);
+  EXPECT_EQ(fast("0-x\n", "3\n"), 0);
+  EXPECT_EQ(fast("0-99999999\n", "3\n"), 0) << "a range no CPU has is refused, not walked";
+}
+
+TEST(Hardware, InferenceThreadsOnAUniformCpu) {
+  rung::CpuInfo cpu;
+  cpu.physical_cores = 16;
+  EXPECT_EQ(rung::default_inference_threads(cpu), 14);
+  EXPECT_EQ(rung::inference_threads_reason(cpu), "14 threads: the 16 physical cores less two, at least one");
+  cpu.physical_cores = 3;
+  EXPECT_EQ(rung::default_inference_threads(cpu), 1);
+  cpu.physical_cores = 2;
+  EXPECT_EQ(rung::default_inference_threads(cpu), 1);
+  cpu.physical_cores = 0;
+  EXPECT_EQ(rung::default_inference_threads(cpu), 1);
+  EXPECT_EQ(rung::inference_threads_reason(cpu), "1 thread: the 0 physical cores less two, at least one");
+  cpu.fast_cores = 2;
+  cpu.core_classes = "2 big + 6 LITTLE (cpu_capacity 1024, 300)";
+  EXPECT_EQ(rung::inference_threads_reason(cpu), "2 threads: the fast cores of 2 big + 6 LITTLE (cpu_capacity 1024, 300)");
+}
+
+TEST(Hardware, SocGpusFromTheirDrivers) {
+  TempTree t;
+  write_file(t.path() / "proc/cpuinfo", "processor\t: 0\n");
+  for (const char* n : {"renderD128", "renderD129", "renderD130", "renderD131"}) write_file(t.path() / "dev/dri" / n, "");
+  write_file(t.path() / "sys/class/drm/renderD128/device/uevent", "DRIVER=panfrost\nOF_NAME=gpu\n");
+  write_file(t.path() / "sys/class/drm/renderD129/device/uevent", "DRIVER=amdgpu\nPCI_SLOT_NAME=0000:03:00.0\n");
+  write_file(t.path() / "sys/class/drm/renderD130/device/uevent", "DRIVER=v3d\n");
+  write_file(t.path() / "sys/class/drm/renderD131/device/uevent", "OF_NAME=gpu\n");
+  write_file(t.path() / "dev/mali0", "");
+  const auto hw = rung::detect_hardware(t.path());
+  std::vector<std::string> seen;
+  for (const auto& g : hw.soc_gpus) seen.push_back(g.node + " " + g.driver + " " + rung::vendor_name(g.vendor));
+  EXPECT_EQ(seen, (Strings{"/dev/dri/renderD128 panfrost Arm", "/dev/dri/renderD130 v3d unknown",
+                           "/dev/dri/renderD131  unknown", "/dev/mali0 mali Arm"}))
+      << "a PCI function's render node is the PCI list's";
+  EXPECT_NE(hw.identity().find("gpu unknown (no driver named)"), std::string::npos) << hw.identity();
+}
+
+TEST(Hardware, BoardNameIsPrintable) {
+  TempTree t;
+  write_file(t.path() / "sys/firmware/devicetree/base/model", std::string("Board\x1b[31m\nX\0tail", 18));
+  EXPECT_EQ(rung::detect_hardware(t.path()).board, "Board [31m X");
 }
 
 TEST(Hardware, CpuOnlyVm) {
@@ -326,7 +464,8 @@ TEST(Hardware, IdentityChangesWithDriverVersion) {
 }
 
 TEST(Hardware, IdentityIsDeterministic) {
-  for (const char* name : {"nvidia-desktop", "amd-rocm-desktop", "intel-laptop-nvidia", "qualcomm-tablet", "raspberry-pi-4", "cpu-vm"}) {
+  for (const char* name : {"nvidia-desktop", "amd-rocm-desktop", "intel-laptop-nvidia", "qualcomm-tablet", "raspberry-pi-4",
+                           "rockchip-rk3588-mali", "qualcomm-rb3-gen2", "cpu-vm"}) {
     const auto a = rung::detect_hardware(fixture(name));
     const auto b = rung::detect_hardware(fixture(name));
     EXPECT_EQ(a.identity(), b.identity()) << name;
@@ -356,11 +495,18 @@ TEST(Hardware, ArmCpuWithoutHardwareLine) {
              "CPU revision\t: 1\n"
              "\n");
   const auto hw = rung::detect_hardware(t.path());
-  EXPECT_EQ(hw.cpu.model, "ARM implementer 0x41 part 0xd82");
+  EXPECT_EQ(hw.cpu.model, "1 x Cortex-X4");
   EXPECT_EQ(hw.cpu.logical_cpus, 1);
   EXPECT_EQ(hw.cpu.physical_cores, 1);
   EXPECT_TRUE(hw.cpu.has_flag("atomics"));
-  EXPECT_EQ(hw.identity(), "linux; cpu ARM implementer 0x41 part 0xd82");
+  EXPECT_EQ(hw.identity(), "linux; cpu 1 x Cortex-X4");
+  // A part the table does not know, or another implementer's: the numbers themselves.
+  for (const auto& [implementer, part] : {std::pair{"0x41", "0xfff"}, std::pair{"0x51", "0xd05"}}) {
+    write_file(t.path() / "proc/cpuinfo", fmt::format("processor\t: 0\nCPU implementer\t: {}\nCPU part\t: 0xd05\n\n"
+                                                       "processor\t: 1\nCPU implementer\t: {}\nCPU part\t: {}\n",
+                                                       implementer, implementer, part));
+    EXPECT_EQ(rung::detect_hardware(t.path()).cpu.model, fmt::format("ARM implementer {} part 0xd05", implementer));
+  }
 }
 
 TEST(Hardware, CpuinfoWithCrlfAndMultipleSockets) {
@@ -409,6 +555,7 @@ TEST(Hardware, Names) {
   EXPECT_STREQ(rung::vendor_name(rung::Vendor::kIntel), "Intel");
   EXPECT_STREQ(rung::vendor_name(rung::Vendor::kQualcomm), "Qualcomm");
   EXPECT_STREQ(rung::vendor_name(rung::Vendor::kApple), "Apple");
+  EXPECT_STREQ(rung::vendor_name(rung::Vendor::kArm), "Arm");
   EXPECT_STREQ(rung::vendor_name(rung::Vendor::kUnknown), "unknown");
   EXPECT_STREQ(rung::os_name(rung::OsKind::kLinux), "linux");
   EXPECT_STREQ(rung::os_name(rung::OsKind::kAndroid), "android");

@@ -123,6 +123,39 @@ TEST(LadderTest, RaspberryPiSeesNoGpuAndEndsOnTheCpu) {
   EXPECT_THAT(names(l.rungs), Not(Contains("qnn-htp")));
 }
 
+TEST(LadderTest, BoardWithMaliTriesWebGpuThenTheCpu) {
+  auto hw = fixture("rockchip-rk3588-mali");
+  auto l = ladder_for(hw);
+  EXPECT_THAT(l.platforms, ElementsAre("arm-soc-gpu")) << "not also other-gpu: the Mali claims its render node";
+  EXPECT_THAT(names(l.rungs), ElementsAre("webgpu", "cpu"));
+  EXPECT_FALSE(l.only_rungs_in_build);
+}
+
+TEST(LadderTest, QualcommLinuxBoardIsQnnHtpThenAdrenoThenTheCpu) {
+  auto hw = fixture("qualcomm-rb3-gen2");
+  auto l = ladder_for(hw);
+  EXPECT_THAT(l.platforms, ElementsAre("qualcomm-hexagon", "arm-soc-gpu"));
+  EXPECT_THAT(names(l.rungs), ElementsAre("qnn-htp", "webgpu", "cpu"));
+  hw.hexagon_dsp = false;
+  EXPECT_THAT(names(ladder_for(hw).rungs), ElementsAre("webgpu", "cpu"));
+}
+
+TEST(LadderTest, ABoardGpuOfAnotherMakeIsTheGenericRung) {
+  Hardware hw;
+  hw.dri_render_nodes = {"/dev/dri/renderD128"};
+  hw.soc_gpus = {{"/dev/dri/renderD128", "v3d", Vendor::kUnknown}};
+  EXPECT_THAT(ladder_for(hw).platforms, ElementsAre("other-gpu"));
+  // A Mali beside a PCI card of no vendor rung: both platforms.
+  hw.soc_gpus = {{"/dev/mali0", "mali", Vendor::kArm}};
+  hw.gpus = {PciDevice{"0000:01:00.0", 0x030000, 0x1a03, 0x2000, Vendor::kUnknown}};
+  EXPECT_THAT(ladder_for(hw).platforms, ElementsAre("arm-soc-gpu", "other-gpu"));
+  EXPECT_THAT(names(ladder_for(hw).rungs), ElementsAre("webgpu", "cpu"));
+  // On Android the Mali is the generic rung's, as before.
+  hw.gpus.clear();
+  hw.os = OsKind::kAndroid;
+  EXPECT_THAT(ladder_for(hw).platforms, ElementsAre("other-gpu"));
+}
+
 TEST(LadderTest, MacosIsCoreMl) {
   Hardware hw;
   hw.os = OsKind::kMacos;

@@ -83,6 +83,27 @@ TEST_F(ProbeCliTest, HonestTableOnThisMachineWithoutPlugins) {
   EXPECT_THAT(r.out, HasSubstr("failed: ONNX Runtime's CUDA provider (libonnxruntime_providers_cuda.so) is not beside libonnxruntime.so.1"));
 }
 
+// A Mali board walks WebGPU before the floor: a real try with the build that carries it (no
+// adapter here: refused with the reason), passed over when the build has no WebGPU.
+TEST_F(ProbeCliTest, AMaliBoardTriesWebGpuThenTakesTheFloor) {
+  auto r = test::run_command("env -u RUNG_ORT_DIR -u RUNG_FORCE_RUNG -u RUNG_SOFTWARE_GPU '" + test::cli_path().string() +
+                             "' probe --json --model tiny=" + (dir_ / "tiny.onnx").string() + " --cache-dir " +
+                             (dir_ / "cache").string() + " --ort-dir " + test::runtime_dir("1.30.0").string() +
+                             " --hardware-root " + (test::fixtures_dir() / "hardware" / "rockchip-rk3588-mali").string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["chosen"], "cpu");
+  EXPECT_EQ(j["floor"]["rung"], "cpu");
+  if (test::kFetched130CarriesGpuProviders) {
+    ASSERT_EQ(j["rungs"].size(), 1u) << r.out;
+    EXPECT_EQ(j["rungs"][0]["rung"], "webgpu");
+    EXPECT_EQ(j["rungs"][0]["verdict"], "failed");
+    EXPECT_THAT(j["rungs"][0]["reason"].get<std::string>(), HasSubstr("WebGPU adapter"));
+  } else {  // linux/arm64's build carries no WebGPU: nothing above the floor is taken
+    for (const auto& row : j["rungs"]) EXPECT_NE(row["verdict"], "taken") << r.out;
+  }
+}
+
 TEST_F(ProbeCliTest, InProcessLaunchesThatDieTwiceRefuseTheRung) {
   const std::string env = "RUNG_SIM_EP_ABORT_AT=compile";
   // Each launch dies inside the sim rung's build: a real crash of the whole process.

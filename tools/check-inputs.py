@@ -12,17 +12,14 @@ is in ALLOWED below with its reason. Comments and string literals are ignored.
 
   tools/check-inputs.py [--root DIR]     exit 0 when clean, 1 with one line per finding
 """
-import argparse
-import pathlib
 import re
 import sys
 
-from source_text import strip_comments
+from source_text import line_finder, run_source_check, strip_comments
 
 # Folders checked, relative to the root; src/os/ is where the readers live.
 CHECKED = ["src", "cli", "worker", "examples", "plugins", "include"]
 EXEMPT_PREFIXES = ["src/os/", "tests/", "fuzz/", "bench/"]
-SUFFIXES = {".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp"}
 
 # (path or folder prefix, finding name, why it may).
 ALLOWED = [
@@ -32,8 +29,6 @@ ALLOWED = [
      "a test plugin (the simulated accelerator ONNX Runtime loads), not rung: it appends its trace for tests to read"),
     ("examples/c/", "fopen",
      "an application written against the C ABI alone (rung/rung.h) reads its own input; rung's readers are C++ internals it does not link"),
-    ("src/jobs/benchmark.cpp", "open(2)",
-     "writes the bench child's own progress file (O_WRONLY, rewritten in place outside the timed region); reads nothing"),
 ]
 
 RULES = [
@@ -67,17 +62,7 @@ def findings_in(rel, text):
     code = re.sub(r"(?m)^[ \t]*#.*$", lambda m: " " * len(m.group(0)), strip_comments(text))
     aliases = {a for m in ALIAS.finditer(code) for a in m.groups() if a}
     alias_use = re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(aliases))) + r")\s*::\s*" + JSON_READERS + r"\s*\(") if aliases else None
-    line_starts = [0] + [m.end() for m in re.finditer("\n", code)]
-
-    def line_of(pos):
-        lo, hi = 0, len(line_starts) - 1
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if line_starts[mid] <= pos:
-                lo = mid
-            else:
-                hi = mid - 1
-        return lo + 1
+    line_of = line_finder(code)
 
     out = []
     for name, pattern, advice in RULES:
@@ -96,26 +81,7 @@ def findings_in(rel, text):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--root", type=pathlib.Path, default=pathlib.Path(__file__).resolve().parent.parent,
-                        help="the source tree to check (default: this repository)")
-    args = parser.parse_args()
-    root = args.root.resolve()
-    problems = []
-    for folder in CHECKED:
-        for path in sorted((root / folder).rglob("*")):
-            if path.suffix not in SUFFIXES or not path.is_file():
-                continue
-            rel = path.relative_to(root).as_posix()
-            if any(rel.startswith(p) for p in EXEMPT_PREFIXES):
-                continue
-            problems += findings_in(rel, path.read_text(encoding="utf-8", errors="replace"))
-    for p in problems:
-        print(p)
-    if problems:
-        print(f"{len(problems)} way(s) around src/os/'s readers (tools/check-inputs.py; docs/files-and-fuzzing.md)", file=sys.stderr)
-        return 1
-    return 0
+    return run_source_check(__doc__, findings_in, CHECKED, EXEMPT_PREFIXES, "{} way(s) around src/os/'s readers (tools/check-inputs.py; docs/files-and-fuzzing.md)")
 
 
 if __name__ == "__main__":

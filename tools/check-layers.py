@@ -23,9 +23,10 @@ RANKS = {
 # Which folder implements each public header; result.h is the vocabulary every layer speaks.
 PUBLIC = {
     "result": None,
-    "termination": "os", "command_line": "os", "user_dirs": "os", "output_paths": "os",
+    "termination": "os", "terminal": "os", "command_line": "os", "user_dirs": "os", "output_paths": "os",
     "tensor": "core", "tolerance": "core", "hardware": "core", "ladder": "core", "model": "core",
-    "geometry": "core", "input_spec": "core", "cpus": "core", "limits": "core", "printable": "core",
+    "geometry": "core", "input_spec": "core", "limits": "core", "printable": "core",
+    "cpus": "os",
     "runtime": "runtime", "standing": "runtime", "software_gpu": "runtime", "rung_names": "runtime",
     "decode": "decode", "image": "image",
     "probe": "probe", "engine_core": "engine", "number_text": "core",

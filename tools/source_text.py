@@ -1,7 +1,11 @@
 """Source text for rung's CI checks (tools/check-*.py): C++ with its comments
 blanked, and its string literals too when a check must not see them, line
 numbers kept. One stripper, so every check reads code the same way."""
+import argparse
+import bisect
+import pathlib
 import re
+import sys
 
 
 def strip_comments(text, keep_strings=False):
@@ -47,3 +51,42 @@ def strip_comments(text, keep_strings=False):
             out.append(c)
             i += 1
     return "".join(out)
+
+
+def line_finder(code):
+    """pos -> its 1-based line number in `code`."""
+    starts = [0] + [m.end() for m in re.finditer("\n", code)]
+    return lambda pos: bisect.bisect_right(starts, pos)
+
+
+SOURCE_SUFFIXES = {".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp"}
+
+
+def source_files(root, folders, exempt_prefixes):
+    """(relative posix path, text) of every C/C++ file under `folders` of `root`,
+    sorted, but those under an exempt prefix."""
+    for folder in folders:
+        for path in sorted((root / folder).rglob("*")):
+            if path.suffix not in SOURCE_SUFFIXES or not path.is_file():
+                continue
+            rel = path.relative_to(root).as_posix()
+            if any(rel.startswith(p) for p in exempt_prefixes):
+                continue
+            yield rel, path.read_text(encoding="utf-8", errors="replace")
+
+
+def run_source_check(doc, findings_in, folders, exempt_prefixes, summary):
+    """A check's command line: --root DIR (default: this repository); prints each
+    finding of findings_in(rel, text) and exits 1 with `summary` (formatted with the
+    count) when there are any."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--root", type=pathlib.Path, default=pathlib.Path(__file__).resolve().parent.parent,
+                        help="the source tree to check (default: this repository)")
+    root = parser.parse_args().root.resolve()
+    problems = [p for rel, text in source_files(root, folders, exempt_prefixes) for p in findings_in(rel, text)]
+    for p in problems:
+        print(p)
+    if problems:
+        print(summary.format(len(problems)), file=sys.stderr)
+        return 1
+    return 0

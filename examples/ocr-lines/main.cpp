@@ -7,7 +7,6 @@
 //   -> crop (perspective warp of each rotated box) -> classify angle (turn upside-down crops)
 //   -> recognise (PP-OCRv4 rec, batched by width, CTC) -> write (in input order)
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>

@@ -65,7 +65,8 @@ struct EngineOptions {
   std::filesystem::path worker;
   std::optional<std::string> forced_rung;
   std::vector<std::filesystem::path> plugin_dirs;
-  // Inference pool: physical cores minus two (at least one) when 0.
+  // Inference pool when 0: default_inference_threads (a big.LITTLE CPU's fast cores, else
+  // the physical cores minus two, at least one), no more than this process may run on.
   int inference_threads = 0;
   std::size_t tensorrt_workspace_bytes = std::size_t{512} << 20;
   std::chrono::milliseconds build_deadline{30 * 60'000};  // per engine, in its child process

@@ -11,9 +11,9 @@
 
 namespace rung {
 
-enum class Vendor { kUnknown, kNvidia, kAmd, kIntel, kQualcomm, kApple };
+enum class Vendor { kUnknown, kNvidia, kAmd, kIntel, kQualcomm, kApple, kArm };
 
-const char* vendor_name(Vendor v);  // "NVIDIA", "AMD", "Intel", "Qualcomm", "Apple", "unknown"
+const char* vendor_name(Vendor v);  // "NVIDIA", "AMD", "Intel", "Qualcomm", "Apple", "Arm", "unknown"
 
 enum class OsKind { kLinux, kAndroid, kMacos, kWindows };
 const char* os_name(OsKind os);  // "linux", "android", "macos", "windows"
@@ -32,8 +32,20 @@ struct CpuInfo {
   std::vector<std::string> flags;    // from /proc/cpuinfo "flags" (x86) or "Features" (ARM)
   int logical_cpus = 0;
   int physical_cores = 0;            // distinct (physical id, core id) pairs; logical count when absent
+  // A CPU of two or more core classes (big.LITTLE, an Intel hybrid's P- and E-cores):
+  // the physical cores of its fast class, and how that was told; 0 and empty on a
+  // uniform CPU or when nothing says. See fast_cores.
+  int fast_cores = 0;
+  std::string core_classes;          // "4 big + 4 LITTLE (cpu_capacity 1024 and 414)"
   bool has_flag(std::string_view f) const;
 };
+
+// ONNX Runtime's intra-op pool for inference: on a CPU of mixed core classes its
+// fast cores (the LITTLE ones are the system's: a pool spread over both runs at
+// the LITTLE cores' pace); otherwise the physical cores less two, at least one.
+int default_inference_threads(const CpuInfo& cpu);
+// "4 threads: the big cores of 4 big + 4 LITTLE (cpu_capacity 1024 and 414)"
+std::string inference_threads_reason(const CpuInfo& cpu);
 
 // The CPU features that decide how fast a quantised form runs on ONNX Runtime's
 // CPU provider: on x86, AVX2 (the int8 kernels' floor), AVX-512, VNNI (int8 dot
@@ -58,6 +70,15 @@ struct SocInfo {
   std::string soc_id;    // "614"
 };
 
+// A GPU on the SoC, seen without PCI: a DRM render node and its kernel driver
+// (panfrost or panthor: Arm Mali; msm, msm_dpu: Qualcomm Adreno; v3d: Broadcom VideoCore),
+// or the node of Arm's own Mali driver (/dev/mali0).
+struct SocGpu {
+  std::string node;     // "/dev/dri/renderD128", "/dev/mali0"
+  std::string driver;   // "panthor", "msm", "mali"; empty when the node says nothing
+  Vendor vendor = Vendor::kUnknown;
+};
+
 struct Hardware {
   OsKind os = OsKind::kLinux;
   std::vector<PciDevice> gpus;                  // display and accelerator PCI functions
@@ -65,6 +86,8 @@ struct Hardware {
   std::vector<std::string> nvidia_device_nodes; // "/dev/nvidia0", "/dev/nvidiactl", ...
   bool rocm_kfd = false;                        // /dev/kfd present
   std::vector<std::string> dri_render_nodes;    // "/dev/dri/renderD128", ...
+  std::vector<SocGpu> soc_gpus;                 // render nodes of no PCI device, with their drivers
+  std::string board;                            // the devicetree's model: "Xunlong Orange Pi 5"
   bool pci_visible = false;                     // /sys/bus/pci/devices could be listed
   CpuInfo cpu;
   std::optional<SocInfo> soc;

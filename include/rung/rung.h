@@ -99,7 +99,8 @@ RUNG_API void rung_options_free(rung_options* options);
  *   isolate                    "true"/"false": probe and engine builds in child processes (default true)
  *   forced_rung                a rung id ("cpu", "rung_sim_ep") the probe must take: one no higher
  *                              than it would choose (a higher one is the probe's error, on the about line)
- *   inference_threads          0 (physical cores minus two) or a count up to the machine's limit
+ *   inference_threads          0 (the fast cores of a big.LITTLE CPU, else physical cores minus two)
+ *                              or a count up to the machine's limit
  *   probe_runs                 timed runs per model and rung, 1 to 1000 (default 3)
  *   acceptance_ratio           how much slower than the floor a faithful rung may be, 0.1 to 10 (default 1)
  *   probe_deadline_ms          per probe, 1 to 86400000 (default 180000)

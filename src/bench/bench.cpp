@@ -4,7 +4,6 @@
 #include "rung/bench.h"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -22,6 +21,7 @@
 #include "jobs/benchmark.h"
 #include "jobs/runner.h"
 #include "os/machine.h"
+#include "os/this_process.h"
 #include "os/read_file.h"
 #include "os/termination.h"
 #include "os/utc_now.h"
@@ -45,12 +45,6 @@ std::string sanitize(const std::string& s) {
 }
 
 std::string os_line() { return system_description(); }
-
-std::string host_name() {
-  char buf[256] = {};
-  if (::gethostname(buf, sizeof buf - 1) != 0) return "unknown";
-  return buf;
-}
 
 // A child that ended badly, by how it ended: the classes a record carries.
 std::string failure_class_of(const std::string& stage, const std::string& error) {

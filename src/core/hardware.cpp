@@ -6,11 +6,14 @@
 
 #include <algorithm>
 #include <charconv>
+#include <functional>
+#include <map>
 #include <set>
 #include <string_view>
 #include <system_error>
 #include <utility>
 
+#include "os/machine.h"
 #include "os/read_file.h"
 
 namespace rung {
@@ -193,14 +196,51 @@ void read_dev(const fs::path& root, Hardware& hw) {
   hw.hexagon_dsp = path_exists(root / "dev/fastrpc-cdsp") || path_exists(root / "dev/adsprpc-smd");
 }
 
-CpuInfo parse_cpuinfo(std::string_view text) {
+// Arm Ltd's own cores (implementer 0x41) by their part numbers.
+const char* arm_core_name(std::string_view part) {
+  static constexpr std::pair<std::string_view, const char*> kParts[] = {
+      {"0xd03", "Cortex-A53"}, {"0xd04", "Cortex-A35"}, {"0xd05", "Cortex-A55"}, {"0xd07", "Cortex-A57"},
+      {"0xd08", "Cortex-A72"}, {"0xd09", "Cortex-A73"}, {"0xd0a", "Cortex-A75"}, {"0xd0b", "Cortex-A76"},
+      {"0xd0c", "Neoverse-N1"}, {"0xd0d", "Cortex-A77"}, {"0xd40", "Neoverse-V1"}, {"0xd41", "Cortex-A78"},
+      {"0xd44", "Cortex-X1"}, {"0xd46", "Cortex-A510"}, {"0xd47", "Cortex-A710"}, {"0xd48", "Cortex-X2"},
+      {"0xd49", "Neoverse-N2"}, {"0xd4b", "Cortex-A78C"}, {"0xd4d", "Cortex-A715"}, {"0xd4e", "Cortex-X3"},
+      {"0xd4f", "Neoverse-V2"}, {"0xd80", "Cortex-A520"}, {"0xd81", "Cortex-A720"}, {"0xd82", "Cortex-X4"}};
+  for (const auto& [id, name] : kParts)
+    if (id == part) return name;
+  return nullptr;
+}
+
+// "4 x Cortex-A55 + 4 x Cortex-A76", in the order the kernel lists them; nullopt unless
+// every part is an Arm core this table knows.
+std::optional<std::string> arm_core_summary(std::string_view implementer, const std::vector<std::string>& parts) {
+  if (implementer != "0x41" || parts.empty()) return std::nullopt;
+  std::vector<std::pair<const char*, int>> runs;
+  for (const auto& p : parts) {
+    const char* name = arm_core_name(p);
+    if (name == nullptr) return std::nullopt;
+    if (!runs.empty() && runs.back().first == name) ++runs.back().second;
+    else runs.emplace_back(name, 1);
+  }
+  std::string out;
+  for (const auto& [name, n] : runs) out += fmt::format("{}{} x {}", out.empty() ? "" : " + ", n, name);
+  return out;
+}
+
+// `core_of`, when given, gets each logical CPU's core as "physical id:core id"
+// (only for CPUs whose block names both).
+CpuInfo parse_cpuinfo(std::string_view text, std::map<int, std::string>* core_of = nullptr) {
   CpuInfo cpu;
+  std::optional<int> processor;
   std::string hardware, board, implementer, part;
+  std::vector<std::string> parts;  // one per processor block that names its part
   bool have_flags = false;
   std::set<std::pair<std::string, std::string>> cores;
   std::optional<std::string> physical_id, core_id;
   auto end_block = [&] {
-    if (physical_id && core_id) cores.emplace(*physical_id, *core_id);
+    if (physical_id && core_id) {
+      cores.emplace(*physical_id, *core_id);
+      if (core_of && processor) (*core_of)[*processor] = *physical_id + ":" + *core_id;
+    }
     physical_id.reset();
     core_id.reset();
   };
@@ -215,6 +255,10 @@ CpuInfo parse_cpuinfo(std::string_view text) {
     if (key == "processor") {
       end_block();
       ++cpu.logical_cpus;
+      int n = 0;
+      const auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+      if (ec == std::errc() && ptr == value.data() + value.size()) processor = n;
+      else processor.reset();
     } else if (key == "model name") {
       if (cpu.model.empty()) cpu.model = value;
     } else if (key == "flags" || key == "Features") {
@@ -234,12 +278,14 @@ CpuInfo parse_cpuinfo(std::string_view text) {
       if (implementer.empty()) implementer = value;
     } else if (key == "CPU part") {
       if (part.empty()) part = value;
+      parts.emplace_back(value);
     }
   }
   end_block();
   if (cpu.model.empty()) {
     if (!board.empty()) cpu.model = board;
     else if (!hardware.empty()) cpu.model = hardware;
+    else if (auto summary = arm_core_summary(implementer, parts)) cpu.model = *summary;
     else if (!implementer.empty() || !part.empty())
       cpu.model = fmt::format("ARM implementer {} part {}", implementer.empty() ? "?" : implementer,
                               part.empty() ? "?" : part);
@@ -261,13 +307,145 @@ std::optional<SocInfo> read_soc(const fs::path& root) {
   return soc;
 }
 
+// "0-3,8,10-11" (the kernel's cpu list) -> {0,1,2,3,8,10,11}; empty for anything else.
+std::set<int> parse_cpu_list(std::string_view s) {
+  std::set<int> out;
+  s = trim(s);
+  while (!s.empty()) {
+    const auto comma = s.find(',');
+    const auto item = s.substr(0, comma);
+    const auto dash = item.find('-');
+    int lo = 0, hi = 0;
+    const auto a = item.substr(0, dash);
+    if (std::from_chars(a.data(), a.data() + a.size(), lo).ptr != a.data() + a.size() || a.empty()) return {};
+    hi = lo;
+    if (dash != std::string_view::npos) {
+      const auto b = item.substr(dash + 1);
+      if (b.empty() || std::from_chars(b.data(), b.data() + b.size(), hi).ptr != b.data() + b.size()) return {};
+    }
+    if (lo < 0 || hi < lo || hi - lo > 4096) return {};
+    for (int c = lo; c <= hi; ++c) out.insert(c);
+    if (comma == std::string_view::npos) break;
+    s.remove_prefix(comma + 1);
+  }
+  return out;
+}
+
+std::optional<long long> read_decimal(const fs::path& p) {
+  auto text = read_trimmed(p);
+  if (!text || text->empty()) return std::nullopt;
+  long long v = 0;
+  const auto [ptr, ec] = std::from_chars(text->data(), text->data() + text->size(), v);
+  if (ec != std::errc() || ptr != text->data() + text->size() || v < 0) return std::nullopt;
+  return v;
+}
+
+// The fast cores of a CPU with core classes, from (in this order) an Intel hybrid's
+// PMU lists, the scheduler's cpu_capacity, or the cpufreq maxima. A capacity measures
+// throughput, so a LITTLE core's is a third to two fifths of a big one's: fast is at
+// least half the largest. Frequencies differ less between the classes (a Cortex-A55 at
+// 1.8 GHz beside an A76 at 2.4): fast is within 15% of the highest.
+void read_core_classes(const fs::path& root, const std::map<int, std::string>& core_of, CpuInfo& cpu) {
+  auto physical = [&](const std::set<int>& cpus) {
+    std::set<std::string> cores;
+    for (int c : cpus) {
+      auto it = core_of.find(c);
+      cores.insert(it != core_of.end() ? it->second : fmt::format("cpu{}", c));
+    }
+    return static_cast<int>(cores.size());
+  };
+  const auto p_cores = read_trimmed(root / "sys/devices/cpu_core/cpus");
+  const auto e_cores = read_trimmed(root / "sys/devices/cpu_atom/cpus");
+  if (p_cores && e_cores) {
+    const auto fast = parse_cpu_list(*p_cores), slow = parse_cpu_list(*e_cores);
+    if (!fast.empty() && !slow.empty()) {
+      cpu.fast_cores = physical(fast);
+      const int e = physical(slow);
+      cpu.core_classes = fmt::format("{} P-core{} + {} E-core{} (sys/devices/cpu_core and cpu_atom)", cpu.fast_cores,
+                                     cpu.fast_cores == 1 ? "" : "s", e, e == 1 ? "" : "s");
+      return;
+    }
+  }
+  auto names = list_dir(root / "sys/devices/system/cpu");
+  if (!names) return;
+  std::map<int, long long> capacity, max_khz;
+  for (const auto& n : *names) {
+    int c = 0;
+    if (n.size() < 4 || n.compare(0, 3, "cpu") != 0) continue;
+    if (std::from_chars(n.data() + 3, n.data() + n.size(), c).ptr != n.data() + n.size()) continue;
+    const fs::path dir = root / "sys/devices/system/cpu" / n;
+    if (auto v = read_decimal(dir / "cpu_capacity")) capacity[c] = *v;
+    if (auto v = read_decimal(dir / "cpufreq/cpuinfo_max_freq")) max_khz[c] = *v;
+  }
+  auto split = [&](const std::map<int, long long>& value, bool is_fast(long long, long long), const char* source,
+                   long long unit) {
+    long long top = 0;
+    for (const auto& [c, v] : value) top = std::max(top, v);
+    if (top <= 0) return;
+    std::set<int> fast, slow;
+    std::set<long long, std::greater<>> distinct;
+    for (const auto& [c, v] : value) {
+      (is_fast(v, top) ? fast : slow).insert(c);
+      distinct.insert(v / unit);
+    }
+    if (slow.empty()) return;
+    cpu.fast_cores = physical(fast);
+    cpu.core_classes = fmt::format("{} big + {} LITTLE ({} {})", cpu.fast_cores, physical(slow), source, fmt::join(distinct, ", "));
+  };
+  if (capacity.size() >= 2) {
+    split(capacity, [](long long v, long long top) { return 2 * v >= top; }, "cpu_capacity", 1);
+  } else if (max_khz.size() >= 2) {
+    split(max_khz, [](long long v, long long top) { return 100 * v >= 85 * top; }, "cpufreq maxima in MHz", 1000);
+  }
+}
+
+Vendor vendor_from_gpu_driver(std::string_view driver) {
+  if (driver == "panfrost" || driver == "panthor" || driver == "mali" || driver == "mali_kbase") return Vendor::kArm;
+  if (driver == "msm" || driver == "msm_drm" || driver == "msm_dpu" || driver == "msm_mdp" || driver == "kgsl") return Vendor::kQualcomm;
+  return Vendor::kUnknown;
+}
+
+// A uevent file's KEY=value.
+std::optional<std::string> uevent_value(std::string_view text, std::string_view key) {
+  for (auto line : split_lines(text)) {
+    if (line.size() > key.size() && starts_with(line, key) && line[key.size()] == '=')
+      return std::string(trim(line.substr(key.size() + 1)));
+  }
+  return std::nullopt;
+}
+
+// Render nodes whose device is not a PCI function (a PCI GPU is in hw.gpus already), and
+// the GPU nodes of drivers that have no DRM render node (Arm's Mali driver, Adreno's kgsl).
+void read_soc_gpus(const fs::path& root, Hardware& hw) {
+  for (const auto& node : hw.dri_render_nodes) {
+    const auto uevent = read_file(root / "sys/class/drm" / fs::path(node).filename() / "device/uevent");
+    if (!uevent || uevent_value(*uevent, "PCI_SLOT_NAME")) continue;
+    const auto driver = uevent_value(*uevent, "DRIVER").value_or("");
+    hw.soc_gpus.push_back({node, driver, vendor_from_gpu_driver(driver)});
+  }
+  for (const auto& [node, driver] : {std::pair{"mali0", "mali"}, std::pair{"kgsl-3d0", "kgsl"}}) {
+    if (path_exists(root / "dev" / node)) hw.soc_gpus.push_back({std::string("/dev/") + node, driver, vendor_from_gpu_driver(driver)});
+  }
+}
+
+// The devicetree's model string (NUL-terminated), on boards that boot from one.
+std::string read_board(const fs::path& root) {
+  auto text = read_file(root / "sys/firmware/devicetree/base/model");
+  if (!text) return {};
+  const auto nul = text->find('\0');
+  if (nul != std::string::npos) text->resize(nul);
+  for (char& c : *text)
+    if (static_cast<unsigned char>(c) < 0x20) c = ' ';
+  return std::string(trim(*text));
+}
+
 OsKind detect_os(const fs::path& root) {
   if (path_exists(root / "system/build.prop")) return OsKind::kAndroid;
-#if defined(__APPLE__)
-  if (root == fs::path("/")) return OsKind::kMacos;
-#elif defined(_WIN32)
-  if (root == fs::path("/")) return OsKind::kWindows;
-#endif
+  if (root == fs::path("/")) {
+    const std::string_view built_for = built_for_system();
+    if (built_for == "macos") return OsKind::kMacos;
+    if (built_for == "windows") return OsKind::kWindows;
+  }
   return OsKind::kLinux;
 }
 
@@ -280,6 +458,7 @@ const char* vendor_name(Vendor v) {
     case Vendor::kIntel: return "Intel";
     case Vendor::kQualcomm: return "Qualcomm";
     case Vendor::kApple: return "Apple";
+    case Vendor::kArm: return "Arm";
     case Vendor::kUnknown: break;
   }
   return "unknown";
@@ -315,6 +494,17 @@ std::string quantised_speed_line(const std::vector<QuantisedSpeedFeature>& featu
   return out;
 }
 
+int default_inference_threads(const CpuInfo& cpu) {
+  if (cpu.fast_cores > 0) return cpu.fast_cores;
+  return std::max(1, cpu.physical_cores - 2);
+}
+
+std::string inference_threads_reason(const CpuInfo& cpu) {
+  const int n = default_inference_threads(cpu);
+  if (cpu.fast_cores > 0) return fmt::format("{} thread{}: the fast cores of {}", n, n == 1 ? "" : "s", cpu.core_classes);
+  return fmt::format("{} thread{}: the {} physical cores less two, at least one", n, n == 1 ? "" : "s", cpu.physical_cores);
+}
+
 bool CpuInfo::has_flag(std::string_view f) const {
   return std::find(flags.begin(), flags.end(), f) != flags.end();
 }
@@ -338,7 +528,10 @@ std::string Hardware::identity() const {
     if (!soc->soc_id.empty()) s += " (" + soc->soc_id + ")";
     if (s != "soc") parts.push_back(std::move(s));
   }
+  for (const auto& g : soc_gpus)
+    parts.push_back(fmt::format("gpu {} ({})", vendor_name(g.vendor), g.driver.empty() ? "no driver named" : g.driver));
   if (hexagon_dsp) parts.emplace_back("hexagon");
+  if (!board.empty() && board != cpu.model) parts.push_back("board " + board);
   if (!cpu.model.empty()) parts.push_back("cpu " + cpu.model);
   std::string out;
   for (std::size_t i = 0; i < parts.size(); ++i) {
@@ -355,8 +548,12 @@ Hardware detect_hardware(const std::filesystem::path& root) {
     read_pci(root, hw);
     if (auto text = read_file(root / "proc/driver/nvidia/version")) hw.nvidia_driver = parse_nvidia_version(*text);
     read_dev(root, hw);
-    if (auto text = read_file(root / "proc/cpuinfo")) hw.cpu = parse_cpuinfo(*text);
+    read_soc_gpus(root, hw);
+    std::map<int, std::string> core_of;
+    if (auto text = read_file(root / "proc/cpuinfo")) hw.cpu = parse_cpuinfo(*text, &core_of);
+    read_core_classes(root, core_of, hw.cpu);
     hw.soc = read_soc(root);
+    hw.board = read_board(root);
   } catch (const std::exception&) {
     // Only allocation failure or a path the platform cannot represent gets here; keep what was read.
   }

@@ -34,7 +34,12 @@ struct PlatformRule {
 };
 
 bool has_any_gpu(const Hardware& hw) {
-  return !hw.gpus.empty() || !hw.dri_render_nodes.empty() || hw.os == OsKind::kAndroid || hw.os == OsKind::kMacos;
+  return !hw.gpus.empty() || !hw.dri_render_nodes.empty() || !hw.soc_gpus.empty() || hw.os == OsKind::kAndroid || hw.os == OsKind::kMacos;
+}
+
+bool has_mali_or_adreno(const Hardware& hw) {
+  return std::any_of(hw.soc_gpus.begin(), hw.soc_gpus.end(),
+                     [](const SocGpu& g) { return g.vendor == Vendor::kArm || g.vendor == Vendor::kQualcomm; });
 }
 
 // Best first. A device can be several platforms (an Intel laptop with an NVIDIA
@@ -50,9 +55,13 @@ const std::vector<PlatformRule>& platform_rules() {
       {{"amd-rocm", "AMD GPU with ROCm", {"migraphx"}, 4},
        [](const Hardware& hw) { return hw.has_gpu(Vendor::kAmd) && hw.rocm_kfd; }},
       {{"intel-gpu", "Intel GPU", {"openvino"}, 3}, [](const Hardware& hw) { return hw.has_gpu(Vendor::kIntel); }},
+      // Mali and Adreno on Linux boards: Vulkan drivers (panvk, turnip, Arm's own) that WebGPU runs on.
+      {{"arm-soc-gpu", "Arm Mali or Qualcomm Adreno GPU on the SoC", {"webgpu"}, 2},
+       [](const Hardware& hw) { return hw.os == OsKind::kLinux && has_mali_or_adreno(hw); }},
       {{"other-gpu", "a GPU no vendor rung covers", {"webgpu"}, 2},
        [](const Hardware& hw) {
          if (!has_any_gpu(hw)) return false;
+         if (hw.os == OsKind::kLinux && has_mali_or_adreno(hw) && hw.gpus.empty()) return false;  // arm-soc-gpu's
          if (hw.os == OsKind::kAndroid) return !(hw.soc && hw.soc->vendor == "Qualcomm" && hw.hexagon_dsp);
          return std::any_of(hw.gpus.begin(), hw.gpus.end(), [&](const PciDevice& d) {
            return d.vendor != Vendor::kNvidia && d.vendor != Vendor::kIntel &&

@@ -1,7 +1,6 @@
 #include "engine/builder.h"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -11,6 +10,7 @@
 #include "jobs/compile.h"
 #include "jobs/runner.h"
 #include "os/atomic_file.h"
+#include "os/this_process.h"
 #include "os/file_hash.h"
 #include "os/file_lock.h"
 #include "os/json_input.h"
@@ -125,7 +125,7 @@ std::filesystem::path engine_source(const RungSpec& rung, const ModelRegistratio
 
 std::string new_launch_id() {
   static std::atomic<unsigned> started{0};
-  return fmt::format("pid {} at {} #{}", ::getpid(), utc_now(), ++started);
+  return fmt::format("pid {} at {} #{}", this_process_id(), utc_now(), ++started);
 }
 
 std::string died_once_words(const std::string& what) { return what + "; died once, will retry at the next start"; }
@@ -151,7 +151,7 @@ EngineLanding build_engine(const EngineBuildPlan& plan, const ModelRegistration&
                            const fs::path& root, AttemptLedger& ledger, const std::string& launch) {
   std::error_code ec;
   fs::create_directories(slot.file.parent_path(), ec);
-  fs::path tmp = slot.file.parent_path() / fmt::format("{}.tmp.{}{}", slot.file.stem().string(), ::getpid(), slot.file.extension().string());
+  fs::path tmp = slot.file.parent_path() / fmt::format("{}.tmp.{}{}", slot.file.stem().string(), this_process_id(), slot.file.extension().string());
   CompileJob job;
   job.target.runtime_library = plan.build.library;
   job.target.allow_writable_runtime = plan.allow_writable_runtime;

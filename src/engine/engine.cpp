@@ -5,8 +5,6 @@
 #include "rung/engine_core.h"
 
 #include <fmt/format.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
 
 #include <algorithm>
 #include <atomic>
@@ -18,9 +16,11 @@
 #include "engine/builder.h"
 #include "engine/placement.h"
 #include "os/regular_file.h"
+#include "os/this_process.h"
 #include "os/worker_location.h"
 #include "probe/cache.h"
 #include "probe/launch.h"
+#include "rung/cpus.h"
 #include "rung/probe.h"
 #include "runtime/clean_error.h"
 #include "runtime/plugin_rungs.h"
@@ -220,7 +220,7 @@ struct Engine::State {
 
   // The background: the probe, then the chosen rung's engines, then the CPU rung's optimised graphs.
   void run_background() {
-    ::setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), 10);
+    lower_this_thread_priority();
     auto probed = run_probe(probe_options());
     RungSpec chosen = cpu();
     {
@@ -386,8 +386,8 @@ Result<std::shared_ptr<Engine>> Engine::start(EngineOptions options) {
     if (!chosen) return chosen.error();
     state->choices = std::move(*chosen);
   }
-  int cores = state->hardware.cpu.physical_cores > 0 ? state->hardware.cpu.physical_cores : 1;
-  state->threads = options.inference_threads > 0 ? options.inference_threads : std::max(1, cores - 2);
+  state->threads = options.inference_threads > 0 ? options.inference_threads
+                                                  : std::min(default_inference_threads(state->hardware.cpu), usable_cpus());
   state->snapshot.chosen = state->ladder.back();
   state->snapshot.below = {state->ladder.back()};
   state->options = std::move(options);

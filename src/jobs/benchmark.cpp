@@ -1,9 +1,6 @@
 #include "jobs/benchmark.h"
 
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <sys/resource.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -11,6 +8,8 @@
 #include "jobs/compile.h"
 #include "jobs/measure.h"
 #include "jobs/target_session.h"
+#include "os/progress_file.h"
+#include "os/this_process.h"
 #include "runtime/clean_error.h"
 #include "session/inputs.h"
 #include "session/placement.h"
@@ -22,34 +21,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-
-// Runs done so far, for the parent's progress line: written outside the timed
-// region and at most every 100 ms, so the measurement does not pay for it.
-class ProgressFile {
- public:
-  explicit ProgressFile(const fs::path& path) {
-    if (!path.empty()) fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  }
-  ~ProgressFile() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  ProgressFile(const ProgressFile&) = delete;
-  ProgressFile& operator=(const ProgressFile&) = delete;
-
-  void update(int done, int total, bool force = false) {
-    if (fd_ < 0) return;
-    auto now = Clock::now();
-    if (!force && now - last_ < std::chrono::milliseconds(100)) return;
-    last_ = now;
-    std::string line = fmt::format("{} {}\n", done, total);
-    line.resize(32, ' ');  // fixed width: a reader never sees the tail of a longer earlier line
-    if (::pwrite(fd_, line.data(), line.size(), 0) < 0) return;
-  }
-
- private:
-  int fd_ = -1;
-  Clock::time_point last_{};
-};
 
 // Recorded tensors must have the model's rank and fixed dimensions: a wrong
 // shape is the caller's input error, said before ONNX Runtime says it obscurely.
@@ -307,8 +278,7 @@ BenchJobResult run_bench_job(const BenchJob& job) {
   auto outputs = timed_runs(job, *prepared, *inputs, r);
   if (!outputs) return fail("run", outputs.error().message);
 
-  rusage usage{};
-  if (::getrusage(RUSAGE_SELF, &usage) == 0) r.peak_rss_kb = static_cast<double>(usage.ru_maxrss);  // KiB on Linux
+  r.peak_rss_kb = peak_resident_kib();
 
   if (!job.outputs_dir.empty()) {
     if (auto s = write_output_directory(*outputs, job.outputs_dir); !s) return fail("run", s.error().message);

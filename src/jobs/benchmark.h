@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "os/json_form.h"
-#include "jobs/channel.h"
+#include "os/line_channel.h"
 #include "jobs/target.h"
 #include "session/placement.h"
 #include "rung/input_spec.h"

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "os/json_form.h"
-#include "jobs/channel.h"
+#include "os/line_channel.h"
 #include "jobs/target.h"
 #include "rung/input_spec.h"
 

@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "os/json_form.h"
-#include "jobs/channel.h"
+#include "os/line_channel.h"
 #include "jobs/conform_case.h"
 
 namespace rung {

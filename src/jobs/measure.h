@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "os/json_form.h"
-#include "jobs/channel.h"
+#include "os/line_channel.h"
 #include "core/speed_rule.h"
 #include "jobs/target.h"
 #include "session/placement.h"

@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "jobs/channel.h"
+#include "os/line_channel.h"
 
 namespace rung {
 

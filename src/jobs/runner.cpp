@@ -1,8 +1,5 @@
 #include "jobs/runner.h"
 
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <fmt/format.h>
 
 #include <cerrno>
@@ -12,6 +9,7 @@
 #include "os/json_input.h"
 #include "os/read_file.h"
 #include "os/termination.h"
+#include "os/this_process.h"
 
 namespace rung {
 namespace fs = std::filesystem;
@@ -73,7 +71,7 @@ std::string not_started(const fs::path& worker, const Error& error) {
 std::vector<std::string> worker_args(const JobRequest& request, bool with_channel) {
   std::vector<std::string> args{request.kind, (request.work_dir / "job.json").string()};
   if (with_channel) args.push_back(fmt::format("--channel={}", kChannelFd));
-  args.push_back(fmt::format("--parent={}", ::getpid()));
+  args.push_back(fmt::format("--parent={}", this_process_id()));
   return args;
 }
 
@@ -116,17 +114,15 @@ JobOutcome JobRunner::run(const JobRequest& request) const {
 
 Result<std::unique_ptr<StartedJob>> JobRunner::start(const JobRequest& request) const {
   if (auto s = prepare(request); !s) return s.error();
-  int sv[2];
-  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
-    return Error{ErrorCode::kIo, fmt::format("socketpair failed: {}", std::strerror(errno))};
-  }
-  auto child = ChildProcess::spawn(worker_, worker_args(request, true), request.work_dir / "worker.log", sv[1], kChannelFd);
-  close(sv[1]);
+  auto ends = open_channel_pair();
+  if (!ends) return ends.error();
+  auto child = ChildProcess::spawn(worker_, worker_args(request, true), request.work_dir / "worker.log", ends->theirs, kChannelFd);
+  close_channel_end(ends->theirs);
   if (!child) {
-    close(sv[0]);
+    close_channel_end(ends->ours);
     return Error{ErrorCode::kNotFound, not_started(worker_, child.error())};
   }
-  return std::unique_ptr<StartedJob>(new StartedJob(std::move(*child), sv[0], request));
+  return std::unique_ptr<StartedJob>(new StartedJob(std::move(*child), ends->ours, request));
 }
 
 const JobOutcome& StartedJob::ended(ChildExit exit, std::chrono::milliseconds deadline) {

@@ -18,7 +18,7 @@
 #include <optional>
 #include <string>
 
-#include "jobs/channel.h"
+#include "os/line_channel.h"
 #include "os/child_process.h"
 #include "rung/result.h"
 

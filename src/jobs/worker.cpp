@@ -2,10 +2,6 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <signal.h>
-#include <sys/prctl.h>
-#include <unistd.h>
-
 #include <cstdio>
 #include <filesystem>
 #include <optional>
@@ -15,6 +11,7 @@
 #include "os/atomic_file.h"
 #include "os/json_input.h"
 #include "os/read_file.h"
+#include "os/this_process.h"
 
 namespace rung {
 
@@ -39,7 +36,7 @@ int usage(std::span<const JobKind> kinds) {
 
 struct WorkerFlags {
   std::optional<int> channel_fd;
-  std::optional<pid_t> parent;
+  std::optional<long> parent;
 };
 
 // --channel=FD and --parent=PID after KIND JOB.json, in any order; nullopt for anything else.
@@ -51,20 +48,12 @@ std::optional<WorkerFlags> parse_flags(int argc, char** argv) {
     if (std::sscanf(argv[i], "--channel=%d%c", &value, &rest) == 1 && !flags.channel_fd) {
       flags.channel_fd = value;
     } else if (std::sscanf(argv[i], "--parent=%d%c", &value, &rest) == 1 && value > 1 && !flags.parent) {
-      flags.parent = static_cast<pid_t>(value);
+      flags.parent = value;
     } else {
       return std::nullopt;
     }
   }
   return flags;
-}
-
-// Dies with the process that started it, however that one ends (kill -9
-// included): the kernel sends SIGKILL when the parent goes, and a parent that
-// went before this was set is seen as a different parent now.
-bool tie_to_parent(pid_t parent) {
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  return ::getppid() == parent;
 }
 
 }  // namespace
@@ -73,7 +62,7 @@ int worker_main(int argc, char** argv, std::span<const JobKind> kinds) {
   const JobKind* kind = argc >= 3 ? find_kind(kinds, argv[1]) : nullptr;
   const std::optional<WorkerFlags> flags = parse_flags(argc, argv);
   if (kind == nullptr || !flags) return usage(kinds);
-  if (flags->parent && !tie_to_parent(*flags->parent)) {
+  if (flags->parent && !end_with_parent(*flags->parent)) {
     fmt::print(stderr, "rung-probe-worker: process {} that started this job is gone; not running it\n", *flags->parent);
     return 3;
   }

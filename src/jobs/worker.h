@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "jobs/channel.h"
+#include "os/line_channel.h"
 
 namespace rung {
 

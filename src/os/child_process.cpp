@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "os/posix/children.h"
 #include "os/termination.h"
 
 #include <cerrno>
@@ -84,7 +85,7 @@ ChildExit ChildProcess::wait(Clock::time_point until, const std::function<void()
   auto next_call = Clock::now() + every;
   while (pid_ != -1) {
     int status = 0;
-    const pid_t done = reap_child(pid_, &status, WNOHANG);
+    const pid_t done = reap_child(static_cast<pid_t>(pid_), &status, WNOHANG);
     if (done == pid_) return reaped(status, false);
     if (done < 0 && errno != EINTR) {  // reaped elsewhere: how it ended is not known
       pid_ = -1;
@@ -92,8 +93,8 @@ ChildExit ChildProcess::wait(Clock::time_point until, const std::function<void()
     }
     const auto now = Clock::now();
     if (now >= until) {
-      ::kill(pid_, SIGKILL);
-      reap_child(pid_, &status, 0);
+      ::kill(static_cast<pid_t>(pid_), SIGKILL);
+      reap_child(static_cast<pid_t>(pid_), &status, 0);
       return reaped(status, true);
     }
     if (on_wait && now >= next_call) {
@@ -108,9 +109,9 @@ ChildExit ChildProcess::wait(Clock::time_point until, const std::function<void()
 ChildExit ChildProcess::kill() {
   if (pid_ == -1) return exit_;
   int status = 0;
-  if (reap_child(pid_, &status, WNOHANG) == pid_) return reaped(status, false);
-  ::kill(pid_, SIGKILL);
-  reap_child(pid_, &status, 0);
+  if (reap_child(static_cast<pid_t>(pid_), &status, WNOHANG) == pid_) return reaped(status, false);
+  ::kill(static_cast<pid_t>(pid_), SIGKILL);
+  reap_child(static_cast<pid_t>(pid_), &status, 0);
   return reaped(status, false);
 }
 

@@ -3,8 +3,6 @@
 // handle goes is killed and reaped, so no child outlives its caller's interest.
 #pragma once
 
-#include <sys/types.h>
-
 #include <chrono>
 #include <filesystem>
 #include <functional>
@@ -47,10 +45,10 @@ class ChildProcess {
   ChildExit kill();
 
  private:
-  ChildProcess(pid_t pid, Clock::time_point start) : pid_(pid), start_(start) {}
+  ChildProcess(long pid, Clock::time_point start) : pid_(pid), start_(start) {}
   ChildExit reaped(int status, bool timed_out);
 
-  pid_t pid_ = -1;  // -1 once reaped
+  long pid_ = -1;  // the process id; -1 once reaped
   Clock::time_point start_;
   ChildExit exit_;
 };

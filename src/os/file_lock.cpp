@@ -21,10 +21,10 @@ Error io_error(const std::filesystem::path& file, const std::string& why) {
   return Error{ErrorCode::kIo, fmt::format("{}: {}", file.string(), why)};
 }
 
-pid_t holder_of(int fd) {
+long holder_of(int fd) {
   char buf[32] = {};
   const ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
-  pid_t pid = 0;
+  long pid = 0;
   if (n > 0) std::from_chars(buf, buf + n, pid);
   return pid > 0 ? pid : 0;
 }
@@ -36,7 +36,7 @@ void write_holder(int fd) {
 
 }  // namespace
 
-std::string describe_process(pid_t pid) {
+std::string describe_process(long pid) {
   if (pid <= 0) return "an unknown process";
   std::string cmdline = read_system_file(fmt::format("/proc/{}/cmdline", pid)).value_or("");
   while (!cmdline.empty() && cmdline.back() == '\0') cmdline.pop_back();
@@ -48,7 +48,7 @@ std::string describe_process(pid_t pid) {
 }
 
 Result<CacheLock> CacheLock::acquire(const std::filesystem::path& lock_file, std::chrono::milliseconds wait,
-                                     const std::function<void(pid_t)>& on_busy) {
+                                     const std::function<void(long)>& on_busy) {
   // O_NOFOLLOW: a link planted under the lock's name must not make us create or lock another file.
   int fd = ::open(lock_file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
   if (fd < 0) return io_error(lock_file, errno == ELOOP ? "is a symbolic link; a lock file never is" : std::strerror(errno));
@@ -63,12 +63,12 @@ Result<CacheLock> CacheLock::acquire(const std::filesystem::path& lock_file, std
       ::close(fd);
       return e;
     }
-    const pid_t holder = holder_of(fd);
+    const long holder = holder_of(fd);
     if (on_busy) on_busy(holder);
     const auto until = std::chrono::steady_clock::now() + wait;
     while (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
       if (std::chrono::steady_clock::now() >= until) {
-        const pid_t now_holding = holder_of(fd);
+        const long now_holding = holder_of(fd);
         ::close(fd);
         return Error{ErrorCode::kIo,
                      fmt::format("{} is held by {} and was not released within {:.3g} s; it may be hung: end it, or use another directory",

@@ -3,8 +3,6 @@
 // they wait for: the holder writes its process id into the file.
 #pragma once
 
-#include <sys/types.h>
-
 #include <chrono>
 #include <filesystem>
 #include <functional>
@@ -21,7 +19,7 @@ class CacheLock {
   // that, an error naming the holder. The file is opened without following a
   // link and must be a regular file of this user's.
   static Result<CacheLock> acquire(const std::filesystem::path& lock_file, std::chrono::milliseconds wait,
-                                   const std::function<void(pid_t holder)>& on_busy = {});
+                                   const std::function<void(long holder)>& on_busy = {});
   CacheLock(CacheLock&& other) noexcept;
   CacheLock& operator=(CacheLock&&) = delete;
   ~CacheLock();
@@ -33,6 +31,6 @@ class CacheLock {
 
 // "process 1234 (rung probe --cache-dir …)", or "process 1234" when its
 // command line cannot be read; "an unknown process" for 0.
-std::string describe_process(pid_t pid);
+std::string describe_process(long pid);
 
 }  // namespace rung

@@ -16,4 +16,14 @@ std::string system_description() {
   return fmt::format("{} {} {}", u.sysname, u.release, u.machine);
 }
 
+const char* built_for_system() {
+#if defined(__APPLE__)
+  return "macos";
+#elif defined(_WIN32)
+  return "windows";
+#else
+  return "linux";
+#endif
+}
+
 }  // namespace rung

@@ -11,5 +11,8 @@ namespace rung {
 std::string machine_architecture();
 // "Linux 6.18.44 aarch64": the system, its release and the machine.
 std::string system_description();
+// The operating system this program was built for: "linux", "macos" or "windows"
+// (Android is told from files, not from the build: its binaries are Linux's).
+const char* built_for_system();
 
 }  // namespace rung

@@ -22,7 +22,7 @@ Error cannot_open(const std::filesystem::path& path, int err) {
 
 }  // namespace
 
-std::string file_kind(mode_t mode) {
+std::string file_kind(std::uint32_t mode) {
   switch (mode & S_IFMT) {
     case S_IFREG: return "a regular file";
     case S_IFDIR: return "a directory";

@@ -4,8 +4,7 @@
 // before anything hashes or loads it.
 #pragma once
 
-#include <sys/types.h>
-
+#include <cstdint>
 #include <filesystem>
 #include <string>
 
@@ -14,7 +13,7 @@
 namespace rung {
 
 // "a directory", "a FIFO", "a character device", ... for a file's st_mode.
-std::string file_kind(mode_t mode);
+std::string file_kind(std::uint32_t mode);
 
 // Ok when `path` (after symbolic links) is a regular file; else kNotFound for a
 // missing file, kInvalidArgument naming what it is instead ("/dev/zero is a

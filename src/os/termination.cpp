@@ -1,5 +1,7 @@
 #include "os/termination.h"
 
+#include "os/posix/children.h"
+
 #include <pthread.h>
 #include <sys/wait.h>
 #include <unistd.h>

@@ -9,23 +9,13 @@
 // all the same (jobs/worker.h: PR_SET_PDEATHSIG).
 #pragma once
 
-#include <signal.h>
-#include <sys/types.h>
-
 #include <filesystem>
 
 #include "rung/termination.h"
 
 namespace rung {
 
-// The signals that cleanup answers: SIGTERM, SIGINT, SIGHUP.
-sigset_t termination_signals();
-
-// What the cleanup acts on. ChildProcess and WorkDir register themselves.
-void track_child(pid_t pid);
-// waitpid for a tracked child; one reaped is no longer tracked, in the same
-// step, so the cleanup never signals a process id that was handed on.
-pid_t reap_child(pid_t pid, int* status, int options);
+// What the cleanup acts on. ChildProcess (os/posix/children.h) and WorkDir register themselves.
 void track_work_dir(const std::filesystem::path& dir);
 // create_directories, unless the cleanup has begun: then the calling thread
 // waits for the end instead, since a directory made inside a work directory the

@@ -4,9 +4,6 @@
 #include "rung/probe.h"
 
 #include <fmt/format.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -23,6 +20,7 @@
 #include "os/regular_file.h"
 #include "os/termination.h"
 #include "os/work_dir.h"
+#include "os/this_process.h"
 #include "os/worker_location.h"
 #include "probe/attempts.h"
 #include "probe/cache.h"
@@ -528,7 +526,7 @@ Result<ProbeOutcome> probe_once(const ProbeOptions& o, const Status& lent, bool 
     // Bounded: the longest a whole probe may take, so a hung holder is named instead of waited for forever.
     const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(
         o.deadline * static_cast<int>(s.ladder.size() * s.probe_models.size() + s.spare_probe_models.size() + 1) + std::chrono::seconds(5));
-    auto l = CacheLock::acquire(o.cache_dir / "probe.lock", wait, [&](pid_t holder) {
+    auto l = CacheLock::acquire(o.cache_dir / "probe.lock", wait, [&](long holder) {
       note(o, out, fmt::format("{} is probing this cache directory; waiting up to {:.0f} s for its answer", describe_process(holder),
                                std::chrono::duration<double>(wait).count()));
     });
@@ -600,7 +598,7 @@ std::unique_ptr<BackgroundProbe> BackgroundProbe::start(ProbeOptions options) {
   state->thread = std::thread([state, options = std::move(options)] {
     // Low priority for this thread (and the workers it starts): the probe must not
     // compete with the work it is meant to speed up.
-    ::setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), 10);
+    lower_this_thread_priority();
     auto r = run_probe(options);
     std::lock_guard lock(state->mutex);
     state->result.emplace(std::move(r));

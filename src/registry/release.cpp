@@ -149,6 +149,9 @@ std::string device_class_of(const Hardware& hw) {
   for (Vendor v : {Vendor::kNvidia, Vendor::kAmd, Vendor::kIntel, Vendor::kApple, Vendor::kQualcomm}) {
     if (hw.has_gpu(v)) return fmt::format("{} {} GPU", machine, vendor_name(v));
   }
+  for (const auto& g : hw.soc_gpus) {  // a board's Mali or Adreno
+    if (g.vendor != Vendor::kUnknown) return fmt::format("{} {} GPU", machine, vendor_name(g.vendor));
+  }
   return fmt::format("{} CPU", machine);
 }
 

@@ -1,11 +1,14 @@
-#include "jobs/channel.h"
+#include "os/line_channel.h"
 
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 
 namespace rung {
 
@@ -43,6 +46,18 @@ LineChannel::Read LineChannel::receive(std::string& line, std::optional<std::chr
     if (n <= 0) return Read::kClosed;
     buffer_.append(chunk, static_cast<std::size_t>(n));
   }
+}
+
+Result<ChannelEnds> open_channel_pair() {
+  int sv[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+    return Error{ErrorCode::kIo, fmt::format("socketpair failed: {}", std::strerror(errno))};
+  }
+  return ChannelEnds{sv[0], sv[1]};
+}
+
+void close_channel_end(int end) {
+  if (end >= 0) ::close(end);
 }
 
 void LineChannel::close() {

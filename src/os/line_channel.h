@@ -6,6 +6,8 @@
 #include <optional>
 #include <string>
 
+#include "rung/result.h"
+
 namespace rung {
 
 // The descriptor a worker finds its end of the channel on.
@@ -32,5 +34,15 @@ class LineChannel {
   int fd_;
   std::string buffer_;
 };
+
+// A connected pair of channel ends, both close-on-exec: the parent keeps `ours`
+// (a LineChannel) and hands `theirs` to the child (ChildProcess::spawn's pass_fd),
+// then closes its copy of it with close_channel_end.
+struct ChannelEnds {
+  int ours = -1;
+  int theirs = -1;
+};
+Result<ChannelEnds> open_channel_pair();
+void close_channel_end(int end);
 
 }  // namespace rung

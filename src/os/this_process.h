@@ -1,0 +1,27 @@
+// This process and its threads as the operating system sees them, in words
+// that name no operating system.
+#pragma once
+
+#include <string>
+
+namespace rung {
+
+long this_process_id();
+
+// This process ends when `parent` does, however that one ends (kill -9 included).
+// False when `parent` is already gone: a parent that went before this was set
+// leaves this process another parent.
+bool end_with_parent(long parent);
+
+// The calling thread, and the processes it starts, at a lower scheduling
+// priority: background work (the probe, engine builds) must not compete with
+// the work it is meant to speed up.
+void lower_this_thread_priority();
+
+// The most memory this process has held resident so far, in KiB; 0 when unknown.
+double peak_resident_kib();
+
+// The machine's network name; "unknown" when it has none to give.
+std::string host_name();
+
+}  // namespace rung
