@@ -38,6 +38,7 @@ Range<int> thread_count_from_one() {
 }
 
 Range<double> deadline_seconds() { return {kMinDeadlineSeconds, kMaxDeadlineSeconds, "seconds"}; }
+Range<double> acceptance_ratio() { return {kMinAcceptanceRatio, kMaxAcceptanceRatio, "times the floor's median"}; }
 
 std::chrono::milliseconds deadline_from_seconds(double seconds) {
   // The range keeps this finite and within a day, so the rounding cannot overflow.

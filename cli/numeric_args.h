@@ -101,6 +101,8 @@ Range<int> thread_count_from_one();
 inline constexpr double kMinDeadlineSeconds = std::chrono::duration<double>(kMinDeadline).count();
 inline constexpr double kMaxDeadlineSeconds = std::chrono::duration<double>(kMaxDeadline).count();
 Range<double> deadline_seconds();
+// An acceptance ratio within rung/limits.h's bounds, as the C ABI checks it.
+Range<double> acceptance_ratio();
 // A deadline option's value as the library takes it.
 std::chrono::milliseconds deadline_from_seconds(double seconds);
 

@@ -154,7 +154,7 @@ void add_prepare_command(CLI::App& app) {
   c->json.add_to(*cmd, "the outcome");
   cmd->add_flag("--in-process", c->in_process, "Probe and build engines in this process instead of child processes");
   add_number(*cmd, "--threads", c->threads, "Inference threads (default: physical cores minus two, at least one)", thread_count());
-  add_number(*cmd, "--accept-ratio", c->accept_ratio, "Take a rung whose median is below the floor's times this", {0.01, 10000, "times the floor's median"})
+  add_number(*cmd, "--accept-ratio", c->accept_ratio, "Take a rung whose median is below the floor's times this", acceptance_ratio())
       ->capture_default_str();
   add_text(*cmd, "--use-rung", c->use_rung, "Force a rung at or below the chosen one (also RUNG_FORCE_RUNG)");
   add_text(*cmd, "--cache-dir", c->cache_dir, "Where the decision and the engines are cached (default: RUNG_CACHE_DIR or ~/.cache/rung/probe)");

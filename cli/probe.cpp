@@ -161,7 +161,7 @@ void add_probe_command(CLI::App& app) {
   add_number(*cmd, "--runs", c->runs, "Timed runs per rung after one untimed run", {1, 1'000'000})->capture_default_str();
   add_number(*cmd, "--threads", c->threads, "Intra-op threads per session (0: ONNX Runtime's default)", thread_count())->capture_default_str();
   add_number(*cmd, "--accept-ratio", c->accept_ratio, "Take a rung whose time is surely below the floor's times this (less --min-gain)",
-             {0.01, 10000, "times the floor's median"})
+             acceptance_ratio())
       ->capture_default_str();
   // The gain is a share below 1 (1 itself would ask for a rung that takes no time); the library refuses 1 too.
   add_number(*cmd, "--min-gain", c->min_gain, "What moving to a rung must gain: the interval of its ratio must lie under the acceptance ratio less this share",

@@ -16,7 +16,7 @@ check() {  # what, condition
 }
 options=(plugin_dir="$RUNG_TEST_PLUGIN_DIR" runtime_dir="$RUNG_TEST_RUNTIME_DIR" runtime_default_locations=false
          runtime_environment=false worker="$RUNG_TEST_WORKER" hardware_root="$RUNG_TEST_HARDWARE_ROOT" probe_runs=1
-         inference_threads=1 acceptance_ratio=10)
+         inference_threads=1 acceptance_ratio=1000)
 value() { sed -n "s/^$1=//p" "$ref/reference.txt"; }
 
 "$classify" "$RUNG_TEST_MODEL" "$ref/input.bin" "$scratch/cache" "${options[@]}" >"$scratch/out" 2>"$scratch/err"

@@ -52,7 +52,7 @@ rung::Options options_for(const fs::path& cache, const std::string& model) {
       {"runtime_dir", env("RUNG_TEST_RUNTIME_DIR")}, {"runtime_default_locations", "false"},
       {"runtime_environment", "false"},        {"worker", env("RUNG_TEST_WORKER")},
       {"hardware_root", env("RUNG_TEST_HARDWARE_ROOT")}, {"probe_runs", "1"},
-      {"inference_threads", "1"},              {"acceptance_ratio", "10"}};
+      {"inference_threads", "1"},              {"acceptance_ratio", "1000"}};
   for (const auto& [k, v] : keys) EXPECT_TRUE(o->set(k, v).ok()) << k;
   EXPECT_TRUE(o->add_model("ppocr_cls", model, "generic").ok());
   return std::move(*o);
@@ -203,6 +203,11 @@ TEST(AbiOptions, AnUnknownKeyOrABadValueNamesIt) {
   }
   EXPECT_TRUE(o->set("probe_runs", "1000").ok());
   EXPECT_FALSE(o->set("probe_runs", "1001").ok());
+  // The CLI's --accept-ratio bounds (rung/limits.h), each end alone.
+  EXPECT_TRUE(o->set("acceptance_ratio", "10000").ok());
+  EXPECT_FALSE(o->set("acceptance_ratio", "10000.001").ok());
+  EXPECT_TRUE(o->set("acceptance_ratio", "0.01").ok());
+  EXPECT_FALSE(o->set("acceptance_ratio", "0.0099").ok());
   EXPECT_FALSE(o->add_model("m", "/tmp/m.onnx", "classifier").ok()) << "not a role";
   EXPECT_TRUE(o->add_model("m", "/tmp/m.onnx", "embedder").ok());
   EXPECT_FALSE(o->add_model("m", "/tmp/m.onnx", "embedder").ok()) << "a second model of the same name";

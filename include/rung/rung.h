@@ -102,7 +102,7 @@ RUNG_API void rung_options_free(rung_options* options);
  *   inference_threads          0 (the fast cores of a big.LITTLE CPU, else physical cores minus two)
  *                              or a count up to the machine's limit
  *   probe_runs                 timed runs per model and rung, 1 to 1000 (default 3)
- *   acceptance_ratio           how much slower than the floor a faithful rung may be, 0.1 to 10 (default 1)
+ *   acceptance_ratio           how much slower than the floor a faithful rung may be, 0.01 to 10000 (default 1)
  *   probe_deadline_ms          per probe, 1 to 86400000 (default 180000)
  *   build_deadline_ms          per engine build, 1 to 86400000 (default 1800000)
  *   hardware_root              the file system root the hardware is read from (default "/")

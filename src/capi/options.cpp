@@ -129,7 +129,7 @@ Status OptionSet::set(const std::string& key, const std::string& value) {
        }},
       {"acceptance_ratio",
        [&](const std::string& v) -> Status {
-         auto r = real(key, v, 0.1, 10.0);
+         auto r = real(key, v, kMinAcceptanceRatio, kMaxAcceptanceRatio);
          if (!r) return r.error();
          o.acceptance_ratio = *r;
          return {};

@@ -52,9 +52,10 @@ def engine_options():
         "hardware_root": need("RUNG_TEST_HARDWARE_ROOT"),
         "probe_runs": 1,
         "inference_threads": 1,
-        # Within ten times the floor's time and faithful: the simulated accelerator is taken
-        # whichever is faster on the day, so every run computes on the reference's rung.
-        "acceptance_ratio": 10,
+        # Within a thousand times the floor's time and faithful: the simulated accelerator
+        # (about twice the floor's time) is taken however loaded the machine is, so every
+        # run computes on the reference's rung.
+        "acceptance_ratio": 1000,
     }
 
 

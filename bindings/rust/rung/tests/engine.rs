@@ -108,7 +108,7 @@ impl Reference {
 }
 
 /// Exactly the options every binding's test uses (the C++ reference's too:
-/// tests/abi-reference.cc). acceptance_ratio=10 rather than forcing a rung
+/// tests/abi-reference.cc). acceptance_ratio=1000 rather than forcing a rung
 /// (only a rung below the chosen one can be forced): the simulated
 /// accelerator is taken however fast it is on the day.
 fn options(cache: &Path, model_name: &str, model_path: &Path) -> Options {
@@ -122,7 +122,7 @@ fn options(cache: &Path, model_name: &str, model_path: &Path) -> Options {
         .and_then(|o| o.set("hardware_root", env("RUNG_TEST_HARDWARE_ROOT")))
         .and_then(|o| o.set("probe_runs", "1"))
         .and_then(|o| o.set("inference_threads", "1"))
-        .and_then(|o| o.set("acceptance_ratio", "10"))
+        .and_then(|o| o.set("acceptance_ratio", "1000"))
         .and_then(|o| o.add_model(model_name, model_path, Role::Generic))
         .unwrap_or_else(|e| panic!("the test's options were refused: {}", e))
 }
