@@ -8,6 +8,7 @@
 #include "rung/ladder.h"
 #include "rung/runtime.h"
 #include "session/session.h"
+#include "runtime/search.h"
 
 namespace fs = std::filesystem;
 
@@ -15,7 +16,7 @@ namespace {
 
 rung::OrtProcess* process() {
   static rung::OrtProcess* p = [] {
-    auto build = rung::load_runtime_build(fs::path(RUNG_BENCH_DEPS_DIR) / "runtimes" / "onnxruntime-1.30.0" / "libonnxruntime.so.1");
+    auto build = rung::load_runtime_build(rung::library_in(fs::path(RUNG_BENCH_DEPS_DIR) / "runtimes" / "onnxruntime-1.30.0").value_or("/no-1.30.0-build-fetched"));
     if (!build) return static_cast<rung::OrtProcess*>(nullptr);
     auto installed = rung::OrtProcess::install(*build);
     return installed ? *installed : nullptr;

@@ -29,6 +29,7 @@
 #include "quantise/qdq.h"
 #include "rung/runtime.h"
 #include "session/session.h"
+#include "runtime/search.h"
 
 namespace fs = std::filesystem;
 using namespace rung;
@@ -43,7 +44,7 @@ fs::path pages() {
 
 OrtProcess* process() {
   static OrtProcess* p = [] {
-    auto build = load_runtime_build(fs::path(RUNG_BENCH_DEPS_DIR) / "runtimes" / "onnxruntime-1.30.0" / "libonnxruntime.so.1");
+    auto build = load_runtime_build(library_in(fs::path(RUNG_BENCH_DEPS_DIR) / "runtimes" / "onnxruntime-1.30.0").value_or("/no-1.30.0-build-fetched"));
     if (!build) return static_cast<OrtProcess*>(nullptr);
     auto installed = OrtProcess::install(*build);
     return installed ? *installed : nullptr;

@@ -12,6 +12,7 @@
 #include "rung/bench_record.h"
 #include "rung/registry.h"
 #include "test_support.h"
+#include "os/library_files.h"
 
 namespace rung {
 namespace {
@@ -31,7 +32,7 @@ const std::vector<EvidenceFile>& fleet_records() {
       rep.logical_cpus = 8;
       rep.hardware_identity = fmt::format("linux; gpu 10de:{:04x} NVIDIA; nvidia driver 550.{}; cpu Test CPU", 0x2600 + d % 40, d);
       rep.runtime_version = d % 3 == 0 ? "1.29.0" : "1.30.0";
-      rep.runtime_library = "/opt/ort/libonnxruntime.so";
+      rep.runtime_library = "/opt/ort/" + rung::library_file_name("onnxruntime");
       rep.api_version = 22;
       rep.inputs_mode = "random";
       for (int m = 0; m < kModels; ++m) {

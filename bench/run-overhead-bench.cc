@@ -22,6 +22,7 @@
 #include "rung/engine_core.h"
 #include "session/inputs.h"
 #include "session/session.h"
+#include "runtime/search.h"
 
 namespace fs = std::filesystem;
 
@@ -78,7 +79,7 @@ Fixture& fixture(const std::string& which) {
   auto it = fixtures.find(which);
   if (it != fixtures.end()) return it->second;
   Fixture& f = fixtures[which];
-  auto build = rung::load_runtime_build(kDeps / "runtimes" / "onnxruntime-1.30.0" / "libonnxruntime.so.1");
+  auto build = rung::load_runtime_build(rung::library_in(kDeps / "runtimes" / "onnxruntime-1.30.0").value_or("/no-1.30.0-build-fetched"));
   if (!build) {
     f.error = build.error().message;
     return f;

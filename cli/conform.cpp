@@ -88,7 +88,7 @@ void add_conform_command(CLI::App& app) {
   auto c = std::make_shared<ConformCliOptions>();
   auto* cmd = app.add_subcommand("conform", "Run ONNX's backend tests on each rung and compare with their expected outputs");
   cmd->footer(
-      "RUNG: NAME[,ort=VERSION|DIR][,option.KEY=VALUE]  (NAME: cpu, a ladder rung such as webgpu, or a plugin EP library .so)\n"
+      "RUNG: NAME[,ort=VERSION|DIR][,option.KEY=VALUE]  (NAME: cpu, a ladder rung such as webgpu, or a plugin EP library's path)\n"
       "  e.g. --rung cpu --rung cpu,ort=1.28.2 --rung webgpu --software-gpu\n"
       "Outcomes: pass, mismatch, not placed (the provider ran none of the nodes), runtime refused (ONNX Runtime's reason),\n"
       "rung cannot feed it, timed out, crashed. Default tolerance: ONNX's own for its backend tests (atol 1e-7, rtol 1e-3).\n"

@@ -123,7 +123,7 @@ void add_parity_command(CLI::App& app) {
   auto c = std::make_shared<ParityCliOptions>();
   auto* cmd = app.add_subcommand("parity", "Run one model on two sides over the same inputs; gate on the decisions it makes, not only on tensors");
   cmd->footer(
-      "SPEC: MODEL[,rung=cpu|cuda|...|PLUGIN.so][,ort=VERSION|DIR][,threads=N][,option.KEY=VALUE]\n"
+      "SPEC: MODEL[,rung=cpu|cuda|...|/PATH/TO/PLUGIN-LIBRARY][,ort=VERSION|DIR][,threads=N][,option.KEY=VALUE]\n"
       "   or expected:DIR  (stored outputs: DIR/SET/output_K.pb for each input set SET, as an ONNX test folder holds them)\n"
       "  e.g. --ref det.onnx,ort=1.30.0 --cand det.onnx,ort=1.28.2\n"
       "       --ref expected:test_abs --cand test_abs/model.onnx --inputs test_abs\n"

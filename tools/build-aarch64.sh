@@ -23,7 +23,7 @@ tools/fetch-deps.sh --aarch64 >&2
 # What the emulated run covers: finding and negotiating with the arm64 runtimes, hardware
 # detection on the ARM fixture trees, the probe on the CPU and the simulated accelerator,
 # the engine serving jobs (its workers emulated too), bench and parity end to end.
-default_tests="runtime-test;hardware-test;ladder-test;doctor-cli-test;version-cli-test;probe-cli-test;sim-ep-test;engine-test;bench-cli-test;parity-cli-test;parity-record-cli-test"
+default_tests="runtime-test;library-files-test;hardware-test;ladder-test;doctor-cli-test;version-cli-test;probe-cli-test;sim-ep-test;engine-test;bench-cli-test;parity-cli-test;parity-record-cli-test"
 tests="${RUNG_AARCH64_TESTS:-$default_tests}"
 [ "$tests" = all ] && tests=""
 

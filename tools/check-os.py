@@ -4,12 +4,14 @@ system. This check fails, naming file:line, on any of these outside src/os/:
 an operating system's header (<unistd.h>, <sys/...>, <dlfcn.h>, <windows.h>, ...),
 a macro that names one (_WIN32, __linux__, __APPLE__, __ANDROID__, ...), a call
 to a POSIX or Win32 function (getpid, prctl, setpriority, isatty, dlopen,
-socketpair, LoadLibraryW, ...), or one of their types (pid_t, sigset_t,
-HANDLE, ...). A port to another system then changes src/os/ alone.
+socketpair, LoadLibraryW, ...), one of their types (pid_t, sigset_t,
+HANDLE, ...), or a shared library's file name in a string ("libQnnHtp.so",
+".dll": os/library_files.h names them from a stem). A port to another system
+then changes src/os/ alone.
 
 tests/ and fuzz/ may call the system as they like (a test kills a real
 process); anything else that must is in ALLOWED below with its reason.
-Comments and string literals are ignored.
+Comments are ignored, and string literals but for library file names.
 
   tools/check-os.py [--root DIR]     exit 0 when clean, 1 with one line per finding
 """
@@ -28,6 +30,9 @@ ALLOWED = [
     ("bench/conform-bare.cc", "OS header",
      "a backend-test runner that shares no code with rung by design (it checks rung conform's figures): it opens ONNX Runtime itself"),
     ("bench/conform-bare.cc", "OS call", "as above: dlopen and dlsym of its own, not rung's loader"),
+    ("bench/conform-bare.cc", "library file name", "as above: it finds ONNX Runtime's file itself"),
+    ("src/runtime/clean_error.cpp", "library file name",
+     "a pattern over the messages ONNX Runtime and the Linux loader write, which name .so files"),
 ]
 
 OS_HEADERS = re.compile(
@@ -62,6 +67,9 @@ GetEnvironmentVariableW SHGetKnownFolderPath BCryptOpenAlgorithmProvider BCryptH
 OS_CALL = re.compile(r"\b(?P<f>" + "|".join(OS_FUNCTIONS) + r")\s*\(")
 OS_TYPES = re.compile(r"\b(?:pid_t|mode_t|sigset_t|ssize_t|uid_t|gid_t|off64_t|siginfo_t|pthread_t|rusage|utsname|pollfd"
                       r"|HANDLE|HMODULE|HINSTANCE|DWORD|LPCWSTR|LPWSTR|HRESULT|SECURITY_ATTRIBUTES)\b")
+
+# A string naming a shared library by its system's suffix: "libx.so", "libx.so.1", "x.dll", ".dylib".
+LIBRARY_NAME = re.compile(r'"(?:[^"\\\n]|\\.)*?[\w*]*\.(?:so|dll|dylib)\b(?:[^"\\\n]|\\.)*"')
 
 # A call's name preceded by one of these words is still a call (return getpid();).
 CALL_KEYWORDS = {"return", "co_return", "throw", "else", "case", "do", "co_await", "co_yield"}
@@ -109,17 +117,20 @@ def findings_in(rel, text):
         ("OS macro", OS_MACROS, code, lambda m: f"{m.group(0)}: names an operating system; only src/os/ may tell them apart"),
         ("OS call", OS_CALL, no_directives, lambda m: f"{m.group('f')}(): the system's function; call src/os/'s neutral one"),
         ("OS type", OS_TYPES, no_directives, lambda m: f"{m.group(0)}: the system's type; src/os/'s headers speak neutral ones"),
+        ("library file name", LIBRARY_NAME, re.sub(r"(?m)^[ \t]*#[ \t]*include.*$", lambda m: " " * len(m.group(0)), strip_comments(text, keep_strings=True)),
+         lambda m: f"{m.group(0)[:60]}: a library's file name; say its stem to os/library_files.h"),
     ]
     for kind, pattern, where, say in checks:
         if allowed(rel, kind):
             continue
         seen = set()
+        line_in = line_of if where is code else line_finder(where)
         for m in pattern.finditer(where):
             if kind == "OS call" and not is_call(where, m.start()):
                 continue
             if kind == "OS type" and where[:m.start()].rstrip().endswith("::"):
                 continue  # another's name (onnx::TensorProto::BOOL, Foo::HANDLE)
-            line = line_of(m.start())
+            line = line_in(m.start())
             if (kind, line) in seen:
                 continue
             seen.add((kind, line))

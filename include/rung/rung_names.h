@@ -2,8 +2,8 @@
 //
 // The id is the lower-case token a command line takes and every JSON document,
 // CSV file, cache and record stores: "cpu", "cuda", "tensorrt", "webgpu",
-// "openvino", ..., and for a plugin EP library its file name without "lib" and
-// ".so" ("rung_sim_ep"). The display name is what every text table and line
+// "openvino", ..., and for a plugin EP library its file name without the system's
+// prefix and suffix ("rung_sim_ep" for librung_sim_ep.so). The display name is what every text table and line
 // shows: "CPU", "CUDA", "TensorRT", "WebGPU" ("WebGPU on lavapipe (software)"
 // while the software adapter is lent). A plugin's display name is its id: rung
 // knows a plugin only by its file until a worker loads it.
@@ -18,7 +18,7 @@
 namespace rung {
 
 // The id of a rung as a command line names it: a ladder rung's id as is, a plugin
-// EP library (a path, or a file name ending in .so) by its file name ("rung_sim_ep").
+// EP library (a path, or a library's file name) by its file name ("rung_sim_ep").
 std::string rung_id(const std::string& named);
 
 // The display name of a rung as a command line names it (a ladder rung's id or a

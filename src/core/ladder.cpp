@@ -3,25 +3,27 @@
 #include <algorithm>
 #include <functional>
 
+#include "os/library_files.h"
+
 namespace rung {
 namespace {
 
-// The shared-provider bridge every out-of-library provider needs beside it.
-constexpr const char* kShared = "libonnxruntime_providers_shared.so";
-
 std::vector<RungSpec> make_rungs() {
+  // An out-of-library provider's own file, and the shared-provider bridge each needs beside it.
+  const auto provider = [](const char* name) { return library_file_name(std::string("onnxruntime_providers_") + name); };
+  const std::string shared = provider("shared");
   using F = ModelForm;
   using A = AppendMethod;
   return {
       {"tensorrt", "TensorRT", "TensorrtExecutionProvider", A::kTensorRtV2, F::kF32ToF16Engine, true,
-       {"libonnxruntime_providers_tensorrt.so", kShared}, {}},
+       {provider("tensorrt"), shared}, {}},
       {"cuda", "CUDA", "CUDAExecutionProvider", A::kCudaV2, F::kF32, false,
-       {"libonnxruntime_providers_cuda.so", kShared}, {}},
+       {provider("cuda"), shared}, {}},
       {"migraphx", "MIGraphX", "MIGraphXExecutionProvider", A::kKeyValue, F::kF32ToF16Engine, true,
-       {"libonnxruntime_providers_migraphx.so", kShared}, {}},
+       {provider("migraphx"), shared}, {}},
       {"openvino", "OpenVINO", "OpenVINOExecutionProvider", A::kOpenVinoV2, F::kF32ToF16Engine, true,
-       {"libonnxruntime_providers_openvino.so", kShared}, {}},
-      {"qnn-htp", "QNN HTP", "QNNExecutionProvider", A::kKeyValue, F::kQuantized, true, {"libQnnHtp.so"}, {}},
+       {provider("openvino"), shared}, {}},
+      {"qnn-htp", "QNN HTP", "QNNExecutionProvider", A::kKeyValue, F::kQuantized, true, {library_file_name("QnnHtp")}, {}},
       {"coreml", "CoreML", "CoreMLExecutionProvider", A::kKeyValue, F::kF32, true, {}, {}},
       {"webgpu", "WebGPU", "WebGpuExecutionProvider", A::kKeyValue, F::kF32, false, {}, {}},
       {"cpu", "CPU", "CPUExecutionProvider", A::kNone, F::kF32, false, {}, {}},

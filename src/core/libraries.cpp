@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "os/library_files.h"
 #include "rung/ladder.h"
 
 namespace rung {
@@ -124,20 +125,18 @@ LibraryIdentity identify_library(std::string_view file) {
     id.known = true;
     return id;
   }
-  auto so = file.find(".so");
-  if (so == std::string_view::npos) return id;
-  const KnownLibrary* k = find_known(file.substr(0, so));
+  const auto name = split_library_file_name(file);
+  if (!name) return id;
+  const KnownLibrary* k = find_known(name->base);
   if (k == nullptr) return id;
-  std::string_view suffix = file.substr(so + 3);
-  if (!suffix.empty() && suffix.front() == '.') suffix.remove_prefix(1);
-  std::string_view major = suffix.substr(0, suffix.find('.'));
+  std::string_view major = name->version.substr(0, name->version.find('.'));
   std::string product(k->product);
   switch (k->versioning) {
     case Versioning::kProduct:
       if (!major.empty()) product = fmt::format("{} {}", k->product, major);
       break;
     case Versioning::kOpenVino:
-      if (!suffix.empty()) product = fmt::format("{} {}", k->product, openvino_version(suffix));
+      if (!name->version.empty()) product = fmt::format("{} {}", k->product, openvino_version(name->version));
       break;
     case Versioning::kNone:
     case Versioning::kComponent:

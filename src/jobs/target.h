@@ -10,6 +10,7 @@
 #include <string>
 
 #include "os/json_form.h"
+#include "runtime/plugin_rungs.h"
 #include "rung/input_spec.h"
 #include "rung/ladder.h"
 
@@ -25,12 +26,11 @@ struct JobTarget {
 };
 
 // A rung as a command line names it: "cpu" or a ladder rung's name in rung.name,
-// a plugin EP library (a path, or a file name ending in .so) in rung.plugin_library.
+// a plugin EP library (a path, or a library's file name) in rung.plugin_library.
 // The worker completes it on its build (jobs/worker_rung.h).
 inline RungSpec named_rung(const std::string& rung) {
   RungSpec named;
-  const bool is_library = rung.find('/') != std::string::npos || rung.ends_with(".so");
-  (is_library ? named.plugin_library : named.name) = rung;
+  (names_a_plugin_library(rung) ? named.plugin_library : named.name) = rung;
   return named;
 }
 

@@ -7,14 +7,14 @@
 
 #include "core/libraries.h"
 #include "os/elf_dynamic.h"
+#include "os/library_files.h"
 
 namespace rung {
 namespace fs = std::filesystem;
 namespace {
 
-constexpr const char* kProviderBridge = "libonnxruntime_providers_shared.so";
 // ONNX Runtime's own provider files, which speak to the core through the bridge.
-constexpr const char* kProviderPrefix = "libonnxruntime_providers_";
+constexpr std::string_view kProviderStem = "onnxruntime_providers_";
 
 // ONNX Runtime's versions are "1.<two or more digits>.<patch>".
 bool looks_like_onnxruntime_version(std::string_view s) {
@@ -118,7 +118,8 @@ RungDependencies check_rung_dependencies(const RungSpec& rung, const RuntimeBuil
   if (auto core_needs = resolve_dependencies(build.library, paths)) {
     for (const auto& lib : *core_needs) loaded.push_back({lib.name, lib.path});  // loaded, even where this search cannot say from where
   }
-  if (std::error_code ec; fs::exists(dir / kProviderBridge, ec)) loaded.push_back({kProviderBridge, dir / kProviderBridge});
+  const std::string bridge = library_file_name(std::string(kProviderStem) + "shared");
+  if (std::error_code ec; fs::exists(dir / bridge, ec)) loaded.push_back({bridge, dir / bridge});
   std::set<std::string> own_files;
   for (const auto& f : present) own_files.insert(f.filename().string());
   for (const auto& f : present) {
@@ -136,7 +137,7 @@ RungDependencies check_rung_dependencies(const RungSpec& rung, const RuntimeBuil
     }
   }
 
-  if (!present.empty() && present.front().filename().string().rfind(kProviderPrefix, 0) == 0) {
+  if (!present.empty() && library_stem(present.front().filename().string()).rfind(kProviderStem, 0) == 0) {
     out.provider_version = provider_onnxruntime_version(present.front(), build.version);
     if (!out.provider_version.empty() && out.provider_version != build.version) {
       out.problems.push_back(fmt::format("provider from ONNX Runtime {} beside the {} core", out.provider_version, build.version));

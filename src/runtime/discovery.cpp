@@ -9,7 +9,7 @@
 
 #include "onnxruntime_c_api.h"
 #include "os/dynamic_library.h"
-#include "os/elf_check.h"
+#include "os/library_files.h"
 #include "os/path_trust.h"
 #include "rung/ladder.h"
 #include "os/child_environment.h"
@@ -76,7 +76,7 @@ Result<RuntimeBuild> load_runtime_build(const fs::path& library, bool allow_writ
     }
   }
   keep_onnxruntime_telemetry_off_in_workers();
-  if (auto problem = elf_truncation_problem(absolute); !problem.empty()) {
+  if (auto problem = library_file_problem(absolute); !problem.empty()) {
     return Error{ErrorCode::kLoadFailed, fmt::format("{}: not loadable: {}", library.string(), problem)};
   }
   std::string why;

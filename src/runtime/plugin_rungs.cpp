@@ -7,7 +7,7 @@
 #include <string>
 #include <utility>
 
-#include "os/elf_dynamic.h"
+#include "os/library_files.h"
 #include "os/path_trust.h"
 #include "runtime/software_gpu.h"
 
@@ -19,7 +19,8 @@ namespace {
 // missing is still a rung (one that fails, saying which), and no plugin code runs
 // in this process before the probe isolates it.
 bool is_plugin_library(const fs::path& file) {
-  return file.extension() == ".so" && elf_exports_symbol(file, "CreateEpFactories") && elf_exports_symbol(file, "ReleaseEpFactory");
+  return is_library_file_name(file.filename().string()) && library_exports_symbol(file, "CreateEpFactories") &&
+         library_exports_symbol(file, "ReleaseEpFactory");
 }
 
 // "plugin directory X", "RUNG_PLUGIN_DIR=X", "plugin library X" refused for a reason, with the way to allow it.
@@ -45,8 +46,11 @@ Status check_trusted(const std::string& what, const fs::path& path, bool allow_w
 }  // namespace
 
 std::string plugin_rung_name(const fs::path& library) {
-  std::string name = library.stem().string();
-  return name.rfind("lib", 0) == 0 ? name.substr(3) : name;
+  return library_stem(library.filename().string());
+}
+
+bool names_a_plugin_library(const std::string& named) {
+  return named.find('/') != std::string::npos || is_library_file_name(named);
 }
 
 Status check_plugin_library(const fs::path& library, bool allow_writable) {

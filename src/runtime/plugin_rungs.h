@@ -22,8 +22,12 @@ Result<std::vector<RungSpec>> plugin_rungs(const std::vector<std::filesystem::pa
 // One plugin library named by path (parity's rung=/path/x.so), under the same policy.
 Status check_plugin_library(const std::filesystem::path& library, bool allow_writable);
 
-// A plugin library's rung name: its file name without "lib" and ".so" ("rung_sim_ep").
+// A plugin library's rung name: its file name without the system's prefix and suffix ("rung_sim_ep").
 std::string plugin_rung_name(const std::filesystem::path& library);
+
+// Whether a rung as a command line names it is a plugin library (a path, or a
+// library's file name: "librung_sim_ep.so") rather than a ladder rung's id.
+bool names_a_plugin_library(const std::string& named);
 
 // The full ladder a process walks: plugin rungs above the platform's own rungs
 // that this build carries, the CPU last. While a software GPU adapter is lent,

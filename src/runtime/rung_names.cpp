@@ -5,16 +5,11 @@
 #include "runtime/software_gpu.h"
 
 namespace rung {
-namespace {
 
-bool names_a_library(const std::string& named) { return named.find('/') != std::string::npos || named.ends_with(".so"); }
-
-}  // namespace
-
-std::string rung_id(const std::string& named) { return names_a_library(named) ? plugin_rung_name(named) : named; }
+std::string rung_id(const std::string& named) { return names_a_plugin_library(named) ? plugin_rung_name(named) : named; }
 
 std::string rung_display_name(const std::string& named) {
-  if (names_a_library(named)) return plugin_rung_name(named);
+  if (names_a_plugin_library(named)) return plugin_rung_name(named);
   if (const RungSpec* spec = find_rung(named)) return adapter_display(*spec);
   return named;
 }

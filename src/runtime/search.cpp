@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cstdlib>
 
+#include "os/library_files.h"
 #include "os/worker_location.h"
 
 namespace rung {
@@ -36,15 +37,7 @@ bool natural_less(const std::string& a, const std::string& b) {
   return a.size() - i < b.size() - j;
 }
 
-bool is_library_name(const std::string& name) {
-  const std::string stem = "libonnxruntime.so";
-  if (name.rfind(stem, 0) != 0) return false;
-  std::string rest = name.substr(stem.size());
-  if (rest.empty()) return true;
-  if (rest[0] != '.') return false;
-  return std::all_of(rest.begin() + 1, rest.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '.'; }) &&
-         rest.size() > 1;
-}
+bool is_library_name(const std::string& name) { return is_library_file_of(name, "onnxruntime"); }
 
 // Subdirectories newest-named first, so that among equally fitting builds the newest wins.
 std::vector<fs::path> subdirectories_newest_first(const fs::path& dir) {
@@ -70,7 +63,7 @@ std::vector<fs::path> libraries_under(const fs::path& dir) {
 }
 
 Status check_named_directory(const fs::path& dir, const std::string& what) {
-  if (dir.empty()) return Error{ErrorCode::kInvalidArgument, fmt::format("{} is set but empty: give an absolute directory holding libonnxruntime.so", what)};
+  if (dir.empty()) return Error{ErrorCode::kInvalidArgument, fmt::format("{} is set but empty: give an absolute directory holding {}", what, library_file_name("onnxruntime"))};
   if (!dir.is_absolute()) {
     return Error{ErrorCode::kInvalidArgument, fmt::format("{}={} is a relative path: give an absolute directory (rung never loads a runtime relative to the current directory)", what, dir.string())};
   }
@@ -78,7 +71,7 @@ Status check_named_directory(const fs::path& dir, const std::string& what) {
   if (!fs::exists(dir, ec)) return Error{ErrorCode::kInvalidArgument, fmt::format("{}={} does not exist", what, dir.string())};
   if (!fs::is_directory(dir, ec)) return Error{ErrorCode::kInvalidArgument, fmt::format("{}={} is not a directory", what, dir.string())};
   if (libraries_under(dir).empty()) {
-    return Error{ErrorCode::kInvalidArgument, fmt::format("{}={} holds no libonnxruntime.so (nor subdirectories that do)", what, dir.string())};
+    return Error{ErrorCode::kInvalidArgument, fmt::format("{}={} holds no {} (nor subdirectories that do)", what, dir.string(), library_file_name("onnxruntime"))};
   }
   return {};
 }

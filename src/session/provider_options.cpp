@@ -1,5 +1,7 @@
 #include "session/provider_options.h"
 
+#include "os/library_files.h"
+
 namespace rung {
 namespace {
 
@@ -31,7 +33,7 @@ std::map<std::string, std::string> provider_option_map(const RungSpec& rung, con
     o["precision"] = s.fp16 ? "FP16" : "FP32";
     if (cache) o["cache_dir"] = path_str(s.engine_cache_dir);
   } else if (rung.name == "qnn-htp") {
-    o["backend_path"] = "libQnnHtp.so";
+    o["backend_path"] = library_file_name("QnnHtp");
     o["htp_performance_mode"] = "default";  // burst only while a job runs: see run_option_map
     if (cache) o["ep.context_file_path"] = path_str(s.engine_cache_dir);
   } else if (rung.name == "coreml") {
