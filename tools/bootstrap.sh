@@ -8,10 +8,12 @@
 #   tools/bootstrap.sh --tests  everything the test suite needs on top: GoogleTest,
 #                               Google Benchmark, Chromium, PostgreSQL, clang for the
 #                               fuzzers, ONNX's backend test data, fonts and images,
-#                               the software GPU, the aarch64 cross compiler and qemu;
-#                               then the whole tree (tests, benchmarks, fuzzers), and
-#                               the aarch64 build whose tests run under qemu
-#                               (build-aarch64; RUNG_SKIP_AARCH64=1 leaves it out).
+#                               the software GPU, the aarch64 cross compiler and qemu,
+#                               mingw-w64 and wine; then the whole tree (tests,
+#                               benchmarks, fuzzers), the aarch64 build whose tests run
+#                               under qemu (build-aarch64; RUNG_SKIP_AARCH64=1 leaves it
+#                               out) and the Windows x64 build whose tests run under wine
+#                               (build-windows; RUNG_SKIP_WINDOWS=1 leaves it out).
 #
 # Safe to run again: each step does only what is missing.
 set -euo pipefail
@@ -50,6 +52,11 @@ TEST_PACKAGES=(libgtest-dev libgmock-dev libbenchmark-dev libpng-dev
                # tools/mutate.py rebuilds one test binary per mutant; ccache keeps that to seconds.
                ccache)
 
+# Windows x64: the mingw-w64 cross compiler (POSIX threads) and wine, for the Windows
+# build's tests. Installed on their own: where they cannot be, the Windows build is
+# skipped with a message and everything else goes on.
+WINDOWS_PACKAGES=(g++-mingw-w64-x86-64-posix wine64)
+
 packages=("${MAIN_PACKAGES[@]}")
 [ "$mode" = tests ] && packages+=("${TEST_PACKAGES[@]}")
 
@@ -68,7 +75,7 @@ command -v npm >/dev/null || missing+=(npm)
 if [ "$mode" = main ]; then
   echo "bootstrap: the main job: ${#missing[@]} Debian packages to install, the pinned ONNX Runtime builds and sample models to fetch (about 120 MB, once), then the CLI, its worker and the simulated accelerator to build; about 6 minutes on a fresh 2-core machine, seconds when nothing is missing" >&2
 else
-  echo "bootstrap: the tests: ${#missing[@]} Debian packages to install (Chromium, PostgreSQL, clang, the aarch64 cross compiler and qemu among them), the software GPU and the arm64 libraries and runtimes to fetch, then the whole tree to build (tests, benchmarks, fuzzers) and the aarch64 subset; about 25 minutes after the main job on a 2-core machine, 30 on a fresh one" >&2
+  echo "bootstrap: the tests: ${#missing[@]} Debian packages to install (Chromium, PostgreSQL, clang, the aarch64 cross compiler and qemu among them; mingw-w64 and wine after them), the software GPU, the arm64 libraries and runtimes and the win32 runtime to fetch, then the whole tree to build (tests, benchmarks, fuzzers), the aarch64 subset and the Windows build; about 25 minutes after the main job on a 2-core machine, 30 on a fresh one" >&2
 fi
 
 if [ ${#missing[@]} -gt 0 ]; then
@@ -77,6 +84,24 @@ if [ ${#missing[@]} -gt 0 ]; then
   echo "bootstrap: installing ${missing[*]}" >&2
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+windows_dir=""
+if [ "$mode" = tests ] && [ "${RUNG_SKIP_WINDOWS:-0}" != 1 ] && [ "$(uname -m)" = x86_64 ]; then
+  windows_missing=()
+  for p in "${WINDOWS_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || windows_missing+=("$p")
+  done
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  if [ ${#windows_missing[@]} -eq 0 ]; then
+    windows_dir="$PWD/build-windows"
+  elif echo "bootstrap: installing ${windows_missing[*]} (about 1.3 GB, once)" >&2 &&
+       { $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${windows_missing[@]}" >/dev/null; }; then
+    windows_dir="$PWD/build-windows"
+  else
+    echo "bootstrap: SKIPPING the Windows build and its tests under wine: ${windows_missing[*]} could not be installed" >&2
+  fi
 fi
 
 # The software GPU (lavapipe) serves only `--software-gpu` and its tests.
@@ -111,9 +136,13 @@ else
   if [ "${RUNG_SKIP_AARCH64:-0}" != 1 ] && [ "$(uname -m)" = x86_64 ]; then aarch64_dir="$PWD/build-aarch64"; fi
   # The fuzzers are built too, so the test run smoke-runs each (fuzz.* tests).
   cmake -S . -B build "${flags[@]}" \
-        -DRUNG_BUILD_TESTS=ON -DRUNG_BUILD_BENCHMARKS=ON -DRUNG_BUILD_FUZZERS=ON "-DRUNG_AARCH64_BUILD_DIR=$aarch64_dir" >/dev/null
+        -DRUNG_BUILD_TESTS=ON -DRUNG_BUILD_BENCHMARKS=ON -DRUNG_BUILD_FUZZERS=ON "-DRUNG_AARCH64_BUILD_DIR=$aarch64_dir" \
+        "-DRUNG_WINDOWS_BUILD_DIR=$windows_dir" >/dev/null
   cmake --build build -j"$jobs"
   [ -z "$aarch64_dir" ] || tools/build-aarch64.sh
+  # Windows x64: cross-built into build-windows, its tests run under wine by this tree's
+  # ctest (windows.wine_subset).
+  [ -z "$windows_dir" ] || tools/build-windows.sh
 fi
 elapsed=$((SECONDS - started))
 echo "bootstrap: $mode ready in $((elapsed / 60)) min $((elapsed % 60)) s" >&2

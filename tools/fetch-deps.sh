@@ -43,6 +43,17 @@ if [ "${RUNG_FETCH_AARCH64:-0}" = 1 ] || [[ " $* " == *" --aarch64 "* ]]; then
   )
 fi
 
+# Windows x64 (RUNG_FETCH_WINDOWS=1, or --windows; tools/build-windows.sh passes it): the
+# win32 builds of ONNX Runtime 1.30.0 from the same tarball as the Linux x64 one, with
+# DirectML.dll beside it, for the mingw build's tests under wine; and the win32/arm64
+# onnxruntime.dll, a real library for another machine, for the PE check's tests.
+if [ "${RUNG_FETCH_WINDOWS:-0}" = 1 ] || [[ " $* " == *" --windows "* ]]; then
+  PACKAGES+=(
+    "onnxruntime-node@1.30.0|6e3390d6b783e7be946fad629292799da28d0b42f84856e50d2c1b0383291e75|windows/runtimes/onnxruntime-1.30.0|bin/napi-v6/win32/x64/onnxruntime.dll bin/napi-v6/win32/x64/DirectML.dll"
+    "onnxruntime-node@1.30.0|6e3390d6b783e7be946fad629292799da28d0b42f84856e50d2c1b0383291e75|windows/arm64/onnxruntime-1.30.0|bin/napi-v6/win32/arm64/onnxruntime.dll"
+  )
+fi
+
 tarball_name() { # npm pack's file name for name@version
   local spec="$1" name version
   name="${spec%@*}"; version="${spec##*@}"

@@ -1,0 +1,47 @@
+# Windows x64 (mingw-w64; tests under wine): the part of rung ported so far,
+# from the same sources, with src/os/windows/ in place of the POSIX files. It
+# grows with the port (docs/windows.md says what is in it and what is not yet);
+# tools/build-windows.sh configures it with cmake/toolchains/x86_64-w64-mingw32.cmake.
+
+# fmt, nlohmann-json and CLI11 header-only, from Debian's own packages: Debian has
+# no mingw builds of them, and their headers hold nothing of Linux. Linked into a
+# folder of their own so the mingw compiler never sees the rest of /usr/include.
+set(RUNG_WINDOWS_HEADERS "${PROJECT_BINARY_DIR}/header-only")
+file(MAKE_DIRECTORY "${RUNG_WINDOWS_HEADERS}")
+foreach(dir fmt nlohmann CLI)
+  if(NOT EXISTS "${RUNG_WINDOWS_HEADERS}/${dir}")
+    file(CREATE_LINK "/usr/include/${dir}" "${RUNG_WINDOWS_HEADERS}/${dir}" SYMBOLIC)
+  endif()
+endforeach()
+add_library(rung_windows_headers INTERFACE)
+target_include_directories(rung_windows_headers SYSTEM INTERFACE "${RUNG_WINDOWS_HEADERS}" "${RUNG_ORT_INCLUDE_DIR}")
+target_compile_definitions(rung_windows_headers INTERFACE FMT_HEADER_ONLY UNICODE _UNICODE WIN32_LEAN_AND_MEAN NOMINMAX
+                           _WIN32_WINNT=0x0A00)
+
+set(RUNG_WARNINGS -Wall -Wextra -Wpedantic -Werror)
+set(_s "${PROJECT_SOURCE_DIR}/src")
+# src/os/ as the engine needs it on Windows, so far: libraries named and checked (PE) and loaded.
+add_library(rung_os_windows STATIC
+  ${_s}/os/windows/library_files.cpp ${_s}/os/windows/dynamic_library.cpp ${_s}/os/windows/text.cpp)
+target_include_directories(rung_os_windows PUBLIC "${_s}" "${PROJECT_SOURCE_DIR}/include")
+target_link_libraries(rung_os_windows PUBLIC rung_windows_headers)
+target_compile_options(rung_os_windows PRIVATE ${RUNG_WARNINGS})
+
+if(RUNG_BUILD_TESTS)
+  enable_testing()
+  add_subdirectory(/usr/src/googletest "${PROJECT_BINARY_DIR}/googletest" EXCLUDE_FROM_ALL)
+  # The tests find the win32 builds tools/fetch-deps.sh --windows unpacked, by the
+  # path wine gives this machine's root (Z:).
+  set(RUNG_WINDOWS_TEST_DEPS "Z:${RUNG_DEPS_DIR}/windows")
+  file(GLOB _tests CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/tests/windows/*-test.cc")
+  foreach(src IN LISTS _tests)
+    get_filename_component(name "${src}" NAME_WE)
+    add_executable(${name} "${src}")
+    target_link_libraries(${name} PRIVATE rung_os_windows GTest::gtest_main GTest::gmock)
+    target_compile_options(${name} PRIVATE ${RUNG_WARNINGS})
+    target_compile_definitions(${name} PRIVATE RUNG_TEST_WINDOWS_DEPS="${RUNG_WINDOWS_TEST_DEPS}")
+    # One ctest per executable: each start of wine costs seconds, so its tests run in one process.
+    add_test(NAME windows.${name} COMMAND ${name} --gtest_brief=1)
+    set_tests_properties(windows.${name} PROPERTIES TIMEOUT 300)
+  endforeach()
+endif()
