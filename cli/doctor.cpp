@@ -10,6 +10,7 @@
 #include "output_check.h"
 #include "runtime_args.h"
 #include "rung/hardware.h"
+#include "rung/printable.h"
 #include "rung/ladder.h"
 #include "rung/runtime.h"
 #include "rung/software_gpu.h"
@@ -78,6 +79,12 @@ nlohmann::json hardware_json(const Hardware& hw) {
   j["soc_gpus"] = nlohmann::json::array();
   for (const auto& g : hw.soc_gpus) j["soc_gpus"].push_back({{"node", g.node}, {"driver", g.driver}, {"vendor", vendor_name(g.vendor)}});
   j["board"] = hw.board;
+  j["adapters"] = nlohmann::json::array();
+  for (const auto& a : hw.adapters) {
+    j["adapters"].push_back({{"name", a.name}, {"vendor_id", fmt::format("{:04x}", a.vendor_id)}, {"device_id", fmt::format("{:04x}", a.device_id)},
+                             {"vendor", vendor_name(a.vendor)}, {"dedicated_memory_mb", a.dedicated_memory_mb}, {"software", a.software}});
+  }
+  j["unreadable"] = hw.unreadable;
   // What decides how fast a quantised form runs here (rung quantise records the same).
   j["cpu"]["quantised_speed_features"] = nlohmann::json::object();
   for (const auto& f : quantised_speed_features(hw.cpu)) j["cpu"]["quantised_speed_features"][f.id] = f.present;
@@ -156,6 +163,11 @@ void print_text(const RuntimeDiscovery& d, const Hardware& hw, const Ladder& lad
                g.vendor == Vendor::kArm ? "Arm Mali" : g.vendor == Vendor::kQualcomm ? "Qualcomm Adreno" : "a GPU", g.node,
                g.driver.empty() ? "no driver named" : "driver " + g.driver);
   for (const auto& g : hw.gpus) fmt::print("  gpu: {} {:04x}:{:04x} at {}\n", vendor_name(g.vendor), g.vendor_id, g.device_id, g.address);
+  for (const auto& a : hw.adapters) {
+    fmt::print("  adapter: {} ({:04x}:{:04x}, {})\n", printable(a.name), a.vendor_id, a.device_id,
+               a.software ? "software, no GPU" : fmt::format("{} MB dedicated", a.dedicated_memory_mb));
+  }
+  for (const auto& u : hw.unreadable) fmt::print("  unreadable: {}\n", printable(u));
   if (hw.nvidia_driver) fmt::print("  nvidia driver: {}\n", *hw.nvidia_driver);
   if (!hw.nvidia_device_nodes.empty()) fmt::print("  nvidia nodes: {}\n", fmt::join(hw.nvidia_device_nodes, " "));
   if (hw.rocm_kfd) fmt::print("  rocm: /dev/kfd\n");

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <numbers>
 
 #include "parity/gate_file.h"
@@ -152,6 +153,26 @@ TEST(Matching, OneToOneByDecreasingIou) {
   EXPECT_THAT(m.ref_only, ElementsAre(2u));
   EXPECT_THAT(m.cand_only, ElementsAre(2u, 3u));  // the second-best match for box 0 stays unmatched
   for (std::size_t k = 0; k < m.matched.size(); ++k) EXPECT_NEAR(m.iou[k], 90.0 / 110.0, 1e-9);
+}
+
+TEST(Matching, TheBestPairIsTakenBeforeWorseOnes) {
+  // IoU(r0, c0) = 1, IoU(r0, c1) = IoU(r1, c1) = 8/12, IoU(r1, c0) = 6/14: taking the worst pair
+  // first would pair r1 with c0 and r0 with c1.
+  const std::vector<Quad> ref{axis_aligned_quad(0, 0, 10, 10), axis_aligned_quad(4, 0, 14, 10)};
+  const std::vector<Quad> cand{axis_aligned_quad(0, 0, 10, 10), axis_aligned_quad(2, 0, 12, 10)};
+  const BoxMatch m = match_by_iou(ref, cand, 0.3);
+  ASSERT_EQ(m.matched.size(), 2u);
+  EXPECT_EQ(m.matched[0], std::make_pair(std::size_t{0}, std::size_t{0}));
+  EXPECT_EQ(m.matched[1], std::make_pair(std::size_t{1}, std::size_t{1}));
+  EXPECT_NEAR(m.iou[0], 1.0, 1e-12);
+  EXPECT_NEAR(m.iou[1], 8.0 / 12.0, 1e-12);
+}
+
+TEST(Scores, ANanScoreRanksBelowEveryNumber) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_THAT(top_k(std::vector<double>{nan, 0.1}, 1), ElementsAre(1u));
+  EXPECT_THAT(top_k(std::vector<double>{nan, -1e300}, 1), ElementsAre(1u));
+  EXPECT_THAT(top_k(std::vector<double>{0.1, nan, 0.9}, 2), ElementsAre(2u, 0u));
 }
 
 TEST(Scores, TopKActivationsCosineAndMasks) {

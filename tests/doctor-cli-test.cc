@@ -51,6 +51,29 @@ TEST(DoctorCliTest, ArmBoardsNameTheirGpuTheirBigCoresAndTheirLadder) {
   EXPECT_EQ(j["hardware"]["board"], "Qualcomm Technologies, Inc. Robotics RB3gen2");
 }
 
+TEST(DoctorCliTest, WindowsDevicesNameTheirAdaptersAndTheirLadder) {
+  auto laptop = test::run_command("env -u RUNG_ORT_DIR " + cli() + " doctor --hardware-root " + fixture("windows-nvidia-laptop"));
+  ASSERT_EQ(laptop.exit_code, 0) << laptop.err;
+  EXPECT_THAT(laptop.out, HasSubstr("\n  os: windows\n  cpu: 13th Gen Intel(R) Core(TM) i7-13700H (14 cores, 20 threads)\n"
+                                    "  inference pool: 6 threads: the fast cores of 6 + 8 cores (EfficiencyClass 1 and 0)\n"));
+  EXPECT_THAT(laptop.out, HasSubstr("\n  adapter: NVIDIA GeForce RTX 4060 Laptop GPU (10de:28a0, 7948 MB dedicated)\n"
+                                    "  adapter: Microsoft Basic Render Driver (1414:008c, software, no GPU)\n"));
+  EXPECT_THAT(laptop.out, HasSubstr("\nLadder (nvidia, intel-gpu, windows-directx)\n"));
+  // This Linux build has no DirectML: the rung says so rather than vanishing.
+  EXPECT_THAT(laptop.out, HasSubstr("\n  DirectML   DmlExecutionProvider         f32                      not in ONNX Runtime 1.30.0\n"));
+
+  auto damaged = test::make_temp_dir("rung-doctor-windows");
+  std::ofstream(damaged / "windows.json") << R"({"dxgi_adapters": [{"name": "x", "vendor_id": "nvidia", "device_id": "1"}]})";
+  auto bad = test::run_command("env -u RUNG_ORT_DIR " + cli() + " doctor --json --hardware-root " + damaged.string());
+  ASSERT_EQ(bad.exit_code, 0) << bad.err;  // the device is still described: as far as it could be read
+  auto j = nlohmann::json::parse(bad.out);
+  EXPECT_EQ(j["hardware"]["os"], "windows");
+  ASSERT_EQ(j["hardware"]["unreadable"].size(), 1u);
+  EXPECT_THAT(j["hardware"]["unreadable"][0].get<std::string>(), HasSubstr("vendor_id 'nvidia' is not 1 to 4 hex digits"));
+  EXPECT_EQ(j["platforms"], nlohmann::json::array({"no-gpu-seen"}));
+  fs::remove_all(damaged);
+}
+
 TEST(DoctorCliTest, JsonDescribesBuildsHardwareAndLadder) {
   auto r = test::run_command("env -u RUNG_ORT_DIR " + cli() + " doctor --json --hardware-root " + fixture("nvidia-desktop"));
   ASSERT_EQ(r.exit_code, 0) << r.err;

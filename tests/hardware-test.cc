@@ -594,3 +594,98 @@ TEST(QuantisedSpeedFeatures, NamedPerArchitectureFromTheFlags) {
   cpu.flags = {"sse2", "avx512_vnni"};
   EXPECT_TRUE(rung::quantised_speed_features(cpu)[2].present) << "AVX512_VNNI counts as VNNI";
 }
+
+// Windows devices: windows.json at the root holds what DXGI and the processor calls report.
+TEST(WindowsHardware, ALaptopsAdaptersAreItsGpusButTheSoftwareOne) {
+  auto hw = rung::detect_hardware(fixture("windows-nvidia-laptop"));
+  EXPECT_EQ(hw.os, rung::OsKind::kWindows);
+  ASSERT_EQ(hw.adapters.size(), 3u);
+  EXPECT_EQ(hw.adapters[1].name, "NVIDIA GeForce RTX 4060 Laptop GPU");
+  EXPECT_EQ(hw.adapters[1].vendor, rung::Vendor::kNvidia);
+  EXPECT_EQ(hw.adapters[1].dedicated_memory_mb, 7948u);
+  EXPECT_TRUE(hw.adapters[2].software);
+  EXPECT_EQ(addresses(hw), (Strings{"dxgi:0", "dxgi:1"}));
+  EXPECT_TRUE(hw.has_gpu(rung::Vendor::kIntel));
+  EXPECT_TRUE(hw.has_gpu(rung::Vendor::kNvidia));
+  EXPECT_EQ(hw.gpus[1].device_id, 0x28a0);
+  EXPECT_EQ(hw.cpu.model, "13th Gen Intel(R) Core(TM) i7-13700H");
+  EXPECT_EQ(hw.cpu.physical_cores, 14);
+  EXPECT_EQ(hw.cpu.logical_cpus, 20);
+  // The P-cores are the higher efficiency class: the inference pool is theirs.
+  EXPECT_EQ(hw.cpu.fast_cores, 6);
+  EXPECT_EQ(hw.cpu.core_classes, "6 + 8 cores (EfficiencyClass 1 and 0)");
+  EXPECT_EQ(rung::default_inference_threads(hw.cpu), 6);
+  EXPECT_TRUE(hw.cpu.has_flag("avx_vnni"));
+  EXPECT_TRUE(hw.unreadable.empty());
+  EXPECT_EQ(hw.identity(), "windows; gpu 8086:a7a0 Intel; gpu 10de:28a0 NVIDIA; cpu 13th Gen Intel(R) Core(TM) i7-13700H");
+  // Nothing of Linux is read beside it.
+  EXPECT_FALSE(hw.nvidia_driver.has_value());
+  EXPECT_TRUE(hw.dri_render_nodes.empty());
+}
+
+TEST(WindowsHardware, OnlyTheBasicRenderDriverIsNoGpu) {
+  auto hw = rung::detect_hardware(fixture("windows-no-gpu"));
+  EXPECT_EQ(hw.os, rung::OsKind::kWindows);
+  EXPECT_EQ(hw.adapters.size(), 1u);
+  EXPECT_TRUE(hw.gpus.empty());
+  EXPECT_EQ(hw.cpu.fast_cores, 0);  // one efficiency class said: a uniform CPU
+  EXPECT_EQ(rung::default_inference_threads(hw.cpu), 1);
+}
+
+TEST(WindowsHardware, MicrosoftsAdapterIsSoftwareWhateverItsFlagSays) {
+  TempTree t;
+  write_file(t.path() / "windows.json",
+             R"({"dxgi_adapters": [{"name": "Microsoft Basic Render Driver", "vendor_id": "1414", "device_id": "8c"},
+                                   {"name": "Some GPU", "vendor_id": "0x1ed5", "device_id": "0001", "software": false}]})");
+  auto hw = rung::detect_hardware(t.path());
+  ASSERT_EQ(hw.adapters.size(), 2u);
+  EXPECT_TRUE(hw.adapters[0].software);
+  EXPECT_FALSE(hw.adapters[1].software);
+  EXPECT_EQ(addresses(hw), (Strings{"dxgi:1"}));
+  EXPECT_EQ(hw.gpus[0].vendor, rung::Vendor::kUnknown);
+  EXPECT_TRUE(hw.unreadable.empty()) << hw.unreadable.front();
+}
+
+TEST(WindowsHardware, EfficiencyClassesAtTheirBoundaries) {
+  for (const auto& [classes, fast] : std::vector<std::pair<std::string, int>>{
+           {R"({"0": 8})", 0}, {R"({"1": 6, "0": 8})", 6}, {R"({"0": 8, "1": 6})", 6}, {R"({"2": 2, "1": 4, "0": 4})", 2}}) {
+    TempTree t;
+    write_file(t.path() / "windows.json",
+               R"({"dxgi_adapters": [], "cpu": {"cores": 14, "logical_processors": 20, "cores_by_efficiency_class": )" + classes + "}}");
+    auto hw = rung::detect_hardware(t.path());
+    EXPECT_EQ(hw.cpu.fast_cores, fast) << classes;
+    EXPECT_TRUE(hw.unreadable.empty()) << classes;
+  }
+}
+
+TEST(WindowsHardware, ADamagedDescriptionIsSaidNotSilentlyEmpty) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"{not json", "not valid JSON"},
+      {R"({"cpu": {}})", "dxgi_adapters"},
+      {R"({"dxgi_adapters": [{"name": "x", "vendor_id": "10de0", "device_id": "1"}]})", "vendor_id '10de0' is not 1 to 4 hex digits"},
+      {R"({"dxgi_adapters": [{"name": "x", "vendor_id": "10de", "device_id": "zz"}]})", "device_id 'zz'"},
+      {R"({"dxgi_adapters": [{"vendor_id": "10de", "device_id": "1"}]})", "name"},
+      {R"({"dxgi_adapters": [{"name": "x", "vendor_id": "10de", "device_id": "1", "dedicated_memory_mb": -1}]})", "dedicated_memory_mb"},
+      {R"({"dxgi_adapters": [{"name": "x", "vendor_id": "10de", "device_id": "1", "colour": "green"}]})", "colour"},
+      {R"({"dxgi_adapters": [], "cpu": {"cores": 0}})", "cores"},
+      {R"({"dxgi_adapters": [], "cpu": {"cores_by_efficiency_class": {"fast": 6}}})", "'fast' is not a class"},
+      {R"({"dxgi_adapters": [], "cpu": {"cores_by_efficiency_class": {"1": 0}}})", "'1' is not a class"},
+      {R"({"dxgi_adapters": [], "extra": 1})", "extra"},
+  };
+  for (const auto& [text, said] : cases) {
+    TempTree t;
+    write_file(t.path() / "windows.json", text);
+    auto hw = rung::detect_hardware(t.path());
+    EXPECT_EQ(hw.os, rung::OsKind::kWindows) << text;
+    ASSERT_EQ(hw.unreadable.size(), 1u) << text;
+    EXPECT_NE(hw.unreadable[0].find(said), std::string::npos) << text << " -> " << hw.unreadable[0];
+    EXPECT_NE(hw.unreadable[0].find("windows.json"), std::string::npos) << hw.unreadable[0];
+  }
+  // One bad adapter among good ones: the good ones are kept.
+  TempTree t;
+  write_file(t.path() / "windows.json",
+             R"({"dxgi_adapters": [{"name": "a", "vendor_id": "10de", "device_id": "1"}, {"name": "b", "vendor_id": "?", "device_id": "2"}]})");
+  auto hw = rung::detect_hardware(t.path());
+  EXPECT_EQ(addresses(hw), (Strings{"dxgi:0"}));
+  EXPECT_EQ(hw.unreadable.size(), 1u);
+}

@@ -156,6 +156,16 @@ TEST(LadderTest, ABoardGpuOfAnotherMakeIsTheGenericRung) {
   EXPECT_THAT(ladder_for(hw).platforms, ElementsAre("other-gpu"));
 }
 
+TEST(LadderTest, AnNvidiaDriverWithNoGpuInSysIsTheNvidiaPlatformAlone) {
+  // A container that hides /sys/bus/pci but has the driver: the NVIDIA rungs, and not "no GPU seen".
+  auto hw = fixture("cpu-vm");
+  hw.nvidia_driver = "550.54.14";
+  auto l = ladder_for(hw);
+  EXPECT_THAT(l.platforms, ElementsAre("nvidia"));
+  EXPECT_FALSE(l.only_rungs_in_build);
+  EXPECT_THAT(names(l.rungs), ElementsAre("tensorrt", "cuda", "cpu"));
+}
+
 TEST(LadderTest, MacosIsCoreMl) {
   Hardware hw;
   hw.os = OsKind::kMacos;
@@ -174,6 +184,58 @@ TEST(LadderTest, CpuVmTriesOnlyTheAcceleratorsTheBuildCarries) {
               ElementsAre("tensorrt", "cuda", "webgpu", "cpu"));
   // Nothing fits a GPU-less machine better than the CPU: the first build in search order wins.
   EXPECT_EQ(choice(hw), "cpu");
+}
+
+// Windows: onnxruntime-node's win32 build carries DirectML, WebGPU and the CPU.
+const std::vector<std::string> kWindowsBuild = {"DmlExecutionProvider", "WebGpuExecutionProvider", "CPUExecutionProvider"};
+
+TEST(LadderTest, WindowsLaptopWithNvidiaPutsTheVendorRungsFirstThenDirectMlThenWebGpu) {
+  auto hw = fixture("windows-nvidia-laptop");
+  auto l = ladder_for(hw);
+  EXPECT_THAT(l.platforms, ElementsAre("nvidia", "intel-gpu", "windows-directx"));
+  EXPECT_THAT(names(l.rungs), ElementsAre("tensorrt", "cuda", "openvino", "directml", "webgpu", "cpu"));
+  EXPECT_FALSE(l.only_rungs_in_build);
+  const RungSpec& dml = l.rungs[3];
+  EXPECT_EQ(dml.display, "DirectML");
+  EXPECT_EQ(dml.provider, "DmlExecutionProvider");
+  EXPECT_EQ(dml.append, AppendMethod::kKeyValue);
+  EXPECT_TRUE(dml.provider_libraries.empty());  // inside onnxruntime.dll
+  EXPECT_FALSE(dml.compiles_engines);
+  // A CUDA build fits the NVIDIA card best; without one the DirectML build beats the CPU's.
+  std::vector<RuntimeBuild> shelf = {build("cpu", kCpuBuild, hw), build("win", kWindowsBuild, hw), build("cuda", kCudaBuild, hw)};
+  EXPECT_EQ(shelf[*choose_build(shelf)].version, "cuda");
+  shelf.pop_back();
+  EXPECT_EQ(shelf[*choose_build(shelf)].version, "win");
+}
+
+TEST(LadderTest, WindowsAmdIsDirectMlThenWebGpuNeverRocm) {
+  auto hw = fixture("windows-amd-desktop");
+  auto l = ladder_for(hw);
+  EXPECT_THAT(l.platforms, ElementsAre("windows-directx"));
+  EXPECT_THAT(names(l.rungs), ElementsAre("directml", "webgpu", "cpu"));
+  EXPECT_EQ(l.describe(), "DirectML -> WebGPU -> CPU");
+  std::vector<RuntimeBuild> shelf = {build("cpu", kCpuBuild, hw), build("rocm", kRocmBuild, hw), build("win", kWindowsBuild, hw)};
+  EXPECT_EQ(shelf[*choose_build(shelf)].version, "win");
+}
+
+TEST(LadderTest, WindowsWithOnlyTheSoftwareAdapterTriesWhatTheBuildCarries) {
+  auto hw = fixture("windows-no-gpu");
+  auto l = ladder_for(hw);
+  EXPECT_THAT(l.platforms, ElementsAre("no-gpu-seen"));
+  EXPECT_TRUE(l.only_rungs_in_build);
+  EXPECT_THAT(names(l.for_build(kWindowsBuild)), ElementsAre("directml", "webgpu", "cpu"));
+  EXPECT_THAT(names(l.for_build(kCpuBuild)), ElementsAre("cpu"));
+}
+
+TEST(LadderTest, DirectMlIsNeverOnALinuxLadder) {
+  // (A machine with no GPU seen tries whatever its build carries, DirectML in a Windows build included.)
+  for (const char* name : {"nvidia-desktop", "amd-rocm-desktop", "intel-laptop-nvidia", "rockchip-rk3588-mali", "qualcomm-rb3-gen2"}) {
+    auto rungs = names(ladder_for(fixture(name)).for_build(kWindowsBuild));
+    EXPECT_THAT(rungs, Not(Contains("directml"))) << name << ": the build has no DirectML, or the platform is not Windows";
+  }
+  auto amd = fixture("amd-rocm-desktop");
+  amd.rocm_kfd = false;
+  EXPECT_THAT(names(ladder_for(amd).rungs), Not(Contains("directml")));
 }
 
 TEST(BuildChoiceTest, ScoresFollowTheFitOrder) {

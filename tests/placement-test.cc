@@ -110,6 +110,29 @@ TEST(PlacementTest, TheHexagonRunsTheQuantisedFormButNeverForAnEmbedder) {
   EXPECT_THAT(plain[0].reason, HasSubstr("no quantised form"));
 }
 
+TEST(PlacementTest, ACompilingRungBelowTheChosenOneNeverServesTheF32FileDirectly) {
+  // CoreML compiles its models and takes the f32 file; below the chosen rung no engine of it
+  // is built, so serving from it would compile inside a job: it is passed over for the CPU.
+  auto p = placements(model("x", Role::kGeneric), on("webgpu", {"coreml", "cpu"}));
+  ASSERT_EQ(p.size(), 2u);
+  EXPECT_EQ(p[0].rung.name, "webgpu");
+  EXPECT_EQ(p[1].rung.name, "cpu");
+  // A rung that compiles nothing, in the same place, serves it.
+  auto cuda = placements(model("x", Role::kGeneric), on("tensorrt", {"cuda", "cpu"}));
+  ASSERT_EQ(cuda.size(), 2u);
+  EXPECT_EQ(cuda[0].rung.name, "cuda");
+}
+
+TEST(PlacementTest, AnFp16FormIsNoQuantisedForm) {
+  auto s = on("qnn-htp", {"cpu"});
+  s.engines["seg"] = "/cache/engines/x/f16/seg.onnx";
+  auto p = placements(model("seg", Role::kSegmenter, {{NumericForm::kF16, "/models/seg_f16.onnx"}}), s);
+  ASSERT_FALSE(p.empty());
+  EXPECT_EQ(p[0].rung.name, "cpu");
+  EXPECT_EQ(p[0].file, "/models/seg.onnx");
+  EXPECT_THAT(p[0].reason, HasSubstr("no quantised form"));
+}
+
 TEST(PlacementTest, NonCompilingRungsServeTheF32File) {
   auto p = placements(model("x", Role::kGeneric), on("webgpu", {"cpu"}));
   EXPECT_EQ(p[0].rung.name, "webgpu");

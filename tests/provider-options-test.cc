@@ -68,6 +68,14 @@ TEST(ProviderOptionsTest, CoreMlAndWebGpuAndCpu) {
   EXPECT_EQ(provider_option_map(*find_rung("cuda"), s).at("device_id"), "0");
 }
 
+TEST(ProviderOptionsTest, DirectMlTakesTheFastestGpuNeverAnNpu) {
+  ProviderSettings s;
+  s.engine_cache_dir = "/c";  // DirectML compiles nothing to keep
+  EXPECT_THAT(provider_option_map(*find_rung("directml"), s),
+              UnorderedElementsAre(Pair("performance_preference", "high_performance"), Pair("device_filter", "gpu")));
+  EXPECT_TRUE(run_option_map(*find_rung("directml")).empty());
+}
+
 TEST(ProviderOptionsTest, ExtraOptionsPassThroughAndWin) {
   ProviderSettings s;
   s.extra = {{"perturb", "0.5"}, {"device_type", "NPU"}};

@@ -220,6 +220,15 @@ TEST(ToleranceTest, ShapesTypesAndMissingOutputsAreProblemsBeforeAnyElement) {
   auto c = compare_tensors(floats("y", {1.0f, 2.0f}), other_shape, Tolerance::close());
   EXPECT_FALSE(c.faithful());
   EXPECT_EQ(c.describe(), "output 'y': shapes differ: float32 [2] against float32 [2, 1]");
+  // The same rank and the same elements in another layout is another shape: a transposed output.
+  auto wide = floats("y", {1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f});
+  wide.shape = {2, 3};
+  auto tall = wide;
+  tall.shape = {3, 2};
+  auto transposed = compare_tensors(wide, tall, Tolerance::close());
+  EXPECT_FALSE(transposed.shapes_match);
+  EXPECT_FALSE(transposed.faithful());
+  EXPECT_EQ(transposed.describe(), "output 'y': shapes differ: float32 [2, 3] against float32 [3, 2]");
   auto ints = floats("y", {1.0f});
   ints.type = ElementType::kInt32;
   EXPECT_EQ(compare_tensors(floats("y", {1.0f}), ints, Tolerance::close()).describe(), "output 'y': element types differ: float32 [1] against int32 [1]");

@@ -127,7 +127,7 @@ TEST_F(VariantsCliTest, EachFindingIsNamedAndTheAnswerIsNo) {
   EXPECT_THAT(r.out, HasSubstr("  unprovisioned tiny on nvidia: DEFAULT is tensorrt_f16 on tensorrt, which the deployment does not provision"));
   EXPECT_THAT(r.out, HasSubstr("  unreachable   tiny/tensorrt_f16: no platform can resolve to it"));
   EXPECT_THAT(r.out, HasSubstr("  evidence      tiny/cuda_f32: DEFAULT on nvidia, no-gpu-seen, but it names no registry release"));
-  EXPECT_THAT(r.out, HasSubstr("  evidence      tiny/webgpu_f32: DEFAULT on arm-soc-gpu, other-gpu, but it names no registry release"));
+  EXPECT_THAT(r.out, HasSubstr("  evidence      tiny/webgpu_f32: DEFAULT on windows-directx, arm-soc-gpu, other-gpu, but it names no registry release"));
   EXPECT_THAT(r.out, HasSubstr("  unnamed       " + (dir_ / "stray.onnx").string() + ": a model file no variant names"));
   EXPECT_THAT(r.err, HasSubstr("rung: the manifest has"));
   auto j = test::run_command(rung("variants lint --json --variants " + manifest.string() + " --deployment " + deployment.string() +

@@ -1,5 +1,7 @@
 // What the device has, read from files (sysfs, procfs, /dev) under a root
 // directory, so tests feed fixture trees instead of the machine they run on.
+// A Windows device is described by one file at the root, windows.json: its
+// DXGI adapters and its CPU, as Windows reports them (docs/windows.md).
 #pragma once
 
 #include <cstdint>
@@ -79,6 +81,17 @@ struct SocGpu {
   Vendor vendor = Vendor::kUnknown;
 };
 
+// A display adapter as Windows' DXGI lists it (IDXGIAdapter1::GetDesc1). A
+// software adapter (the Basic Render Driver, WARP) is listed but is no GPU.
+struct DisplayAdapter {
+  std::string name;                   // "NVIDIA GeForce RTX 4070"
+  std::uint16_t vendor_id = 0;
+  std::uint16_t device_id = 0;
+  std::uint64_t dedicated_memory_mb = 0;
+  bool software = false;
+  Vendor vendor = Vendor::kUnknown;
+};
+
 struct Hardware {
   OsKind os = OsKind::kLinux;
   std::vector<PciDevice> gpus;                  // display and accelerator PCI functions
@@ -92,6 +105,11 @@ struct Hardware {
   CpuInfo cpu;
   std::optional<SocInfo> soc;
   bool hexagon_dsp = false;                     // a Qualcomm compute DSP node (/dev/fastrpc-cdsp, /dev/adsprpc-smd)
+  // Windows: DXGI's adapters in its order; each hardware one is in `gpus` too (by its
+  // vendor and device ids, as on Linux, with the address "dxgi:N").
+  std::vector<DisplayAdapter> adapters;
+  // What could not be read as its format says (a damaged windows.json), so it is said, not silently absent.
+  std::vector<std::string> unreadable;
 
   bool has_gpu(Vendor v) const;
   // A stable one-line identity of the accelerators and CPU, e.g.

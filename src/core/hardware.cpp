@@ -13,6 +13,7 @@
 #include <system_error>
 #include <utility>
 
+#include "os/json_input.h"
 #include "os/machine.h"
 #include "os/read_file.h"
 
@@ -439,6 +440,94 @@ std::string read_board(const fs::path& root) {
   return std::string(trim(*text));
 }
 
+// A Windows device's description: windows.json at the root, holding what DXGI and the
+// processor information calls report (a real Windows machine's reader will fill the same).
+//   {"dxgi_adapters": [{"name", "vendor_id" (hex text), "device_id", "dedicated_memory_mb", "software"}],
+//    "cpu": {"name", "logical_processors", "cores", "features": [...], "cores_by_efficiency_class": {"1": 6, "0": 8}}}
+constexpr const char* kWindowsDescription = "windows.json";
+
+Status read_windows_adapter(const nlohmann::json& a, std::size_t index, Hardware& hw) {
+  JsonFields f(a, fmt::format("dxgi_adapters[{}]", index));
+  DisplayAdapter d;
+  d.name = f.text("name");
+  const std::string vendor = f.text("vendor_id"), device = f.text("device_id");
+  const auto vendor_id = parse_hex16(vendor), device_id = parse_hex16(device);
+  f.require(vendor_id.has_value(), fmt::format("vendor_id '{}' is not 1 to 4 hex digits", vendor.substr(0, 40)));
+  f.require(device_id.has_value(), fmt::format("device_id '{}' is not 1 to 4 hex digits", device.substr(0, 40)));
+  d.dedicated_memory_mb = static_cast<std::uint64_t>(f.integer("dedicated_memory_mb", 0, 0, std::int64_t{1} << 40));
+  d.software = f.flag("software", false);
+  if (auto s = f.finish(); !s) return s;
+  d.vendor_id = *vendor_id;
+  d.device_id = *device_id;
+  d.vendor = vendor_from_pci_id(d.vendor_id);
+  // Microsoft's own adapter (vendor 0x1414) is the Basic Render Driver whatever its flags say.
+  if (d.vendor_id == 0x1414) d.software = true;
+  if (!d.software) {
+    PciDevice g;
+    g.address = fmt::format("dxgi:{}", index);
+    g.class_code = 0x030000;
+    g.vendor_id = d.vendor_id;
+    g.device_id = d.device_id;
+    g.vendor = d.vendor;
+    hw.gpus.push_back(g);
+  }
+  hw.adapters.push_back(std::move(d));
+  return {};
+}
+
+Status read_windows_cpu(const nlohmann::json& c, CpuInfo& cpu) {
+  JsonFields f(c, "cpu");
+  cpu.model = f.text("name", "");
+  cpu.logical_cpus = static_cast<int>(f.integer("logical_processors", 0, 1, 65536));
+  cpu.physical_cores = static_cast<int>(f.integer("cores", 0, 1, 65536));
+  cpu.flags = f.texts("features");
+  std::map<int, int, std::greater<>> by_class;  // EfficiencyClass: higher is faster
+  if (const auto* classes = f.object("cores_by_efficiency_class", false)) {
+    for (const auto& [key, count] : classes->items()) {
+      int klass = -1;
+      const auto [ptr, ec] = std::from_chars(key.data(), key.data() + key.size(), klass);
+      const auto n = json_integer(count, 1, 65536);
+      f.require(ec == std::errc() && ptr == key.data() + key.size() && klass >= 0 && klass <= 255 && n.has_value(),
+                fmt::format("cores_by_efficiency_class: '{}' is not a class 0 to 255 with a count of cores", key.substr(0, 40)));
+      if (n) by_class[klass] = static_cast<int>(*n);
+    }
+  }
+  if (auto s = f.finish(); !s) return s;
+  if (cpu.physical_cores == 0) cpu.physical_cores = cpu.logical_cpus;
+  if (by_class.size() >= 2) {
+    cpu.fast_cores = by_class.begin()->second;
+    std::vector<std::string> counts, names;
+    for (const auto& [klass, n] : by_class) {
+      counts.push_back(std::to_string(n));
+      names.push_back(std::to_string(klass));
+    }
+    cpu.core_classes = fmt::format("{} cores (EfficiencyClass {})", fmt::join(counts, " + "), fmt::join(names, " and "));
+  }
+  return {};
+}
+
+bool read_windows(const fs::path& root, Hardware& hw) {
+  const fs::path file = root / kWindowsDescription;
+  if (!path_exists(file)) return false;
+  hw.os = OsKind::kWindows;
+  hw.pci_visible = true;  // DXGI lists every adapter, as PCI would
+  auto j = read_json_file(file);
+  if (!j) {
+    hw.unreadable.push_back(j.error().message);
+    return true;
+  }
+  auto say = [&](const Status& s) {
+    if (!s) hw.unreadable.push_back(fmt::format("{}: {}", file.string(), s.error().message));
+  };
+  JsonFields f(*j, "windows.json");
+  if (const auto* adapters = f.array("dxgi_adapters", 64)) {
+    for (std::size_t i = 0; i < adapters->size(); ++i) say(read_windows_adapter((*adapters)[i], i, hw));
+  }
+  if (const auto* cpu = f.object("cpu", false)) say(read_windows_cpu(*cpu, hw.cpu));
+  say(f.finish());
+  return true;
+}
+
 OsKind detect_os(const fs::path& root) {
   if (path_exists(root / "system/build.prop")) return OsKind::kAndroid;
   if (root == fs::path("/")) {
@@ -544,6 +633,7 @@ std::string Hardware::identity() const {
 Hardware detect_hardware(const std::filesystem::path& root) {
   Hardware hw;
   try {
+    if (read_windows(root, hw)) return hw;
     hw.os = detect_os(root);
     read_pci(root, hw);
     if (auto text = read_file(root / "proc/driver/nvidia/version")) hw.nvidia_driver = parse_nvidia_version(*text);

@@ -25,6 +25,8 @@ std::vector<RungSpec> make_rungs() {
        {provider("openvino"), shared}, {}},
       {"qnn-htp", "QNN HTP", "QNNExecutionProvider", A::kKeyValue, F::kQuantized, true, {library_file_name("QnnHtp")}, {}},
       {"coreml", "CoreML", "CoreMLExecutionProvider", A::kKeyValue, F::kF32, true, {}, {}},
+      // Inside onnxruntime.dll on Windows, with DirectML.dll beside it: no provider file of its own.
+      {"directml", "DirectML", "DmlExecutionProvider", A::kKeyValue, F::kF32, false, {}, {}},
       {"webgpu", "WebGPU", "WebGpuExecutionProvider", A::kKeyValue, F::kF32, false, {}, {}},
       {"cpu", "CPU", "CPUExecutionProvider", A::kNone, F::kF32, false, {}, {}},
   };
@@ -57,12 +59,16 @@ const std::vector<PlatformRule>& platform_rules() {
       {{"amd-rocm", "AMD GPU with ROCm", {"migraphx"}, 4},
        [](const Hardware& hw) { return hw.has_gpu(Vendor::kAmd) && hw.rocm_kfd; }},
       {{"intel-gpu", "Intel GPU", {"openvino"}, 3}, [](const Hardware& hw) { return hw.has_gpu(Vendor::kIntel); }},
+      // Any Direct3D 12 GPU on Windows, NVIDIA's and Intel's below their own rungs: DirectML,
+      // then WebGPU (Dawn on D3D12).
+      {{"windows-directx", "a Direct3D 12 GPU on Windows", {"directml", "webgpu"}, 2},
+       [](const Hardware& hw) { return hw.os == OsKind::kWindows && !hw.gpus.empty(); }},
       // Mali and Adreno on Linux boards: Vulkan drivers (panvk, turnip, Arm's own) that WebGPU runs on.
       {{"arm-soc-gpu", "Arm Mali or Qualcomm Adreno GPU on the SoC", {"webgpu"}, 2},
        [](const Hardware& hw) { return hw.os == OsKind::kLinux && has_mali_or_adreno(hw); }},
       {{"other-gpu", "a GPU no vendor rung covers", {"webgpu"}, 2},
        [](const Hardware& hw) {
-         if (!has_any_gpu(hw)) return false;
+         if (!has_any_gpu(hw) || hw.os == OsKind::kWindows) return false;  // Windows': windows-directx
          if (hw.os == OsKind::kLinux && has_mali_or_adreno(hw) && hw.gpus.empty()) return false;  // arm-soc-gpu's
          if (hw.os == OsKind::kAndroid) return !(hw.soc && hw.soc->vendor == "Qualcomm" && hw.hexagon_dsp);
          return std::any_of(hw.gpus.begin(), hw.gpus.end(), [&](const PciDevice& d) {
@@ -70,7 +76,7 @@ const std::vector<PlatformRule>& platform_rules() {
                   !(d.vendor == Vendor::kAmd && hw.rocm_kfd);
          }) || (hw.gpus.empty() && hw.os == OsKind::kLinux);
        }},
-      {{"no-gpu-seen", "no GPU seen", {"tensorrt", "cuda", "migraphx", "openvino", "webgpu"}, 1},
+      {{"no-gpu-seen", "no GPU seen", {"tensorrt", "cuda", "migraphx", "openvino", "directml", "webgpu"}, 1},
        [](const Hardware& hw) { return !has_any_gpu(hw) && !hw.nvidia_driver; }},
   };
   return rules;

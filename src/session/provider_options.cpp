@@ -36,6 +36,11 @@ std::map<std::string, std::string> provider_option_map(const RungSpec& rung, con
     o["backend_path"] = library_file_name("QnnHtp");
     o["htp_performance_mode"] = "default";  // burst only while a job runs: see run_option_map
     if (cache) o["ep.context_file_path"] = path_str(s.engine_cache_dir);
+  } else if (rung.name == "directml") {
+    // The adapter DXGI ranks fastest (a laptop's discrete GPU, where adapter 0 is often
+    // its integrated one), and GPUs only: never an NPU or the software adapter.
+    o["performance_preference"] = "high_performance";
+    o["device_filter"] = "gpu";
   } else if (rung.name == "coreml") {
     o["ModelFormat"] = "MLProgram";
     if (cache) o["ModelCacheDirectory"] = path_str(s.engine_cache_dir);

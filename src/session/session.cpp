@@ -91,6 +91,12 @@ Status append_provider(Ort::SessionOptions& options, OrtProcess& ort, const Rung
         options.AppendExecutionProvider_OpenVINO_V2(unordered(o));
         return {};
       case AppendMethod::kKeyValue:
+        // DirectML runs neither the memory pattern nor parallel execution: ONNX Runtime
+        // refuses a session of it that asks for either.
+        if (rung.name == "directml") {
+          options.DisableMemPattern();
+          options.SetExecutionMode(ORT_SEQUENTIAL);
+        }
         options.AppendExecutionProvider(rung.provider, unordered(o));
         return {};
       case AppendMethod::kPluginDevice:
