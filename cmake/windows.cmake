@@ -20,11 +20,13 @@ target_compile_definitions(rung_windows_headers INTERFACE FMT_HEADER_ONLY UNICOD
 
 set(RUNG_WARNINGS -Wall -Wextra -Wpedantic -Werror)
 set(_s "${PROJECT_SOURCE_DIR}/src")
-# src/os/ as the engine needs it on Windows, so far: libraries named and checked (PE) and loaded.
+# src/os/ as the engine needs it on Windows, so far: libraries named and checked (PE) and
+# loaded; the device described (DXGI's adapters, the CPU).
 add_library(rung_os_windows STATIC
-  ${_s}/os/windows/library_files.cpp ${_s}/os/windows/dynamic_library.cpp ${_s}/os/windows/text.cpp)
+  ${_s}/os/windows/library_files.cpp ${_s}/os/windows/dynamic_library.cpp ${_s}/os/windows/text.cpp
+  ${_s}/os/windows/hardware_description.cpp)
 target_include_directories(rung_os_windows PUBLIC "${_s}" "${PROJECT_SOURCE_DIR}/include")
-target_link_libraries(rung_os_windows PUBLIC rung_windows_headers)
+target_link_libraries(rung_os_windows PUBLIC rung_windows_headers dxgi)
 target_compile_options(rung_os_windows PRIVATE ${RUNG_WARNINGS})
 
 if(RUNG_BUILD_TESTS)
@@ -33,6 +35,9 @@ if(RUNG_BUILD_TESTS)
   # The tests find the win32 builds tools/fetch-deps.sh --windows unpacked, by the
   # path wine gives this machine's root (Z:).
   set(RUNG_WINDOWS_TEST_DEPS "Z:${RUNG_DEPS_DIR}/windows")
+  # What the host tree's tests run under wine and read back (tests/windows-description-test.sh).
+  add_executable(describe-hardware "${PROJECT_SOURCE_DIR}/tests/windows/describe-hardware.cc")
+  target_link_libraries(describe-hardware PRIVATE rung_os_windows)
   file(GLOB _tests CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/tests/windows/*-test.cc")
   foreach(src IN LISTS _tests)
     get_filename_component(name "${src}" NAME_WE)

@@ -689,3 +689,22 @@ TEST(WindowsHardware, ADamagedDescriptionIsSaidNotSilentlyEmpty) {
   EXPECT_EQ(addresses(hw), (Strings{"dxgi:0"}));
   EXPECT_EQ(hw.unreadable.size(), 1u);
 }
+
+TEST(WindowsHardware, AdaptersDxgiCouldNotListAreSaidSo) {
+  TempTree t;
+  write_file(t.path() / "windows.json",
+             R"({"dxgi_adapters": [], "dxgi_problem": "CreateDXGIFactory1 failed (HRESULT 0x887a0004)", "cpu": {"cores": 4, "logical_processors": 8}})");
+  auto hw = rung::detect_hardware(t.path());
+  EXPECT_EQ(hw.os, rung::OsKind::kWindows);
+  EXPECT_TRUE(hw.gpus.empty());
+  EXPECT_EQ(hw.cpu.physical_cores, 4);
+  ASSERT_EQ(hw.unreadable.size(), 1u);
+  EXPECT_NE(hw.unreadable[0].find("no adapter listed: CreateDXGIFactory1 failed (HRESULT 0x887a0004)"), std::string::npos) << hw.unreadable[0];
+}
+
+TEST(WindowsHardware, ThisLinuxMachineHasNoNativeDescription) {
+  // Linux's facts are files: "/" is read as a tree, never as a Windows description.
+  auto hw = rung::detect_hardware("/");
+  EXPECT_NE(hw.os, rung::OsKind::kWindows);
+  EXPECT_TRUE(hw.adapters.empty());
+}

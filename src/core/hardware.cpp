@@ -13,9 +13,11 @@
 #include <system_error>
 #include <utility>
 
+#include "os/hardware_description.h"
 #include "os/json_input.h"
 #include "os/machine.h"
 #include "os/read_file.h"
+#include "rung/printable.h"
 
 namespace rung {
 
@@ -440,9 +442,10 @@ std::string read_board(const fs::path& root) {
   return std::string(trim(*text));
 }
 
-// A Windows device's description: windows.json at the root, holding what DXGI and the
-// processor information calls report (a real Windows machine's reader will fill the same).
+// A Windows device's description: windows.json at the root, or this machine's own from
+// os/hardware_description.h (the same JSON, made from DXGI and the processor calls):
 //   {"dxgi_adapters": [{"name", "vendor_id" (hex text), "device_id", "dedicated_memory_mb", "software"}],
+//    "dxgi_problem": why no adapter could be listed (optional),
 //    "cpu": {"name", "logical_processors", "cores", "features": [...], "cores_by_efficiency_class": {"1": 6, "0": 8}}}
 constexpr const char* kWindowsDescription = "windows.json";
 
@@ -506,25 +509,45 @@ Status read_windows_cpu(const nlohmann::json& c, CpuInfo& cpu) {
   return {};
 }
 
-bool read_windows(const fs::path& root, Hardware& hw) {
-  const fs::path file = root / kWindowsDescription;
-  if (!path_exists(file)) return false;
+void read_windows_description(const nlohmann::json& j, const std::string& where, Hardware& hw) {
   hw.os = OsKind::kWindows;
   hw.pci_visible = true;  // DXGI lists every adapter, as PCI would
-  auto j = read_json_file(file);
-  if (!j) {
-    hw.unreadable.push_back(j.error().message);
-    return true;
-  }
   auto say = [&](const Status& s) {
-    if (!s) hw.unreadable.push_back(fmt::format("{}: {}", file.string(), s.error().message));
+    if (!s) hw.unreadable.push_back(fmt::format("{}: {}", where, s.error().message));
   };
-  JsonFields f(*j, "windows.json");
+  JsonFields f(j, "windows.json");
   if (const auto* adapters = f.array("dxgi_adapters", 64)) {
     for (std::size_t i = 0; i < adapters->size(); ++i) say(read_windows_adapter((*adapters)[i], i, hw));
   }
+  if (const std::string problem = f.text("dxgi_problem", ""); !problem.empty()) {
+    hw.unreadable.push_back(fmt::format("{}: no adapter listed: {}", where, printable(problem, 300)));
+  }
   if (const auto* cpu = f.object("cpu", false)) say(read_windows_cpu(*cpu, hw.cpu));
   say(f.finish());
+}
+
+bool read_windows(const fs::path& root, Hardware& hw) {
+  if (root == fs::path("/")) {
+    if (auto native = native_hardware_description()) {
+      auto j = parse_json(*native);
+      if (!j) {
+        hw.os = OsKind::kWindows;
+        hw.unreadable.push_back("this machine's description: " + j.error().message);
+      } else {
+        read_windows_description(*j, "this machine's description", hw);
+      }
+      return true;
+    }
+  }
+  const fs::path file = root / kWindowsDescription;
+  if (!path_exists(file)) return false;
+  auto j = read_json_file(file);
+  if (!j) {
+    hw.os = OsKind::kWindows;
+    hw.unreadable.push_back(j.error().message);
+    return true;
+  }
+  read_windows_description(*j, file.string(), hw);
   return true;
 }
 
