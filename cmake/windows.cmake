@@ -23,7 +23,7 @@ set(_s "${PROJECT_SOURCE_DIR}/src")
 # src/os/ as the engine needs it on Windows, so far: libraries named and checked (PE) and
 # loaded; the device described (DXGI's adapters, the CPU).
 add_library(rung_os_windows STATIC
-  ${_s}/os/windows/library_files.cpp ${_s}/os/windows/dynamic_library.cpp ${_s}/os/windows/text.cpp
+  ${_s}/os/windows/library_files.cpp ${_s}/os/windows/dynamic_library.cpp ${_s}/os/dynamic_library.cpp ${_s}/os/windows/text.cpp
   ${_s}/os/windows/hardware_description.cpp ${_s}/os/windows/machine.cpp ${_s}/os/windows/cpus.cpp)
 target_include_directories(rung_os_windows PUBLIC "${_s}" "${PROJECT_SOURCE_DIR}/include")
 target_link_libraries(rung_os_windows PUBLIC rung_windows_headers dxgi)

@@ -27,17 +27,8 @@ default_tests="runtime-test;library-files-test;hardware-test;ladder-test;doctor-
 tests="${RUNG_AARCH64_TESTS:-$default_tests}"
 [ "$tests" = all ] && tests=""
 
-jobs="$(nproc 2>/dev/null || echo 2)"
-launcher=()
-if command -v ccache >/dev/null; then
-  # A clone elsewhere (CI's fresh one) reuses what this machine compiled before: paths are
-  # hashed relative to the clone, not as absolute paths.
-  export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
-  launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-fi
-cmake -S . -B build-aarch64 --toolchain cmake/toolchains/aarch64-linux-gnu.cmake \
-      -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" \
-      -DRUNG_BUILD_TESTS=ON -DRUNG_BUILD_BENCHMARKS=OFF -DRUNG_BUILD_FUZZERS=OFF "-DRUNG_TEST_SUBSET=$tests" \
-      "${launcher[@]}" >/dev/null
+. tools/cross-build.sh
+cmake -S . -B build-aarch64 --toolchain cmake/toolchains/aarch64-linux-gnu.cmake "${cross_flags[@]}" \
+      -DRUNG_BUILD_TESTS=ON -DRUNG_BUILD_BENCHMARKS=OFF -DRUNG_BUILD_FUZZERS=OFF "-DRUNG_TEST_SUBSET=$tests" >/dev/null
 cmake --build build-aarch64 -j"$jobs"
 echo "build-aarch64: built in build-aarch64/ (Linux aarch64); run its programs with tools/aarch64-run" >&2

@@ -20,15 +20,8 @@ done
   echo "build-windows: wine64 not found (apt-get install wine64, or tools/bootstrap.sh --tests)" >&2; exit 1; }
 tools/fetch-deps.sh --windows >&2
 
-jobs="$(nproc 2>/dev/null || echo 2)"
-launcher=()
-if command -v ccache >/dev/null; then
-  export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
-  launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-fi
-cmake -S . -B build-windows --toolchain cmake/toolchains/x86_64-w64-mingw32.cmake \
-      -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" \
-      -DRUNG_BUILD_TESTS=ON "${launcher[@]}" >/dev/null
+. tools/cross-build.sh
+cmake -S . -B build-windows --toolchain cmake/toolchains/x86_64-w64-mingw32.cmake "${cross_flags[@]}" -DRUNG_BUILD_TESTS=ON >/dev/null
 cmake --build build-windows -j"$jobs"
 # wine makes its prefix on its first start (some seconds); done here, not inside a timed test.
 tools/windows-run cmd /c exit 0 >/dev/null 2>&1 || true

@@ -2,9 +2,6 @@
 
 #include <dlfcn.h>
 
-#include <mutex>
-#include <vector>
-
 namespace rung {
 
 void DynamicLibraryCloser::operator()(void* handle) const {
@@ -27,14 +24,6 @@ DynamicLibrary open_library(const std::filesystem::path& absolute_path, std::str
 
 void* find_symbol(const DynamicLibrary& library, const char* name) {
   return library ? dlsym(library.get(), name) : nullptr;
-}
-
-void* keep_loaded_forever(DynamicLibrary library) {
-  static std::mutex mutex;
-  static auto* kept = new std::vector<void*>();  // leaked on purpose: never unloaded
-  std::lock_guard lock(mutex);
-  kept->push_back(library.release());
-  return kept->back();
 }
 
 }  // namespace rung

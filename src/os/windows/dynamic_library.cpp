@@ -5,8 +5,6 @@
 
 #include <windows.h>
 
-#include <mutex>
-#include <vector>
 
 #include "os/windows/text.h"
 
@@ -33,14 +31,6 @@ DynamicLibrary open_library(const std::filesystem::path& absolute_path, std::str
 
 void* find_symbol(const DynamicLibrary& library, const char* name) {
   return library ? reinterpret_cast<void*>(GetProcAddress(static_cast<HMODULE>(library.get()), name)) : nullptr;
-}
-
-void* keep_loaded_forever(DynamicLibrary library) {
-  static std::mutex mutex;
-  static auto* kept = new std::vector<void*>();  // leaked on purpose: never unloaded
-  std::lock_guard lock(mutex);
-  kept->push_back(library.release());
-  return kept->back();
 }
 
 }  // namespace rung
