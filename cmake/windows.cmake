@@ -21,12 +21,13 @@ target_compile_definitions(rung_windows_headers INTERFACE FMT_HEADER_ONLY UNICOD
 set(RUNG_WARNINGS -Wall -Wextra -Wpedantic -Werror)
 set(_s "${PROJECT_SOURCE_DIR}/src")
 # src/os/ as the engine needs it on Windows, so far: libraries named and checked (PE) and
-# loaded; the device described (DXGI's adapters, the CPU).
+# loaded; the device described (DXGI's adapters, the CPU); the machine; SHA-256 (CNG).
 add_library(rung_os_windows STATIC
   ${_s}/os/windows/library_files.cpp ${_s}/os/windows/dynamic_library.cpp ${_s}/os/dynamic_library.cpp ${_s}/os/windows/text.cpp
-  ${_s}/os/windows/hardware_description.cpp ${_s}/os/windows/machine.cpp ${_s}/os/windows/cpus.cpp)
+  ${_s}/os/windows/hardware_description.cpp ${_s}/os/windows/machine.cpp ${_s}/os/windows/cpus.cpp
+  ${_s}/os/sha256.cpp ${_s}/os/windows/sha256.cpp)
 target_include_directories(rung_os_windows PUBLIC "${_s}" "${PROJECT_SOURCE_DIR}/include")
-target_link_libraries(rung_os_windows PUBLIC rung_windows_headers dxgi)
+target_link_libraries(rung_os_windows PUBLIC rung_windows_headers dxgi bcrypt)
 target_compile_options(rung_os_windows PRIVATE ${RUNG_WARNINGS})
 
 if(RUNG_BUILD_TESTS)
@@ -43,6 +44,7 @@ if(RUNG_BUILD_TESTS)
     get_filename_component(name "${src}" NAME_WE)
     add_executable(${name} "${src}")
     target_link_libraries(${name} PRIVATE rung_os_windows GTest::gtest_main GTest::gmock)
+    target_include_directories(${name} PRIVATE "${PROJECT_SOURCE_DIR}/tests")  # the bodies shared with Linux's tests
     target_compile_options(${name} PRIVATE ${RUNG_WARNINGS})
     target_compile_definitions(${name} PRIVATE RUNG_TEST_WINDOWS_DEPS="${RUNG_WINDOWS_TEST_DEPS}")
     # One ctest per executable: each start of wine costs seconds, so its tests run in one process.

@@ -1,7 +1,6 @@
 #include "os/file_hash.h"
 
 #include <fmt/format.h>
-#include <openssl/evp.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -18,15 +17,6 @@
 #include "os/regular_file.h"
 
 namespace rung {
-namespace {
-
-std::string hex(const unsigned char* digest, unsigned int n) {
-  std::string out;
-  for (unsigned int i = 0; i < n; ++i) out += fmt::format("{:02x}", digest[i]);
-  return out;
-}
-
-}  // namespace
 
 bool stamp_of(const std::filesystem::path& file, FileStamp& s) {
   struct stat st {};
@@ -37,18 +27,10 @@ bool stamp_of(const std::filesystem::path& file, FileStamp& s) {
   return true;
 }
 
-std::string sha256_hex(std::string_view bytes) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int n = 0;
-  EVP_Digest(bytes.data(), bytes.size(), digest, &n, EVP_sha256(), nullptr);
-  return hex(digest, n);
-}
-
 Result<std::string> sha256_of_file(const std::filesystem::path& file) {
   auto fd = open_regular_file(file);  // /dev/zero or a FIFO would be hashed forever
   if (!fd) return fd.error();
-  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
-  EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr);
+  Sha256 digest;
   std::vector<char> buf(1 << 20);
   for (;;) {
     ssize_t n = ::read(*fd, buf.data(), buf.size());
@@ -59,13 +41,10 @@ Result<std::string> sha256_of_file(const std::filesystem::path& file) {
       return e;
     }
     if (n == 0) break;
-    EVP_DigestUpdate(ctx.get(), buf.data(), static_cast<std::size_t>(n));
+    digest.update(buf.data(), static_cast<std::size_t>(n));
   }
   ::close(*fd);
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int n = 0;
-  EVP_DigestFinal_ex(ctx.get(), digest, &n);
-  return hex(digest, n);
+  return digest.hex_digest();
 }
 
 namespace {

@@ -1,4 +1,4 @@
-// SHA-256 of bytes and of files (OpenSSL), and a cache of file hashes kept
+// SHA-256 of files (os/sha256.h's digest), and a cache of file hashes kept
 // beside a cache directory so an unchanged file is never read twice.
 #pragma once
 
@@ -8,11 +8,11 @@
 #include <string>
 #include <string_view>
 
+#include "os/sha256.h"
 #include "rung/result.h"
 
 namespace rung {
 
-std::string sha256_hex(std::string_view bytes);
 Result<std::string> sha256_of_file(const std::filesystem::path& file);
 
 // SHA-256 of files, remembered in `<cache_dir>/model-hashes.json` by path, size,
