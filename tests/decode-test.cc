@@ -484,6 +484,21 @@ TEST(GateRules, AClassThatRisesAboveTheThresholdIsAFlipToo) {
   EXPECT_THAT(out.summary, HasSubstr("1 decision changed (0 lost, 1 gained)"));
 }
 
+TEST(GateRules, AGainedClassAloneFailsAGateThatSawDecisions) {
+  // Item 0 is above the threshold on both sides (the gate is not vacuous); item 1's class 0
+  // rises above it on the candidate: one flip, gained, and nothing else differs.
+  const ModelIo io = one_output("y", {2, 2});
+  const Tensor a = test::float_tensor("y", {2, 2}, {0.7f, 0.1f, 0.4f, 0.25f});
+  const Tensor same = test::float_tensor("y", {2, 2}, {0.7f, 0.1f, 0.45f, 0.25f});
+  const Tensor rose = test::float_tensor("y", {2, 2}, {0.7f, 0.1f, 0.6f, 0.25f});
+  const std::string gate = R"({"gates": [{"decoder": "classification", "output": "y", "activation": "none", "top_k": 1,
+      "threshold": 0.5}]})";
+  EXPECT_TRUE(feed(gate, io, a, same).passed);
+  const GateOutcome out = feed(gate, io, a, rose);
+  EXPECT_FALSE(out.passed) << out.summary;
+  EXPECT_THAT(out.summary, HasSubstr("1 decision changed (0 lost, 1 gained)"));
+}
+
 TEST(GateRules, ASoftmaxSlotsNoObjectClassIsNeverADetection) {
   // One slot whose no-object class (the last) takes almost all the mass.
   const ModelIo io = one_output("logits", {1, 1, 3});

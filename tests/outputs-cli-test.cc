@@ -96,6 +96,17 @@ TEST_F(OutputPathsTest, AnOutputWhoseDirectoriesAreMadeNeedsTheNearestOneThereTo
   EXPECT_FALSE(check_output_paths({{"--json", dir_ / "model.onnx" / "deeper" / "r.json", true}}, {}).ok());
 }
 
+TEST_F(OutputPathsTest, AFileWhereTheDirectoryShouldBeIsSaidAsSuch) {
+  // Said as what it is, not as a permission: the file may well be writable.
+  const std::string file = (dir_ / "model.onnx").string();
+  EXPECT_THAT(check(dir_ / "model.onnx" / "q.onnx").error().message, HasSubstr(file + " is not a directory"));
+  fs::permissions(dir_ / "model.onnx", fs::perms(0777));  // writable and executable: still no directory
+  EXPECT_THAT(check(dir_ / "model.onnx" / "q.onnx").error().message, HasSubstr(file + " is not a directory"));
+  fs::permissions(dir_ / "model.onnx", fs::perms(0644));
+  EXPECT_THAT(check_output_paths({{"--json", dir_ / "model.onnx" / "deeper" / "r.json", true}}, {}).error().message,
+              HasSubstr(file + " is not a directory"));
+}
+
 TEST_F(OutputPathsTest, ADirectoryNotWritableByTheUserIsRefused) {
   if (::geteuid() == 0) GTEST_SKIP() << "root writes anywhere";
   fs::create_directories(dir_ / "locked");

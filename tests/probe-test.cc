@@ -344,6 +344,28 @@ TEST_F(ProbeTest, OverrideForcesALowerRungAndSaysSo) {
   EXPECT_THAT(above.error().message, HasSubstr("ranks above the chosen rung 'cpu'"));
 }
 
+TEST_F(ProbeTest, ForcingTheRungItWouldChooseAnywayIsAllowed) {
+  // Only a rung above the chosen one is refused: the chosen rung itself may be forced.
+  auto o = options();
+  o.acceptance_ratio = 1000;
+  o.forced_rung = kSimRung;
+  auto same = run_probe(o);
+  ASSERT_TRUE(same) << same.error().message;
+  EXPECT_EQ(same->chosen, kSimRung);
+  EXPECT_FALSE(same->forced_by.empty());
+}
+
+TEST_F(ProbeTest, TheDefaultProbeModelIsTheSmallestRegistered) {
+  // Registered largest first: the probe still measures the small one, and only it.
+  auto o = options();
+  const fs::path large = test::write_elementwise_model(dir_ / "large.onnx", {1, 256, 1024});
+  ASSERT_GT(fs::file_size(large), fs::file_size(model_));
+  o.models = {{"large", large, {}}, {"elementwise", model_, {}}};
+  auto out = probe(o);
+  ASSERT_EQ(out.floor.models.size(), 1u);
+  EXPECT_EQ(out.floor.models[0].model, "elementwise");
+}
+
 TEST_F(ProbeTest, InProcessModeDecidesTooAndLeavesNoAttemptFile) {
   auto o = options();
   o.isolate = false;

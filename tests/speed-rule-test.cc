@@ -35,6 +35,18 @@ TEST(SpeedRuleTest, FewerPairsThanTheMinimumDecideNothing) {
   EXPECT_EQ(judge_speed({}, rule()).call, SpeedCall::kNeedMore);
 }
 
+TEST(SpeedRuleTest, TheMinimumPairsHoldEvenWhereTheSignTestWouldBoundTheMedian) {
+  // At 95% six pairs already bound the median (rank 1), but the rule asks for eight.
+  auto r = rule();
+  r.confidence = 0.95;
+  ASSERT_EQ(sign_test_rank(6, 0.95), 1);
+  EXPECT_EQ(judge_speed(repeat(0.5, 6), r).call, SpeedCall::kNeedMore);
+  EXPECT_EQ(judge_speed(repeat(0.5, 7), r).call, SpeedCall::kNeedMore);
+  EXPECT_EQ(judge_speed(repeat(0.5, 8), r).call, SpeedCall::kFaster);
+  r.min_pairs = 6;
+  EXPECT_EQ(judge_speed(repeat(0.5, 6), r).call, SpeedCall::kFaster);
+}
+
 TEST(SpeedRuleTest, TakenOnlyWhenTheWholeIntervalLiesUnderTheBar) {
   // Eight pairs at 99%: the interval is [min, max]. The bar is 1.0 * (1 - 0.05) = 0.95.
   auto just_under = repeat(0.80, 7);

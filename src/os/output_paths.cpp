@@ -57,15 +57,17 @@ Status check_one_output(const NamedPath& out, const std::optional<struct stat>& 
   if (st) {
     if (S_ISDIR(st->st_mode)) return refused(fmt::format("{} is a directory: name a file", name));
     if (!S_ISREG(st->st_mode)) return refused(fmt::format("{} is not a regular file (a device, a FIFO or a socket): name a file", name));
-  } else if (stat_errno != ENOENT) {
+  } else if (stat_errno != ENOENT && stat_errno != ENOTDIR) {
     return refused(fmt::format("{}: {}", name, std::strerror(stat_errno)));
   }
   fs::path dir = out.path.parent_path().empty() ? fs::path(".") : out.path.parent_path();
   auto dir_st = stat_of(dir);
-  if (!dir_st && errno == ENOENT && out.parents_made) {  // the nearest directory that is there
+  // The nearest ancestor that is there: where the directories will be made, or the
+  // file that stands where a directory should be (said as such, not as ENOTDIR).
+  if (!dir_st && (errno == ENOTDIR || (errno == ENOENT && out.parents_made))) {
     std::error_code ec;
     dir = fs::absolute(dir, ec);
-    while (!dir_st && errno == ENOENT && dir.has_relative_path()) {
+    while (!dir_st && (errno == ENOENT || errno == ENOTDIR) && dir.has_relative_path()) {
       dir = dir.parent_path();
       dir_st = stat_of(dir);
     }
