@@ -693,7 +693,7 @@ TEST(WindowsHardware, ADamagedDescriptionIsSaidNotSilentlyEmpty) {
 TEST(WindowsHardware, AdaptersDxgiCouldNotListAreSaidSo) {
   TempTree t;
   write_file(t.path() / "windows.json",
-             R"({"dxgi_adapters": [], "dxgi_problem": "CreateDXGIFactory1 failed (HRESULT 0x887a0004)", "cpu": {"cores": 4, "logical_processors": 8}})");
+             R"J({"dxgi_adapters": [], "dxgi_problem": "CreateDXGIFactory1 failed (HRESULT 0x887a0004)", "cpu": {"cores": 4, "logical_processors": 8}})J");
   auto hw = rung::detect_hardware(t.path());
   EXPECT_EQ(hw.os, rung::OsKind::kWindows);
   EXPECT_TRUE(hw.gpus.empty());
