@@ -57,6 +57,13 @@ if(dynamic MATCHES "\\[(libsqlite3[^]]*|libpq[^]]*|libstb[^]]*|libonnx\\.so[^]]*
   message(FATAL_ERROR "the installed worker links ${CMAKE_MATCH_1}: it must carry only what the engine carries")
 endif()
 
+# Nothing installed looks for libraries in the working directory (an empty or relative RPATH/RUNPATH entry).
+execute_process(COMMAND "${PYTHON}" "${SEARCH_PATH_CHECK}" "${SCRATCH}/prefix" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(rc)
+  message(FATAL_ERROR "the installed tree searches the working directory for libraries:\n${out}${err}")
+endif()
+message("installed tree: ${out}")
+
 function(consumer name source)
   execute_process(COMMAND ${CMAKE_COMMAND} -S "${source}" -B "${SCRATCH}/${name}" "-DCMAKE_PREFIX_PATH=${SCRATCH}/prefix" ${ARGN}
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
