@@ -28,9 +28,9 @@ CHECKED = ["src", "cli", "worker", "examples", "plugins", "include"]
 SUFFIXES = {".c", ".cc", ".cpp", ".h", ".hpp"}
 
 # Where the defaults are decided.
-DEFAULT_HOMES = {"src/os/user_dirs.cpp", "src/os/work_dir.cpp"}
+DEFAULT_HOMES = {"src/os/posix/user_dirs.cpp", "src/os/windows/user_dirs.cpp", "src/os/work_dir.cpp"}
 DEFAULT_RULES = [
-    ("HOME", re.compile(r'getenv\s*\(\s*"(?:HOME|XDG_[A-Z_]*HOME|TMPDIR|TMP|TEMP)"'),
+    ("HOME", re.compile(r'(?:getenv|GetEnvironmentVariable[AW]?)\s*\(\s*L?"(?:HOME|XDG_[A-Z_]*HOME|TMPDIR|TMP|TEMP|LOCALAPPDATA|APPDATA|USERPROFILE)"'),
      "a default directory from the environment: use rung/user_dirs.h (user_cache_dir, user_data_dir) or os/work_dir.h (temporary_root)"),
     ("temp_directory_path", re.compile(r"\btemp_directory_path\s*\("),
      "std::filesystem's temporary directory trusts $TMPDIR blindly: use os/work_dir.h (temporary_root, WorkDir)"),
@@ -47,7 +47,7 @@ ENVIRONMENT_WRITES = re.compile(r"\b(?:setenv|putenv|unsetenv|clearenv)\s*\(")
 PROGRESS_HOME = "cli/progress.cpp"
 PROGRESS = re.compile(r'\\033\[K|\\x1b\[|\bisatty\s*\(')
 # The terminal test itself is the operating system's (rung/terminal.h), which progress.cpp asks.
-TERMINAL_TEST_HOME = "src/os/this_process.cpp"
+TERMINAL_TEST_HOME = "src/os/posix/this_process.cpp"
 
 WRITES = re.compile(r"\b(?:write_json|write_html|write_bench_records|write_bench_html|write_file_atomically|commit_file|write_onnx_model)\s*\(")
 CHECKS = re.compile(r"\b(?:check_outputs_before_work|check_output_paths)\s*\(")

@@ -7,6 +7,9 @@
 // user; writable by no one else), so that another local user cannot plant a
 // cache or a registry there. When that check fails, the answer is an error
 // naming what to set, never a shared directory.
+// On Windows both are under the user's local application data:
+// %LOCALAPPDATA%\rung\cache and %LOCALAPPDATA%\rung\data (LOCALAPPDATA when it
+// holds an absolute path, else the known folder the system names).
 #pragma once
 
 #include <filesystem>

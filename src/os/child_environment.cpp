@@ -1,9 +1,9 @@
 #include "os/child_environment.h"
 
+#include <unistd.h>  // environ (declared there under _GNU_SOURCE, which g++ defines)
+
 #include <cstdlib>
 #include <mutex>
-
-extern char** environ;
 
 namespace rung {
 namespace {

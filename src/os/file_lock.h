@@ -1,9 +1,10 @@
-// An exclusive lock on a file (flock), so one process works on a cache
+// An exclusive lock on a file (flock on Linux, LockFileEx on Windows), so one process works on a cache
 // directory while others wait for its answer, for a bounded time, knowing who
 // they wait for: the holder writes its process id into the file.
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 
@@ -11,7 +12,7 @@
 
 namespace rung {
 
-// An exclusive flock on a file in the cache directory, released on destruction.
+// An exclusive lock on a file in the cache directory, released on destruction.
 class CacheLock {
  public:
   // Takes the lock. When another process holds it, calls `on_busy` once with
@@ -25,8 +26,9 @@ class CacheLock {
   ~CacheLock();
 
  private:
-  explicit CacheLock(int fd) : fd_(fd) {}
-  int fd_ = -1;
+  // The system's handle for the open lock file: a descriptor on POSIX, a HANDLE on Windows.
+  explicit CacheLock(std::intptr_t handle) : handle_(handle) {}
+  std::intptr_t handle_ = -1;
 };
 
 // "process 1234 (rung probe --cache-dir …)", or "process 1234" when its

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "os/read_file.h"
+#include "os/this_process.h"
 
 namespace rung {
 namespace {
@@ -46,12 +47,6 @@ std::optional<StatLine> read_stat(const std::string& pid) {
 }
 
 std::string boot_id() { return first_line(read_proc_file("/proc/sys/kernel/random/boot_id").value_or("")); }
-
-std::string host_name() {
-  char name[HOST_NAME_MAX + 1] = {};
-  if (::gethostname(name, sizeof name - 1) != 0) return "";
-  return name;
-}
 
 std::string pid_namespace() {
   char link[256] = {};

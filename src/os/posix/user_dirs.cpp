@@ -1,3 +1,4 @@
+// POSIX: the XDG directories, $HOME, or a checked private directory under the temporary root.
 #include "rung/user_dirs.h"
 
 #include <fmt/format.h>

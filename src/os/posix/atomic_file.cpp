@@ -1,4 +1,5 @@
 #include "os/atomic_file.h"
+// POSIX: open(O_EXCL|O_NOFOLLOW), fsync, rename, fsync of the directory.
 
 #include <fcntl.h>
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// POSIX (Linux): prctl for the parent-death signal, setpriority on the thread, getrusage, gethostname.
 #include "os/this_process.h"
 #include "rung/terminal.h"
 

@@ -1,0 +1,71 @@
+// Windows: the parent watched by a thread of this process (the counterpart of
+// Linux's parent-death signal; a worker's parent also puts it in a Job Object
+// that ends it), the thread's priority, the peak working set, the DNS host name.
+#include <windows.h>
+#include <psapi.h>
+
+#include <string>
+#include <thread>
+
+#include "os/this_process.h"
+#include "os/windows/text.h"
+#include "rung/terminal.h"
+
+namespace rung {
+namespace {
+
+std::uint64_t ticks_of(const FILETIME& t) { return (static_cast<std::uint64_t>(t.dwHighDateTime) << 32) | t.dwLowDateTime; }
+
+// When a process began, in FILETIME ticks; 0 when it cannot be told.
+std::uint64_t creation_of(HANDLE process) {
+  FILETIME created{}, exited{}, kernel{}, user{};
+  return GetProcessTimes(process, &created, &exited, &kernel, &user) ? ticks_of(created) : 0;
+}
+
+}  // namespace
+
+long this_process_id() { return static_cast<long>(GetCurrentProcessId()); }
+
+bool end_with_parent(long parent) {
+  if (parent <= 0) return false;
+  HANDLE process = OpenProcess(SYNCHRONIZE | PROCESS_QUERY_LIMITED_INFORMATION, FALSE, static_cast<DWORD>(parent));
+  if (process == nullptr) return false;  // gone already
+  // A process id is reused once its process is gone: one that began after this
+  // process did cannot be its parent, so the parent went before this call.
+  const std::uint64_t parent_began = creation_of(process);
+  const std::uint64_t this_began = creation_of(GetCurrentProcess());
+  if (WaitForSingleObject(process, 0) == WAIT_OBJECT_0 || (parent_began != 0 && this_began != 0 && parent_began > this_began)) {
+    CloseHandle(process);
+    return false;
+  }
+  // Ended as a kill ends it: no handlers, no flushing, as SIGKILL does on Linux.
+  std::thread([process] {
+    WaitForSingleObject(process, INFINITE);
+    TerminateProcess(GetCurrentProcess(), 1);
+  }).detach();
+  return true;
+}
+
+void lower_this_thread_priority() { SetThreadPriority(GetCurrentThread(), THREAD_PRIORITY_BELOW_NORMAL); }
+
+bool stderr_is_terminal() {
+  HANDLE err = GetStdHandle(STD_ERROR_HANDLE);
+  DWORD mode = 0;
+  return err != nullptr && err != INVALID_HANDLE_VALUE && GetFileType(err) == FILE_TYPE_CHAR && GetConsoleMode(err, &mode);
+}
+
+double peak_resident_kib() {
+  PROCESS_MEMORY_COUNTERS counters{};
+  counters.cb = sizeof counters;
+  if (!GetProcessMemoryInfo(GetCurrentProcess(), &counters, sizeof counters)) return 0;
+  return static_cast<double>(counters.PeakWorkingSetSize) / 1024.0;
+}
+
+std::string host_name() {
+  wchar_t name[256];
+  DWORD size = sizeof name / sizeof name[0];
+  if (!GetComputerNameExW(ComputerNameDnsHostname, name, &size) || size == 0) return "unknown";
+  return utf8_of(std::wstring(name, size));
+}
+
+}  // namespace rung
