@@ -67,6 +67,9 @@ int main(int argc, char** argv) {
   } catch (const rung::cli::CliError& e) {
     fmt::print(stderr, "rung: {}\n", e.what());
     return e.exit_code;
+  } catch (const rung::LibraryUnavailable& e) {
+    fmt::print(stderr, "rung: {}\n", e.what());
+    return rung::cli::kExitFailed;
   } catch (const std::exception& e) {
     fmt::print(stderr, "rung: internal error: {}\n", e.what());
     return rung::cli::kExitFailed;

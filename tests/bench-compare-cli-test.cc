@@ -20,7 +20,7 @@ using json = nlohmann::json;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-std::string q(const fs::path& p) { return "'" + p.string() + "'"; }
+using test::q;
 
 void write_text(const fs::path& file, const std::string& text) {
   fs::create_directories(file.parent_path());

@@ -20,7 +20,7 @@ namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-std::string q(const fs::path& p) { return "'" + p.string() + "'"; }
+using test::q;
 std::string cpu_vm() { return q(test::fixtures_dir() / "hardware" / "cpu-vm"); }
 std::string ort() { return " --ort-dir " + q(test::runtime_dir("1.30.0")); }
 

@@ -20,7 +20,7 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-std::string q(const fs::path& p) { return "'" + p.string() + "'"; }
+using test::q;
 
 struct JsonCommand {
   const char* name;

@@ -32,7 +32,7 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-std::string q(const fs::path& p) { return "'" + p.string() + "'"; }
+using test::q;
 
 template <class Pred>
 bool eventually(Pred pred, std::chrono::seconds within) {

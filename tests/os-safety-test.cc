@@ -16,6 +16,7 @@
 #include "os/atomic_file.h"
 #include "os/file_hash.h"
 #include "os/file_lock.h"
+#include "os/opened_file.h"
 #include "os/path_trust.h"
 #include "os/read_file.h"
 #include "os/regular_file.h"
@@ -60,9 +61,9 @@ TEST_F(OsSafetyTest, DevZeroIsRefusedAsACharacterDevice) {
 TEST_F(OsSafetyTest, FifoIsRefusedWithoutWaitingForAWriter) {
   const fs::path fifo = dir_ / "model.onnx";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-  auto fd = open_regular_file(fifo);  // a plain open would block here until a writer came
-  ASSERT_FALSE(fd);
-  EXPECT_THAT(fd.error().message, HasSubstr("is a FIFO"));
+  auto opened = OpenedFile::open(fifo);  // a plain open would block here until a writer came
+  ASSERT_FALSE(opened);
+  EXPECT_THAT(opened.error().message, HasSubstr("is a FIFO"));
   EXPECT_FALSE(read_input_file_if_usable(fifo, FileKind::kText));
   EXPECT_FALSE(sha256_of_file(fifo));
   FileHashCache hashes(dir_);

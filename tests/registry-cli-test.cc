@@ -30,7 +30,7 @@ namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-std::string q(const fs::path& p) { return "'" + p.string() + "'"; }
+using test::q;
 
 std::string rung_cli(const std::string& args) {
   return "env -u RUNG_ORT_DIR -u RUNG_PLUGIN_DIR -u RUNG_REGISTRY " + q(test::cli_path()) + " " + args;

@@ -39,6 +39,9 @@ inline constexpr bool kFetched130CarriesGpuProviders =
 // A fresh empty directory under the system temp dir, removed by the caller or left for inspection.
 std::filesystem::path make_temp_dir(const std::string& prefix);
 
+// A path quoted for the shell a test's command line runs in (test paths hold no single quote).
+inline std::string q(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
+
 // The whole file as text ("" when it cannot be read).
 std::string read_file(const std::filesystem::path& path);
 

@@ -38,10 +38,10 @@ DEFAULT_RULES = [
      "a fixed shared directory another user can plant: use rung/user_dirs.h or os/work_dir.h"),
 ]
 
-# The process environment is the host's: only src/os/child_environment.cpp changes it
-# (set_own_variable_unless_set, for rung's own executables), never the engine.
-ENVIRONMENT_HOME = "src/os/child_environment.cpp"
-ENVIRONMENT_WRITES = re.compile(r"\b(?:setenv|putenv|unsetenv|clearenv)\s*\(")
+# The process environment is the host's: only each system's child_environment.cpp changes
+# it (set_own_variable_unless_set, for rung's own executables), never the engine.
+ENVIRONMENT_HOMES = {"src/os/posix/child_environment.cpp", "src/os/windows/child_environment.cpp"}
+ENVIRONMENT_WRITES = re.compile(r"\b(?:setenv|putenv|unsetenv|clearenv|_w?putenv(?:_s)?|SetEnvironmentVariable[AW]?)\s*\(")
 
 # Progress drawn in place: one home, which draws only when stderr is a terminal.
 PROGRESS_HOME = "cli/progress.cpp"
@@ -69,7 +69,7 @@ def check(root):
                     for m in pattern.finditer(code):
                         line = code.count("\n", 0, m.start()) + 1
                         findings.append(f"{rel}:{line}: {name}: {why}")
-            if rel != ENVIRONMENT_HOME:
+            if rel not in ENVIRONMENT_HOMES:
                 for m in ENVIRONMENT_WRITES.finditer(code):
                     line = code.count("\n", 0, m.start()) + 1
                     findings.append(f"{rel}:{line}: environment: the process environment is the host application's: lend a variable "

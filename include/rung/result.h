@@ -1,6 +1,8 @@
-// Status-or-value at the library's boundary: no exception crosses it.
+// Status-or-value at the library's boundary: no exception crosses it but one,
+// LibraryUnavailable (below).
 #pragma once
 
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <variant>
@@ -21,6 +23,15 @@ enum class ErrorCode {
 struct Error {
   ErrorCode code;
   std::string message;
+};
+
+// Thrown by a call that has no error to return when a system library it cannot
+// do without will not load (SHA-256 without OpenSSL's libcrypto: such libraries
+// are loaded on first use, os/system_library.h). Its message names the library,
+// the loader's reason and the package that provides it. The C ABI returns it as
+// an error; the CLI prints it and exits 1.
+struct LibraryUnavailable : std::runtime_error {
+  using std::runtime_error::runtime_error;
 };
 
 // The exit code a failure of this kind gives, the same for the command line and

@@ -101,6 +101,8 @@ rung_status* guarded(const char* function, Body body) noexcept {
     return body();
   } catch (const std::bad_alloc&) {
     return fail(RUNG_RUNTIME, fmt::format("{}: out of memory", function));
+  } catch (const LibraryUnavailable& e) {
+    return fail(code_of(ErrorCode::kLoadFailed), fmt::format("{}: {}", function, e.what()));
   } catch (const std::exception& e) {
     return fail(RUNG_RUNTIME, fmt::format("{}: {}", function, e.what()));
   } catch (...) {

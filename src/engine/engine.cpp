@@ -218,8 +218,28 @@ struct Engine::State {
     return o;
   }
 
-  // The background: the probe, then the chosen rung's engines, then the CPU rung's optimised graphs.
+  // A system library the background cannot do without (libcrypto, for a digest:
+  // rung/result.h's LibraryUnavailable) ends the background with its reason, never the process.
   void run_background() {
+    try {
+      background_work();
+    } catch (const LibraryUnavailable& e) {
+      {
+        std::lock_guard lock(mutex);
+        if (!probe_done) probe_error = e.what();
+        probe_done = true;
+        progress.failures.push_back(e.what());
+        progress.done = true;
+        progress.building.clear();
+        settled = true;
+      }
+      settled_cv.notify_all();
+      notify_progress();
+    }
+  }
+
+  // The background: the probe, then the chosen rung's engines, then the CPU rung's optimised graphs.
+  void background_work() {
     lower_this_thread_priority();
     auto probed = run_probe(probe_options());
     RungSpec chosen = cpu();

@@ -12,6 +12,7 @@
 #include "os/json_input.h"
 #include "os/read_file.h"
 #include "os/this_process.h"
+#include "rung/result.h"
 
 namespace rung {
 
@@ -81,6 +82,8 @@ int worker_main(int argc, char** argv, std::span<const JobKind> kinds) {
     }
   } catch (const nlohmann::json::exception& e) {
     result = {{"ok", false}, {"stage", "job"}, {"error", fmt::format("malformed {} job {}: {}", kind->name, job_file.string(), e.what())}};
+  } catch (const LibraryUnavailable& e) {  // a system library loaded on use (os/system_library.h) would not load
+    result = {{"ok", false}, {"stage", "job"}, {"error", e.what()}};
   }
   if (auto s = write_file_atomically(job_file.parent_path() / "result.json", result.dump(2)); !s) {
     fmt::print(stderr, "{}\n", s.error().message);

@@ -1,9 +1,7 @@
 #include "os/child_environment.h"
 
-#include <unistd.h>  // environ (declared there under _GNU_SOURCE, which g++ defines)
-
-#include <cstdlib>
 #include <mutex>
+#include <utility>
 
 namespace rung {
 namespace {
@@ -21,11 +19,6 @@ void set_child_variable(const std::string& name, const std::string& value) {
   lent()[name] = value;
 }
 
-void set_own_variable_unless_set(const std::string& name, const std::string& value) {
-  const char* set = std::getenv(name.c_str());
-  if (set == nullptr || *set == '\0') ::setenv(name.c_str(), value.c_str(), 1);
-}
-
 void unset_child_variable(const std::string& name) {
   std::lock_guard lock(mutex);
   lent().erase(name);
@@ -38,13 +31,12 @@ std::map<std::string, std::string> child_variables() {
 
 ChildEnvironment::ChildEnvironment() {
   const auto extra = child_variables();
-  for (char** e = environ; *e != nullptr; ++e) {
-    const std::string entry = *e;
-    if (!extra.count(entry.substr(0, entry.find('=')))) entries_.push_back(entry);
+  for (auto& entry : this_process_environment()) {
+    // Windows keeps per-drive directories as "=C:=C:\\dir": a name never starts at its '='.
+    const auto equals = entry.find('=', 1);
+    if (!extra.count(entry.substr(0, equals))) entries_.push_back(std::move(entry));
   }
   for (const auto& [name, value] : extra) entries_.push_back(name + "=" + value);
-  for (auto& e : entries_) pointers_.push_back(e.data());
-  pointers_.push_back(nullptr);
 }
 
 }  // namespace rung

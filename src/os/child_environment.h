@@ -20,16 +20,19 @@ void unset_child_variable(const std::string& name);
 // The variables lent to children, by name.
 std::map<std::string, std::string> child_variables();
 
-// A child's environment in the form posix_spawn takes: this process's
-// environment with the lent variables set over it. Lives as long as the object.
+// A child's environment: this process's with the lent variables set over it,
+// as "NAME=value" entries (UTF-8); each system's spawn puts them in its own form.
 class ChildEnvironment {
  public:
   ChildEnvironment();
-  char** data() { return pointers_.data(); }
+  const std::vector<std::string>& entries() const { return entries_; }
 
  private:
   std::vector<std::string> entries_;
-  std::vector<char*> pointers_;
 };
+
+// This process's environment as "NAME=value" entries (UTF-8), each system's own
+// (os/posix/child_environment.cpp, os/windows/child_environment.cpp).
+std::vector<std::string> this_process_environment();
 
 }  // namespace rung

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -17,22 +18,29 @@ namespace rung {
 struct ChildExit {
   bool timed_out = false;  // killed at its deadline
   int exit_code = -1;      // when it exited
-  int signal = 0;          // when a signal ended it
+  int signal = 0;          // when the system ended it: a POSIX signal, or a Windows exception code (0xC0000005 as an int)
   double elapsed_ms = 0;   // from the start to its end (or its kill)
 };
 
-std::string signal_name(int signal);  // "SIGABRT"
+std::string signal_name(int signal);  // "SIGABRT"; on Windows "EXCEPTION_ACCESS_VIOLATION"
 
 class ChildProcess {
  public:
   using Clock = std::chrono::steady_clock;
 
-  // Starts `program args...` with stdin from /dev/null and stdout and stderr in
-  // `log_file`. `pass_fd`, when not -1, is given to the child as descriptor `as_fd`.
+  // Starts `program args...` with stdin from /dev/null (NUL) and stdout and stderr
+  // in `log_file`. `pass_fd`, when not -1, is given to the child as descriptor
+  // `as_fd` (POSIX only: the line channel is not yet ported to Windows). On
+  // Windows the child is put in a Job Object that kills it, and what it started,
+  // when this process ends, however it ends.
   static Result<ChildProcess> spawn(const std::filesystem::path& program, const std::vector<std::string>& args,
                                     const std::filesystem::path& log_file, int pass_fd = -1, int as_fd = -1);
 
-  ChildProcess(ChildProcess&& other) noexcept;
+  ChildProcess(ChildProcess&& other) noexcept
+      : pid_(other.pid_), process_(other.process_), job_(other.job_), start_(other.start_), exit_(other.exit_) {
+    other.pid_ = -1;
+    other.process_ = other.job_ = kNoHandle;
+  }
   ChildProcess& operator=(ChildProcess&&) = delete;
   ChildProcess(const ChildProcess&) = delete;
   ~ChildProcess();
@@ -43,12 +51,19 @@ class ChildProcess {
                  std::chrono::milliseconds every = std::chrono::milliseconds(200));
   // Kills it (if it still runs) and reaps it.
   ChildExit kill();
+  // Its process id; -1 once it has ended and been reaped.
+  long pid() const { return pid_; }
 
  private:
-  ChildProcess(long pid, Clock::time_point start) : pid_(pid), start_(start) {}
+  static constexpr std::intptr_t kNoHandle = 0;
+  ChildProcess(long pid, Clock::time_point start, std::intptr_t process = kNoHandle, std::intptr_t job = kNoHandle)
+      : pid_(pid), process_(process), job_(job), start_(start) {}
   ChildExit reaped(int status, bool timed_out);
 
   long pid_ = -1;  // the process id; -1 once reaped
+  // Windows only: the process's handle and its Job Object's (kNoHandle on POSIX).
+  std::intptr_t process_ = kNoHandle;
+  std::intptr_t job_ = kNoHandle;
   Clock::time_point start_;
   ChildExit exit_;
 };

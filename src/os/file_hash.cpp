@@ -2,19 +2,18 @@
 
 #include <fmt/format.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
-#include <cerrno>
 #include <climits>
-#include <cstring>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <vector>
 
 #include "os/atomic_file.h"
 #include "os/json_input.h"
+#include "os/opened_file.h"
 #include "os/read_file.h"
-#include "os/regular_file.h"
+#include "os/sha256.h"
 
 namespace rung {
 
@@ -28,23 +27,22 @@ bool stamp_of(const std::filesystem::path& file, FileStamp& s) {
 }
 
 Result<std::string> sha256_of_file(const std::filesystem::path& file) {
-  auto fd = open_regular_file(file);  // /dev/zero or a FIFO would be hashed forever
-  if (!fd) return fd.error();
-  Sha256 digest;
+  auto opened = OpenedFile::open(file);  // /dev/zero or a FIFO would be hashed forever
+  if (!opened) return opened.error();
+  std::optional<Sha256> digest;
+  try {
+    digest.emplace();
+  } catch (const LibraryUnavailable& e) {  // a reason for this file, at a boundary that returns one
+    return Error{ErrorCode::kLoadFailed, fmt::format("{}: {}", file.string(), e.what())};
+  }
   std::vector<char> buf(1 << 20);
   for (;;) {
-    ssize_t n = ::read(*fd, buf.data(), buf.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      Error e{ErrorCode::kIo, fmt::format("{}: {}", file.string(), std::strerror(errno))};
-      ::close(*fd);
-      return e;
-    }
-    if (n == 0) break;
-    digest.update(buf.data(), static_cast<std::size_t>(n));
+    auto n = opened->read_next(buf.data(), buf.size());
+    if (!n) return n.error();
+    if (*n == 0) break;
+    digest->update(buf.data(), *n);
   }
-  ::close(*fd);
-  return digest.hex_digest();
+  return digest->hex_digest();
 }
 
 namespace {

@@ -9,7 +9,9 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
+#include "os/opened_file.h"
 #include "rung/result.h"
 
 namespace rung {
@@ -73,21 +75,16 @@ std::string read_file_tail(const std::filesystem::path& path, std::uint64_t max_
 // deciding what else to read (.npy); closed with this object.
 class InputFile {
  public:
-  InputFile(InputFile&& other) noexcept : fd_(other.fd_), size_(other.size_), where_(std::move(other.where_)) { other.fd_ = -1; }
-  InputFile& operator=(InputFile&&) = delete;
-  InputFile(const InputFile&) = delete;
-  ~InputFile();
-  int fd() const { return fd_; }
-  std::uint64_t size() const { return size_; }
+  std::uint64_t size() const { return file_.size(); }
   // At most `length` bytes from `offset` (fewer at the end of the file).
   Result<std::string> read(std::uint64_t offset, std::uint64_t length) const;
+  // The same into a buffer of the caller's (a parser's stream): how many bytes, 0 at the end.
+  Result<std::size_t> read_into(void* into, std::size_t length, std::uint64_t offset) const { return file_.read_at(into, length, offset); }
 
  private:
   friend Result<InputFile> open_input_file(const std::filesystem::path&, FileKind, std::uint64_t);
-  InputFile(int fd, std::uint64_t size, std::string where) : fd_(fd), size_(size), where_(std::move(where)) {}
-  int fd_;
-  std::uint64_t size_;
-  std::string where_;
+  explicit InputFile(OpenedFile file) : file_(std::move(file)) {}
+  OpenedFile file_;
 };
 Result<InputFile> open_input_file(const std::filesystem::path& path, FileKind kind);
 // The same with the limit a command set; a reader that bounds what it reads by

@@ -1,44 +1,37 @@
 #include "os/regular_file.h"
 
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
+#include <system_error>
 
 namespace rung {
-namespace {
 
-Error not_regular(const std::filesystem::path& path, mode_t mode) {
-  return Error{ErrorCode::kInvalidArgument, fmt::format("{} is {}, not a regular file", path.string(), file_kind(mode))};
-}
-
-Error cannot_open(const std::filesystem::path& path, int err) {
-  return Error{err == ENOENT || err == ENOTDIR ? ErrorCode::kNotFound : ErrorCode::kIo,
-               fmt::format("{}: {}", path.string(), std::strerror(err))};
-}
-
-}  // namespace
-
-std::string file_kind(std::uint32_t mode) {
-  switch (mode & S_IFMT) {
-    case S_IFREG: return "a regular file";
-    case S_IFDIR: return "a directory";
-    case S_IFIFO: return "a FIFO";
-    case S_IFCHR: return "a character device";
-    case S_IFBLK: return "a block device";
-    case S_IFSOCK: return "a socket";
-    case S_IFLNK: return "a symbolic link";
+std::string file_kind(std::filesystem::file_type type) {
+  using T = std::filesystem::file_type;
+  switch (type) {
+    case T::regular: return "a regular file";
+    case T::directory: return "a directory";
+    case T::fifo: return "a FIFO";
+    case T::character: return "a character device";
+    case T::block: return "a block device";
+    case T::socket: return "a socket";
+    case T::symlink: return "a symbolic link";
+    default: break;
   }
   return "not a file";
 }
 
 Status check_regular_file(const std::filesystem::path& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return cannot_open(path, errno);
-  if (!S_ISREG(st.st_mode)) return not_regular(path, st.st_mode);
+  // The standard library's stat: it follows links and never opens the file, so nothing blocks.
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (status.type() == std::filesystem::file_type::not_found) {
+    return Error{ErrorCode::kNotFound, fmt::format("{}: {}", path.string(), ec ? ec.message() : "does not exist")};
+  }
+  if (ec) return Error{ErrorCode::kIo, fmt::format("{}: {}", path.string(), ec.message())};
+  if (status.type() != std::filesystem::file_type::regular) {
+    return Error{ErrorCode::kInvalidArgument, fmt::format("{} is {}, not a regular file", path.string(), file_kind(status.type()))};
+  }
   return {};
 }
 
@@ -46,20 +39,6 @@ Status check_model_file_kind(const std::string& name, const std::filesystem::pat
   auto st = check_regular_file(path);
   if (st || st.error().code == ErrorCode::kNotFound) return {};
   return Error{st.error().code, fmt::format("model {}: {}", name, st.error().message)};
-}
-
-Result<int> open_regular_file(const std::filesystem::path& path) {
-  // O_NONBLOCK: opening a FIFO with no writer would otherwise wait for one.
-  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return cannot_open(path, errno);
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    const mode_t mode = st.st_mode;
-    ::close(fd);
-    return not_regular(path, mode);
-  }
-  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-  return fd;
 }
 
 }  // namespace rung

@@ -1,10 +1,9 @@
 // Files named from outside are read only when they are regular files: a FIFO
 // blocks its reader forever and a device such as /dev/zero never ends, so a
 // model, spec or tensor file of that kind is refused, said as what it is,
-// before anything hashes or loads it.
+// before anything hashes or loads it. Opening one to read: os/opened_file.h.
 #pragma once
 
-#include <cstdint>
 #include <filesystem>
 #include <string>
 
@@ -12,8 +11,8 @@
 
 namespace rung {
 
-// "a directory", "a FIFO", "a character device", ... for a file's st_mode.
-std::string file_kind(std::uint32_t mode);
+// "a directory", "a FIFO", "a character device", ... for a kind of file.
+std::string file_kind(std::filesystem::file_type type);
 
 // Ok when `path` (after symbolic links) is a regular file; else kNotFound for a
 // missing file, kInvalidArgument naming what it is instead ("/dev/zero is a
@@ -24,9 +23,5 @@ Status check_regular_file(const std::filesystem::path& path);
 // missing model is reported where it is used); else "model NAME: /dev/zero is a
 // character device, not a regular file".
 Status check_model_file_kind(const std::string& name, const std::filesystem::path& path);
-
-// Opens a regular file for reading (close-on-exec), refusing anything else
-// without blocking on it: O_NONBLOCK while opening, then fstat.
-Result<int> open_regular_file(const std::filesystem::path& path);
 
 }  // namespace rung

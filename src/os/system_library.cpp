@@ -11,6 +11,9 @@ namespace rung {
 std::string system_library_name(SystemLibrary library) {
   switch (library) {
     case SystemLibrary::kPostgresClient: return "libpq.so.5";  // its soname since PostgreSQL 8.0
+    case SystemLibrary::kCrypto: return "libcrypto.so.3";       // OpenSSL 3's
+    case SystemLibrary::kSqlite: return "libsqlite3.so.0";      // SQLite 3's
+    case SystemLibrary::kImages: return "libstb.so.0";          // Debian's stb build
   }
   return {};
 }

@@ -564,9 +564,7 @@ Result<ProbeOutcome> probe_once(const ProbeOptions& o, const Status& lent, bool 
   return out;
 }
 
-}  // namespace
-
-Result<ProbeOutcome> run_probe(const ProbeOptions& o) {
+Result<ProbeOutcome> run_probe_unguarded(const ProbeOptions& o) {
   if (auto st = check_options(o); !st) return st.error();
   // RUNG_SOFTWARE_GPU=1 lends the software adapter to the workers (before the ladder
   // names its rungs); without it, the probe goes on without.
@@ -582,6 +580,16 @@ Result<ProbeOutcome> run_probe(const ProbeOptions& o) {
     };
   }
   return probe_once(cold, lent, /*allow_warm=*/false, again);
+}
+
+}  // namespace
+
+Result<ProbeOutcome> run_probe(const ProbeOptions& o) {
+  try {
+    return run_probe_unguarded(o);
+  } catch (const LibraryUnavailable& e) {  // a digest without libcrypto: a reason, at the boundary
+    return Error{ErrorCode::kLoadFailed, e.what()};
+  }
 }
 
 struct BackgroundProbe::State {

@@ -44,45 +44,28 @@ struct LibPq {
   decltype(&::PQgetlength) getlength;
 };
 
-template <class F>
-bool bind(void* library, const char* name, F& out) {
-  out = reinterpret_cast<F>(system_library_symbol(library, name));
-  return out != nullptr;
-}
-
 Result<LibPq> load_libpq() {
-  auto library = open_system_library(SystemLibrary::kPostgresClient);
-  if (!library) {
-    return Error{library.error().code, fmt::format("PostgreSQL's client library: {} (Debian's package libpq5 provides it)", library.error().message)};
-  }
-  LibPq pq{};
-  const char* missing = nullptr;
-  auto need = [&](const char* name, auto& fn) {
-    if (missing == nullptr && !bind(*library, name, fn)) missing = name;
-  };
-  need("PQconnectdbParams", pq.connectdb_params);
-  need("PQstatus", pq.status);
-  need("PQerrorMessage", pq.error_message);
-  need("PQsetNoticeProcessor", pq.set_notice_processor);
-  need("PQfinish", pq.finish);
-  need("PQtransactionStatus", pq.transaction_status);
-  need("PQexec", pq.exec);
-  need("PQexecParams", pq.exec_params);
-  need("PQresultStatus", pq.result_status);
-  need("PQresultErrorMessage", pq.result_error_message);
-  need("PQresultErrorField", pq.result_error_field);
-  need("PQclear", pq.clear);
-  need("PQntuples", pq.ntuples);
-  need("PQnfields", pq.nfields);
-  need("PQftype", pq.ftype);
-  need("PQgetisnull", pq.getisnull);
-  need("PQgetvalue", pq.getvalue);
-  need("PQgetlength", pq.getlength);
-  if (missing != nullptr) {
-    return Error{ErrorCode::kLoadFailed, fmt::format("PostgreSQL's client library {} has no {}: not a libpq rung can use",
-                                                     system_library_name(SystemLibrary::kPostgresClient), missing)};
-  }
-  return pq;
+  return bind_system_library<LibPq>(SystemLibrary::kPostgresClient, "PostgreSQL's client library (Debian's package libpq5 provides it)",
+                                    [](SymbolBinder& bind, LibPq& pq) {
+                                      bind("PQconnectdbParams", pq.connectdb_params);
+                                      bind("PQstatus", pq.status);
+                                      bind("PQerrorMessage", pq.error_message);
+                                      bind("PQsetNoticeProcessor", pq.set_notice_processor);
+                                      bind("PQfinish", pq.finish);
+                                      bind("PQtransactionStatus", pq.transaction_status);
+                                      bind("PQexec", pq.exec);
+                                      bind("PQexecParams", pq.exec_params);
+                                      bind("PQresultStatus", pq.result_status);
+                                      bind("PQresultErrorMessage", pq.result_error_message);
+                                      bind("PQresultErrorField", pq.result_error_field);
+                                      bind("PQclear", pq.clear);
+                                      bind("PQntuples", pq.ntuples);
+                                      bind("PQnfields", pq.nfields);
+                                      bind("PQftype", pq.ftype);
+                                      bind("PQgetisnull", pq.getisnull);
+                                      bind("PQgetvalue", pq.getvalue);
+                                      bind("PQgetlength", pq.getlength);
+                                    });
 }
 
 // Loaded once per process; the same answer (the table, or why not) every time.

@@ -6,11 +6,11 @@
 
 #include <filesystem>
 #include <fstream>
-#include <random>
 #include <sstream>
 #include <string>
 
 #include "os/atomic_file.h"
+#include "temp_dir_test.h"
 
 namespace rung {
 namespace {
@@ -32,14 +32,9 @@ std::vector<std::string> names_in(const fs::path& dir) {
   return names;
 }
 
-class WindowsAtomicFileTest : public ::testing::Test {
+class WindowsAtomicFileTest : public test::TempDirTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("rung-atomic-" + std::to_string(std::random_device{}()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  fs::path dir_;
+  WindowsAtomicFileTest() : TempDirTest("rung-atomic") {}
 };
 
 TEST_F(WindowsAtomicFileTest, WritesANewFileAndNothingElse) {

@@ -11,12 +11,12 @@
 #include <fmt/format.h>
 
 #include <optional>
-#include <random>
 #include <sstream>
 #include <string>
 #include <thread>
 
 #include "os/file_lock.h"
+#include "temp_dir_test.h"
 
 namespace rung {
 namespace {
@@ -27,15 +27,14 @@ using ::testing::HasSubstr;
 
 const long kThisProcess = static_cast<long>(GetCurrentProcessId());
 
-class WindowsFileLockTest : public ::testing::Test {
+class WindowsFileLockTest : public test::TempDirTest {
  protected:
+  WindowsFileLockTest() : TempDirTest("rung-lock") {}
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("rung-lock-" + std::to_string(std::random_device{}()));
-    fs::create_directories(dir_);
+    TempDirTest::SetUp();
     lock_ = dir_ / "probe.lock";
   }
-  void TearDown() override { fs::remove_all(dir_); }
-  fs::path dir_, lock_;
+  fs::path lock_;
 };
 
 TEST_F(WindowsFileLockTest, TheHolderWritesItsIdWhereAWaiterCanReadIt) {

@@ -12,6 +12,7 @@
 
 #include "os/file_lock.h"
 #include "os/lock_file_system.h"
+#include "os/posix/descriptor.h"
 #include "os/read_file.h"
 
 namespace rung {
@@ -20,8 +21,6 @@ namespace {
 Error io_error(const std::filesystem::path& file, const std::string& why) {
   return Error{ErrorCode::kIo, fmt::format("{}: {}", file.string(), why)};
 }
-
-int fd_of(std::intptr_t handle) { return static_cast<int>(handle); }
 
 }  // namespace
 
@@ -40,14 +39,14 @@ Result<std::intptr_t> open(const std::filesystem::path& file) {
 }
 
 Result<bool> try_take(std::intptr_t handle, const std::filesystem::path& file) {
-  if (::flock(fd_of(handle), LOCK_EX | LOCK_NB) == 0) return true;
+  if (::flock(descriptor_of(handle), LOCK_EX | LOCK_NB) == 0) return true;
   if (errno == EWOULDBLOCK) return false;
   return io_error(file, std::strerror(errno));
 }
 
 long holder(std::intptr_t handle) {
   char buf[32] = {};
-  const ssize_t n = ::pread(fd_of(handle), buf, sizeof buf - 1, 0);
+  const ssize_t n = ::pread(descriptor_of(handle), buf, sizeof buf - 1, 0);
   long pid = 0;
   if (n > 0) std::from_chars(buf, buf + n, pid);
   return pid > 0 ? pid : 0;
@@ -55,10 +54,10 @@ long holder(std::intptr_t handle) {
 
 void write_holder(std::intptr_t handle) {
   const std::string pid = std::to_string(::getpid()) + "\n";
-  if (::ftruncate(fd_of(handle), 0) == 0) (void)!::pwrite(fd_of(handle), pid.data(), pid.size(), 0);
+  if (::ftruncate(descriptor_of(handle), 0) == 0) (void)!::pwrite(descriptor_of(handle), pid.data(), pid.size(), 0);
 }
 
-void close(std::intptr_t handle) { ::close(fd_of(handle)); }  // closing releases the flock
+void close(std::intptr_t handle) { ::close(descriptor_of(handle)); }  // closing releases the flock
 
 }  // namespace lock_file
 

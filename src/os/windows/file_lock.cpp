@@ -10,6 +10,7 @@
 
 #include "os/file_lock.h"
 #include "os/lock_file_system.h"
+#include "os/windows/handle.h"
 #include "os/windows/text.h"
 
 namespace rung {
@@ -23,8 +24,6 @@ namespace fs = std::filesystem;
 constexpr DWORD kLockedOffsetHigh = 1;  // the byte at 4 GiB
 
 Error io_error(const fs::path& file, const std::string& why) { return Error{ErrorCode::kIo, fmt::format("{}: {}", file.string(), why)}; }
-
-HANDLE handle_of(std::intptr_t handle) { return reinterpret_cast<HANDLE>(handle); }
 
 // Whether the file's owner is the user this process runs as.
 bool owned_by_this_user(HANDLE file) {
@@ -76,7 +75,7 @@ Result<std::intptr_t> open(const fs::path& file) {
     CloseHandle(h);
     return io_error(file, "is not a regular file of this user's; remove it");
   }
-  return reinterpret_cast<std::intptr_t>(h);
+  return bits_of(h);
 }
 
 Result<bool> try_take(std::intptr_t handle, const fs::path& file) {

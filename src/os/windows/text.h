@@ -9,5 +9,6 @@ namespace rung {
 // "The specified module could not be found. (error 126)"
 std::string windows_error_text(unsigned long code);
 std::string utf8_of(const std::wstring& wide);
+std::wstring wide_of(const std::string& utf8);
 
 }  // namespace rung

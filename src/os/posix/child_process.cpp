@@ -1,3 +1,5 @@
+// POSIX: posix_spawn with the termination signals unblocked and at their
+// defaults, waitpid through the cleanup's record of children, SIGKILL.
 #include "os/child_process.h"
 
 #include <fcntl.h>
@@ -57,17 +59,16 @@ Result<ChildProcess> ChildProcess::spawn(const std::filesystem::path& program, c
   const auto start = Clock::now();
   pid_t pid = 0;
   ChildEnvironment env;
-  const int rc = posix_spawn(&pid, program.c_str(), &actions, &attr, argv.data(), env.data());
+  std::vector<char*> envp;
+  for (const auto& e : env.entries()) envp.push_back(const_cast<char*>(e.c_str()));  // posix_spawn's type; it copies them
+  envp.push_back(nullptr);
+  const int rc = posix_spawn(&pid, program.c_str(), &actions, &attr, argv.data(), envp.data());
   posix_spawnattr_destroy(&attr);
   posix_spawn_file_actions_destroy(&actions);
   if (moved >= 0) close(moved);
   if (rc != 0) return Error{ErrorCode::kNotFound, std::strerror(rc)};
   track_child(pid);
   return ChildProcess(pid, start);
-}
-
-ChildProcess::ChildProcess(ChildProcess&& other) noexcept : pid_(other.pid_), start_(other.start_), exit_(other.exit_) {
-  other.pid_ = -1;
 }
 
 ChildProcess::~ChildProcess() { (void)kill(); }

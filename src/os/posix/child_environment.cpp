@@ -1,0 +1,21 @@
+// POSIX: the environment is `environ`; setenv changes this process's own.
+#include <unistd.h>  // environ (declared there under _GNU_SOURCE, which g++ defines)
+
+#include <cstdlib>
+
+#include "os/child_environment.h"
+
+namespace rung {
+
+void set_own_variable_unless_set(const std::string& name, const std::string& value) {
+  const char* set = std::getenv(name.c_str());
+  if (set == nullptr || *set == '\0') ::setenv(name.c_str(), value.c_str(), 1);
+}
+
+std::vector<std::string> this_process_environment() {
+  std::vector<std::string> entries;
+  for (char** e = environ; *e != nullptr; ++e) entries.emplace_back(*e);
+  return entries;
+}
+
+}  // namespace rung
