@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "os/line_channel.h"
+#include "line_channel_cases.h"  // the channel, held to the cases every system is
 #include "os/machine.h"
 #include "os/progress_file.h"
 #include "os/this_process.h"
@@ -81,29 +81,6 @@ TEST(OsNeutral, ThisProcessInNeutralWords) {
   EXPECT_NE(host_name(), "");
   EXPECT_GT(peak_resident_kib(), 1000.0) << "a test program holds more than a megabyte";
   EXPECT_STREQ(built_for_system(), "linux");
-}
-
-TEST(OsNeutral, AChannelPairCarriesLinesBothWaysAndTellsTheEnd) {
-  auto ends = open_channel_pair();
-  ASSERT_TRUE(ends) << ends.error().message;
-  LineChannel ours(ends->ours);
-  {
-    LineChannel theirs(ends->theirs);
-    ASSERT_TRUE(ours.send("{\"to\": \"worker\"}"));
-    std::string line;
-    ASSERT_EQ(theirs.receive(line, std::chrono::steady_clock::now() + std::chrono::seconds(5)), LineChannel::Read::kLine);
-    EXPECT_EQ(line, "{\"to\": \"worker\"}");
-    ASSERT_TRUE(theirs.send("one\ntwo"));
-    ASSERT_EQ(ours.receive(line), LineChannel::Read::kLine);
-    EXPECT_EQ(line, "one");
-    ASSERT_EQ(ours.receive(line), LineChannel::Read::kLine);
-    EXPECT_EQ(line, "two");
-    std::string none;
-    EXPECT_EQ(ours.receive(none, std::chrono::steady_clock::now() + std::chrono::milliseconds(50)), LineChannel::Read::kTimedOut);
-  }  // their end closes
-  std::string after;
-  EXPECT_EQ(ours.receive(after), LineChannel::Read::kClosed);
-  EXPECT_FALSE(ours.send("nobody listens")) << "a closed peer is a false send, not SIGPIPE";
 }
 
 TEST_F(OsSeamTest, AProgressFileHoldsOneFixedWidthLineRewrittenInPlace) {

@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <optional>
 
 #include "os/atomic_file.h"
 #include "os/json_input.h"
@@ -68,9 +69,9 @@ std::string not_started(const fs::path& worker, const Error& error) {
 }
 
 // --parent: the worker ends when this process does (jobs/worker.h).
-std::vector<std::string> worker_args(const JobRequest& request, bool with_channel) {
+std::vector<std::string> worker_args(const JobRequest& request, std::optional<int> channel) {
   std::vector<std::string> args{request.kind, (request.work_dir / "job.json").string()};
-  if (with_channel) args.push_back(fmt::format("--channel={}", kChannelFd));
+  if (channel) args.push_back(fmt::format("--channel={}", *channel));
   args.push_back(fmt::format("--parent={}", this_process_id()));
   return args;
 }
@@ -106,7 +107,7 @@ JobOutcome JobOutcome::failed(std::string reason) {
 
 JobOutcome JobRunner::run(const JobRequest& request) const {
   if (auto s = prepare(request); !s) return JobOutcome::failed(s.error().message);
-  auto child = ChildProcess::spawn(worker_, worker_args(request, false), request.work_dir / "worker.log");
+  auto child = ChildProcess::spawn(worker_, worker_args(request, std::nullopt), request.work_dir / "worker.log");
   if (!child) return JobOutcome::failed(not_started(worker_, child.error()));
   const ChildExit exit = child->wait(ChildProcess::Clock::now() + request.deadline, request.on_wait);
   return outcome_of(exit, request.deadline, request.work_dir);
@@ -116,7 +117,7 @@ Result<std::unique_ptr<StartedJob>> JobRunner::start(const JobRequest& request) 
   if (auto s = prepare(request); !s) return s.error();
   auto ends = open_channel_pair();
   if (!ends) return ends.error();
-  auto child = ChildProcess::spawn(worker_, worker_args(request, true), request.work_dir / "worker.log", ends->theirs, kChannelFd);
+  auto child = ChildProcess::spawn(worker_, worker_args(request, ends->in_child), request.work_dir / "worker.log", ends->theirs, ends->in_child);
   close_channel_end(ends->theirs);
   if (!child) {
     close_channel_end(ends->ours);

@@ -30,9 +30,10 @@ class ChildProcess {
 
   // Starts `program args...` with stdin from /dev/null (NUL) and stdout and stderr
   // in `log_file`. `pass_fd`, when not -1, is given to the child as descriptor
-  // `as_fd` (POSIX only: the line channel is not yet ported to Windows). On
-  // Windows the child is put in a Job Object that kills it, and what it started,
-  // when this process ends, however it ends.
+  // `as_fd` (on Windows a handle, which keeps its value: `as_fd` must equal it;
+  // os/line_channel.h's ChannelEnds::in_child is right on both). On Windows the
+  // child is put in a Job Object that kills it, and what it started, when this
+  // process ends, however it ends.
   static Result<ChildProcess> spawn(const std::filesystem::path& program, const std::vector<std::string>& args,
                                     const std::filesystem::path& log_file, int pass_fd = -1, int as_fd = -1);
 

@@ -24,6 +24,7 @@
 
 #include "os/child_environment.h"
 #include "os/child_process.h"
+#include "os/line_channel.h"
 #include "temp_dir_test.h"
 
 namespace rung {
@@ -111,6 +112,16 @@ const bool kPlayedARole = [] {
   if (role == L"environment") {
     const wchar_t* value = _wgetenv(argv[3]);
     say(value != nullptr ? "set: " + utf8(value) + "\n" : "unset\n");
+    ExitProcess(0);
+  }
+  if (role == L"channel" || role == L"channel-crash") {
+    // Answers each line on the channel it was handed until "bye"; or crashes after the first.
+    LineChannel channel(std::stoi(argv[3]));
+    for (std::string line; channel.receive(line) == LineChannel::Read::kLine;) {
+      if (role == L"channel-crash") *static_cast<volatile int*>(nullptr) = 1;
+      if (line == "bye") break;
+      channel.send("echo: " + line);
+    }
     ExitProcess(0);
   }
   if (role == L"middle") {
@@ -241,9 +252,48 @@ TEST_F(WindowsChildProcessTest, AMissingProgramIsNamedAndNothingStarts) {
   auto no_log = ChildProcess::spawn(this_program(), {"--role", "exit", "0"}, dir_ / "no such dir" / "child.log");
   ASSERT_FALSE(no_log);
   EXPECT_THAT(no_log.error().message, HasSubstr("creating its log"));
-  auto channel = ChildProcess::spawn(this_program(), {"--role", "exit", "0"}, dir_ / "child.log", 5, 3);
-  ASSERT_FALSE(channel);
-  EXPECT_THAT(channel.error().message, HasSubstr("not yet ported to Windows"));
+  auto renumbered = ChildProcess::spawn(this_program(), {"--role", "exit", "0"}, dir_ / "child.log", 5, 3);
+  ASSERT_FALSE(renumbered);
+  EXPECT_THAT(renumbered.error().message, HasSubstr("keeps its value on Windows (5, not 3)"));
+}
+
+// A started job's channel: the child finds its end by the number the pair gives (ChannelEnds::in_child).
+ChildProcess start_with_channel(const fs::path& log, const std::string& role, const ChannelEnds& ends) {
+  auto child = ChildProcess::spawn(this_program(), {"--role", role, std::to_string(ends.in_child)}, log, ends.theirs, ends.in_child);
+  close_channel_end(ends.theirs);
+  if (!child) {
+    ADD_FAILURE() << child.error().message;
+    std::abort();
+  }
+  return std::move(*child);
+}
+
+TEST_F(WindowsChildProcessTest, AChannelHandedToAChildCarriesLinesBothWaysUntilItEnds) {
+  auto ends = open_channel_pair();
+  ASSERT_TRUE(ends) << ends.error().message;
+  auto child = start_with_channel(dir_ / "child.log", "channel", *ends);
+  LineChannel ours(ends->ours);
+  std::string line;
+  for (const std::string& sent : std::vector<std::string>{"one", "{\"a\": [1, 2]}", std::string(100'000, 'x')}) {
+    ASSERT_TRUE(ours.send(sent));
+    ASSERT_EQ(ours.receive(line, Clock::now() + std::chrono::seconds(30)), LineChannel::Read::kLine) << log();
+    EXPECT_TRUE(line == "echo: " + sent) << line.substr(0, 80);
+  }
+  ASSERT_TRUE(ours.send("bye"));
+  EXPECT_EQ(finish(child).exit_code, 0);
+  EXPECT_EQ(ours.receive(line, Clock::now() + std::chrono::seconds(30)), LineChannel::Read::kClosed) << "the child's end closed with it";
+}
+
+TEST_F(WindowsChildProcessTest, AChildThatCrashesClosesItsChannelAndNothingWaitsForever) {
+  auto ends = open_channel_pair();
+  ASSERT_TRUE(ends) << ends.error().message;
+  auto child = start_with_channel(dir_ / "child.log", "channel-crash", *ends);
+  LineChannel ours(ends->ours);
+  ASSERT_TRUE(ours.send("take this"));
+  std::string line;
+  EXPECT_EQ(ours.receive(line, Clock::now() + std::chrono::seconds(30)), LineChannel::Read::kClosed);
+  const ChildExit e = finish(child);
+  EXPECT_EQ(signal_name(e.signal), "EXCEPTION_ACCESS_VIOLATION");
 }
 
 TEST_F(WindowsChildProcessTest, AChildEndsWithItsParentHoweverTheParentEnds) {

@@ -93,9 +93,11 @@ std::string signal_name(int signal) {
 }
 
 Result<ChildProcess> ChildProcess::spawn(const std::filesystem::path& program, const std::vector<std::string>& args,
-                                         const std::filesystem::path& log_file, int pass_fd, int) {
-  if (pass_fd != -1) {
-    return Error{ErrorCode::kInvalidArgument, fmt::format("{}: handing a channel to a child is not yet ported to Windows", utf8_of(program.wstring()))};
+                                         const std::filesystem::path& log_file, int pass_fd, int as_fd) {
+  // An inherited handle keeps its value in the child: it cannot be given another number.
+  if (pass_fd != -1 && as_fd != pass_fd) {
+    return Error{ErrorCode::kInvalidArgument,
+                 fmt::format("{}: a handle handed to a child keeps its value on Windows ({}, not {})", utf8_of(program.wstring()), pass_fd, as_fd)};
   }
   SECURITY_ATTRIBUTES inherited{sizeof(SECURITY_ATTRIBUTES), nullptr, TRUE};
   Owned input{CreateFileW(L"NUL", GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE, &inherited, OPEN_EXISTING, 0, nullptr)};
@@ -104,8 +106,20 @@ Result<ChildProcess> ChildProcess::spawn(const std::filesystem::path& program, c
                         FILE_ATTRIBUTE_NORMAL, nullptr)};
   if (!log.ok()) return failed(log_file, "creating its log");
 
-  // Only these two handles are inherited: nothing else this process holds leaks into the child.
-  HANDLE handed[] = {input.h, log.h};
+  // Only these handles are inherited: nothing else this process holds leaks into the
+  // child, and another thread's child never gets the handed end (each names its own list).
+  std::vector<HANDLE> handed{input.h, log.h};
+  const HANDLE passed = pass_fd != -1 ? handle_of(pass_fd) : nullptr;
+  if (passed != nullptr) {
+    if (!SetHandleInformation(passed, HANDLE_FLAG_INHERIT, HANDLE_FLAG_INHERIT)) return failed(program, "handing it its channel");
+    handed.push_back(passed);
+  }
+  struct Uninherit {
+    HANDLE h;
+    ~Uninherit() {
+      if (h != nullptr) SetHandleInformation(h, HANDLE_FLAG_INHERIT, 0);
+    }
+  } uninherit{passed};
   SIZE_T size = 0;
   InitializeProcThreadAttributeList(nullptr, 1, 0, &size);
   std::vector<unsigned char> storage(size);
@@ -115,7 +129,7 @@ Result<ChildProcess> ChildProcess::spawn(const std::filesystem::path& program, c
     LPPROC_THREAD_ATTRIBUTE_LIST list;
     ~ListDeleter() { DeleteProcThreadAttributeList(list); }
   } delete_list{attributes};
-  if (!UpdateProcThreadAttribute(attributes, 0, PROC_THREAD_ATTRIBUTE_HANDLE_LIST, handed, sizeof handed, nullptr, nullptr)) {
+  if (!UpdateProcThreadAttribute(attributes, 0, PROC_THREAD_ATTRIBUTE_HANDLE_LIST, handed.data(), handed.size() * sizeof(HANDLE), nullptr, nullptr)) {
     return failed(program, "naming the handles it inherits");
   }
   STARTUPINFOEXW startup{};
