@@ -25,14 +25,15 @@ set(_s "${PROJECT_SOURCE_DIR}/src")
 # files written atomically (MoveFileExW); the cache lock (LockFileEx); the
 # default directories (%LOCALAPPDATA%); this process (ending with its parent, priority, memory);
 # files from outside read (regular files only); child processes (a Job Object, deadlines, crashes)
-# and the line channel to a worker (a named pipe).
+# and the line channel to a worker (a named pipe); file identities and the file-hash cache.
 add_library(rung_os_windows STATIC
   ${_s}/os/windows/library_files.cpp ${_s}/os/windows/dynamic_library.cpp ${_s}/os/dynamic_library.cpp ${_s}/os/windows/text.cpp
   ${_s}/os/windows/hardware_description.cpp ${_s}/os/windows/machine.cpp ${_s}/os/windows/cpus.cpp
   ${_s}/os/sha256.cpp ${_s}/os/windows/sha256.cpp ${_s}/os/windows/atomic_file.cpp
   ${_s}/os/file_lock.cpp ${_s}/os/windows/file_lock.cpp ${_s}/os/windows/user_dirs.cpp ${_s}/os/windows/this_process.cpp
   ${_s}/os/read_file.cpp ${_s}/os/regular_file.cpp ${_s}/os/windows/opened_file.cpp
-  ${_s}/os/child_environment.cpp ${_s}/os/windows/child_environment.cpp ${_s}/os/windows/child_process.cpp ${_s}/os/line_channel.cpp ${_s}/os/windows/line_channel.cpp)
+  ${_s}/os/child_environment.cpp ${_s}/os/windows/child_environment.cpp ${_s}/os/windows/child_process.cpp ${_s}/os/line_channel.cpp ${_s}/os/windows/line_channel.cpp
+  ${_s}/os/file_hash.cpp ${_s}/os/windows/file_identity.cpp ${_s}/os/json_input.cpp)
 target_include_directories(rung_os_windows PUBLIC "${_s}" "${PROJECT_SOURCE_DIR}/include")
 target_link_libraries(rung_os_windows PUBLIC rung_windows_headers dxgi bcrypt advapi32 shell32 ole32 psapi)
 target_compile_options(rung_os_windows PRIVATE ${RUNG_WARNINGS})

@@ -13,6 +13,7 @@
 #include <chrono>
 #include <fstream>
 
+#include "file_hash_cases.h"  // identities and the hash cache, held to the cases every system is
 #include "os/atomic_file.h"
 #include "os/file_hash.h"
 #include "os/file_lock.h"

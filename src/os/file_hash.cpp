@@ -1,7 +1,6 @@
 #include "os/file_hash.h"
 
 #include <fmt/format.h>
-#include <sys/stat.h>
 
 #include <climits>
 #include <memory>
@@ -10,6 +9,7 @@
 #include <vector>
 
 #include "os/atomic_file.h"
+#include "os/file_identity.h"
 #include "os/json_input.h"
 #include "os/opened_file.h"
 #include "os/read_file.h"
@@ -18,11 +18,11 @@
 namespace rung {
 
 bool stamp_of(const std::filesystem::path& file, FileStamp& s) {
-  struct stat st {};
-  if (::stat(file.c_str(), &st) != 0) return false;
-  s.size = static_cast<std::uint64_t>(st.st_size);
-  s.inode = st.st_ino;
-  s.mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
+  FileIdentity id;
+  if (!identity_of(file, id)) return false;
+  s.size = id.size;
+  s.inode = id.inode;
+  s.mtime_ns = id.mtime_ns;
   return true;
 }
 

@@ -38,7 +38,8 @@ class FileHashCache {
   std::size_t hashed_ = 0;
 };
 
-// A file's size, inode and modification time: what says "unchanged" without reading it.
+// A file's size, inode (file id) and modification time, from its identity
+// (os/file_identity.h): what says "unchanged" without reading it.
 struct FileStamp {
   std::uint64_t size = 0, inode = 0;
   std::int64_t mtime_ns = 0;

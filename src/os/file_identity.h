@@ -3,6 +3,10 @@
 // status-change time (ctime) is set by the kernel on every write, chmod, chown,
 // link or rename onto the name, and no user call can set it back, so a file whose
 // whole identity is unchanged holds the same bytes and the same mode it held.
+// On Windows: the volume's serial number, the file's id on it, its size, its
+// last write time and its change time (FILE_BASIC_INFO's ChangeTime, which the
+// file system sets on every change to the file or its attributes), in ns since
+// 1601 (os/windows/file_identity.cpp).
 #pragma once
 
 #include <cstdint>
@@ -16,7 +20,8 @@ struct FileIdentity {
   bool operator==(const FileIdentity&) const = default;
 };
 
-// False when the file cannot be stat'ed (it follows links, as opening it would).
+// False when the file's facts cannot be had (missing, or unreadable even as facts);
+// links are followed, as opening the file would.
 bool identity_of(const std::filesystem::path& file, FileIdentity& identity);
 
 }  // namespace rung

@@ -1,3 +1,4 @@
+// POSIX: stat, which follows links as opening the file would.
 #include "os/file_identity.h"
 
 #include <sys/stat.h>
