@@ -8,6 +8,7 @@
 #include <random>
 
 #include "os/atomic_file.h"
+#include "os/windows/handle.h"
 #include "os/windows/text.h"
 
 namespace rung {
@@ -15,17 +16,6 @@ namespace rung {
 namespace {
 
 namespace fs = std::filesystem;
-
-struct Handle {
-  HANDLE h = INVALID_HANDLE_VALUE;
-  ~Handle() {
-    if (h != INVALID_HANDLE_VALUE) CloseHandle(h);
-  }
-  void close() {
-    if (h != INVALID_HANDLE_VALUE) CloseHandle(h);
-    h = INVALID_HANDLE_VALUE;
-  }
-};
 
 Error failed(const fs::path& path, const char* what, DWORD code = GetLastError()) {
   return Error{ErrorCode::kIo, fmt::format("{}: {} failed: {}", path.string(), what, windows_error_text(code))};
@@ -46,14 +36,14 @@ Status move_into_place(const fs::path& temporary, const fs::path& path) {
 Status write_file_atomically(const fs::path& path, std::string_view contents) {
   static thread_local std::mt19937_64 random{std::random_device{}()};
   fs::path temporary;
-  Handle file;
-  for (int attempt = 0; attempt < 100 && file.h == INVALID_HANDLE_VALUE; ++attempt) {
+  OwnedHandle file;
+  for (int attempt = 0; attempt < 100 && !file.ok(); ++attempt) {
     temporary = path;
     temporary += fmt::format(".tmp.{:012x}", random() & 0xffffffffffffULL);
     file.h = CreateFileW(temporary.c_str(), GENERIC_WRITE, 0, nullptr, CREATE_NEW, FILE_ATTRIBUTE_NORMAL, nullptr);
-    if (file.h == INVALID_HANDLE_VALUE && GetLastError() != ERROR_FILE_EXISTS) break;
+    if (!file.ok() && GetLastError() != ERROR_FILE_EXISTS) break;
   }
-  if (file.h == INVALID_HANDLE_VALUE) return failed(path, "creating a temporary file");
+  if (!file.ok()) return failed(path, "creating a temporary file");
   std::size_t done = 0;
   while (done < contents.size()) {
     const std::size_t left = contents.size() - done;
@@ -80,10 +70,10 @@ Status write_file_atomically(const fs::path& path, std::string_view contents) {
 Status commit_file(const fs::path& temporary, const fs::path& final_path) {
   // The temporary must be the file the child wrote: a regular file, not a link
   // (a reparse point) nor a directory put in its place.
-  Handle file;
+  OwnedHandle file;
   file.h = CreateFileW(temporary.c_str(), GENERIC_WRITE, FILE_SHARE_READ, nullptr, OPEN_EXISTING,
                        FILE_FLAG_OPEN_REPARSE_POINT | FILE_FLAG_BACKUP_SEMANTICS, nullptr);
-  if (file.h == INVALID_HANDLE_VALUE) {
+  if (!file.ok()) {
     return Error{ErrorCode::kIo, fmt::format("{}: not committed: {}", temporary.string(), windows_error_text(GetLastError()))};
   }
   BY_HANDLE_FILE_INFORMATION info{};

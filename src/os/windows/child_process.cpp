@@ -24,15 +24,6 @@ namespace {
 // reads as killed, not as an exit of the child's own.
 constexpr UINT kKilledCode = 0xC000013A;
 
-struct Owned {
-  HANDLE h = nullptr;
-  ~Owned() {
-    if (h != nullptr && h != INVALID_HANDLE_VALUE) CloseHandle(h);
-  }
-  bool ok() const { return h != nullptr && h != INVALID_HANDLE_VALUE; }
-  HANDLE release() { return std::exchange(h, nullptr); }
-};
-
 // One argument as the C runtime's parser (CommandLineToArgvW's rules) reads it
 // back: quoted when it must be, backslashes doubled only before a quote.
 std::wstring quoted(const std::wstring& arg) {
@@ -100,9 +91,9 @@ Result<ChildProcess> ChildProcess::spawn(const std::filesystem::path& program, c
                  fmt::format("{}: a handle handed to a child keeps its value on Windows ({}, not {})", utf8_of(program.wstring()), pass_fd, as_fd)};
   }
   SECURITY_ATTRIBUTES inherited{sizeof(SECURITY_ATTRIBUTES), nullptr, TRUE};
-  Owned input{CreateFileW(L"NUL", GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE, &inherited, OPEN_EXISTING, 0, nullptr)};
+  OwnedHandle input{CreateFileW(L"NUL", GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE, &inherited, OPEN_EXISTING, 0, nullptr)};
   if (!input.ok()) return failed(program, "opening NUL for its input");
-  Owned log{CreateFileW(log_file.c_str(), GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, &inherited, CREATE_ALWAYS,
+  OwnedHandle log{CreateFileW(log_file.c_str(), GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, &inherited, CREATE_ALWAYS,
                         FILE_ATTRIBUTE_NORMAL, nullptr)};
   if (!log.ok()) return failed(log_file, "creating its log");
 
@@ -140,7 +131,7 @@ Result<ChildProcess> ChildProcess::spawn(const std::filesystem::path& program, c
   startup.StartupInfo.hStdError = log.h;
   startup.lpAttributeList = attributes;
 
-  Owned job{CreateJobObjectW(nullptr, nullptr)};
+  OwnedHandle job{CreateJobObjectW(nullptr, nullptr)};
   if (!job.ok()) return failed(program, "creating its Job Object");
   JOBOBJECT_EXTENDED_LIMIT_INFORMATION limits{};
   limits.BasicLimitInformation.LimitFlags = JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE;
@@ -159,7 +150,7 @@ Result<ChildProcess> ChildProcess::spawn(const std::filesystem::path& program, c
                       &startup.StartupInfo, &started)) {
     return failed(program, "starting it");
   }
-  Owned process{started.hProcess}, thread{started.hThread};
+  OwnedHandle process{started.hProcess}, thread{started.hThread};
   if (!AssignProcessToJobObject(job.h, process.h)) {
     Error e = failed(program, "putting it in its Job Object");
     TerminateProcess(process.h, kKilledCode);
