@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <optional>
 
 #include "commands.h"
 #include "variants_args.h"
@@ -64,6 +65,7 @@ std::vector<ModelRegistration> bundled_models() {
   std::vector<ModelRegistration> out;
   std::error_code ec;
   const auto names = bundled_names();
+  std::optional<InputSpec> silero_spec;  // read once: every bundled Silero VAD file takes the same inputs
   for (const char* sub : {"ppocr", "silero-vad"}) {
     std::vector<fs::path> files;
     for (fs::directory_iterator it(deps_dir() / "models" / sub, ec), end; !ec && it != end; it.increment(ec)) {
@@ -76,10 +78,12 @@ std::vector<ModelRegistration> bundled_models() {
       m.name = named != names.end() ? named->second : model_name_of(f);
       m.f32 = f;
       if (f.stem().string().find("_det_") != std::string::npos) m.role = Role::kDetector;
-      // Every bundled Silero VAD file takes the same inputs.
       if (std::string(sub) == "silero-vad") {
-        auto spec = InputSpec::from_json_file(specs_dir() / "silero_vad.json");
-        if (spec) m.inputs = *spec;
+        if (!silero_spec) {
+          auto spec = InputSpec::from_json_file(specs_dir() / "silero_vad.json");
+          silero_spec = spec ? *spec : m.inputs;  // unreadable: fed as any other model
+        }
+        m.inputs = *silero_spec;
       }
       out.push_back(std::move(m));
     }

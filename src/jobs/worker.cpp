@@ -60,6 +60,7 @@ std::optional<WorkerFlags> parse_flags(int argc, char** argv) {
 }  // namespace
 
 int worker_main(int argc, char** argv, std::span<const JobKind> kinds) {
+  crash_without_waiting();  // a provider that crashes ends this worker with its code, not in a dialog
   const JobKind* kind = argc >= 3 ? find_kind(kinds, argv[1]) : nullptr;
   const std::optional<WorkerFlags> flags = parse_flags(argc, argv);
   if (kind == nullptr || !flags) return usage(kinds);

@@ -13,6 +13,13 @@ long this_process_id();
 // leaves this process another parent.
 bool end_with_parent(long parent);
 
+// A crash ends this process at once with its own code, for the parent to report
+// (jobs/runner.h): nothing waits on a person. On Windows, no error dialog and no
+// debugger (SEM_NOGPFAULTERRORBOX, and a last exception filter that lets the
+// process end with the exception's code); on POSIX a fatal signal already does
+// so, and this does nothing. For a worker, first thing in main.
+void crash_without_waiting();
+
 // The calling thread, and the processes it starts, at a lower scheduling
 // priority: background work (the probe, engine builds) must not compete with
 // the work it is meant to speed up.

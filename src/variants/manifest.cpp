@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "core/forms.h"
@@ -137,7 +138,8 @@ Result<Pin> parse_pin(const json& p, const Group& g, const fs::path& file) {
   return pin;
 }
 
-Result<Group> parse_group(const json& g, const fs::path& file, const PathVariables& defaults) {
+// `specs_read`: the input specs this load has read, by path: groups that share one read it once.
+Result<Group> parse_group(const json& g, const fs::path& file, const PathVariables& defaults, std::map<fs::path, InputSpec>& specs_read) {
   Group out;
   const std::string name = json_string_or(g, "name", "");
   JsonFields f(g, name.empty() ? fmt::format("{}: a group", file.string()) : fmt::format("{}: group {}", file.string(), name));
@@ -153,9 +155,15 @@ Result<Group> parse_group(const json& g, const fs::path& file, const PathVariabl
   if (f.has("input_spec")) {
     const std::string spec_file = f.text("input_spec");
     if (!f.ok()) return f.problems().error();
-    auto spec = InputSpec::from_json_file(local_path(spec_file, base, defaults));
-    if (!spec) return bad(file, fmt::format("group {}: input_spec: {}", out.name, spec.error().message));
-    out.inputs = *spec;
+    const fs::path spec_path = local_path(spec_file, base, defaults);
+    if (auto read = specs_read.find(spec_path); read != specs_read.end()) {
+      out.inputs = read->second;
+    } else {
+      auto spec = InputSpec::from_json_file(spec_path);
+      if (!spec) return bad(file, fmt::format("group {}: input_spec: {}", out.name, spec.error().message));
+      out.inputs = *spec;
+      specs_read.emplace(spec_path, *spec);
+    }
   }
   const json* variants = f.array("variants", kMaxEntries, false);
   const json* pins = f.array("pins", kMaxEntries, false);
@@ -234,8 +242,9 @@ Result<Manifest> load_manifest(const fs::path& path, const PathVariables& defaul
   if (auto s = f.finish(); !s) return s.error();
   // Every value is read by kind above; this is a last guard, so no exception leaves the library.
   try {
+    std::map<fs::path, InputSpec> specs_read;
     for (const auto& g : groups != nullptr ? *groups : json::array()) {
-      auto group = parse_group(g, file, defaults);
+      auto group = parse_group(g, file, defaults, specs_read);
       if (!group) return group.error();
       bool twice = std::any_of(out.groups.begin(), out.groups.end(), [&](const Group& x) { return x.name == group->name; });
       if (twice) return bad(file, fmt::format("group {} is declared twice", group->name));

@@ -25,6 +25,7 @@
 #include "os/child_environment.h"
 #include "os/child_process.h"
 #include "os/line_channel.h"
+#include "os/this_process.h"
 #include "temp_dir_test.h"
 
 namespace rung {
@@ -74,9 +75,7 @@ const bool kPlayedARole = [] {
   int argc = 0;
   wchar_t** argv = CommandLineToArgvW(GetCommandLineW(), &argc);
   if (argv == nullptr || argc < 3 || std::wstring(argv[1]) != L"--role") return false;
-  // No crash dialog and no debugger: a crash ends the process with its exception code, as a worker's must.
-  SetErrorMode(SEM_FAILCRITICALERRORS | SEM_NOGPFAULTERRORBOX | SEM_NOOPENFILEERRORBOX);
-  SetUnhandledExceptionFilter([](EXCEPTION_POINTERS*) -> LONG { return EXCEPTION_EXECUTE_HANDLER; });
+  crash_without_waiting();  // as a worker does: a crash ends it with its exception code, no dialog, no debugger
   _setmode(_fileno(stdout), _O_BINARY);  // the log holds what was written, no CR added
   const std::wstring role = argv[2];
   if (role == L"exit") {

@@ -145,5 +145,20 @@ TEST(WindowsThisProcess, ALoweredThreadRunsBelowNormal) {
   EXPECT_EQ(GetThreadPriority(GetCurrentThread()), THREAD_PRIORITY_NORMAL) << "only the calling thread is lowered";
 }
 
+// What a worker asks first thing: no error dialog, and a last exception filter,
+// so that a crash ends it with its code (wine would otherwise start its debugger;
+// Windows, Error Reporting). That a crash then ends with its code:
+// child-process-test's ACrashIsReportedByItsExceptionCode.
+TEST(WindowsThisProcess, ACrashEndsThisProcessWithoutWaitingOnAPerson) {
+  SetErrorMode(0);
+  SetUnhandledExceptionFilter(nullptr);
+  crash_without_waiting();
+  EXPECT_NE(GetErrorMode() & SEM_NOGPFAULTERRORBOX, 0u);
+  EXPECT_NE(GetErrorMode() & SEM_FAILCRITICALERRORS, 0u);
+  const LPTOP_LEVEL_EXCEPTION_FILTER set = SetUnhandledExceptionFilter(nullptr);
+  ASSERT_NE(set, nullptr) << "no last exception filter";
+  EXPECT_EQ(set(nullptr), EXCEPTION_EXECUTE_HANDLER) << "the filter ends the process with the exception's code";
+}
+
 }  // namespace
 }  // namespace rung
