@@ -39,9 +39,8 @@ TEST(LineChannelCases, APairCarriesLinesBothWaysAndTellsTheEnd) {
     std::string none;
     const auto before = std::chrono::steady_clock::now();
     EXPECT_EQ(ours.receive(none, before + std::chrono::milliseconds(300)), LineChannel::Read::kTimedOut);
-    const auto waited = std::chrono::steady_clock::now() - before;
-    EXPECT_GE(waited, std::chrono::milliseconds(290));
-    EXPECT_LT(waited, std::chrono::seconds(20));
+    // It waited for its deadline (a read that never returned would be the test's own timeout, not a clock bound here).
+    EXPECT_GE(std::chrono::steady_clock::now() - before, std::chrono::milliseconds(290));
     EXPECT_EQ(ours.receive(none, before), LineChannel::Read::kTimedOut) << "a deadline already past";
   }  // their end closes
   std::string after;

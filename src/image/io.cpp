@@ -45,16 +45,13 @@ struct LibStb {
 };
 
 Result<const LibStb*> libstb() {
-  static const Result<LibStb> loaded =
-      bind_system_library<LibStb>(SystemLibrary::kImages, "stb, for images (Debian's package libstb0 provides it)", [](SymbolBinder& bind, LibStb& stb) {
+  return bind_system_library<LibStb>(SystemLibrary::kImages, "stb, for images (Debian's package libstb0 provides it)", [](SymbolBinder& bind, LibStb& stb) {
         bind("stbi_failure_reason", stb.failure_reason);
         bind("stbi_info_from_memory", stb.info_from_memory);
         bind("stbi_load_from_memory", stb.load_from_memory);
         bind("stbi_image_free", stb.image_free);
         bind("stbi_write_png_to_func", stb.write_png_to_func);
       });
-  if (!loaded) return loaded.error();
-  return &*loaded;
 }
 
 }  // namespace

@@ -50,22 +50,26 @@ class SymbolBinder {
   const char* missing_ = nullptr;
 };
 
-// Opens `library` and binds a table with `bind(binder, table)`: the table, or why
-// not ("<what>: libsqlite3.so.0 cannot be loaded: ...", "<what>: libsqlite3.so.0
-// has no sqlite3_step: ..."). `what` names the library for a reader and the
-// package that provides it. Callers keep the result in a function-local static,
-// so a process binds each library once (the library is never unloaded).
+// Opens `library` and binds a table with `bind(binder, table)`, once per process
+// (the first call's answer is kept; the library is never unloaded): the table, or
+// why not ("<what>: libsqlite3.so.0 cannot be loaded: ...", "<what>:
+// libsqlite3.so.0 has no sqlite3_step: ..."). `what` names the library for a
+// reader and the package that provides it. One call site, one table.
 template <class Table, class Bind>
-Result<Table> bind_system_library(SystemLibrary library, const std::string& what, Bind bind) {
-  auto handle = open_system_library(library);
-  if (!handle) return Error{handle.error().code, what + ": " + handle.error().message};
-  Table table{};
-  SymbolBinder binder(*handle);
-  bind(binder, table);
-  if (binder.missing() != nullptr) {
-    return Error{ErrorCode::kLoadFailed, what + ": " + system_library_name(library) + " has no " + binder.missing() + ": not a build rung can use"};
-  }
-  return table;
+Result<const Table*> bind_system_library(SystemLibrary library, const std::string& what, Bind bind) {
+  static const Result<Table> bound = [&]() -> Result<Table> {
+    auto handle = open_system_library(library);
+    if (!handle) return Error{handle.error().code, what + ": " + handle.error().message};
+    Table table{};
+    SymbolBinder binder(*handle);
+    bind(binder, table);
+    if (binder.missing() != nullptr) {
+      return Error{ErrorCode::kLoadFailed, what + ": " + system_library_name(library) + " has no " + binder.missing() + ": not a build rung can use"};
+    }
+    return table;
+  }();
+  if (!bound) return bound.error();
+  return &*bound;
 }
 
 }  // namespace rung

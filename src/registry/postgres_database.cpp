@@ -44,7 +44,8 @@ struct LibPq {
   decltype(&::PQgetlength) getlength;
 };
 
-Result<LibPq> load_libpq() {
+// Loaded once per process; the same answer (the table, or why not) every time.
+Result<const LibPq*> libpq() {
   return bind_system_library<LibPq>(SystemLibrary::kPostgresClient, "PostgreSQL's client library (Debian's package libpq5 provides it)",
                                     [](SymbolBinder& bind, LibPq& pq) {
                                       bind("PQconnectdbParams", pq.connectdb_params);
@@ -66,13 +67,6 @@ Result<LibPq> load_libpq() {
                                       bind("PQgetvalue", pq.getvalue);
                                       bind("PQgetlength", pq.getlength);
                                     });
-}
-
-// Loaded once per process; the same answer (the table, or why not) every time.
-Result<const LibPq*> libpq() {
-  static const Result<LibPq> loaded = load_libpq();
-  if (!loaded) return loaded.error();
-  return &*loaded;
 }
 
 // "? ... ?" to "$1 ... $2", leaving quoted text alone.

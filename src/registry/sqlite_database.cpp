@@ -43,8 +43,7 @@ struct LibSqlite {
 };
 
 Result<const LibSqlite*> libsqlite() {
-  static const Result<LibSqlite> loaded =
-      bind_system_library<LibSqlite>(SystemLibrary::kSqlite, "SQLite, for the registry (Debian's package libsqlite3-0 provides it)", [](SymbolBinder& bind, LibSqlite& q) {
+  return bind_system_library<LibSqlite>(SystemLibrary::kSqlite, "SQLite, for the registry (Debian's package libsqlite3-0 provides it)", [](SymbolBinder& bind, LibSqlite& q) {
         bind("sqlite3_bind_double", q.bind_double);
         bind("sqlite3_bind_int64", q.bind_int64);
         bind("sqlite3_bind_null", q.bind_null);
@@ -68,10 +67,7 @@ Result<const LibSqlite*> libsqlite() {
         bind("sqlite3_prepare_v2", q.prepare_v2);
         bind("sqlite3_step", q.step);
       });
-  if (!loaded) return loaded.error();
-  return &*loaded;
 }
-
 
 class SqliteDatabase final : public Database {
  public:

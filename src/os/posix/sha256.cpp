@@ -21,10 +21,10 @@ struct LibCrypto {
 
 namespace {
 
-// Loaded once per process. Without it nothing can be hashed, and a fingerprint
+// Bound once per process (os/system_library.h). Without it nothing can be hashed, and a fingerprint
 // or record made without its hash would be wrong: LibraryUnavailable (rung/result.h).
 const LibCrypto& libcrypto() {
-  static const Result<LibCrypto> loaded = bind_system_library<LibCrypto>(
+  const auto loaded = bind_system_library<LibCrypto>(
       SystemLibrary::kCrypto, "OpenSSL's libcrypto, for SHA-256 (Debian's package libssl3 provides it)", [](SymbolBinder& bind, LibCrypto& c) {
         bind("EVP_MD_CTX_new", c.ctx_new);
         bind("EVP_MD_CTX_free", c.ctx_free);
@@ -34,7 +34,7 @@ const LibCrypto& libcrypto() {
         bind("EVP_DigestFinal_ex", c.final);
       });
   if (!loaded) throw LibraryUnavailable(loaded.error().message);
-  return *loaded;
+  return **loaded;
 }
 
 }  // namespace
