@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "rung/probe.h"
 #include "rung/result.h"
 
 namespace rung::cli {
@@ -29,8 +30,17 @@ struct CliError : std::runtime_error {
   int exit_code;
 };
 
+// Parses and runs the command line, each exception mapped to its message and exit
+// code: the one top level both programs share. `on_parse_error`, when set, is
+// called first on a parse error (the front hands the arguments to rung-full).
+int run_command_line(CLI::App& app, int argc, char** argv, void (*on_parse_error)() = nullptr);
+
 // The command line as typed ("rung bench m.onnx --runs 5"), for a record's provenance.
 std::string command_line();
+
+// The probe's decision for `rung probe`: run_probe in rung-full (main.cpp); in
+// the front (front.cpp) the cache's answer, else this process becomes rung-full.
+Result<ProbeOutcome> probe_decision(const ProbeOptions& options);
 
 void add_doctor_command(CLI::App& app);
 void add_probe_command(CLI::App& app);

@@ -37,6 +37,10 @@ std::string version_text() {
 
 }  // namespace
 
+namespace rung::cli {
+Result<ProbeOutcome> probe_decision(const ProbeOptions& options) { return run_probe(options); }
+}  // namespace rung::cli
+
 int main(int argc, char** argv) {
   rung::keep_onnxruntime_telemetry_off_in_this_process();
   rung::end_cleanly_on_termination_signals();
@@ -59,20 +63,5 @@ int main(int argc, char** argv) {
   rung::cli::add_conform_command(app);
   rung::cli::add_registry_command(app);
   rung::cli::add_variants_command(app);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    int code = app.exit(e);
-    return code == 0 ? 0 : rung::cli::kExitUsage;
-  } catch (const rung::cli::CliError& e) {
-    fmt::print(stderr, "rung: {}\n", e.what());
-    return e.exit_code;
-  } catch (const rung::LibraryUnavailable& e) {
-    fmt::print(stderr, "rung: {}\n", e.what());
-    return rung::cli::kExitFailed;
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "rung: internal error: {}\n", e.what());
-    return rung::cli::kExitFailed;
-  }
-  return 0;
+  return rung::cli::run_command_line(app, argc, argv);
 }

@@ -128,7 +128,7 @@ int run_probe_command(const ProbeCliOptions& c) {
     o.on_progress = [](const std::string& line) { show_progress_line("probing " + line); };
   }
   o.on_log = [terminal](const std::string& line) { fmt::print(stderr, "{}rung: {}\n", progress_clear_prefix(terminal), line); };
-  auto result = run_probe(o);
+  auto result = probe_decision(o);
   if (terminal) clear_progress_line();
   if (!result) throw CliError(result.error());
   const ProbeOutcome& out = *result;

@@ -115,7 +115,7 @@ TEST(DoctorCliTest, JsonDescribesBuildsHardwareAndLadder) {
 TEST(DoctorCliTest, NoBuildFoundExitsNonZeroListingWhereItLookedAndHowToFetch) {
   // A copy of the CLI in an empty directory has no runtimes/ beside it.
   auto dir = test::make_temp_dir("rung-lonely");
-  fs::copy_file(test::cli_path(), dir / "rung");
+  test::copy_cli_to(dir);
   auto r = test::run_command("env -u RUNG_ORT_DIR '" + (dir / "rung").string() + "' doctor");
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_THAT(r.err, HasSubstr("no usable ONNX Runtime build found"));

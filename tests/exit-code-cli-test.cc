@@ -67,7 +67,7 @@ class ExitCodeCliTest : public ::testing::TestWithParam<Command> {
     write_conform_suite(model_, dir_ / "suite");
     // A copy of the CLI in a directory of its own has no runtimes/ beside it: it finds a build only where told.
     fs::create_directories(dir_ / "lonely");
-    fs::copy_file(test::cli_path(), dir_ / "lonely" / "rung");
+    test::copy_cli_to(dir_ / "lonely");
     // A real build reached through a directory every user can write to: anyone could swap it.
     fs::create_directories(dir_ / "writable");
     fs::create_symlink(test::runtime_dir("1.30.0") / "libonnxruntime.so.1", dir_ / "writable" / "libonnxruntime.so.1");

@@ -57,6 +57,13 @@ if(dynamic MATCHES "\\[(libsqlite3[^]]*|libpq[^]]*|libstb[^]]*|libonnx\\.so[^]]*
   message(FATAL_ERROR "the installed worker links ${CMAKE_MATCH_1}: it must carry only what the engine carries")
 endif()
 
+# The installed front finds rung-full beside it, under the prefix given at install time.
+execute_process(COMMAND env -u RUNG_ORT_DIR "${SCRATCH}/prefix/bin/rung" --version RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(rc OR NOT out MATCHES "^rung [0-9]")
+  message(FATAL_ERROR "the installed rung --version (through bin/rung-full) failed: ${rc} ${out}${err}")
+endif()
+message("the installed rung hands --version to bin/rung-full")
+
 # Nothing installed looks for libraries in the working directory (an empty or relative RPATH/RUNPATH entry).
 execute_process(COMMAND "${PYTHON}" "${SEARCH_PATH_CHECK}" "${SCRATCH}/prefix" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(rc)

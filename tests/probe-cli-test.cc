@@ -142,7 +142,7 @@ TEST_F(ProbeCliTest, TwoProcessesOnOneCacheDirectoryOneProbesTheOtherWaits) {
   // Exactly one of them probed; the other waited for its answer and read it.
   EXPECT_NE(ja["from_cache"], jb["from_cache"]);
   // The waiter names whom it waits for, and for how long at most.
-  EXPECT_THAT(test::read_file(b.string() + ".err"), ::testing::ContainsRegex("process [0-9]+ \\(.*rung probe .*\\) is probing this cache directory; waiting up to [0-9]+ s"));
+  EXPECT_THAT(test::read_file(b.string() + ".err"), ::testing::ContainsRegex("process [0-9]+ \\(.*rung(-full)? probe .*\\) is probing this cache directory; waiting up to [0-9]+ s"));
   EXPECT_TRUE(nlohmann::json::accept(test::read_file(dir_ / "cache" / "probe.json")));
 }
 

@@ -15,6 +15,12 @@
 
 namespace rung::test {
 
+std::filesystem::path copy_cli_to(const std::filesystem::path& dir) {
+  std::filesystem::copy_file(cli_path(), dir / "rung");
+  std::filesystem::copy_file(cli_path().parent_path() / "rung-full", dir / "rung-full");
+  return dir / "rung";
+}
+
 std::filesystem::path make_temp_dir(const std::string& prefix) {
   std::string tmpl = (std::filesystem::temp_directory_path() / (prefix + ".XXXXXX")).string();
   if (mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed for " + tmpl);

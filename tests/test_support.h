@@ -19,6 +19,8 @@ inline std::filesystem::path cli_path() { return RUNG_TEST_CLI; }
 inline std::filesystem::path sim_ep_path() { return RUNG_TEST_SIM_EP; }
 inline std::filesystem::path fake_libraries_dir() { return RUNG_TEST_FAKE_LIBRARIES; }
 inline std::filesystem::path worker_path() { return binary_dir() / "rung-probe-worker"; }
+// A copy of the command in `dir`: the `rung` front and the rung-full it becomes (cli/front.cpp); returns the front's path.
+std::filesystem::path copy_cli_to(const std::filesystem::path& dir);
 
 inline std::filesystem::path runtime_dir(const std::string& version) {
   return deps_dir() / "runtimes" / ("onnxruntime-" + version);

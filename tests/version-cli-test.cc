@@ -59,7 +59,7 @@ TEST(VersionCliTest, NoBuildFoundStillPrintsTheVersionAndSaysWhyExitZero) {
   EXPECT_THAT(r.out, Not(HasSubstr("serves API")));
 
   // A copy of the CLI with no runtimes/ beside it and no RUNG_ORT_DIR finds none either.
-  fs::copy_file(test::cli_path(), empty / "rung");
+  test::copy_cli_to(empty);
   fs::remove_all(empty / "runtimes");
   auto lonely = version("", empty / "rung");
   EXPECT_EQ(lonely.exit_code, 0) << lonely.out << lonely.err;

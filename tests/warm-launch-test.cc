@@ -52,6 +52,7 @@ struct Launch {
   std::string error;
   bool from_cache = false;
   std::string chosen;              // canonical path of the build chosen
+  std::string version;             // its version, as the probe reported it
   std::set<std::string> mapped;    // when the launch returned
   std::set<std::string> mapped_after_probe;  // the engine: once its background probe reported
 };
@@ -86,6 +87,7 @@ Launch in_child(const fs::path& report, const std::function<nlohmann::json()>& b
   l.error = j.value("error", "");
   l.from_cache = j.value("from_cache", false);
   l.chosen = j.value("chosen", "");
+  l.version = j.value("version", "");
   for (const auto& m : j.value("mapped", nlohmann::json::array())) l.mapped.insert(m.get<std::string>());
   for (const auto& m : j.value("mapped_after_probe", nlohmann::json::array())) l.mapped_after_probe.insert(m.get<std::string>());
   return l;
@@ -130,7 +132,7 @@ class WarmLaunchTest : public ::testing::Test {
   }
 
   // `rung probe` as the library runs it, in a child process.
-  Launch probe(bool reprobe = false) {
+  Launch probe(bool reprobe = false, bool open_vouched = true) {
     return in_child(dir_ / "report.json", [&] {
       ProbeOptions o;
       o.cache_dir = dir_ / "cache";
@@ -141,10 +143,12 @@ class WarmLaunchTest : public ::testing::Test {
       o.runs = 1;
       o.time_budget_s = 0;
       o.reprobe = reprobe;
+      o.open_vouched_build = open_vouched;
       auto r = run_probe(o);
       if (!r) return nlohmann::json{{"ok", false}, {"error", r.error().message}};
       nlohmann::json mapped = mapped_runtimes();
-      return nlohmann::json{{"ok", true}, {"from_cache", r->from_cache}, {"chosen", canonical_of(r->runtime_library)}, {"mapped", mapped}};
+      return nlohmann::json{{"ok", true}, {"from_cache", r->from_cache}, {"chosen", canonical_of(r->runtime_library)}, {"mapped", mapped},
+                            {"version", r->runtime_version}};
     });
   }
 
@@ -176,6 +180,42 @@ class WarmLaunchTest : public ::testing::Test {
   std::set<std::string> all_;
   std::string newest_;
 };
+
+// `rung probe` answers and runs nothing: while the record vouches, not even the named build is
+// opened; what opening it gave comes from the record. Anything the record does not vouch for,
+// or a record that does not keep those facts, opens as an engine's launch does.
+TEST_F(WarmLaunchTest, AnAnswerOnlyLaunchOpensNoBuildWhileTheRecordVouchesForIt) {
+  auto cold = probe();
+  ASSERT_TRUE(cold.ok) << cold.error;
+  ASSERT_EQ(cold.chosen, newest_);
+
+  auto answer = probe(false, /*open_vouched=*/false);
+  ASSERT_TRUE(answer.ok) << answer.error;
+  EXPECT_TRUE(answer.from_cache);
+  EXPECT_EQ(answer.chosen, newest_);
+  EXPECT_EQ(answer.version, "1.30.0") << "from the record";
+  EXPECT_EQ(answer.mapped, std::set<std::string>{}) << "no build opened";
+
+  // A record kept before it held what opening the chosen build gave: the named build is opened, alone.
+  const fs::path cache = dir_ / "cache" / "probe.json";
+  auto j = nlohmann::json::parse(test::read_file(cache));
+  ASSERT_TRUE(j["builds_seen"].contains("chosen_build")) << j.dump();
+  j["builds_seen"].erase("chosen_build");
+  std::ofstream(cache) << j.dump();
+  auto older = probe(false, false);
+  ASSERT_TRUE(older.ok) << older.error;
+  EXPECT_TRUE(older.from_cache);
+  EXPECT_EQ(older.mapped, std::set<std::string>{newest_});
+
+  // A loser changed (its ctime): the record no longer vouches, and every build is opened.
+  ASSERT_TRUE(probe(true).ok);  // a fresh record, with the facts
+  fs::permissions(copy_, fs::perms::owner_write, fs::perm_options::remove);
+  fs::permissions(copy_, fs::perms::owner_write, fs::perm_options::add);
+  auto changed = probe(false, false);
+  ASSERT_TRUE(changed.ok) << changed.error;
+  EXPECT_EQ(changed.mapped, all_);
+  EXPECT_EQ(changed.chosen, newest_);
+}
 
 TEST_F(WarmLaunchTest, AValidCacheOpensOnlyItsBuildAndAChangedBuildOpensEveryOneAgain) {
   auto cold = probe();
@@ -256,8 +296,9 @@ TEST_F(WarmLaunchTest, TheEngineStartsOnTheCachedBuildAlone) {
   EXPECT_EQ(warm.mapped_after_probe, std::set<std::string>{newest_}) << "the background probe opened more than the cached build";
 }
 
-// `rung probe` itself, warm, under the loader's own account of what it opened.
-TEST(WarmLaunchCli, AWarmRungProbeOpensOneBuildAndForceOpensThemAll) {
+// `rung probe` itself, warm, under the loader's own account of what it opened: it answers
+// and runs nothing, so while the record vouches it opens no build at all (cli/front.cpp).
+TEST(WarmLaunchCli, AWarmRungProbeOpensNoBuildAndForceOpensThemAll) {
   const fs::path dir = test::make_temp_dir("rung-warm-launch-cli");
   test::ModelBuilder b;
   b.input("x", {1, 8}).node("Relu", {"x"}, {"y"}).output("y", {1, 8});
@@ -296,11 +337,14 @@ TEST(WarmLaunchCli, AWarmRungProbeOpensOneBuildAndForceOpensThemAll) {
   auto [warm_files, warm] = opened("");
   ASSERT_TRUE(warm.is_object());
   EXPECT_EQ(warm["from_cache"], true);
-  EXPECT_EQ(warm_files, std::set<std::string>{warm["runtime"]["library"].get<std::string>()});
+  EXPECT_EQ(warm_files, std::set<std::string>{});
+  EXPECT_EQ(warm["runtime"]["library"], cold["runtime"]["library"]);
+  EXPECT_EQ(warm["runtime"]["version"], cold["runtime"]["version"]);
   auto [forced_files, forced] = opened("--force");
   EXPECT_EQ(forced_files.size(), found) << "--force opens every build";
   auto [again_files, again] = opened("");
-  EXPECT_EQ(again_files.size(), 1u);
+  EXPECT_EQ(again_files.size(), 0u);
+  EXPECT_EQ(again["from_cache"], true);
   fs::remove_all(dir);
 }
 

@@ -128,7 +128,7 @@ if [ "$mode" = main ]; then
   options=()
   [ -f build/CMakeCache.txt ] || options=(-DRUNG_BUILD_TESTS=OFF -DRUNG_BUILD_BENCHMARKS=OFF -DRUNG_BUILD_FUZZERS=OFF)
   cmake -S . -B build "${flags[@]}" "${options[@]}" >/dev/null
-  cmake --build build -j"$jobs" --target rung_cli rung_probe_worker rung_sim_ep
+  cmake --build build -j"$jobs" --target rung_cli rung_full rung_probe_worker rung_sim_ep
 else
   # Linux aarch64: cross-built into build-aarch64, its test subset run under qemu by this
   # tree's ctest (aarch64.emulated_subset). Only from an x86-64 machine, where it is emulated.

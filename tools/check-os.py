@@ -52,7 +52,7 @@ OS_FUNCTIONS = sorted(set("""
 getpid getppid gettid fork vfork execv execve execvp execvpe execl execlp waitpid waitid wait3 wait4 kill killpg
 pipe2 dup2 dup3 socketpair poll ppoll epoll_create epoll_create1 epoll_wait
 pselect prctl setpriority getpriority sched_getaffinity sched_setaffinity sched_yield getrusage uname
-isatty ttyname gethostname sethostname sysconf pathconf dlopen dlsym dlclose dlerror dladdr dlinfo flock lockf fcntl
+access faccessat euidaccess eaccess isatty ttyname gethostname sethostname sysconf pathconf dlopen dlsym dlclose dlerror dladdr dlinfo flock lockf fcntl
 ioctl munmap mprotect madvise posix_spawn posix_spawnp pthread_sigmask pthread_kill pthread_setname_np sigprocmask
 sigaction sigemptyset sigfillset sigaddset sigdelset sigwait sigwaitinfo getuid geteuid getgid getegid setuid setgid
 chown fchown lchown fchmod lstat fstat fstatat statx readlink readlinkat symlink unlink unlinkat fsync fdatasync

@@ -2,7 +2,8 @@
 # A warm launch timed as a whole process: exec, dynamic loading, the runtime
 # build opened, the probe cache checked, exit. Probes once into a fresh cache
 # directory (cold), then times RUNS warm launches of each and prints the median:
-#   1. `rung probe` on the sample models (the builds beside build/rung);
+#   1. `rung probe` on the sample models (the builds beside build/rung), and the
+#      same answered by rung-full, which links the whole CLI (the front's gain);
 #   2. bench/warm-launch-app, an application linking rung::engine alone that
 #      calls Engine::start and waits for the probe's answer (from the cache).
 # Also counts the libonnxruntime files a warm `rung probe` opens (LD_DEBUG=files).
@@ -47,6 +48,9 @@ probe=("$build/rung" probe --cache-dir "$scratch/probe")
 opened=$(LD_DEBUG=files "${probe[@]}" 2>&1 >/dev/null | grep -c 'file=.*libonnxruntime\.so[.0-9]* .*generating link map' || true)
 echo "a warm rung probe opened $opened libonnxruntime file(s) of $(ls -d "$build"/runtimes/*/ | wc -l) builds beside it"
 time_runs "${probe[@]}" | report "rung probe (warm, whole process)"
+# The same answer from rung-full, the whole CLI linked (libonnx, protobuf): what `rung` was before the front.
+full_probe=("$build/rung-full" "${probe[@]:1}")
+time_runs "${full_probe[@]}" | report "rung-full probe (warm; the CLI before the front)"
 # Before: every build opened on every launch. A file that is no build, in --ort-dir, keeps the
 # cache's record from vouching (a failed load never does), so each launch opens all three again.
 mkdir -p "$scratch/junk/onnxruntime-0.0"
@@ -65,7 +69,7 @@ fi
 # CPU time per process (user + system), which another job on the machine disturbs less than wall time.
 if command -v perf >/dev/null && perf stat -r 1 true >/dev/null 2>&1; then
   cpu() { perf stat -r "$runs" -x, -e task-clock "$@" 2>&1 >/dev/null | awk -F, '/task-clock/ { printf "%.2f", $1 }'; }
-  echo "CPU time (perf stat task-clock, mean of $runs): rung probe warm $(cpu "${probe[@]}") ms," \
+  echo "CPU time (perf stat task-clock, mean of $runs): rung probe warm $(cpu "${probe[@]}") ms, rung-full probe warm $(cpu "${full_probe[@]}") ms," \
     "every build opened $(cpu "${probe[@]}" --ort-dir "$scratch/junk") ms, rung --help $(cpu "$build/rung" --help) ms" \
     "${app:+, warm-launch-app $(cpu "${app[@]}") ms}"
 else

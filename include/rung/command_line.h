@@ -1,5 +1,6 @@
 // The command line this process was started with, as a record's provenance
-// (bench, conform): the program's name without its directory, then each
+// (bench, conform): the program's name without its directory ("rung" for
+// rung-full, which the `rung` front becomes), then each
 // argument, quoted where a shell would need it. "rung" when it cannot be read.
 #pragma once
 

@@ -83,6 +83,11 @@ struct ProbeOptions {
   std::filesystem::path worker;                 // default: RUNG_PROBE_WORKER, beside the executable, libexec
   std::optional<std::string> forced_rung;       // else RUNG_FORCE_RUNG
   bool reprobe = false;                         // ignore a valid cache
+  // false for a launch that only answers and runs nothing (`rung probe`): while the
+  // cache's record vouches for the build it names and every library that build
+  // needs still resolves, not even that build is opened (probe/launch.h); its
+  // RuntimeBuild is then as recorded, with a null api. An engine opens it.
+  bool open_vouched_build = true;
   std::vector<std::filesystem::path> plugin_dirs;  // plus RUNG_PLUGIN_DIR: each plugin EP .so becomes a rung
   int threads = 0;                              // intra-op threads for every session; 0 = ONNX Runtime's default
   std::uint64_t seed = 20260919;
@@ -122,6 +127,12 @@ struct ProbeOutcome {
 
 // Runs (or reads from the cache) the whole probe and returns the decision. Blocks.
 Result<ProbeOutcome> run_probe(const ProbeOptions& options);
+
+// The decision a valid probe cache holds, as run_probe would return it, without
+// measuring anything; nullopt when the probe would have to measure (no cache, a
+// changed model, build or device, or options.reprobe). Links none of the walk:
+// a program that only answers warm launches stays small (the `rung` front).
+Result<std::optional<ProbeOutcome>> probe_from_cache(const ProbeOptions& options);
 
 // The probe on its own low-priority thread: start() returns at once, and until
 // the probe reports every request is the floor's.

@@ -66,7 +66,8 @@ struct RuntimeBuild {
   std::vector<std::string> providers;    // GetAvailableProviders, in the build's order
   int score = 0;                         // fit to the hardware; 0 = unusable
   std::string score_reason;
-  const OrtApi* api = nullptr;           // valid for the life of the process once loaded
+  const OrtApi* api = nullptr;           // valid for the life of the process once loaded; null for a build a warm
+                                         // probe took from its cache's record unopened (ProbeOptions::open_vouched_build)
 
   bool has_provider(std::string_view name) const;
 };

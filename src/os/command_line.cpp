@@ -15,6 +15,9 @@ std::string this_command_line() {
     if (i > start) {
       std::string arg = raw.substr(start, i - start);
       if (start == 0) arg = std::filesystem::path(arg).filename().string();
+      // rung-full is what the `rung` front becomes (cli/front.cpp): a record names the command typed.
+      // The front keeps argv[0], but an emulator that runs the program by its path (qemu) does not.
+      if (start == 0 && arg == "rung-full") arg = "rung";
       bool plain = arg.find_first_of(" \t'\"$`\\*?;&|<>()") == std::string::npos;
       if (!out.empty()) out += ' ';
       out += plain ? arg : "'" + arg + "'";

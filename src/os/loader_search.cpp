@@ -1,16 +1,17 @@
 #include "os/loader_search.h"
 
 #include <fmt/format.h>
+#include <link.h>
 #include <sys/utsname.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <set>
 #include <sstream>
 
 #include "os/elf_dynamic.h"
+#include "os/read_file.h"
 
 namespace rung {
 namespace fs = std::filesystem;
@@ -225,6 +226,20 @@ bool read_at(const std::string& bytes, std::size_t offset, T& out) {
 
 }  // namespace
 
+std::vector<LoadedObject> objects_loaded_in_this_process() {
+  std::vector<LoadedObject> out;
+  ::dl_iterate_phdr(
+      [](dl_phdr_info* info, std::size_t, void* data) {
+        if (info->dlpi_name != nullptr && *info->dlpi_name != '\0') {
+          const fs::path path = info->dlpi_name;
+          static_cast<std::vector<LoadedObject>*>(data)->push_back({path.filename().string(), path});
+        }
+        return 0;
+      },
+      &out);
+  return out;
+}
+
 LoaderPaths LoaderPaths::of_this_process() {
   LoaderPaths p;
   p.library_path = split_dirs(std::getenv("LD_LIBRARY_PATH"));
@@ -241,9 +256,10 @@ Result<std::vector<std::pair<std::string, fs::path>>> read_ld_cache(const fs::pa
   constexpr std::string_view kOldMagic = "ld.so-1.7.0";
   constexpr std::string_view kNewMagic = "glibc-ld.so.cache1.1";
   constexpr std::size_t kOldHeader = 16, kOldEntry = 12, kNewHeader = 48, kNewEntry = 24;
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return Error{ErrorCode::kNotFound, fmt::format("{}: cannot be read", file.string())};
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // Read whole and at once (a warm launch checks a build's dependencies against it: probe/launch.h).
+  auto read = read_system_file(file);
+  if (!read) return Error{ErrorCode::kNotFound, fmt::format("{}: cannot be read", file.string())};
+  const std::string& bytes = *read;
   std::size_t base = 0;
   if (bytes.compare(0, kOldMagic.size(), kOldMagic) == 0) {
     std::uint32_t old_count = 0;

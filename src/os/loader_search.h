@@ -48,6 +48,11 @@ struct ResolvedLibrary {
   bool found() const { return !path.empty() || already_loaded; }
 };
 
+// The objects this process holds now (the program, its libraries, those opened
+// since), by their file name and path: the loader satisfies a DT_NEEDED naming one
+// of them without a search.
+std::vector<LoadedObject> objects_loaded_in_this_process();
+
 // Every library `library` pulls in, breadth-first in the loader's order, each
 // once. `loaded` are objects already in the process, matched by name as the
 // loader matches them; their own dependencies are not walked.

@@ -2,6 +2,7 @@
 // that name no operating system.
 #pragma once
 
+#include <filesystem>
 #include <string>
 
 namespace rung {
@@ -30,5 +31,9 @@ double peak_resident_kib();
 
 // The machine's network name; "unknown" when it has none to give.
 std::string host_name();
+
+// Whether this process may create files in the directory `dir` (its permissions
+// as this process's user sees them); false when it is missing or not a directory.
+bool may_create_files_in(const std::filesystem::path& dir);
 
 }  // namespace rung

@@ -4,6 +4,8 @@
 
 #include <filesystem>
 
+#include "rung/rung_programs.h"
+
 namespace rung {
 
 // The directory of the running executable (/proc/self/exe); empty when unknown.

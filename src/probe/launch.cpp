@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "os/file_identity.h"
+#include "os/loader_search.h"
 #include "os/json_input.h"
 #include "os/path_trust.h"
 #include "probe/cache.h"
@@ -54,7 +55,61 @@ std::string opened_as(const RuntimeBuild& b, const nlohmann::json& found) {
 struct Vouched {
   std::size_t index = 0;
   std::string choice_reason;
+  nlohmann::json chosen_build;  // what opening the chosen build gave, as kept; null in a record older than that
 };
+
+// What opening the chosen build gave, for a later launch that answers without opening it.
+nlohmann::json kept_facts(const RuntimeBuild& b) {
+  return {{"version", b.version}, {"api_version", b.api_version}, {"providers", b.providers}, {"score", b.score}, {"score_reason", b.score_reason}};
+}
+
+// The builds as the record keeps them, none opened: the chosen one with what opening it
+// gave (`facts`, from kept_facts), the others not opened. Nullopt when the facts are not whole.
+std::optional<RuntimeDiscovery> recorded_discovery(const RuntimeSearch& search, const Vouched& v, const std::string& why_not_opened) {
+  const nlohmann::json& f = v.chosen_build;
+  if (!f.is_object()) return std::nullopt;
+  auto version = f.find("version");
+  auto providers = f.find("providers");
+  auto api = f.contains("api_version") ? json_integer(f["api_version"], 1, 10'000) : std::nullopt;
+  auto score = f.contains("score") ? json_integer(f["score"], 1, 100) : std::nullopt;
+  if (version == f.end() || !version->is_string() || providers == f.end() || !providers->is_array() || !api || !score) return std::nullopt;
+  RuntimeDiscovery d;
+  d.searched = search.searched;
+  for (std::size_t i = 0; i < search.candidates.size(); ++i) {
+    RuntimeBuild b;
+    b.library = search.candidates[i].library;
+    b.origin = search.candidates[i].origin;
+    if (i != v.index) {
+      b.skipped_reason = why_not_opened;
+    } else {
+      b.loaded = true;  // as recorded: its api stays null (rung/runtime.h)
+      b.version = version->get<std::string>();
+      b.api_version = static_cast<int>(*api);
+      for (const auto& p : *providers) {
+        if (!p.is_string()) return std::nullopt;
+        b.providers.push_back(p.get<std::string>());
+      }
+      b.score = static_cast<int>(*score);
+      b.score_reason = json_string_or(f, "score_reason", "");
+    }
+    d.builds.push_back(std::move(b));
+  }
+  d.chosen = v.index;
+  d.choice_reason = v.choice_reason;
+  return d;
+}
+
+// Whether every library the build needs is still where the loader would find it:
+// the one thing about a load that its file's identity does not fix.
+bool dependencies_resolve(const std::filesystem::path& library) {
+  // What this process already holds satisfies a name without a search, as in the loader.
+  auto libs = resolve_dependencies(library, LoaderPaths::of_this_process(), objects_loaded_in_this_process());
+  if (!libs) return false;
+  for (const auto& l : *libs) {
+    if (!l.found() || !l.unusable.empty() || !l.missing_versions.empty()) return false;
+  }
+  return true;
+}
 
 // The build the kept record vouches for, when it was made with the builds found now.
 std::optional<Vouched> vouched(const std::string& kept_seen, const nlohmann::json& found) {
@@ -79,7 +134,7 @@ std::optional<Vouched> vouched(const std::string& kept_seen, const nlohmann::jso
     if (what == kRefused && builds[i]["trusted"] == true) return std::nullopt;
     if (what != kLoaded && what != kRefused && what != kNotOpened) return std::nullopt;
   }
-  return Vouched{chosen_index, json_string_or(kept, "choice_reason", "as the probe cache records")};
+  return Vouched{chosen_index, json_string_or(kept, "choice_reason", "as the probe cache records"), kept.value("chosen_build", nlohmann::json())};
 }
 
 }  // namespace
@@ -91,7 +146,7 @@ bool same_builds(const std::string& kept_seen, const std::string& found) {
 }
 
 Result<LaunchRuntimes> discover_launch_runtimes(const RuntimeSearchOptions& options, const Hardware& hardware,
-                                                const std::filesystem::path& cache_file, bool allow_warm) {
+                                                const std::filesystem::path& cache_file, bool allow_warm, bool open_vouched) {
   auto search = search_runtimes(options);
   if (!search) return search.error();
   // Taken before anything is opened: a build that changes while the others load makes the next launch open every one.
@@ -101,6 +156,15 @@ Result<LaunchRuntimes> discover_launch_runtimes(const RuntimeSearchOptions& opti
   if (allow_warm) {
     if (auto v = vouched(read_kept_builds(cache_file), found)) {
       const auto& chosen = search->candidates[v->index].library;
+      if (!open_vouched && dependencies_resolve(chosen)) {
+        auto recorded = recorded_discovery(*search, *v, fmt::format("not opened: the probe cache {} names {}, and no build found changed since it was written",
+                                                                    cache_file.string(), chosen.string()));
+        if (recorded) {
+          out.discovery = std::move(*recorded);
+          out.warm = true;
+          return out;
+        }
+      }
       auto warm = discover_found_runtimes(*search, options, hardware, v->index,
                                           fmt::format("not opened: the probe cache {} names {}, and no build found changed since it was written",
                                                       cache_file.string(), chosen.string()));
@@ -117,7 +181,12 @@ Result<LaunchRuntimes> discover_launch_runtimes(const RuntimeSearchOptions& opti
   if (!cold) return cold.error();
   nlohmann::json opened = nlohmann::json::array();
   for (std::size_t i = 0; i < cold->builds.size(); ++i) opened.push_back(opened_as(cold->builds[i], found["builds"][i]));
-  out.seen = nlohmann::json{{"found", found}, {"opened", opened}, {"chosen", *cold->chosen}, {"choice_reason", cold->choice_reason}}.dump();
+  out.seen = nlohmann::json{{"found", found},
+                            {"opened", opened},
+                            {"chosen", *cold->chosen},
+                            {"choice_reason", cold->choice_reason},
+                            {"chosen_build", kept_facts(cold->builds[*cold->chosen])}}
+                 .dump();
   out.discovery = std::move(*cold);
   return out;
 }

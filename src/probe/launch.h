@@ -1,6 +1,7 @@
 // The runtime builds a launch opens. Every build found is opened (its ELF read,
 // dlopen'ed, asked for its providers) unless the probe cache vouches for the
-// one a full discovery would choose: then only that one is.
+// one a full discovery would choose: then only that one is, or, for a launch
+// that only answers (the `rung` front), none (discover_launch_runtimes).
 //
 // The cache keeps, beside its decision, a record of the builds it was made
 // with, taken before any of them was opened: the directories searched, and for
@@ -39,9 +40,14 @@ struct LaunchRuntimes {
 };
 
 // `cache_file`: the probe cache (probe/cache.h) whose record may vouch; with
-// `allow_warm` false (a re-probe), every build is opened. Errors as discover_runtimes'.
+// `allow_warm` false (a re-probe), every build is opened. With `open_vouched`
+// false (a launch that only answers, runs nothing: ProbeOptions::open_vouched_build),
+// a build the record vouches for is not opened either while every library it
+// needs still resolves as the loader would (os/loader_search.h): what opening it
+// gave (version, API, providers, score) is read from the record, which keeps it
+// since the decision was made, and its `api` stays null. Errors as discover_runtimes'.
 Result<LaunchRuntimes> discover_launch_runtimes(const RuntimeSearchOptions& options, const Hardware& hardware,
-                                                const std::filesystem::path& cache_file, bool allow_warm);
+                                                const std::filesystem::path& cache_file, bool allow_warm, bool open_vouched = true);
 
 // Whether a cache's kept record (its `seen`, JSON text, maybe "") was made with the builds of `found`.
 bool same_builds(const std::string& kept_seen, const std::string& found);

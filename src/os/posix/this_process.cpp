@@ -1,12 +1,17 @@
-// POSIX (Linux): prctl for the parent-death signal, setpriority on the thread, getrusage, gethostname.
+// POSIX (Linux): prctl for the parent-death signal, setpriority on the thread, getrusage, gethostname, execv.
 #include "os/this_process.h"
+#include "rung/rung_programs.h"
 #include "rung/terminal.h"
 
+#include <fmt/format.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 namespace rung {
 
@@ -37,6 +42,17 @@ std::string host_name() {
   char buf[256] = {};
   if (::gethostname(buf, sizeof buf - 1) != 0 || buf[0] == '\0') return "unknown";
   return buf;
+}
+
+Status become_program(const std::filesystem::path& program, char* const* argv) {
+  ::execv(program.c_str(), argv);
+  return Error{ErrorCode::kLoadFailed, fmt::format("cannot run {}: {}", program.string(), std::strerror(errno))};
+}
+
+bool may_create_files_in(const std::filesystem::path& dir) {
+  std::error_code ec;
+  // Search (X) as well as write: without it no name can be made in the directory.
+  return std::filesystem::is_directory(dir, ec) && ::access(dir.c_str(), W_OK | X_OK) == 0;
 }
 
 }  // namespace rung

@@ -74,4 +74,17 @@ std::string host_name() {
   return utf8_of(std::wstring(name, size));
 }
 
+bool may_create_files_in(const std::filesystem::path& dir) {
+  // The read-only attribute on a directory does not stop files being made in it
+  // (Explorer uses it for folder views); the directory's ACL does, so ask for the
+  // right to add a file through a handle, as CreateFileW would be refused.
+  HANDLE h = CreateFileW(dir.c_str(), FILE_ADD_FILE, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr, OPEN_EXISTING,
+                         FILE_FLAG_BACKUP_SEMANTICS, nullptr);
+  if (h == INVALID_HANDLE_VALUE) return false;
+  FILE_BASIC_INFO info{};
+  const bool directory = GetFileInformationByHandleEx(h, FileBasicInfo, &info, sizeof info) && (info.FileAttributes & FILE_ATTRIBUTE_DIRECTORY) != 0;
+  CloseHandle(h);
+  return directory;
+}
+
 }  // namespace rung
