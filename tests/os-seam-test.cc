@@ -14,6 +14,7 @@
 #include "os/progress_file.h"
 #include "os/this_process.h"
 #include "test_support.h"
+#include "this_process_cases.h"  // held to the cases every system is
 
 namespace rung {
 namespace {

@@ -17,6 +17,7 @@
 
 #include "os/this_process.h"
 #include "rung/terminal.h"
+#include "this_process_cases.h"  // held to the cases every system is
 
 namespace rung {
 namespace {
