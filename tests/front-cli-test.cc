@@ -67,6 +67,23 @@ TEST_F(FrontCliTest, AReprobeOrAChangedSettingIsHandedToRungFull) {
   }
 }
 
+// The record vouches for the build's file, not for what it needs outside it: a library
+// the build needs that the loader would now stop at (here a junk librt.so.1 first on
+// LD_LIBRARY_PATH) means the build is opened after all, and its failure said, not the
+// cache's answer. Once the library is back, the cache answers again.
+TEST_F(FrontCliTest, ABuildWhoseLibraryWentIsOpenedNotVouchedFor) {
+  ASSERT_EQ(test::run_command(probe()).exit_code, 0);
+  fs::create_directories(dir_ / "junk");
+  std::ofstream(dir_ / "junk" / "librt.so.1") << "not a library";
+  auto broken = test::run_command(probe("LD_LIBRARY_PATH=" + q(dir_ / "junk")));
+  EXPECT_EQ(broken.exit_code, 3) << broken.out << broken.err;
+  EXPECT_THAT(broken.err, HasSubstr((dir_ / "junk" / "librt.so.1").string()));
+  EXPECT_THAT(broken.out, Not(HasSubstr("(from the cache")));
+  auto back = test::run_command(probe());
+  EXPECT_EQ(back.exit_code, 0) << back.err;
+  EXPECT_THAT(back.out, HasSubstr("(from the cache "));
+}
+
 // What the front noticed before it handed over is said once, by rung-full.
 TEST_F(FrontCliTest, ANoteBeforeTheHandOverIsSaidOnce) {
   fs::create_directories(dir_ / "cache");

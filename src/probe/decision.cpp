@@ -53,10 +53,8 @@ Status apply_override(const ProbeOptions& o, const std::vector<RungSpec>& ladder
   };
   int f = index_of(forced), c = index_of(out.chosen);
   if (f < 0) {
-    std::vector<std::string> names;
-    for (const auto& r : ladder) names.push_back(r.name);
     return Error{ErrorCode::kInvalidArgument,
-                 fmt::format("cannot force rung '{}' (from {}): this device's ladder is {}", forced, by, fmt::join(names, ", "))};
+                 fmt::format("cannot force rung '{}' (from {}): this device's ladder is {}", forced, by, fmt::join(rung_names(ladder), ", "))};
   }
   if (f < c) {
     return Error{ErrorCode::kInvalidArgument,

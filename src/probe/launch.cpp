@@ -63,40 +63,26 @@ nlohmann::json kept_facts(const RuntimeBuild& b) {
   return {{"version", b.version}, {"api_version", b.api_version}, {"providers", b.providers}, {"score", b.score}, {"score_reason", b.score_reason}};
 }
 
-// The builds as the record keeps them, none opened: the chosen one with what opening it
-// gave (`facts`, from kept_facts), the others not opened. Nullopt when the facts are not whole.
-std::optional<RuntimeDiscovery> recorded_discovery(const RuntimeSearch& search, const Vouched& v, const std::string& why_not_opened) {
-  const nlohmann::json& f = v.chosen_build;
+// The chosen build as the record keeps what opening it gave (kept_facts), unopened:
+// its api null (rung/runtime.h). Nullopt when the record holds no whole facts.
+std::optional<RuntimeBuild> recorded_build(const nlohmann::json& f) {
   if (!f.is_object()) return std::nullopt;
   auto version = f.find("version");
   auto providers = f.find("providers");
   auto api = f.contains("api_version") ? json_integer(f["api_version"], 1, 10'000) : std::nullopt;
   auto score = f.contains("score") ? json_integer(f["score"], 1, 100) : std::nullopt;
   if (version == f.end() || !version->is_string() || providers == f.end() || !providers->is_array() || !api || !score) return std::nullopt;
-  RuntimeDiscovery d;
-  d.searched = search.searched;
-  for (std::size_t i = 0; i < search.candidates.size(); ++i) {
-    RuntimeBuild b;
-    b.library = search.candidates[i].library;
-    b.origin = search.candidates[i].origin;
-    if (i != v.index) {
-      b.skipped_reason = why_not_opened;
-    } else {
-      b.loaded = true;  // as recorded: its api stays null (rung/runtime.h)
-      b.version = version->get<std::string>();
-      b.api_version = static_cast<int>(*api);
-      for (const auto& p : *providers) {
-        if (!p.is_string()) return std::nullopt;
-        b.providers.push_back(p.get<std::string>());
-      }
-      b.score = static_cast<int>(*score);
-      b.score_reason = json_string_or(f, "score_reason", "");
-    }
-    d.builds.push_back(std::move(b));
+  RuntimeBuild b;
+  b.loaded = true;
+  b.version = version->get<std::string>();
+  b.api_version = static_cast<int>(*api);
+  for (const auto& p : *providers) {
+    if (!p.is_string()) return std::nullopt;
+    b.providers.push_back(p.get<std::string>());
   }
-  d.chosen = v.index;
-  d.choice_reason = v.choice_reason;
-  return d;
+  b.score = static_cast<int>(*score);
+  b.score_reason = json_string_or(f, "score_reason", "");
+  return b;
 }
 
 // Whether every library the build needs is still where the loader would find it:
@@ -156,18 +142,12 @@ Result<LaunchRuntimes> discover_launch_runtimes(const RuntimeSearchOptions& opti
   if (allow_warm) {
     if (auto v = vouched(read_kept_builds(cache_file), found)) {
       const auto& chosen = search->candidates[v->index].library;
-      if (!open_vouched && dependencies_resolve(chosen)) {
-        auto recorded = recorded_discovery(*search, *v, fmt::format("not opened: the probe cache {} names {}, and no build found changed since it was written",
-                                                                    cache_file.string(), chosen.string()));
-        if (recorded) {
-          out.discovery = std::move(*recorded);
-          out.warm = true;
-          return out;
-        }
-      }
-      auto warm = discover_found_runtimes(*search, options, hardware, v->index,
-                                          fmt::format("not opened: the probe cache {} names {}, and no build found changed since it was written",
-                                                      cache_file.string(), chosen.string()));
+      const std::string not_opened =
+          fmt::format("not opened: the probe cache {} names {}, and no build found changed since it was written", cache_file.string(), chosen.string());
+      // A launch that only answers takes the chosen build as recorded, while nothing outside its file has gone.
+      std::optional<RuntimeBuild> recorded;
+      if (!open_vouched && dependencies_resolve(chosen)) recorded = recorded_build(v->chosen_build);
+      auto warm = discover_found_runtimes(*search, options, hardware, v->index, not_opened, recorded ? &*recorded : nullptr);
       // The chosen build failed to open after all (its dependencies went): open every one, as without a cache.
       if (warm && warm->chosen == v->index) {
         out.discovery = std::move(*warm);

@@ -175,7 +175,8 @@ Result<RuntimeDiscovery> discover_runtimes(const RuntimeSearchOptions& options, 
 }
 
 Result<RuntimeDiscovery> discover_found_runtimes(const RuntimeSearch& search, const RuntimeSearchOptions& options, const Hardware& hardware,
-                                                 std::optional<std::size_t> only, const std::string& why_not_opened) {
+                                                 std::optional<std::size_t> only, const std::string& why_not_opened,
+                                                 const RuntimeBuild* recorded) {
   RuntimeDiscovery discovery;
   discovery.searched = search.searched;
   bool perfect = false;
@@ -187,6 +188,13 @@ Result<RuntimeDiscovery> discover_found_runtimes(const RuntimeSearch& search, co
       build.library = candidate.library;
       build.origin = candidate.origin;
       build.skipped_reason = skip_for_perfect ? "not opened: an earlier build already fits this device perfectly" : why_not_opened;
+      discovery.builds.push_back(std::move(build));
+      continue;
+    }
+    if (only && recorded != nullptr) {
+      build = *recorded;
+      build.library = candidate.library;
+      build.origin = candidate.origin;
       discovery.builds.push_back(std::move(build));
       continue;
     }

@@ -34,7 +34,10 @@ Result<RuntimeSearch> search_runtimes(const RuntimeSearchOptions& options);
 // asked for its table); every other one is listed unopened, `why_not_opened`
 // its skipped_reason. The caller answers for that being the build a full
 // discovery would choose (probe/launch.h: the probe cache's record of the builds).
+// With `recorded` too, `only` is not opened either: it is taken as the record
+// keeps what opening it gave (loaded, its api null), scored as recorded.
 Result<RuntimeDiscovery> discover_found_runtimes(const RuntimeSearch& search, const RuntimeSearchOptions& options, const Hardware& hardware,
-                                                 std::optional<std::size_t> only = std::nullopt, const std::string& why_not_opened = {});
+                                                 std::optional<std::size_t> only = std::nullopt, const std::string& why_not_opened = {},
+                                                 const RuntimeBuild* recorded = nullptr);
 
 }  // namespace rung
