@@ -141,6 +141,9 @@ void add_quantise_command(CLI::App& app, int argc, char** argv) {
   add_text(*cmd, "--calibration", c->calibration, "Calibration inputs: images (the gate file's preprocessing) or tensors (.pb, .npy)")->required();
   add_text(*cmd, "--holdout", c->holdout, "Scoring inputs, sharing no file with the calibration set")->required();
   add_text(*cmd, "--gate", c->gate, "The model's gate file (preprocessing, input values, decision gates)")->required();
+  add_text(*cmd, "--target", c->o.target,
+           "Whose integer kernels decide where QDQ goes: cpu (ONNX Runtime's CPU; the default for int8) or npu (every op quantised; the "
+           "default for 16-bit forms)");
   add_text(*cmd, "--calibrator", c->o.calibrator, "minmax, percentile=P (e.g. percentile=99.999) or entropy")->capture_default_str();
   cmd->add_flag("--signed-activations", c->o.signed_activations, "int8/int16 activations instead of uint8/uint16");
   cmd->add_flag("--per-tensor", c->o.per_tensor, "One weight scale per tensor instead of one per output channel");
@@ -154,6 +157,14 @@ void add_quantise_command(CLI::App& app, int argc, char** argv) {
   c->json.add_to(*cmd, "the report");
   cmd->get_option("--out-json")
       ->description("Write the JSON report to FILE, whatever the decision ('-': stdout, as --json). Default: beside a written file, OUT with .report.json");
+  cmd->add_flag("--search", c->o.search,
+                "When the gate fails: try the other calibrators, then keep float the fewest of the nodes that add the most error (measured "
+                "against the float graph) that make the gate pass; the islands found are written into the recipe");
+  add_number(*cmd, "--speed-runs", c->o.speed_runs,
+             "Timed runs of the f32 file and the form, in turns on one calibration input, each profiled: the report's time in conversions, "
+             "integer kernels and float islands (0: not timed)",
+             {0, 1000, "runs"})
+      ->capture_default_str();
   cmd->add_flag("--force", c->o.force, "Write the file even when a gate fails (the failing report beside it; exit 1)");
   add_number(*cmd, "--threads", c->shared.threads, "Intra-op threads for calibration (0: ONNX Runtime's default)", thread_count())
       ->capture_default_str();

@@ -37,6 +37,7 @@ struct RegistryCliOptions {
   RuntimeArgs runtime;
   std::string hardware_root = "/";
   std::string recipe_file;
+  bool gate_failed = false;  // --gate-failed: register a quantise report whose gates failed, marked so
   std::string made_by;
   std::vector<std::string> settings;  // KEY=VALUE
   std::string cache_file;
@@ -107,6 +108,37 @@ std::string recipe_of(const RegistryCliOptions& o) {
   return recipe.dump();
 }
 
+// "classification · y (decision: forced)": a report's failing gates, escaped for the terminal.
+std::string gates_text(const RecipeGates& g) {
+  return fmt::format("{} (decision: {})", g.failed.empty() ? std::string("no gate named") : printable(fmt::format("{}", fmt::join(g.failed, ", ")), 512),
+                     g.decision.empty() ? "none" : shown(g.decision));
+}
+
+// A rung quantise report whose gates failed (forced, refused, or any gate not
+// passed) is registered only with --gate-failed, and the release then carries
+// the mark; --gate-failed on any other recipe is a mistake. Other recipes are
+// taken as they are.
+void mark_gates(const RegistryCliOptions& o, Release& r) {
+  const auto gates = recipe_gates(r.recipe_json);
+  const bool failing = gates && !gates->passed();
+  if (failing && !o.gate_failed) {
+    throw CliError(kExitUsage, fmt::format("refused: --recipe {} is a rung quantise report whose gate failed: {}. A form that failed its gate "
+                                           "is registered only marked so: add --gate-failed",
+                                           shown(o.recipe_file), gates_text(*gates)));
+  }
+  if (!failing && o.gate_failed) {
+    if (gates) {
+      throw CliError(kExitUsage, fmt::format("--gate-failed: --recipe {} is a rung quantise report whose gates all passed (decision: {}); "
+                                             "drop --gate-failed",
+                                             shown(o.recipe_file), shown(gates->decision)));
+    }
+    throw CliError(kExitUsage, fmt::format("--gate-failed: {} is not a rung quantise report, so it has no gates to fail; --gate-failed marks a "
+                                           "release whose report's gates failed",
+                                           o.recipe_file.empty() ? std::string("the recipe (--made-by)") : "--recipe " + shown(o.recipe_file)));
+  }
+  if (failing) r.gate_failed = gates;
+}
+
 // The runtime version a release targets: --ort, else the build rung would choose here.
 std::string target_runtime_version(const RegistryCliOptions& o, const Hardware& hw) {
   if (!o.ort_version.empty()) return o.ort_version;
@@ -128,6 +160,9 @@ Release release_of(const RegistryCliOptions& o) {
   }
   r.model = o.model.substr(0, eq);
   r.version = o.version;
+  // The recipe first: a report whose gates failed is refused before anything is inspected or discovered.
+  r.recipe_json = recipe_of(o);
+  mark_gates(o, r);
   auto [artifact, precision] = value_or_fail(inspect_artifact(o.model.substr(eq + 1), o.opaque));
   r.artifact = artifact;
   r.precision = precision;
@@ -141,7 +176,6 @@ Release release_of(const RegistryCliOptions& o) {
   r.environment.device = o.device.empty() ? hw.identity() : o.device;
   r.environment.runtime_version = target_runtime_version(o, hw);
   r.environment.providers = value_or_fail(provider_versions(r.target.rung, r.environment.runtime_version, o.plugin));
-  r.recipe_json = recipe_of(o);
   if (!o.cache_file.empty()) {
     // A cache is opaque bytes: only its hash enters the release key.
     r.cache_sha256 = value_or_fail(inspect_artifact(o.cache_file, "an engine or timing cache")).first.sha256;
@@ -169,6 +203,7 @@ void print_release(const Release& r) {
   fmt::print("               {} bytes, {}\n", r.artifact.size_bytes, r.artifact.retained ? "retained" : "not retained: " + shown(r.artifact.not_retained_reason));
   fmt::print("  precision    {}\n", precision_text(r.precision));
   fmt::print("  recipe       {}\n", printable(r.recipe_json, 157));
+  if (r.gate_failed) fmt::print("  gate         FAILED: {}; registered with --gate-failed\n", gates_text(*r.gate_failed));
   fmt::print("  environment  ORT {} · {}\n", shown(r.environment.runtime_version), shown(r.environment.device));
   for (const auto& [provider, version] : r.environment.providers) fmt::print("               {} {}\n", shown(provider), shown(version));
   fmt::print("  cache        {}\n", r.cache_sha256.empty() ? "none" : fmt::format("{} (sha256 {})", shown(r.cache_file), shown(r.cache_sha256)));
@@ -253,6 +288,7 @@ void run_list(const RegistryCliOptions& o) {
     for (const auto& r : releases) {
       list.push_back({{"id", r.id}, {"model", r.model}, {"version", r.version}, {"target", r.target_label()}, {"release_key", r.release_key()},
                       {"artifact_sha256", r.artifact.sha256}, {"retention", r.artifact.retained ? "retained" : "not retained: " + r.artifact.not_retained_reason},
+                      {"gate_failed", r.gate_failed ? json{{"decision", r.gate_failed->decision}, {"failed", r.gate_failed->failed}} : json(nullptr)},
                       {"evidence", evidence_counts(r)}});
     }
     emit(o, json{{"registry", registry.describe()}, {"releases", list}});
@@ -406,6 +442,8 @@ void add_registry_command(CLI::App& app) {
   auto* recipe = add_text(*add, "--recipe", opt->recipe_file, "The recipe: a JSON object (a rung quantise report)");
   auto* made_by = add_text(*add, "--made-by", opt->made_by, "The recipe: the command that made the artifact");
   recipe->excludes(made_by);
+  add->add_flag("--gate-failed", opt->gate_failed,
+                "Register a rung quantise report whose gates failed (decision forced or refused), marked so: without it such a report is refused");
   add_text(*add, "--setting", opt->settings, "A setting of --made-by's recipe, KEY=VALUE (repeatable)")->needs(made_by);
   add_text(*add, "--cache", opt->cache_file, "The engine or timing cache it was built with");
   add_text(*add, "--bench", opt->bench, "A bench record measured on the target (repeatable)");

@@ -1,7 +1,7 @@
 // What `rung registry add --bench/--parity` and `registry import` read: a bench
 // record and a parity report offered as a release's evidence, a record's
-// measurement rows, and the precision counts kept in the database, through the
-// registry's own readers (registry/records.h).
+// measurement rows, and the precision counts and the mark of a failed gate kept
+// in the database, through the registry's own readers (registry/records.h).
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -32,5 +32,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   (void)rung::registry::check_parity_report(release, file);
   (void)rung::registry::measurement_rows(file.text, "record");
   (void)rung::registry::precision_from_columns("initializers", file.text);
+  (void)rung::registry::gate_failed_from_column(file.text, false);
   return 0;
 }

@@ -38,7 +38,7 @@ const JsonCommand kCommands[] = {
     {"prepare", [](const fs::path& d) { return "prepare --in-process --model a=" + q(d / "a.onnx") + " --cache-dir " + q(d / "cache") + " --hardware-root " + cpu_vm() + ort(); }, "a.onnx"},
     {"parity", [](const fs::path& d) { return "parity --ref " + test::side(d / "a.onnx") + " --cand " + test::side(d / "a.onnx") + " --random 1"; }, "a.onnx"},
     {"quantise", [](const fs::path& d) {
-       return "quantise " + q(d / "a.onnx") + " --calibration " + q(d / "calibration") + " --holdout " + q(d / "holdout") + " --gate " + q(d / "gate.json") +
+       return "quantise " + q(d / "a.onnx") + " --target npu --calibration " + q(d / "calibration") + " --holdout " + q(d / "holdout") + " --gate " + q(d / "gate.json") +
               " --out " + q(d / "q.onnx") + ort();
      }, "a.onnx"},
     {"registry_add", [](const fs::path& d) {

@@ -11,7 +11,7 @@
 #include <cmath>
 #include <random>
 
-#include "quantise/batch_norm_fold.h"
+#include "quantise/conv_fold.h"
 #include "graph/model_file.h"
 #include "graph/onnx_file.h"
 #include "quantise/opset_upgrade.h"
@@ -21,6 +21,7 @@
 #include "quantise/histogram.h"
 #include "quantise/proof.h"
 #include "quantise/qdq.h"
+#include "quantise_fixture.h"
 #include "rung/hardware.h"
 
 namespace rung {
@@ -113,49 +114,9 @@ TEST(CalibratorTest, ParsesItsNamesAndRefusesTheRest) {
 
 // --- models -------------------------------------------------------------------
 
-// Conv (identity-ish centre taps) -> BatchNormalization -> Relu -> GlobalAveragePool
-// -> Flatten -> Softmax: which of three channels is bright, at opset 11.
-fs::path write_classifier(const fs::path& path) {
-  std::vector<float> w(3 * 3 * 3 * 3, 0.0f);
-  std::mt19937 g(3);
-  std::uniform_real_distribution<float> noise(-0.02f, 0.02f);
-  for (auto& x : w) x = noise(g);
-  for (int c = 0; c < 3; ++c) w[static_cast<std::size_t>(((c * 3 + c) * 3 + 1) * 3 + 1)] = 1.0f;  // out c reads in c at the centre
-  test::ModelBuilder b(11);
-  b.input("x", {1, 3, 8, 8})
-      .initializer("w", {3, 3, 3, 3}, w)
-      .initializer("b", {3}, {0.01f, -0.01f, 0.02f})
-      .initializer("gamma", {3}, {1.0f, 1.2f, 0.9f})
-      .initializer("beta", {3}, {0.0f, 0.05f, -0.05f})
-      .initializer("mu", {3}, {0.1f, 0.1f, 0.1f})
-      .initializer("var", {3}, {1.0f, 0.8f, 1.2f})
-      .node("Conv", {"x", "w", "b"}, {"conv"})
-      .attribute("pads", std::vector<int64_t>{1, 1, 1, 1})
-      .node("BatchNormalization", {"conv", "gamma", "beta", "mu", "var"}, {"bn"})
-      .node("Relu", {"bn"}, {"relu"})
-      .node("GlobalAveragePool", {"relu"}, {"pool"})
-      .node("Flatten", {"pool"}, {"flat"})
-      .node("Mul", {"flat", "ten"}, {"logits"})
-      .initializer("ten", {1}, {10.0f})
-      .node("Softmax", {"logits"}, {"y"})
-      .attribute("axis", int64_t{1})
-      .output("y", {1, 3});
-  return b.save(path);
-}
-
-// Images where channel (i % 3) is bright: `scale` shrinks every value (a narrow set).
-void write_images(const fs::path& dir, const std::string& prefix, int count, std::uint32_t seed, float scale) {
-  fs::create_directories(dir);
-  std::mt19937 g(seed);
-  std::uniform_real_distribution<float> bright(0.6f, 1.0f), dim(0.0f, 0.3f);
-  for (int i = 0; i < count; ++i) {
-    std::vector<float> v(3 * 8 * 8);
-    for (int c = 0; c < 3; ++c) {
-      for (int k = 0; k < 64; ++k) v[static_cast<std::size_t>(c * 64 + k)] = scale * (c == i % 3 ? bright(g) : dim(g));
-    }
-    ASSERT_TRUE(write_tensor_file(test::float_tensor("x", {1, 3, 8, 8}, v), dir / fmt::format("{}-{:02d}.pb", prefix, i)).ok());
-  }
-}
+// The classifier and its input sets (tests/quantise_fixture.h, shared with tests/release-flow-test.cc).
+using test::write_classifier;
+using test::write_images;
 
 // Pixel coordinates (x * 640) and scores (sigmoid) joined in one tensor: one scale ruins the scores.
 fs::path write_mixed_rows(const fs::path& path) {
@@ -219,7 +180,7 @@ class QdqTest : public ::testing::Test {
     dir_ = test::make_temp_dir("rung-qdq");
     model_ = load(write_classifier(dir_ / "c.onnx"));
     ASSERT_TRUE(upgrade_opset(model_, 17).ok());
-    ASSERT_EQ(fold_batch_norms(*model_.mutable_graph()), 1);
+    ASSERT_EQ(fold_into_convolutions(*model_.mutable_graph()).batch_norms, 1);
     ASSERT_TRUE(infer_shapes(model_).ok());
   }
   void TearDown() override { fs::remove_all(dir_); }
@@ -236,12 +197,72 @@ class QdqTest : public ::testing::Test {
 };
 
 TEST_F(QdqTest, PlansEveryFloatTensorAroundQuantisedNodesSharingAndFixingRangesWhereKnown) {
-  auto plan = plan_qdq(model_, {});
+  QdqSettings npu;
+  npu.target = QdqTarget::kNpu;
+  auto plan = plan_qdq(model_, npu);
   ASSERT_TRUE(plan.ok()) << plan.error().message;
   EXPECT_EQ(plan->quantised.size(), 6u);  // Conv, Relu, GlobalAveragePool, Flatten, Mul, Softmax
+  EXPECT_TRUE(plan->folded.empty());
   EXPECT_EQ(plan->shared.at("flat"), "pool");  // Flatten moves values: its input's scale
   EXPECT_EQ(plan->fixed.at("y").hi, 1.0);      // a softmax is in [0, 1] by construction
   EXPECT_THAT(plan->calibrated(), ElementsAre("x", "bn", "relu", "pool", "logits"));
+}
+
+// ONNX Runtime's CPU folds a Relu into the integer convolution before it: the
+// tensor between them gets no pair, so no requantisation appears there.
+TEST_F(QdqTest, OnTheCpuAReluAfterAQuantisedConvIsFoldedAndTheTensorBetweenThemHasNoPair) {
+  auto plan = plan_qdq(model_, {});
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  EXPECT_THAT(plan->folded, ElementsAre("Relu_2"));
+  EXPECT_EQ(plan->quantised.size(), 6u);
+  EXPECT_THAT(plan->calibrated(), ElementsAre("x", "relu", "pool", "logits"));
+  EXPECT_EQ(plan->by_op.at("Relu").folded, 1u);
+  auto counts = insert_qdq(model_, *plan, ranges(*plan), {});
+  ASSERT_TRUE(counts.ok()) << counts.error().message;
+  for (const auto& n : model_.graph().node()) {
+    if (n.op_type() == "Relu") EXPECT_EQ(n.input(0), "bn");                         // the float output of the Conv
+    if (n.op_type() == "QuantizeLinear") EXPECT_NE(n.input(0), "bn") << n.name();  // which no Q reads
+  }
+}
+
+// Nodes without an integer kernel on the CPU stay float, and elementwise
+// kernels are only taken where an input is already quantised: a float run sits
+// between one DequantizeLinear in and one QuantizeLinear out.
+TEST(QdqPlacementTest, AFloatRunHasOneConversionInAndOneOutAndNoPairBetweenFloatNodes) {
+  const auto dir = test::make_temp_dir("rung-qdq-island");
+  test::ModelBuilder b(17);
+  b.input("x", {1, 2, 4, 4})
+      .initializer("w", {2, 2, 1, 1}, {1, 0, 0, 1})
+      .initializer("w2", {2, 2, 1, 1}, {1, 0, 0, 1})
+      .initializer("half", {1}, {0.5f})
+      .node("Conv", {"x", "w"}, {"c"})
+      .node("HardSwish", {"c"}, {"h"})
+      .node("Mul", {"h", "half"}, {"m"})
+      .node("Conv", {"m", "w2"}, {"y"})
+      .output("y", {1, 2, 4, 4});
+  auto model = load(b.save(dir / "m.onnx"));
+  ASSERT_TRUE(infer_shapes(model).ok());
+  auto plan = plan_qdq(model, {});
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  EXPECT_EQ(plan->by_op.at("HardSwish").float_nodes, 1u);
+  EXPECT_THAT(plan->by_op.at("HardSwish").reasons, ElementsAre(HasSubstr("no quantised HardSwish kernel on the CPU")));
+  EXPECT_EQ(plan->by_op.at("Mul").float_nodes, 1u);  // its input comes from the float HardSwish
+  EXPECT_THAT(plan->activations, ElementsAre("x", "c", "m", "y"));  // not "h": both its ends are float
+  std::map<std::string, Range> r;
+  for (const auto& t : plan->calibrated()) r[t] = Range{-1, 1};
+  ASSERT_TRUE(insert_qdq(model, *plan, *plan->resolve(r), {}).ok());
+  for (const auto& n : model.graph().node()) {
+    if (n.op_type() == "HardSwish") EXPECT_EQ(n.input(0), "c_dq");  // the one conversion in: what the integer Conv computed
+  }
+  // The NPU quantises the same nodes all: a pair on every tensor.
+  QdqSettings npu;
+  npu.target = QdqTarget::kNpu;
+  auto again = load(dir / "m.onnx");
+  ASSERT_TRUE(infer_shapes(again).ok());
+  auto all = plan_qdq(again, npu);
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(all->quantised.size(), 4u);
+  fs::remove_all(dir);
 }
 
 TEST_F(QdqTest, IslandsKeepNodesFloatByNameByOpTypeAndDownstreamOfATensor) {
@@ -434,22 +455,13 @@ class QuantiseCliTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = test::make_temp_dir("rung-quantise");
-    write_classifier(dir_ / "classifier.onnx");
-    write_images(dir_ / "calibration", "cal", 12, 1, 1.0f);
-    write_images(dir_ / "holdout", "hold", 12, 2, 1.0f);
-    write_images(dir_ / "narrow", "narrow", 6, 3, 0.05f);
-    test::write_text(dir_ / "classifier.gate.json", R"({"gates": [{"decoder": "classification", "output": "y", "activation": "none",
-                                                         "top_k": 1, "min_top1": 1.0, "min_topk": 1.0}]})");
+    test::write_classifier_sets(dir_);
   }
   static void TearDownTestSuite() { fs::remove_all(dir_); }
 
-  static test::CommandResult quantise(const std::string& args) {
-    return test::run_command(fmt::format("env -u RUNG_ORT_DIR '{}' quantise {} --ort '{}'", test::cli_path().string(), args,
-                                         test::runtime_dir("1.30.0").string()));
-  }
+  static test::CommandResult quantise(const std::string& args) { return test::quantise(args); }
   static std::string classifier(const std::string& form, const std::string& calibration, const fs::path& out) {
-    return fmt::format("'{}' --name classifier --form {} --calibration '{}' --holdout '{}' --gate '{}' --out '{}'", (dir_ / "classifier.onnx").string(),
-                       form, (dir_ / calibration).string(), (dir_ / "holdout").string(), (dir_ / "classifier.gate.json").string(), out.string());
+    return test::classifier_quantise_args(dir_, form, calibration, out);
   }
 
   static inline fs::path dir_;
@@ -528,6 +540,25 @@ TEST_F(QuantiseCliTest, AFormMadeTooCoarseIsRefusedAndNothingIsWritten) {
   EXPECT_THAT(j["failed"], ElementsAre("classification · y"));
 }
 
+// Every written form says what it costs on this CPU against the f32 file, and where the time goes.
+TEST_F(QuantiseCliTest, TheReportTimesTheFormAgainstTheF32FileAndSplitsItsKernelTime) {
+  const fs::path out = dir_ / "timed" / "classifier_i8.onnx";
+  fs::create_directories(out.parent_path());
+  auto r = quantise(classifier("int8", "calibration", out) + " --speed-runs 3");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, ContainsRegex("speed     [0-9.]+x f32 on this CPU \\([0-9.]+ vs [0-9.]+ ms a run, median of 3 in turns on "));
+  EXPECT_THAT(r.out, ContainsRegex("profiled kernels [0-9.]+ ms \\(f32 [0-9.]+\\): [0-9.]+ ms in [0-9]+ conversions"));
+  const auto j = nlohmann::json::parse(test::read_text(fs::path(out).replace_extension(".report.json")));
+  EXPECT_EQ(j["speed"]["runs"], 3);
+  EXPECT_GT(j["speed"]["quantised"]["conversion_nodes"].get<int>(), 0);
+  bool integer_conv = false;
+  for (const auto& o : j["speed"]["quantised"]["ops"]) integer_conv = integer_conv || o["op"] == "QLinearConv";
+  EXPECT_TRUE(integer_conv) << j["speed"].dump();  // the Conv ran as ONNX Runtime's integer kernel
+  auto untimed = quantise(classifier("int8", "calibration", dir_ / "timed" / "untimed.onnx") + " --speed-runs 0");
+  ASSERT_EQ(untimed.exit_code, 0);
+  EXPECT_TRUE(nlohmann::json::parse(test::read_text(dir_ / "timed" / "untimed.report.json"))["speed"].is_null());
+}
+
 TEST_F(QuantiseCliTest, ForceWritesAFailingFormWithItsFailingReportBesideIt) {
   const fs::path out = dir_ / "forced" / "classifier_i8.onnx";
   fs::create_directories(out.parent_path());
@@ -566,18 +597,26 @@ TEST_F(QuantiseCliTest, UsageErrorsAreExitTwo) {
   EXPECT_FALSE(fs::exists(dir_ / "never.onnx"));
 }
 
+// The mixed rows model, its sets and gate in `dir`, quantised for an NPU (which
+// quantises the Concat; ONNX Runtime's CPU, with no integer kernel for a Mul of
+// the graph's input, would not), the report written to report.json.
+test::CommandResult quantise_rows(const fs::path& dir, const std::string& extra) {
+  if (!fs::exists(dir / "rows.onnx")) {
+    write_mixed_rows(dir / "rows.onnx");
+    write_rows_inputs(dir / "calibration", "cal", 8, 11, true);
+    write_rows_inputs(dir / "holdout", "hold", 8, 12, false);
+    test::write_text(dir / "rows.gate.json", R"({"gates": [{"decoder": "tensor", "atol": 0.01, "rtol": 0.01}]})");
+  }
+  return test::run_command(fmt::format("env -u RUNG_ORT_DIR '{}' quantise '{}' --target npu --calibration '{}' --holdout '{}' --gate '{}' --out '{}' "
+                                       "--ort '{}' --out-json '{}' {}",
+                                       test::cli_path().string(), (dir / "rows.onnx").string(), (dir / "calibration").string(),
+                                       (dir / "holdout").string(), (dir / "rows.gate.json").string(), (dir / "rows_i8.onnx").string(),
+                                       test::runtime_dir("1.30.0").string(), (dir / "report.json").string(), extra));
+}
+
 TEST(QuantiseHazardTest, AConcatJoiningPixelsAndScoresIsReportedWithTheIslandThatAvoidsIt) {
   const auto dir = test::make_temp_dir("rung-quantise-mixed");
-  write_mixed_rows(dir / "rows.onnx");
-  write_rows_inputs(dir / "calibration", "cal", 8, 11, true);
-  write_rows_inputs(dir / "holdout", "hold", 8, 12, false);
-  test::write_text(dir / "rows.gate.json", R"({"gates": [{"decoder": "tensor", "atol": 0.01, "rtol": 0.01}]})");
-  auto run = [&](const std::string& extra) {
-    return test::run_command(fmt::format("env -u RUNG_ORT_DIR '{}' quantise '{}' --calibration '{}' --holdout '{}' --gate '{}' --out '{}' --ort '{}' {}",
-                                         test::cli_path().string(), (dir / "rows.onnx").string(), (dir / "calibration").string(),
-                                         (dir / "holdout").string(), (dir / "rows.gate.json").string(), (dir / "rows_i8.onnx").string(),
-                                         test::runtime_dir("1.30.0").string(), extra));
-  };
+  auto run = [&](const std::string& extra) { return quantise_rows(dir, extra); };
   auto plain = run("");
   EXPECT_EQ(plain.exit_code, 1) << plain.out << plain.err;
   EXPECT_THAT(plain.out, ContainsRegex("HAZARD    mixed ranges at Concat 'join': one 8-bit scale over \\[0, [0-9.]+\\]; 'scores' .* gets [0-9.]+ levels"));
@@ -586,6 +625,32 @@ TEST(QuantiseHazardTest, AConcatJoiningPixelsAndScoresIsReportedWithTheIslandTha
   EXPECT_EQ(island.exit_code, 0) << island.out << island.err;
   EXPECT_THAT(island.out, Not(HasSubstr("HAZARD")));
   EXPECT_THAT(island.out, HasSubstr("islands   1 node kept float; --keep-float join; --float-from rows"));
+  fs::remove_all(dir);
+}
+
+// --search: the form as asked fails (the Concat's one scale leaves the scores a
+// handful of levels); the other calibrators cannot help, a float island at the
+// Concat does, and the fewest nodes that pass are written into the recipe.
+TEST(QuantiseSearchTest, TheSearchFindsTheIslandThatPassesAndWritesItIntoTheRecipe) {
+  const auto dir = test::make_temp_dir("rung-quantise-search");
+  auto run = [&](const std::string& extra) { return quantise_rows(dir, extra); };
+  EXPECT_EQ(run("").exit_code, 1);  // as asked: refused
+  auto r = run("--search");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("search    the form as asked failed its gate; a passing form was found"));
+  EXPECT_THAT(r.out, ContainsRegex("FAIL as asked +minmax"));
+  EXPECT_THAT(r.out, ContainsRegex("PASS 1 worst nodes float"));
+  EXPECT_EQ(test::schema_errors(test::schema_path("quantise-report.schema.json"), dir / "report.json"), "");
+  const auto j = nlohmann::json::parse(test::read_text(dir / "report.json"));
+  EXPECT_EQ(j["decision"], "written");
+  EXPECT_EQ(j["search"]["found"], true);
+  EXPECT_EQ(j["search"]["tried"][0]["passed"], false);
+  EXPECT_EQ(j["search"]["worst_nodes"][0]["node"], "join");  // it writes the graph's output: first
+  EXPECT_THAT(j["recipe"]["islands"]["keep_float"], ElementsAre("join"));
+  EXPECT_THAT(j["recipe"]["islands"]["float_nodes"], ElementsAre("join"));
+  EXPECT_TRUE(fs::exists(dir / "rows_i8.onnx"));
+  // The recipe reproduces the form: the island by hand passes as the search's did.
+  EXPECT_EQ(run("--keep-float join").exit_code, 0);
   fs::remove_all(dir);
 }
 

@@ -450,10 +450,12 @@ TEST_P(RegistryTest, TheSchemaIsMigratedOnceAndANewerOneIsRefused) {
   ASSERT_TRUE(db) << db.error().message;
   auto versions = (*db)->query("SELECT version, name FROM schema_migrations ORDER BY version");
   ASSERT_TRUE(versions);
-  ASSERT_EQ(versions->size(), 2u);
+  ASSERT_EQ(versions->size(), 3u);
   EXPECT_EQ(registry::as_int((*versions)[0][0]), 1);
   EXPECT_EQ(registry::as_text((*versions)[0][1]), "releases");
   EXPECT_EQ(registry::as_text((*versions)[1][1]), "fleet");
+  EXPECT_EQ(registry::as_int((*versions)[2][0]), 3);
+  EXPECT_EQ(registry::as_text((*versions)[2][1]), "gate_failed");
   ASSERT_TRUE((*db)->query("INSERT INTO schema_migrations (version, name, applied_at) VALUES (99, 'future', 'then')"));
   auto newer = Registry::open(url_);
   ASSERT_FALSE(newer);
@@ -485,6 +487,107 @@ TEST_P(RegistryTest, ARegistryOfSchemaVersionOneIsUpgradedWithItsMeasurementsInT
     EXPECT_EQ(cpu.measurements, d.device == kDevice ? 2 : 1);
     EXPECT_DOUBLE_EQ(*cpu.p50_ms, d.device == kDevice ? 8.0 : 30.0);
   }
+}
+
+TEST_P(RegistryTest, AReleaseOfSchemaVersionTwoIsReadBackUnmarkedAfterTheUpgrade) {
+  // A release as a rung that knew migrations 1 and 2 stored it: no gate_failed column.
+  Release r = release_of(model("tiny.onnx"));
+  {
+    auto old = GetParam() == Db::kSqlite ? registry::open_sqlite(url_.substr(7)) : registry::open_postgresql(url_);
+    ASSERT_TRUE(old) << old.error().message;
+    registry::Database& db = **old;
+    ASSERT_TRUE(db.execute_script("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"));
+    const auto all = registry::migrations_for(db.backend());
+    for (int v : {0, 1}) {
+      ASSERT_TRUE(db.execute_script(all.at(static_cast<std::size_t>(v)).sql));
+      ASSERT_TRUE(db.query("INSERT INTO schema_migrations VALUES (?, ?, 'then')", {std::int64_t{all[static_cast<std::size_t>(v)].version},
+                                                                                   std::string(all[static_cast<std::size_t>(v)].name)}));
+    }
+    ASSERT_TRUE(db.query("INSERT INTO releases (release_key, model, version, device_class, rung, artifact_path, artifact_sha256, artifact_size, "
+                         "retained, recipe, runtime_version, device, providers, precision_kind, registered_at) "
+                         "VALUES (?, 'tiny', '1.0', 'x86_64 CPU', 'cpu', ?, ?, 1, 1, ?, '1.30.0', ?, '{}', 'not inspected', 'then')",
+                         {r.release_key(), r.artifact.path.string(), r.artifact.sha256, r.recipe_json, std::string(kDevice)}));
+  }
+  auto reg = open();
+  auto found = reg.find("tiny@1.0");
+  ASSERT_TRUE(found) << found.error().message;
+  ASSERT_EQ(found->size(), 1u);
+  EXPECT_FALSE(found->front().gate_failed);
+  EXPECT_TRUE(nlohmann::json::parse(found->front().to_json())["gate_failed"].is_null());
+}
+
+// A `rung quantise` report as a recipe: `decision`, `failed` and one gate.
+std::string quantise_report(const std::string& decision, bool gate_passed, const std::string& failed = "") {
+  nlohmann::json j = {{"schema", "rung-quantise-report"},
+                      {"schema_version", 1},
+                      {"decision", decision},
+                      {"failed", failed.empty() ? nlohmann::json::array() : nlohmann::json::array({failed})},
+                      {"recipe", {{"form", "int8"}, {"calibrator", {{"method", "minmax"}}}}},
+                      {"gates", {{{"decoder", "classification"}, {"title", "classification · y"}, {"passed", gate_passed}}}}};
+  return j.dump();
+}
+
+TEST_P(RegistryTest, AReportWhoseGateFailedIsTakenOnlyMarkedAndTheMarkIsStored) {
+  Release forced = release_of(model("forced.onnx", 16));
+  forced.recipe_json = quantise_report("forced", false, "classification · y");
+  {
+    auto reg = open();
+    auto unmarked = reg.add(forced, {}, {});
+    ASSERT_FALSE(unmarked);
+    EXPECT_EQ(unmarked.error().code, ErrorCode::kInvalidArgument);
+    EXPECT_THAT(unmarked.error().message, HasSubstr("gate failed: classification · y (decision: forced)"));
+    EXPECT_TRUE(reg.list()->empty());
+    // Marked, with anything: the mark holds what the recipe says.
+    forced.gate_failed = RecipeGates{"whatever", {"something else"}};
+    auto marked = reg.add(forced, {}, {});
+    ASSERT_TRUE(marked) << marked.error().message;
+    ASSERT_EQ(marked->kind, AddOutcome::Kind::kAdded) << marked->reason;
+    ASSERT_TRUE(marked->release.gate_failed);
+    EXPECT_EQ(marked->release.gate_failed->decision, "forced");
+    EXPECT_THAT(marked->release.gate_failed->failed, ::testing::ElementsAre("classification · y"));
+  }
+  // Another process, later: the mark was stored with the release, and listing reads it too.
+  auto reg = open();
+  auto found = reg.find("tiny@1.0");
+  ASSERT_TRUE(found) << found.error().message;
+  ASSERT_EQ(found->size(), 1u);
+  ASSERT_TRUE(found->front().gate_failed);
+  EXPECT_EQ(found->front().gate_failed->decision, "forced");
+  EXPECT_THAT(found->front().gate_failed->failed, ::testing::ElementsAre("classification · y"));
+  auto j = nlohmann::json::parse(found->front().to_json());
+  EXPECT_EQ(j["gate_failed"]["decision"], "forced");
+  EXPECT_EQ(j["gate_failed"]["failed"], nlohmann::json::array({"classification · y"}));
+  EXPECT_EQ(found->front().release_key(), forced.release_key());  // the mark is not part of the key
+  ASSERT_EQ(reg.list()->size(), 1u);
+  ASSERT_TRUE(reg.list()->front().gate_failed);
+  // A passing report of another form, unmarked: stored unmarked.
+  Release written = release_of(model("written.onnx", 32), "2.0");
+  written.recipe_json = quantise_report("written", true);
+  auto added = reg.add(written, {}, {});
+  ASSERT_TRUE(added) << added.error().message;
+  EXPECT_FALSE(added->release.gate_failed);
+  EXPECT_TRUE(nlohmann::json::parse(added->release.to_json())["gate_failed"].is_null());
+  EXPECT_FALSE(reg.find("tiny@2.0")->front().gate_failed);
+}
+
+TEST_P(RegistryTest, TheMarkIsAnErrorWhereNoGateFailed) {
+  auto reg = open();
+  Release r = release_of(model("tiny.onnx"));
+  r.gate_failed = RecipeGates{"forced", {"classification · y"}};
+  r.recipe_json = quantise_report("written", true);
+  auto passed = reg.add(r, {}, {});
+  ASSERT_FALSE(passed);
+  EXPECT_THAT(passed.error().message, HasSubstr("its recipe's gates all passed (decision: written)"));
+  r.recipe_json = R"({"command": "rung quantise", "decision": "forced", "gates": [{"passed": false}]})";  // not a report: no gates
+  auto other = reg.add(r, {}, {});
+  ASSERT_FALSE(other);
+  EXPECT_THAT(other.error().message, HasSubstr("not a rung quantise report"));
+  // Unmarked, that recipe is taken as it is.
+  r.gate_failed.reset();
+  auto taken = reg.add(r, {}, {});
+  ASSERT_TRUE(taken) << taken.error().message;
+  EXPECT_EQ(taken->kind, AddOutcome::Kind::kAdded);
+  EXPECT_FALSE(taken->release.gate_failed);
 }
 
 TEST_P(RegistryTest, AnIncompleteReleaseIsAnErrorNotARow) {
@@ -777,6 +880,40 @@ TEST(RegistryPostgres, TheStatementTimeoutDefaultsToThirtySecondsAndCanBeSet) {
     EXPECT_EQ(db.error().code, ErrorCode::kInvalidArgument);
     EXPECT_THAT(db.error().message, HasSubstr(std::string("RUNG_REGISTRY_STATEMENT_TIMEOUT=") + bad));
   }
+}
+
+TEST(RecipeGatesTest, OnlyAQuantiseReportHasGatesAndOnlyWrittenWithEveryGatePassedPasses) {
+  EXPECT_FALSE(recipe_gates(R"({"command": "trtexec", "settings": {}})"));
+  EXPECT_FALSE(recipe_gates(R"({"schema": "rung-bench-record", "decision": "forced", "gates": [{"passed": false}]})"));
+  EXPECT_FALSE(recipe_gates("not json"));
+  EXPECT_FALSE(recipe_gates(R"(["rung-quantise-report"])"));
+  auto written = recipe_gates(quantise_report("written", true));
+  ASSERT_TRUE(written);
+  EXPECT_TRUE(written->passed());
+  EXPECT_TRUE(written->failed.empty());
+  // One step from it, each way: not passed.
+  auto gate = recipe_gates(quantise_report("written", false));
+  ASSERT_TRUE(gate);
+  EXPECT_FALSE(gate->passed());
+  EXPECT_THAT(gate->failed, ::testing::ElementsAre("classification · y"));
+  auto named = recipe_gates(quantise_report("written", true, "the prepared graph"));
+  EXPECT_FALSE(named->passed());
+  EXPECT_THAT(named->failed, ::testing::ElementsAre("the prepared graph"));
+  for (const char* decision : {"forced", "refused", ""}) {
+    auto d = recipe_gates(quantise_report(decision, true));
+    ASSERT_TRUE(d);
+    EXPECT_FALSE(d->passed()) << decision;
+    EXPECT_EQ(d->decision, decision);
+  }
+  // A failing gate named in "failed" and by its gate is listed once.
+  auto forced = recipe_gates(quantise_report("forced", false, "classification · y"));
+  EXPECT_THAT(forced->failed, ::testing::ElementsAre("classification · y"));
+  // Damaged reports fail: a gate without a verdict (named by its place when it has no title), no gates at all.
+  auto damaged = recipe_gates(R"({"schema": "rung-quantise-report", "decision": "written", "failed": [], "gates": [{"passed": true}, {"passed": "yes"}]})");
+  EXPECT_FALSE(damaged->passed());
+  EXPECT_THAT(damaged->failed, ::testing::ElementsAre("gate 2"));
+  auto no_gates = recipe_gates(R"({"schema": "rung-quantise-report", "decision": "written", "failed": []})");
+  EXPECT_FALSE(no_gates->passed());
 }
 
 TEST(RegistryDocuments, EachKindIsReadUpToItsLimitFromARegularFileOnly) {

@@ -64,6 +64,7 @@ struct QuantiseOptions {
   std::filesystem::path model;             // the f32 file
   std::string name;                        // the model's name in its id ("ppocr_det_v4"); default: the file's stem
   std::string form = "int8";               // "int8", "a16w8", "a16w16"
+  std::string target;                      // whose integer kernels place the QDQ: "cpu", "npu"; "" = cpu for int8, npu for 16-bit forms
   bool signed_activations = false;         // int8/int16 activations instead of uint8/uint16
   bool per_tensor = false;                 // one weight scale per tensor instead of per output channel
   bool reduce_range = false;               // 8-bit weights in 7 bits (see QdqSettings)
@@ -77,6 +78,10 @@ struct QuantiseOptions {
   std::filesystem::path out;               // default: NAME_<form>.onnx in the current directory
   std::filesystem::path report;            // default: beside the written file, OUT with .report.json
   bool force = false;                      // write the file even when a gate fails
+  // When the gate fails: the other calibrators, then float islands at the nodes
+  // that add the most error, the fewest that make the gate pass on the holdout.
+  bool search = false;
+  int speed_runs = 10;                     // timed runs of the f32 file and the form, in turns, on one calibration input; 0: not timed
   std::string command_line;                // recorded in the report
   ReleaseToolSettings settings;
 };

@@ -77,6 +77,18 @@ struct ReleaseEvidence {
   std::string document;  // JSON: a bench record keeps only the target's measurements
 };
 
+// What a recipe says of its own gates. A `rung quantise` report (its "schema" is
+// "rung-quantise-report") carries its decision and each gate's verdict; a
+// recipe of any other kind has no gates and says nothing.
+struct RecipeGates {
+  std::string decision;             // the report's: "written", "refused", "forced" ("" when it holds none)
+  std::vector<std::string> failed;  // its "failed", then every gate whose "passed" is not true, each once
+  // Decision "written" and no gate failed: the only report the registry takes unmarked.
+  bool passed() const { return decision == "written" && failed.empty(); }
+};
+// nullopt when the recipe is not a quantise report (or not JSON).
+std::optional<RecipeGates> recipe_gates(const std::string& recipe_json);
+
 struct Release {
   std::int64_t id = 0;
   std::string model;    // name
@@ -88,6 +100,13 @@ struct Release {
   // member enters the release key: a report's results (its output hash, its
   // measured figures, its date) describe one build, not how builds are made.
   std::string recipe_json = "{}";
+  // Set when the release is registered although its recipe's gates failed (a
+  // `rung quantise --force` report; `rung registry add --gate-failed`): that
+  // recipe's decision and failing gates, stored with the release. Registry::add
+  // refuses a recipe whose gates failed without this mark, and the mark on any
+  // other recipe; it takes the decision and gates from the recipe itself. Not
+  // part of the release key (the recipe's "recipe" member already is).
+  std::optional<RecipeGates> gate_failed;
   ReleaseEnvironment environment;
   std::string cache_sha256;  // the engine or timing cache it was built with; "" when none
   std::string cache_file;

@@ -14,9 +14,7 @@
 #include "session/session.h"
 
 namespace rung {
-namespace {
 
-// The prepared graph with every observed tensor that is not already an output made one.
 onnx::ModelProto exposing(const onnx::ModelProto& prepared, const std::vector<std::string>& tensors) {
   onnx::ModelProto m = prepared;
   std::set<std::string> present;
@@ -30,9 +28,6 @@ onnx::ModelProto exposing(const onnx::ModelProto& prepared, const std::vector<st
   }
   return m;
 }
-
-
-}  // namespace
 
 Result<Calibrator> Calibrator::parse(const std::string& text) {
   Calibrator c;

@@ -58,6 +58,9 @@ struct Calibration {
   double statistics_seconds = 0;  // of which folding outputs into the statistics
 };
 
+// `prepared` with every tensor named that is not already an output made one (float).
+onnx::ModelProto exposing(const onnx::ModelProto& prepared, const std::vector<std::string>& tensors);
+
 // One calibration item's inputs as tensors (the graphs rung quantises take tensors only).
 Result<std::vector<Tensor>> calibration_tensors(const InputItem& item, const ModelIo& io, const InputPlan& plan);
 

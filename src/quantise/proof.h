@@ -1,7 +1,10 @@
-// The proof that a rewritten graph (an opset upgrade) computes what the
+// The proof that a rewritten graph (an opset upgrade, folds) computes what the
 // original does: both run side by side by `rung parity` on the same inputs,
-// every output through the tensor gate at Tolerance::close().
+// every output through the tensor gate at Tolerance::close(); for folds, which
+// round differently, the model's own decision gates may vouch instead.
 #pragma once
+
+#include <optional>
 
 #include <chrono>
 #include <cstdint>
@@ -20,6 +23,9 @@ struct ProofInputs {
   std::uint64_t seed = 0;
   std::filesystem::path gate_file;        // preprocessing and input values come from it; its gates do not
   std::filesystem::path preprocess_file;
+  // A rewrite that reassociates float arithmetic (folds) may be vouched for by
+  // the gate file's own decision gates when a few elements fall past close().
+  bool decisions_may_vouch = false;
 };
 
 struct ProofSides {
@@ -33,6 +39,8 @@ struct Proof {
   std::string failing_output;  // the first output that differs
   Tolerance tolerance = Tolerance::close();
   ParityReport parity;
+  std::optional<ParityReport> decisions;  // the model's gates, when the tensor gate failed and they may vouch
+  bool by_decisions() const { return proven && decisions.has_value(); }
 };
 
 Result<Proof> prove_same_computation(const std::filesystem::path& original, const std::filesystem::path& rewritten, const ProofInputs& inputs,

@@ -16,25 +16,8 @@ namespace {
 
 using onnx::TensorProto;
 
-// Op types rung quantises: what ONNX Runtime's QDQ tooling and NPU
-// compilers take as quantised nodes. Anything else computes in float between
-// the dequantised tensors around it.
-const std::set<std::string>& quantisable_ops() {
-  static const std::set<std::string> ops = {
-      "Conv", "ConvTranspose", "Gemm", "MatMul", "Add", "Sub", "Mul", "Div", "Concat", "Relu", "Clip", "LeakyRelu", "PRelu",
-      "Sigmoid", "HardSigmoid", "HardSwish", "Tanh", "Softmax", "Resize", "GlobalAveragePool", "AveragePool", "MaxPool",
-      "Reshape", "Transpose", "Squeeze", "Unsqueeze", "Flatten", "Slice", "Split", "Pad", "ReduceMean", "BatchNormalization",
-      "Pow", "Sqrt", "Gather", "InstanceNormalization", "LayerNormalization", "Erf", "Exp", "Abs", "Neg", "DepthToSpace",
-      "SpaceToDepth", "Sum", "Max", "Min"};
-  return ops;
-}
-
 // Nodes that only move or select values: their output keeps the input's scale.
-bool shares_input_scale(const std::string& op) {
-  static const std::set<std::string> ops = {"Reshape", "Transpose", "Squeeze", "Unsqueeze", "Flatten", "MaxPool", "Resize", "Slice",
-                                            "Split", "Gather", "DepthToSpace", "SpaceToDepth"};
-  return ops.count(op) > 0;
-}
+bool shares_input_scale(QdqTarget target, const std::string& op) { return kernel_rule(target, op).kind == KernelKind::kMovement; }
 
 std::optional<Range> range_by_construction(const std::string& op) {
   if (op == "Sigmoid" || op == "Softmax" || op == "HardSigmoid") return Range{0, 1};
@@ -43,6 +26,7 @@ std::optional<Range> range_by_construction(const std::string& op) {
 }
 
 enum class Role { kActivation, kWeight, kBias };
+
 
 bool has_weights(const std::string& op) { return op == "Conv" || op == "ConvTranspose" || op == "Gemm" || op == "MatMul"; }
 bool joins_inputs(const std::string& op) {
@@ -89,6 +73,26 @@ struct Graph {
   }
   bool is_initializer(const std::string& t) const { return initializer.count(t) > 0; }
 };
+
+// Relu, or a Clip whose bounds hold zero: a quantised range (which always
+// holds zero) within them clips as the node does.
+bool holds_zero(const onnx::NodeProto& n, const Graph& g) {
+  if (n.op_type() == "Relu") return true;
+  float lo = -std::numeric_limits<float>::max(), hi = std::numeric_limits<float>::max();
+  for (const auto& a : n.attribute()) {
+    if (a.name() == "min") lo = a.f();
+    if (a.name() == "max") hi = a.f();
+  }
+  for (int i = 1; i < std::min(n.input_size(), 3); ++i) {
+    if (n.input(i).empty()) continue;
+    auto t = g.initializer.find(n.input(i));
+    if (t == g.initializer.end()) return false;  // a computed bound
+    auto v = float_values(*t->second);
+    if (!v || v->size() != 1) return false;
+    (i == 1 ? lo : hi) = (*v)[0];
+  }
+  return lo <= 0.0f && hi >= 0.0f;
+}
 
 Role role_of(const onnx::NodeProto& n, int index, const Graph& g) {
   if (!has_weights(n.op_type()) || !g.is_initializer(n.input(index))) return Role::kActivation;
@@ -175,13 +179,16 @@ class Rewriter {
     }
     for (const auto& original : graph.node()) {
       onnx::NodeProto n = original;
-      const bool quantised = plan_.quantised.count(n.name()) > 0;
+      // A folded activation reads the float tensor its quantised producer writes: ONNX Runtime folds the two.
+      const bool quantised = plan_.quantised.count(n.name()) > 0 && !plan_.folded.count(n.name());
       const std::vector<int> data = quantised ? data_inputs(n) : std::vector<int>{};
       for (int i = 0; i < n.input_size(); ++i) {
         const std::string& t = original.input(i);
         if (t.empty()) continue;
         if (std::find(data.begin(), data.end(), i) == data.end()) {
-          if (auto a = acts_.find(t); a != acts_.end()) n.set_input(i, a->second.source);
+          // A float node reads what the integer pipeline computed, through the one DequantizeLinear: the quantised
+          // node's float output then feeds its QuantizeLinear alone, and the target can fuse the two.
+          if (auto a = acts_.find(t); a != acts_.end()) n.set_input(i, a->second.dequantised);
           continue;
         }
         auto replaced = quantised_input(nodes, original, i);
@@ -493,6 +500,8 @@ const char* form_recipe_name(NumericForm form) {
   }
 }
 
+QdqTarget default_qdq_target(NumericForm form) { return form == NumericForm::kInt8 ? QdqTarget::kCpu : QdqTarget::kNpu; }
+
 int activation_bits(NumericForm form) { return form == NumericForm::kInt8 ? 8 : 16; }
 int weight_bits(NumericForm form) { return form == NumericForm::kA16W16 ? 16 : 8; }
 
@@ -545,13 +554,24 @@ Result<QdqPlan> plan_qdq(const onnx::ModelProto& prepared, const QdqSettings& s)
   }
 
   std::set<std::string> activations;
+  std::set<std::string> quantised_tensors;  // written by a quantised node: reading them quantised costs no conversion
+  auto stays_float = [&](const onnx::NodeProto& n, const std::string& why) {
+    ++plan.unsupported;
+    auto& p = plan.by_op[n.op_type()];
+    ++p.float_nodes;
+    p.reasons.insert(why);
+  };
   for (const auto& n : graph.node()) {
     if (island.count(n.name())) {
       plan.islands.push_back(n.name());
+      auto& p = plan.by_op[n.op_type()];
+      ++p.float_nodes;
+      p.reasons.insert("kept float by --keep-float or --float-from");
       continue;
     }
-    if (!quantisable_ops().count(n.op_type()) || !n.domain().empty()) {
-      ++plan.unsupported;
+    const KernelRule rule = n.domain().empty() ? kernel_rule(s.target, n.op_type()) : KernelRule{KernelKind::kNone, "not an ONNX operator"};
+    if (rule.kind == KernelKind::kNone) {
+      stays_float(n, rule.why);
       continue;
     }
     // Quantised only when every data input is a known float tensor (and a weighted node's input is not itself a weight).
@@ -559,17 +579,43 @@ Result<QdqPlan> plan_qdq(const onnx::ModelProto& prepared, const QdqSettings& s)
     const bool all_float = !data.empty() && std::all_of(data.begin(), data.end(), [&](int i) { return g.is_float(n.input(i)); }) &&
                            !(has_weights(n.op_type()) && g.is_initializer(n.input(0)));
     if (!all_float) {
-      ++plan.unsupported;
+      stays_float(n, "its data inputs are not float tensors");
+      continue;
+    }
+    const bool reads_quantised = std::any_of(data.begin(), data.end(), [&](int i) { return quantised_tensors.count(n.input(i)) > 0; });
+    if ((rule.kind == KernelKind::kElementwise || rule.kind == KernelKind::kMovement) && !reads_quantised) {
+      stays_float(n, "no input is quantised: converting its inputs would cost more than its kernel saves");
+      continue;
+    }
+    if (rule.kind == KernelKind::kFolded) {
+      // Folded when the node before it is quantised, writes only to it, and its bounds hold zero (the output's range does the clipping).
+      const std::string& in = n.input(0);
+      auto made_by = g.producer.find(in);
+      const bool after_quantised = made_by != g.producer.end() && plan.quantised.count(made_by->second->name()) &&
+                                   !plan.folded.count(made_by->second->name()) && !shares_input_scale(s.target, made_by->second->op_type());
+      const bool sole = g.consumers.count(in) && g.consumers.at(in).size() == 1 && !g.outputs.count(in);
+      if (!after_quantised || !sole || !holds_zero(n, g)) {
+        stays_float(n, "not right after a quantised node it can fold into");
+        continue;
+      }
+      plan.quantised.insert(n.name());
+      plan.folded.insert(n.name());
+      ++plan.by_op[n.op_type()].folded;
+      activations.erase(in);
+      quantised_tensors.erase(in);
+      for (const auto& o : n.output()) activations.insert(o), quantised_tensors.insert(o);
       continue;
     }
     plan.quantised.insert(n.name());
+    ++plan.by_op[n.op_type()].quantised;
     for (int i : data) {
       if (!g.is_initializer(n.input(i))) activations.insert(n.input(i));
     }
     for (const auto& o : n.output()) {
       if (!g.is_float(o)) continue;
       activations.insert(o);
-      if (shares_input_scale(n.op_type()) && !g.is_initializer(n.input(0))) plan.shared[o] = n.input(0);
+      quantised_tensors.insert(o);
+      if (rule.kind == KernelKind::kMovement && !g.is_initializer(n.input(0))) plan.shared[o] = n.input(0);
       if (auto r = range_by_construction(n.op_type())) plan.fixed[o] = *r;
     }
   }

@@ -1,7 +1,9 @@
-// QDQ insertion: which nodes of a float graph compute quantised (the islands
-// keep the rest float), and the rewrite itself. Every tensor a quantised node
-// reads or writes gets one QuantizeLinear/DequantizeLinear pair from its
-// calibrated range (activations asymmetric); weights become int8 or int16
+// QDQ insertion: which nodes of a float graph compute quantised on the target
+// (its kernel table, quantise/kernel_table.h; islands keep more float), and the
+// rewrite itself. Every tensor a quantised node reads or writes gets one
+// QuantizeLinear/DequantizeLinear pair from its calibrated range (activations
+// asymmetric), so a run of float nodes sits between one conversion in and one
+// out, never a pair between two float nodes; weights become int8 or int16
 // initializers behind a DequantizeLinear (symmetric, per output channel unless
 // per-tensor is asked for); biases int32 at input scale x weight scale.
 // 16-bit tensors use the com.microsoft QuantizeLinear/DequantizeLinear, which
@@ -15,6 +17,7 @@
 #include <vector>
 
 #include "quantise/histogram.h"
+#include "quantise/kernel_table.h"
 #include "rung/model.h"
 #include "rung/result.h"
 
@@ -27,6 +30,7 @@ namespace rung {
 
 struct QdqSettings {
   NumericForm form = NumericForm::kInt8;  // kInt8, kA16W8 or kA16W16
+  QdqTarget target = QdqTarget::kCpu;     // whose integer kernels decide what is quantised
   bool signed_activations = false;        // int8/int16 activations instead of uint8/uint16
   bool per_channel = true;                // weights: one scale per output channel
   // 8-bit weights in 7 bits (ONNX Runtime's reduce_range): the uint8 x int8
@@ -40,6 +44,8 @@ struct QdqSettings {
 // "int8" (uint8 activations unless signed), "a16w8", "a16w16".
 Result<NumericForm> parse_quantised_form(const std::string& text);
 const char* form_recipe_name(NumericForm form);  // "int8", "a16w8", "a16w16"
+// int8 is for the CPU that scores it; a 16-bit form exists for an NPU (the CPU runs 16-bit QDQ in float).
+QdqTarget default_qdq_target(NumericForm form);
 int activation_bits(NumericForm form);
 int weight_bits(NumericForm form);
 
@@ -53,10 +59,20 @@ struct QdqPlan {
   // HardSigmoid in [0, 1], Tanh in [-1, 1]): not calibrated, so no calibrator
   // clips a probability.
   std::map<std::string, Range> fixed;
-  std::set<std::string> quantised;       // node names
+  std::set<std::string> quantised;       // node names, the folded ones among them
+  // Activations the target folds into the quantised node before them (Relu,
+  // Clip): the tensor between the two gets no pair, the activation's output does.
+  std::set<std::string> folded;
   std::vector<std::string> islands;      // nodes the settings keep float
-  std::size_t unsupported = 0;           // nodes left float because rung does not quantise their op type
+  std::size_t unsupported = 0;           // nodes left float: no integer kernel on the target, or nothing quantised around them
   std::size_t nodes = 0;
+
+  // Per op type: how its nodes were placed, and why the float ones are float.
+  struct OpPlacement {
+    std::size_t quantised = 0, folded = 0, float_nodes = 0;
+    std::set<std::string> reasons;  // why nodes of this type stayed float
+  };
+  std::map<std::string, OpPlacement> by_op;
 
   // The activations calibration observes: those neither sharing another's range nor fixed.
   std::vector<std::string> calibrated() const;

@@ -7,12 +7,17 @@
 #include <fmt/ranges.h>
 #include <onnx/onnx_pb.h>
 
-#include "quantise/batch_norm_fold.h"
+#include <set>
+
+#include "quantise/activation_fold.h"
+#include "quantise/conv_fold.h"
 #include "core/thread_limit.h"
 #include "graph/model_file.h"
 #include "graph/onnx_file.h"
 #include "graph/model_write.h"
+#include "quantise/island_search.h"
 #include "quantise/opset_upgrade.h"
+#include "quantise/speed.h"
 #include "os/atomic_file.h"
 #include "os/file_hash.h"
 #include "os/utc_now.h"
@@ -170,6 +175,12 @@ Result<QuantiseOutcome> run_quantise(const QuantiseOptions& o) {
     if (auto s = check_output_paths({{"--out", out}, {"--report", report_path}}, inputs); !s) return s.error();
   }
   ev.qdq.form = *form;
+  ev.qdq.target = default_qdq_target(*form);
+  if (!o.target.empty()) {
+    auto target = parse_qdq_target(o.target);
+    if (!target) return Error{target.error().code, "--target: " + target.error().message};
+    ev.qdq.target = *target;
+  }
   ev.qdq.signed_activations = o.signed_activations;
   ev.qdq.per_channel = !o.per_tensor;
   ev.qdq.reduce_range = o.reduce_range;
@@ -248,35 +259,55 @@ Result<QuantiseOutcome> run_quantise(const QuantiseOptions& o) {
   if (!upgraded) return Error{upgraded.error().code, fmt::format("{}: {}", o.model.string(), upgraded.error().message)};
   ev.opset = target;
   if (upgraded->to != upgraded->from) ev.upgraded_to = upgraded->to;
-  ev.batch_norms_folded = fold_batch_norms(*prepared.mutable_graph());
-  if (ev.batch_norms_folded > 0) {
+  // Activations first: a division that is part of a hard-swish must not be folded into a convolution before the pattern is seen.
+  ev.activation_folds = fold_activations(*prepared.mutable_graph(), target);
+  ev.conv_folds = fold_into_convolutions(*prepared.mutable_graph());
+  const bool rewritten = ev.conv_folds.total() > 0 || ev.activation_folds.total() > 0;
+  if (rewritten) {
     if (auto s = infer_shapes(prepared); !s) return s.error();
   }
-  if (ev.upgraded_to || ev.batch_norms_folded > 0) {
+  if (ev.upgraded_to || rewritten) {
     const fs::path file = work->path() / "upgraded.onnx";
     if (auto s = write_onnx_model(prepared, file); !s) return s.error();
     progress(o.settings, "proving the upgrade", 0, 0, "");
-    auto proof = prove_same_computation(o.model, file, {o.calibration_dir, 0, 0, o.gate_file, {}}, proof_sides(o.settings, *rt),
+    auto proof = prove_same_computation(o.model, file, {o.calibration_dir, 0, 0, o.gate_file, {}, rewritten}, proof_sides(o.settings, *rt),
                                         work->path() / "proof");
     if (!proof) return proof.error();
     ev.upgrade_proof = std::move(*proof);
     if (!ev.upgrade_proof->proven) {
       ev.decision = "refused";
-      ev.failed = {fmt::format("the prepared graph (opset upgrade, folded normalisations): output '{}' differs", ev.upgrade_proof->failing_output)};
+      ev.failed = {fmt::format("the prepared graph (opset upgrade, folds and rewrites): output '{}' differs", ev.upgrade_proof->failing_output)};
       return finish(ev);
     }
   }
 
   auto qdq_plan = plan_qdq(prepared, ev.qdq);
   if (!qdq_plan) return qdq_plan.error();
-  ev.plan = *qdq_plan;
-  if (ev.plan.quantised.empty()) return Error{ErrorCode::kInvalidArgument, fmt::format("{}: no node is left to quantise", o.model.string())};
+  if (qdq_plan->quantised.empty()) {
+    return Error{ErrorCode::kInvalidArgument,
+                 fmt::format("{}: no node is left to quantise for the {} ({}){}", o.model.string(), qdq_target_name(ev.qdq.target),
+                             ev.qdq.target == QdqTarget::kCpu ? "none has an integer kernel there that pays for its conversions" : "islands keep every node float",
+                             ev.qdq.target == QdqTarget::kCpu ? "; --target npu quantises every op an NPU runs" : "")};
+  }
 
+  // Calibrated once: a search keeps histograms so that every calibrator reads the same statistics.
   CalibrationOptions co;
-  co.tensors = ev.plan.calibrated();
+  co.tensors = qdq_plan->calibrated();
+  if (o.search) {
+    // A search's islands leave tensors without the range they shared, knew by construction or had folded away:
+    // it observes every tensor any target's plan would convert.
+    QdqSettings everything = ev.qdq;
+    everything.target = QdqTarget::kNpu;
+    auto wide = plan_qdq(prepared, everything);
+    if (!wide) return wide.error();
+    std::set<std::string> all(qdq_plan->activations.begin(), qdq_plan->activations.end());
+    all.insert(wide->activations.begin(), wide->activations.end());
+    co.tensors.assign(all.begin(), all.end());
+  }
   co.items = calibration->items;
   co.plan = plan;
   co.calibrator = ev.calibrator;
+  if (o.search && co.calibrator.histogram_bins() == 0) co.calibrator = *Calibrator::parse("entropy");
   co.threads = o.settings.threads;
   co.work_dir = work->path();
   co.on_progress = [&o](std::size_t done, std::size_t total, const std::string& item) { progress(o.settings, "calibrating", done, total, item); };
@@ -284,38 +315,160 @@ Result<QuantiseOutcome> run_quantise(const QuantiseOptions& o) {
   if (!calibrated) return calibrated.error();
   ev.calibration_inputs = calibrated->inputs;
   ev.calibration_seconds = calibrated->seconds;
-  std::map<std::string, Range> observed;
-  for (const auto& [name, stats] : calibrated->stats) {
-    observed[name] = ev.calibrator.range(stats, activation_bits(*form));
-    ev.non_finite_values += stats.non_finite();
-  }
-  auto ranges = ev.plan.resolve(std::move(observed));
-  if (!ranges) return ranges.error();
-  ev.hazards = find_mixed_ranges(prepared, ev.plan, *ranges, activation_bits(*form));
+  for (const auto& [name, stats] : calibrated->stats) ev.non_finite_values += stats.non_finite();
 
-  auto counts = insert_qdq(prepared, ev.plan, *ranges, ev.qdq);
-  if (!counts) return counts.error();
-  ev.counts = *counts;
-  std::string bytes;
-  if (!prepared.SerializeToString(&bytes)) return Error{ErrorCode::kInvalidArgument, "the quantised model does not serialise"};
-  const fs::path candidate = work->path() / "candidate.onnx";
-  if (auto s = write_file_atomically(candidate, bytes); !s) return s.error();
+  // One form: the plan with these islands, the ranges this calibrator reads, rewritten, checked and scored on the holdout.
+  struct Attempt {
+    QdqSettings qdq;
+    Calibrator calibrator;
+    QdqPlan plan;
+    QdqCounts counts;
+    std::vector<MixedRangeHazard> hazards;
+    std::string bytes;
+    fs::path file;
+    ParityReport scored;
+  };
+  int attempts = 0;
+  auto attempt = [&](const Calibrator& reading, const std::vector<std::string>& extra_float) -> Result<Attempt> {
+    Attempt a;
+    a.qdq = ev.qdq;
+    a.qdq.keep_float.insert(a.qdq.keep_float.end(), extra_float.begin(), extra_float.end());
+    a.calibrator = reading;
+    auto made = plan_qdq(prepared, a.qdq);
+    if (!made) return made.error();
+    a.plan = std::move(*made);
+    if (a.plan.quantised.empty()) return Error{ErrorCode::kUnsupported, "the islands leave no node quantised"};
+    std::map<std::string, Range> observed;
+    for (const auto& [name, stats] : calibrated->stats) observed[name] = reading.range(stats, activation_bits(*form));
+    auto ranges = a.plan.resolve(std::move(observed));
+    if (!ranges) return ranges.error();
+    a.hazards = find_mixed_ranges(prepared, a.plan, *ranges, activation_bits(*form));
+    onnx::ModelProto model = prepared;
+    auto counts = insert_qdq(model, a.plan, *ranges, a.qdq);
+    if (!counts) return counts.error();
+    a.counts = *counts;
+    if (!model.SerializeToString(&a.bytes)) return Error{ErrorCode::kInvalidArgument, "the quantised model does not serialise"};
+    a.file = work->path() / fmt::format("candidate-{}.onnx", attempts++);
+    if (auto s = write_file_atomically(a.file, a.bytes); !s) return s.error();
+    auto written_facts = inspect_model_file(a.file);
+    if (!written_facts) return written_facts.error();
+    if (written_facts->form != *form) {
+      return Error{extra_float.empty() ? ErrorCode::kRuntime : ErrorCode::kUnsupported, fmt::format("the rewritten graph reads as {} ({}), not the {} asked for", numeric_form_name(written_facts->form),
+                                                    written_facts->form_evidence, form_recipe_name(*form))};
+    }
+    auto scored = run_parity(scoring_options(o, *rt, a.file, work->path() / fmt::format("scoring-{}", attempts)));
+    if (!scored) return scored.error();
+    a.scored = std::move(*scored);
+    return a;
+  };
+  auto chosen = attempt(ev.calibrator, {});
+  if (!chosen) return chosen.error();
+
+  if (o.search && !chosen->scored.passed()) {
+    ev.search.emplace();
+    auto note = [&](const Attempt& a, const std::string& what) {
+      ev.search->tried.push_back({what, a.calibrator.name(), a.plan.islands.size(), a.scored.passed(), a.scored.gates.empty() ? "" : a.scored.gates.front().summary});
+      progress(o.settings, "searching", ev.search->tried.size(), 0, what);
+    };
+    note(*chosen, "as asked");
+    // The other calibrators first: a clipping range can be enough.
+    std::vector<Attempt> failed_forms;
+    failed_forms.push_back(std::move(*chosen));  // the form as asked
+    bool found = false;
+    for (const char* name : {"minmax", "percentile=99.999", "entropy"}) {
+      auto c = Calibrator::parse(name);
+      if (!c || c->name() == ev.calibrator.name()) continue;
+      auto tried = attempt(*c, {});
+      if (!tried) return tried.error();
+      note(*tried, fmt::format("calibrator {}", name));
+      if (tried->scored.passed()) {
+        chosen = std::move(tried);
+        found = true;
+        break;
+      }
+      failed_forms.push_back(std::move(*tried));
+    }
+    // Then islands, calibrator by calibrator: the nodes that add the most error, the fewest of them that make the gate pass.
+    std::optional<Attempt> best;
+    for (std::size_t f = 0; f < failed_forms.size() && !found && !best; ++f) {
+      const Attempt& base = failed_forms[f];
+      std::vector<InputItem> few(calibration->items.begin(), calibration->items.begin() + std::min<std::size_t>(8, calibration->items.size()));
+      onnx::ModelProto quantised;
+      if (!quantised.ParseFromString(base.bytes)) return Error{ErrorCode::kRuntime, "the quantised model does not parse back"};
+      auto ranked = rank_node_errors(**process, prepared, quantised, base.plan, few, plan, o.settings.threads, work->path());
+      if (!ranked) return Error{ranked.error().code, fmt::format("ranking the error by node: {}", ranked.error().message)};
+      std::vector<std::string> worst;
+      // At least the first (a graph output's writer, whatever its loss); past it, nodes adding half a dB or more.
+      for (const auto& e : *ranked) {
+        if (worst.size() >= 64) break;
+        if (e.loss_db() >= 0.5 || worst.empty()) worst.push_back(e.node);
+      }
+      if (f == 0) ev.search->ranking.assign(ranked->begin(), ranked->begin() + std::min<std::size_t>(ranked->size(), 20));
+      if (worst.empty()) continue;
+      auto with = [&](std::size_t k) { return std::vector<std::string>(worst.begin(), worst.begin() + static_cast<std::ptrdiff_t>(k)); };
+      // Islands that leave nothing quantised are no form: fewer then.
+      auto all = attempt(base.calibrator, with(worst.size()));
+      while (!all && all.error().code == ErrorCode::kUnsupported && worst.size() > 1) {
+        worst.pop_back();
+        all = attempt(base.calibrator, with(worst.size()));
+      }
+      if (!all && all.error().code == ErrorCode::kUnsupported) continue;
+      if (!all) return all.error();
+      note(*all, fmt::format("{} worst nodes float", worst.size()));
+      if (!all->scored.passed()) continue;
+      // The fewest: the gate passes with `hi` nodes float and fails with `lo`.
+      std::size_t lo = 0, hi = worst.size();
+      best = std::move(*all);
+      while (hi - lo > 1) {
+        const std::size_t mid = lo + (hi - lo) / 2;
+        auto tried = attempt(base.calibrator, with(mid));
+        if (!tried && tried.error().code == ErrorCode::kUnsupported) {
+          lo = mid;  // fewer islands leave more quantised: this cannot happen, but a form it is not
+          continue;
+        }
+        if (!tried) return tried.error();
+        note(*tried, fmt::format("{} worst nodes float", mid));
+        if (tried->scored.passed()) {
+          hi = mid;
+          best = std::move(*tried);
+        } else {
+          lo = mid;
+        }
+      }
+    }
+    if (best) {
+      chosen = std::move(*best);
+    } else if (!found) {
+      chosen = std::move(failed_forms.front());  // nothing passed: the form as asked, with its failing report
+    }
+    ev.search->chosen = chosen->scored.passed();
+  }
+
+  ev.qdq = chosen->qdq;  // the islands the search kept float are part of the recipe
+  ev.calibrator = chosen->calibrator;
+  ev.plan = std::move(chosen->plan);
+  ev.counts = chosen->counts;
+  ev.hazards = std::move(chosen->hazards);
+  const std::string bytes = std::move(chosen->bytes);
+  const fs::path candidate = chosen->file;
   ev.output_sha256 = sha256_hex(bytes);
   ev.output_bytes = bytes.size();
   auto written_facts = inspect_model_file(candidate);
   if (!written_facts) return written_facts.error();
-  if (written_facts->form != *form) {
-    return Error{ErrorCode::kRuntime, fmt::format("the rewritten graph reads as {} ({}), not the {} asked for", numeric_form_name(written_facts->form),
-                                                  written_facts->form_evidence, form_recipe_name(*form))};
-  }
   ev.output_stable_sha256 = written_facts->stable_sha256;
   ev.model_id = model_id(ev.name, written_facts->form);
   ev.form_evidence = written_facts->form_evidence;
+  ev.scored = std::move(chosen->scored);
   prepared.Clear();
 
-  auto scored = run_parity(scoring_options(o, *rt, candidate, work->path()));
-  if (!scored) return scored.error();
-  ev.scored = std::move(*scored);
+  if (o.speed_runs > 0) {
+    progress(o.settings, "timing", 0, 0, "");
+    auto speed = measure_speed(**process, o.model, candidate, calibration->items.front(), plan, o.settings.threads, o.speed_runs,
+                               work->path() / "speed");
+    if (!speed) return Error{speed.error().code, fmt::format("timing the form: {}", speed.error().message)};
+    ev.speed = std::move(*speed);
+  }
+
   failing_titles(*ev.scored, ev.failed);
   outcome.passed = ev.scored->passed();
   if (outcome.passed || o.force) {

@@ -51,6 +51,21 @@ std::string weights_text(const QdqSettings& s) {
                      s.per_channel ? "symmetric per channel" : "symmetric per tensor");
 }
 
+nlohmann::json times_json(const KernelTimes& k) {
+  nlohmann::json ops = nlohmann::json::array();
+  for (const auto& o : k.ops) ops.push_back({{"op", o.op}, {"input_type", o.input_type}, {"nodes", o.nodes}, {"kernel_ms", o.kernel_us / 1000.0}});
+  return {{"run_ms", k.run_ms}, {"kernel_ms", k.kernel_ms}, {"conversion_ms", k.conversion_ms}, {"conversion_nodes", k.conversion_nodes},
+          {"integer_ms", k.integer_ms}, {"float_ms", k.float_ms}, {"ops", ops}};
+}
+
+nlohmann::json by_op_json(const QdqPlan& plan) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [op, p] : plan.by_op) {
+    j[op] = {{"quantised", p.quantised}, {"folded", p.folded}, {"float", p.float_nodes}, {"float_because", p.reasons}};
+  }
+  return j;
+}
+
 }  // namespace
 
 std::string QuantiseEvidence::to_json() const {
@@ -58,14 +73,20 @@ std::string QuantiseEvidence::to_json() const {
   nlohmann::json preparation = {{"from_opset", source_opset},
                                  {"to_opset", opset},
                                  {"converter", upgraded_to ? nlohmann::json("ONNX version converter (libonnx)") : nlohmann::json(nullptr)},
-                                 {"batch_norms_folded", batch_norms_folded},
+                                 {"batch_norms_folded", conv_folds.batch_norms},
+                                 {"affines_folded", conv_folds.affines},
+                                 {"divisions_to_multiplications", activation_folds.divisions},
+                                 {"hard_sigmoids_folded", activation_folds.hard_sigmoids},
+                                 {"hard_swishes_folded", activation_folds.hard_swishes},
                                  {"proof", nullptr}};
   if (upgrade_proof) {
     preparation["proof"] = {{"tolerance", {{"name", "close"}, {"atol", upgrade_proof->tolerance.atol}, {"rtol", upgrade_proof->tolerance.rtol}}},
                             {"inputs", upgrade_proof->parity.inputs},
                             {"proven", upgrade_proof->proven},
                             {"failing_output", upgrade_proof->failing_output.empty() ? nlohmann::json(nullptr) : nlohmann::json(upgrade_proof->failing_output)},
-                            {"gates", gates_json(upgrade_proof->parity)}};
+                            {"gates", gates_json(upgrade_proof->parity)},
+                            {"vouched_by_decisions", upgrade_proof->by_decisions()},
+                            {"decision_gates", upgrade_proof->decisions ? gates_json(*upgrade_proof->decisions) : nlohmann::json(nullptr)}};
   }
   nlohmann::json hz = nlohmann::json::array();
   for (const auto& h : hazards) {
@@ -107,10 +128,13 @@ std::string QuantiseEvidence::to_json() const {
         {"bias", {{"type", "int32"}, {"scale", "input scale x weight scale"}}},
         {"qdq_domain", abits == 16 || wbits == 16 ? "com.microsoft for 16-bit tensors, ai.onnx otherwise" : "ai.onnx"},
         {"calibrator", calibrator_json(calibrator)},
+        {"target", qdq_target_name(qdq.target)},
         {"islands", {{"keep_float", qdq.keep_float}, {"float_from", qdq.float_from}, {"float_nodes", plan.islands}}}}},
       {"graph",
        {{"nodes", plan.nodes},
         {"quantised_nodes", plan.quantised.size()},
+        {"folded_activations", plan.folded.size()},
+        {"by_op", by_op_json(plan)},
         {"island_nodes", plan.islands.size()},
         {"unsupported_nodes", plan.unsupported},
         {"activation_pairs", counts.activations},
@@ -141,6 +165,24 @@ std::string QuantiseEvidence::to_json() const {
   // The CPU features that decide a quantised form's speed there (rung doctor names them too).
   j["scored_on"]["cpu_features"] = nlohmann::json::object();
   for (const auto& f : cpu_features) j["scored_on"]["cpu_features"][f.id] = f.present;
+  j["search"] = nullptr;
+  if (search) {
+    nlohmann::json tried = nlohmann::json::array(), ranking = nlohmann::json::array();
+    for (const auto& t : search->tried) {
+      tried.push_back({{"what", t.what}, {"calibrator", t.calibrator}, {"float_nodes", t.float_nodes}, {"passed", t.passed}, {"summary", t.summary}});
+    }
+    for (const auto& e : search->ranking) {
+      ranking.push_back({{"node", e.node}, {"op", e.op}, {"output", e.output}, {"input_sqnr_db", e.input_db}, {"output_sqnr_db", e.output_db},
+                         {"loss_db", e.loss_db()}});
+    }
+    j["search"] = {{"tried", tried}, {"worst_nodes", ranking}, {"found", search->chosen}};
+  }
+  j["speed"] = nullptr;
+  if (speed) {
+    j["speed"] = {{"input", speed->input}, {"runs", speed->runs}, {"speedup", speed->speedup()}, {"slower", speed->speedup() < 1.0},
+                  {"f32", times_json(speed->f32)}, {"quantised", times_json(speed->quantised)},
+                  {"note", "median wall time of runs taken in turns, and ONNX Runtime's profile of three more, in this process on this CPU"}};
+  }
   if (calibration != nullptr) {
     j["calibration"]["seconds"] = calibration_seconds;
     j["calibration"]["non_finite_values"] = non_finite_values;
@@ -155,11 +197,22 @@ std::string QuantiseEvidence::text() const {
   if (upgrade_proof) {
     std::vector<std::string> changes;
     if (upgraded_to) changes.push_back(fmt::format("opset {} -> {}", source_opset, *upgraded_to));
-    if (batch_norms_folded > 0) changes.push_back(fmt::format("{} BatchNormalization folded", batch_norms_folded));
+    if (conv_folds.batch_norms > 0) changes.push_back(fmt::format("{} BatchNormalization folded", conv_folds.batch_norms));
+    if (conv_folds.affines > 0) changes.push_back(fmt::format("{} per-channel Mul/Add folded into convolutions", conv_folds.affines));
+    if (activation_folds.divisions > 0) changes.push_back(fmt::format("{} Div by a constant made a Mul", activation_folds.divisions));
+    if (activation_folds.hard_sigmoids > 0) changes.push_back(fmt::format("{} hard-sigmoid patterns made HardSigmoid", activation_folds.hard_sigmoids));
+    if (activation_folds.hard_swishes > 0) changes.push_back(fmt::format("{} hard-swish patterns made HardSwish", activation_folds.hard_swishes));
     out += fmt::format("prepare   {}, ", fmt::join(changes, ", "));
-    out += upgrade_proof->proven ? fmt::format("proven the same on {} inputs (every output within atol {:g}, rtol {:g})\n", upgrade_proof->parity.inputs,
-                                               upgrade_proof->tolerance.atol, upgrade_proof->tolerance.rtol)
-                                 : fmt::format("NOT the same: output '{}' differs\n", upgrade_proof->failing_output);
+    if (upgrade_proof->by_decisions()) {
+      const auto& g = upgrade_proof->parity.gates.front();
+      out += fmt::format("not every output within atol {:g}, rtol {:g} ({}), but the model's gates decide the same on those inputs:\n",
+                         upgrade_proof->tolerance.atol, upgrade_proof->tolerance.rtol, g.summary);
+      for (const auto& d : upgrade_proof->decisions->gates) out += fmt::format("          {}: {}\n", d.title, d.summary);
+    } else {
+      out += upgrade_proof->proven ? fmt::format("proven the same on {} inputs (every output within atol {:g}, rtol {:g})\n", upgrade_proof->parity.inputs,
+                                                 upgrade_proof->tolerance.atol, upgrade_proof->tolerance.rtol)
+                                   : fmt::format("NOT the same: output '{}' differs\n", upgrade_proof->failing_output);
+    }
   }
   if (calibration) {
     out += fmt::format("calibrate {} inputs from {} in {:.1f} s (set {})\n", calibration_inputs, calibration->dir.string(), calibration_seconds,
@@ -171,12 +224,41 @@ std::string QuantiseEvidence::text() const {
                        qdq.float_from.empty() ? "" : fmt::format("; --float-from {}", fmt::join(qdq.float_from, ", ")));
   }
   if (plan.nodes > 0) {
-    out += fmt::format("graph     {} nodes: {} quantised, {} float ({} by islands, {} of op types rung keeps float); {} Q/DQ pairs, {} weights, {} "
-                       "int32 biases, {} constants\n",
-                       plan.nodes, plan.quantised.size(), plan.nodes - plan.quantised.size(), plan.islands.size(), plan.unsupported,
-                       counts.activations, counts.weights, counts.biases, counts.constants);
+    out += fmt::format("graph     {} nodes for the {}: {} quantised ({} activations folded into the node before), {} float ({} by islands, {} "
+                       "placed float); {} Q/DQ pairs, {} weights, {} int32 biases, {} constants\n",
+                       plan.nodes, qdq_target_name(qdq.target), plan.quantised.size(), plan.folded.size(), plan.nodes - plan.quantised.size(),
+                       plan.islands.size(), plan.unsupported, counts.activations, counts.weights, counts.biases, counts.constants);
+    for (const auto& [op, p] : plan.by_op) {
+      out += fmt::format("          {:<20} {:>4} quantised{} {:>4} float{}\n", op, p.quantised,
+                         p.folded > 0 ? fmt::format(", {} folded", p.folded) : "", p.float_nodes,
+                         p.reasons.empty() ? "" : fmt::format(" ({})", fmt::join(p.reasons, "; ")));
+    }
   }
   for (const auto& h : hazards) out += fmt::format("HAZARD    {}\n", h.describe());
+  if (search) {
+    out += fmt::format("search    the form as asked failed its gate; {}:\n", search->chosen ? "a passing form was found" : "no passing form was found");
+    for (const auto& t : search->tried) {
+      out += fmt::format("          {} {:<28} {:<12} {}\n", t.passed ? "PASS" : "FAIL", t.what, t.calibrator, t.summary);
+    }
+    if (!search->ranking.empty()) {
+      out += "          nodes adding the most error (SQNR in -> out, on a few calibration inputs):";
+      for (std::size_t i = 0; i < std::min<std::size_t>(search->ranking.size(), 8); ++i) {
+        const auto& e = search->ranking[i];
+        out += fmt::format("{} {} ({}) {:.1f} -> {:.1f} dB", i == 0 ? "" : ",", e.node, e.op, e.input_db, e.output_db);
+      }
+      out += "\n";
+    }
+  }
+  if (speed) {
+    const auto& q = speed->quantised;
+    out += fmt::format("speed     {:.2f}x f32 on this CPU ({:.2f} vs {:.2f} ms a run, median of {} in turns on {}){}\n", speed->speedup(), q.run_ms,
+                       speed->f32.run_ms, speed->runs, speed->input,
+                       speed->speedup() < 1.0 ? ": SLOWER than f32 here" : "");
+    const double total = q.kernel_ms > 0 ? q.kernel_ms : 1;
+    out += fmt::format("          profiled kernels {:.2f} ms (f32 {:.2f}): {:.2f} ms in {} conversions ({:.0f}%), {:.2f} in integer kernels, {:.2f} in float islands\n",
+                       q.kernel_ms, speed->f32.kernel_ms, q.conversion_ms, q.conversion_nodes, 100.0 * q.conversion_ms / total, q.integer_ms,
+                       q.float_ms);
+  }
   if (scored) {
     out += fmt::format("scored    on {} inputs of {} (set {}) · CPU · ONNX Runtime {} · {}\n", scored->inputs, holdout ? holdout->dir.string() : "?",
                        holdout ? holdout->sha256.substr(0, 12) : "?", runtime_version, device);

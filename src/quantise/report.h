@@ -10,12 +10,16 @@
 #include <string>
 #include <vector>
 
+#include "quantise/activation_fold.h"
 #include "quantise/calibration.h"
+#include "quantise/conv_fold.h"
 #include "quantise/hazards.h"
+#include "quantise/island_search.h"
 #include "quantise/input_sets.h"
 #include "quantise/proof.h"
 #include "rung/hardware.h"
 #include "quantise/qdq.h"
+#include "quantise/speed.h"
 #include "rung/parity.h"
 
 namespace rung {
@@ -34,10 +38,12 @@ struct QuantiseEvidence {
   std::string source_stable_sha256;  // doc strings ignored (graph/stable_hash.h)
   std::int64_t source_opset = 0;
   std::size_t source_nodes = 0;
-  // The preparation: an opset upgrade when the source was below 13, and
-  // normalisations folded into convolutions; proven the same when either happened.
+  // The preparation: an opset upgrade when the source was below 13,
+  // normalisations and per-channel affines folded into convolutions, divisions
+  // by constants and hard activations rewritten; proven the same when anything changed.
   std::optional<std::int64_t> upgraded_to;
-  int batch_norms_folded = 0;
+  ConvFolds conv_folds;
+  ActivationFolds activation_folds;
   std::optional<Proof> upgrade_proof;
   // The recipe.
   std::string name;
@@ -61,6 +67,21 @@ struct QuantiseEvidence {
   std::string device;
   std::vector<QuantisedSpeedFeature> cpu_features;  // what decides the form's speed on the CPU that scored it
   std::optional<ParityReport> scored;
+  std::optional<SpeedEvidence> speed;
+  // --search, when the form as asked failed its gate: what was tried, in order.
+  struct SearchStep {
+    std::string what;          // "calibrator entropy", "12 worst nodes float"
+    std::string calibrator;
+    std::size_t float_nodes = 0;
+    bool passed = false;
+    std::string summary;       // the first gate's
+  };
+  struct Search {
+    std::vector<SearchStep> tried;
+    std::vector<NodeError> ranking;  // the nodes adding the most error, worst first
+    bool chosen = false;             // a passing form was found
+  };
+  std::optional<Search> search;  // the form against the f32 file on the CPU that scored it
   // The result.
   std::string decision;  // "written", "refused", "forced"
   std::vector<std::string> failed;

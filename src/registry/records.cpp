@@ -211,6 +211,30 @@ Result<PrecisionEvidence> precision_from_columns(const std::string& kind, const 
   return p;
 }
 
+std::string gate_failed_column(const std::optional<RecipeGates>& mark) {
+  if (!mark) return {};
+  return json{{"decision", mark->decision}, {"failed", mark->failed}}.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+std::optional<RecipeGates> gate_failed_from_column(const std::string& column, bool is_null) {
+  if (is_null) return std::nullopt;
+  RecipeGates out;
+  const json j = parse_json_or_discarded(column);
+  const auto failed = j.is_object() ? j.find("failed") : j.end();
+  if (failed == j.end() || !failed->is_array()) {
+    out.failed = {column};
+    return out;
+  }
+  out.decision = json_string_or(j, "decision", "");
+  for (const auto& f : *failed) out.failed.push_back(f.is_string() ? f.get<std::string>() : f.dump(-1, ' ', false, json::error_handler_t::replace));
+  return out;
+}
+
+std::string gate_failed_text(const RecipeGates& gates) {
+  return fmt::format("{} (decision: {})", gates.failed.empty() ? std::string("no gate named") : fmt::format("{}", fmt::join(gates.failed, ", ")),
+                     gates.decision.empty() ? "none" : gates.decision);
+}
+
 Result<std::vector<MeasurementRow>> measurement_rows(const std::string& text, const std::string& what) {
   auto j = parse_bench_record(text, what);
   if (!j) return j.error();

@@ -36,6 +36,15 @@ const char* precision_kind_name(PrecisionEvidence::Kind k);
 std::string precision_detail(const PrecisionEvidence& p);
 Result<PrecisionEvidence> precision_from_columns(const std::string& kind, const std::string& detail);
 
+// The mark of a release registered although its recipe's gates failed, for the
+// database's column: JSON {"decision": ..., "failed": [...]}, "" when unmarked
+// (NULL). And back: a column another tool wrote that is not that object still
+// marks the release, its text the one failing gate.
+std::string gate_failed_column(const std::optional<RecipeGates>& mark);
+std::optional<RecipeGates> gate_failed_from_column(const std::string& column, bool is_null);
+// "classification · y (decision: forced)": for messages and `show`.
+std::string gate_failed_text(const RecipeGates& gates);
+
 // One rung of one bench measurement: a row of the fleet's table.
 struct MeasurementRow {
   std::string digest;  // SHA-256 of the measurement and its model's hash: importing twice adds nothing

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <map>
 #include <set>
+#include <string_view>
 #include <tuple>
 
 #include "rung/printable.h"
@@ -37,7 +38,13 @@ namespace {
 constexpr const char* kReleaseColumns =
     "id, model, version, device_class, rung, artifact_path, artifact_sha256, artifact_stable_sha256, artifact_size, retained, "
     "not_retained_reason, recipe, runtime_version, device, providers, cache_sha256, cache_file, precision_kind, precision_detail, "
-    "registered_at";
+    "registered_at, gate_failed";
+constexpr std::size_t column_count(std::string_view columns) {
+  std::size_t n = 1;
+  for (char c : columns) n += c == ',' ? 1 : 0;
+  return n;
+}
+constexpr std::size_t kReleaseColumnCount = column_count(kReleaseColumns);
 
 constexpr const char* kMeasurementColumns =
     "digest, model_name, model_sha256, model_stable_sha256, device, hostname, runtime_version, measured_at, rung, model_id, ok, p50_ms, "
@@ -84,7 +91,33 @@ Result<Release> release_from_row(const Row& r, bool with_recipe) {
   if (!precision) return Error{precision.error().code, fmt::format("release {}: {}", rel.id, precision.error().message)};
   rel.precision = *precision;
   rel.registered_at = as_text(r[19]);
+  rel.gate_failed = registry::gate_failed_from_column(as_text(r[20]), is_null(r[20]));
   return rel;
+}
+
+// A recipe whose gates failed (a `rung quantise` report forced or refused) is
+// registered only marked so, and the mark only on such a recipe.
+Status check_gate_mark(const Release& r) {
+  const auto gates = recipe_gates(r.recipe_json);
+  const bool failing = gates && !gates->passed();
+  if (failing && !r.gate_failed) {
+    return Error{ErrorCode::kInvalidArgument,
+                 fmt::format("the recipe is a rung quantise report whose gate failed: {}; a release of it is registered only marked "
+                             "so (rung registry add --gate-failed)",
+                             printable(registry::gate_failed_text(*gates), 512))};
+  }
+  if (!failing && r.gate_failed) {
+    return Error{ErrorCode::kInvalidArgument,
+                 gates ? fmt::format("the release is marked gate failed, but its recipe's gates all passed (decision: {})", printable(gates->decision, 40))
+                       : std::string("the release is marked gate failed, but its recipe is not a rung quantise report: it has no gates to fail")};
+  }
+  if (failing) {
+    for (const auto& gate : gates->failed) {
+      if (auto s = registry::check_stored_text("a failing gate of the recipe", gate, kRegistryLimits.text_bytes); !s) return s;
+    }
+    if (auto s = registry::check_stored_text("the recipe's decision", gates->decision, kRegistryLimits.name_bytes); !s) return s;
+  }
+  return {};
 }
 
 Status check_release(const Release& r) {
@@ -116,7 +149,7 @@ Status check_release(const Release& r) {
   auto recipe = parse_json(r.recipe_json);
   if (!recipe) return Error{ErrorCode::kInvalidArgument, fmt::format("the recipe is not JSON: {}", recipe.error().message)};
   if (!recipe->is_object()) return Error{ErrorCode::kInvalidArgument, "the recipe must be a JSON object"};
-  return {};
+  return check_gate_mark(r);
 }
 
 std::vector<registry::Value> release_values(const Release& r, const std::string& key) {
@@ -140,7 +173,8 @@ std::vector<registry::Value> release_values(const Release& r, const std::string&
           registry::text_or_null(r.cache_file),
           std::string(registry::precision_kind_name(r.precision.kind)),
           registry::text_or_null(registry::precision_detail(r.precision)),
-          r.registered_at};
+          r.registered_at,
+          registry::text_or_null(registry::gate_failed_column(r.gate_failed))};
 }
 
 // "(?, ?, ?), (?, ?, ?)": the VALUES of a multi-row INSERT.
@@ -340,6 +374,7 @@ std::string Registry::describe() const { return impl_->db->describe(); }
 
 Result<AddOutcome> Registry::add(Release release, const std::vector<EvidenceFile>& bench_records, const std::vector<EvidenceFile>& parity_reports) {
   if (auto s = check_release(release); !s) return s.error();
+  if (release.gate_failed) release.gate_failed = recipe_gates(release.recipe_json);  // the mark holds what the recipe says
   if (release.registered_at.empty()) release.registered_at = registry::utc_now();
   AddOutcome out;
   out.kind = AddOutcome::Kind::kRefused;
@@ -370,9 +405,9 @@ Result<AddOutcome> Registry::add(Release release, const std::vector<EvidenceFile
   Status s = registry::in_write_transaction(db, [&]() -> Status {
     out.kind = AddOutcome::Kind::kAdded;
     out.evidence_added = out.measurements_added = 0;
-    auto inserted = db.query(fmt::format("INSERT INTO releases (release_key, {}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-                                         "ON CONFLICT (release_key) DO NOTHING RETURNING id",
-                                         std::string(kReleaseColumns).substr(4)),
+    // The key, then every column but the id: as many values as kReleaseColumns has columns.
+    auto inserted = db.query(fmt::format("INSERT INTO releases (release_key, {}) VALUES {} ON CONFLICT (release_key) DO NOTHING RETURNING id",
+                                         std::string(kReleaseColumns).substr(4), placeholders(kReleaseColumnCount, 1)),
                              release_values(release, key));
     if (!inserted) return inserted.error();
     if (inserted->empty()) {

@@ -2,6 +2,7 @@
 // says about itself; the environment a release targets.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "rung/printable.h"
@@ -42,6 +43,33 @@ json environment_json(const ReleaseEnvironment& e) {
 
 }  // namespace
 
+std::optional<RecipeGates> recipe_gates(const std::string& recipe_json) {
+  const json r = parse_json_or_discarded(recipe_json);
+  if (!r.is_object() || json_string_or(r, "schema", "") != "rung-quantise-report") return std::nullopt;
+  RecipeGates out;
+  out.decision = json_string_or(r, "decision", "");
+  auto add = [&out](const std::string& gate) {
+    if (std::find(out.failed.begin(), out.failed.end(), gate) == out.failed.end()) out.failed.push_back(gate);
+  };
+  // A report may have been written or edited by another tool: each value is taken only when it has the kind it should.
+  if (auto failed = r.find("failed"); failed != r.end() && failed->is_array()) {
+    for (const auto& f : *failed) add(f.is_string() ? f.get<std::string>() : f.dump(-1, ' ', false, json::error_handler_t::replace));
+  }
+  auto gates = r.find("gates");
+  if (gates == r.end() || !gates->is_array()) {
+    add("(the report holds no gates)");
+    return out;
+  }
+  std::size_t index = 0;
+  for (const auto& g : *gates) {
+    ++index;
+    const auto passed = g.is_object() ? g.find("passed") : g.end();
+    if (g.is_object() && passed != g.end() && *passed == json(true)) continue;
+    add(json_string_or(g, "title", fmt::format("gate {}", index)));
+  }
+  return out;
+}
+
 std::string Release::release_key() const {
   if (!listed_key.empty()) return listed_key;
   // nlohmann::json keeps keys sorted, so the text (and the hash) does not depend on the order anything was given in.
@@ -79,6 +107,7 @@ std::string Release::to_json() const {
                  {"size_bytes", artifact.size_bytes},
                  {"retention", registry::retention_text(artifact)}}},
                {"recipe", recipe.is_discarded() ? ordered(recipe_json) : recipe},
+               {"gate_failed", gate_failed ? ordered{{"decision", gate_failed->decision}, {"failed", gate_failed->failed}} : ordered(nullptr)},
                {"environment", ordered(environment_json(environment))},
                {"cache", cache_sha256.empty() ? ordered(nullptr) : ordered{{"sha256", cache_sha256}, {"file", cache_file}}},
                {"precision", parsed_or_null(registry::precision_json(precision))},

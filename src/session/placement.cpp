@@ -101,6 +101,7 @@ NodePlacement read_profile_placement(const fs::path& profile) {
     double us = 0;
   };
   std::map<std::string, Seen> by_provider;
+  std::map<std::pair<std::string, std::string>, Seen> by_op;  // (op, input type)
   const std::string suffix = "_kernel_time";
   for (const auto& e : j) {
     if (!e.is_object() || e.value("cat", "") != "Node") continue;
@@ -112,8 +113,17 @@ NodePlacement read_profile_placement(const fs::path& profile) {
     auto& seen = by_provider[provider];
     name.resize(name.size() - suffix.size());
     if (std::find(seen.nodes.begin(), seen.nodes.end(), name) == seen.nodes.end()) seen.nodes.push_back(name);
-    if (e.contains("dur") && e["dur"].is_number()) seen.us += e["dur"].get<double>();
+    const double us = e.contains("dur") && e["dur"].is_number() ? e["dur"].get<double>() : 0.0;
+    seen.us += us;
+    std::string type;
+    const auto& shapes = e["args"].contains("input_type_shape") ? e["args"]["input_type_shape"] : nlohmann::json();
+    if (shapes.is_array() && !shapes.empty() && shapes[0].is_object() && !shapes[0].empty()) type = shapes[0].begin().key();
+    auto& op = by_op[{e["args"].value("op_name", ""), type}];
+    if (std::find(op.nodes.begin(), op.nodes.end(), name) == op.nodes.end()) op.nodes.push_back(name);
+    op.us += us;
   }
+  for (const auto& [key, seen] : by_op) out.ops.push_back({key.first, key.second, static_cast<int>(seen.nodes.size()), seen.us});
+  std::stable_sort(out.ops.begin(), out.ops.end(), [](const auto& a, const auto& b) { return a.kernel_us > b.kernel_us; });
   for (const auto& [p, seen] : by_provider) out.providers.push_back({p, static_cast<int>(seen.nodes.size()), seen.us});
   std::stable_sort(out.providers.begin(), out.providers.end(), [](const auto& a, const auto& b) { return a.nodes > b.nodes; });
   return out;

@@ -26,8 +26,19 @@ struct ProviderShare {
   double kernel_us = 0;   // their kernel time in the profiled run
 };
 
+// Kernel time by op type and the element type of the first data input, as the
+// profile names them ("QLinearConv" on "uint8", "Mul" on "float"): where a
+// quantised graph spends its time, conversions and float islands included.
+struct OpTime {
+  std::string op;
+  std::string input_type;  // "float", "uint8", "int8", ...; "" when the profile does not say
+  int nodes = 0;
+  double kernel_us = 0;
+};
+
 struct NodePlacement {
   std::vector<ProviderShare> providers;  // most nodes first
+  std::vector<OpTime> ops;               // most time first; read in-process only (job and cache files keep the providers)
   bool known = false;                    // false: no profile was read (the figures below are then 0)
 
   int total_nodes() const;
@@ -51,9 +62,10 @@ void from_json(const nlohmann::json& j, NodePlacement& p);
 // args.provider, dur). An unreadable or foreign file gives an unknown placement.
 NodePlacement read_profile_placement(const std::filesystem::path& profile);
 
-// Builds a profiled session of `model` with `settings`, runs `inputs` once and
-// reads the profile it wrote under `dir`. The timing sessions pay nothing for it.
+// Builds a profiled session of `model` with `settings`, runs `inputs` `runs`
+// times and reads the profile it wrote under `dir`; times are per run (the
+// mean). The timing sessions pay nothing for it.
 Result<NodePlacement> profile_placement(OrtProcess& process, const std::filesystem::path& model, const SessionSettings& settings,
-                                    const std::vector<Tensor>& inputs, const std::filesystem::path& dir);
+                                    const std::vector<Tensor>& inputs, const std::filesystem::path& dir, int runs = 1);
 
 }  // namespace rung

@@ -106,6 +106,7 @@ PARITY_OPTIONS = {
 
 QUANTISE_OPTIONS = {
     "form": ("--form", VALUE),
+    "target": ("--target", VALUE),
     "calibration": ("--calibration", VALUE),
     "holdout": ("--holdout", VALUE),
     "gate": ("--gate", VALUE),
@@ -119,6 +120,8 @@ QUANTISE_OPTIONS = {
     "name": ("--name", VALUE),
     "out": ("--out", VALUE),
     "force": ("--force", FLAG),
+    "search": ("--search", FLAG),
+    "speed_runs": ("--speed-runs", VALUE),
     "threads": ("--threads", VALUE),
     "ort": ("--ort", VALUE),
     "deadline": ("--deadline", VALUE),
