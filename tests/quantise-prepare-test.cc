@@ -11,6 +11,7 @@
 
 #include "graph/onnx_file.h"
 #include "graph/model_write.h"
+#include "in_process_runtime.h"
 #include "model_builder.h"
 #include "parity_test_support.h"
 #include "quantise/activation_fold.h"
@@ -18,7 +19,6 @@
 #include "quantise/opset_upgrade.h"
 #include "rung/ladder.h"
 #include "rung/tolerance.h"
-#include "rung/runtime.h"
 #include "session/session.h"
 #include "test_support.h"
 
@@ -45,9 +45,7 @@ std::vector<std::string> op_types(const onnx::ModelProto& m) {
 class PrepareTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    auto build = load_runtime_build(test::runtime_dir("1.30.0") / "libonnxruntime.so.1");
-    ASSERT_TRUE(build) << build.error().message;
-    auto p = OrtProcess::install(*build);
+    auto p = test::install_runtime_1_30();
     ASSERT_TRUE(p) << p.error().message;
     process_ = *p;
   }

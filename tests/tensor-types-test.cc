@@ -10,6 +10,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "in_process_runtime.h"
 #include "model_builder.h"
 #include "rung/tolerance.h"
 #include "session/inputs.h"
@@ -322,9 +323,7 @@ TEST_F(TensorTypesTest, SequencesAndOptionalValuesRoundTripThroughPbFiles) {
 class TensorTypesSessionTest : public TensorTypesTest {
  protected:
   static void SetUpTestSuite() {
-    auto build = load_runtime_build(test::runtime_dir("1.30.0") / "libonnxruntime.so.1");
-    ASSERT_TRUE(build) << build.error().message;
-    auto p = OrtProcess::install(*build);
+    auto p = test::install_runtime_1_30();
     ASSERT_TRUE(p) << p.error().message;
     process_ = *p;
   }

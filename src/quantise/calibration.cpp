@@ -10,7 +10,7 @@
 #include <thread>
 #include <unordered_map>
 
-#include "graph/model_write.h"
+#include "quantise/cpu_session.h"
 #include "session/session.h"
 
 namespace rung {
@@ -90,14 +90,8 @@ Result<Calibration> calibrate(OrtProcess& process, const onnx::ModelProto& prepa
   using Clock = std::chrono::steady_clock;
   const auto started = Clock::now();
   const std::filesystem::path file = o.work_dir / "calibration.onnx";
-  if (auto s = write_onnx_model(exposing(prepared, o.tensors), file); !s) return s.error();
-  SessionSettings settings;
-  settings.rung = *find_rung("cpu");
-  settings.intra_op_threads = o.threads;
-  auto session = open_session(process, file, settings);
-  if (!session) return Error{session.error().code, fmt::format("the calibration session: {}", session.error().message)};
-  auto prepared_session = prepare_session(std::move(*session));
-  if (!prepared_session) return prepared_session.error();
+  auto prepared_session = open_exposed_on_cpu(process, prepared, o.tensors, file, o.threads);
+  if (!prepared_session) return Error{prepared_session.error().code, fmt::format("the calibration session: {}", prepared_session.error().message)};
 
   Calibration c;
   std::unordered_map<std::string_view, TensorStats*> observed;

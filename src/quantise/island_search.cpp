@@ -10,9 +10,8 @@
 #include <map>
 #include <set>
 
-#include "graph/model_write.h"
 #include "quantise/calibration.h"
-#include "rung/ladder.h"
+#include "quantise/cpu_session.h"
 #include "session/session.h"
 
 namespace rung {
@@ -34,17 +33,6 @@ std::string dequantised_name(const std::string& t, const onnx::GraphProto& quant
   return t + "_dq";
 }
 
-Result<PreparedSession> open_exposed(OrtProcess& process, const onnx::ModelProto& model, const std::vector<std::string>& tensors,
-                                     const fs::path& file, int threads) {
-  if (auto s = write_onnx_model(exposing(model, tensors), file); !s) return s.error();
-  SessionSettings settings;
-  settings.rung = *find_rung("cpu");
-  settings.intra_op_threads = threads;
-  auto session = open_session(process, file, settings);
-  if (!session) return Error{session.error().code, fmt::format("{}: {}", file.filename().string(), session.error().message)};
-  return prepare_session(std::move(*session));
-}
-
 }  // namespace
 
 Result<std::vector<NodeError>> rank_node_errors(OrtProcess& process, const onnx::ModelProto& prepared, const onnx::ModelProto& quantised,
@@ -53,13 +41,15 @@ Result<std::vector<NodeError>> rank_node_errors(OrtProcess& process, const onnx:
   std::set<std::string> graph_inputs;
   for (const auto& i : prepared.graph().input()) graph_inputs.insert(i.name());
   std::vector<std::string> float_names, qdq_names;  // the graph's inputs among them: fed, not exposed, on the float side
+  std::map<std::string, std::string> qdq_name;       // float name -> the QDQ graph's
   for (const auto& t : plan.activations) {
     float_names.push_back(t);
     qdq_names.push_back(dequantised_name(t, quantised.graph()));
+    qdq_name[t] = qdq_names.back();
   }
-  auto reference = open_exposed(process, prepared, float_names, work / "search-float.onnx", threads);
+  auto reference = open_exposed_on_cpu(process, prepared, float_names, work / "search-float.onnx", threads);
   if (!reference) return reference.error();
-  auto candidate = open_exposed(process, quantised, qdq_names, work / "search-qdq.onnx", threads);
+  auto candidate = open_exposed_on_cpu(process, quantised, qdq_names, work / "search-qdq.onnx", threads);
   if (!candidate) return candidate.error();
 
   std::map<std::string, Energy> energy;  // by float name
@@ -77,9 +67,9 @@ Result<std::vector<NodeError>> rank_node_errors(OrtProcess& process, const onnx:
     for (const auto& t : *inputs) float_side.push_back(&t);
     for (const Tensor* tp : float_side) {
       const Tensor& t = *tp;
-      auto at = std::find(float_names.begin(), float_names.end(), t.name);
-      if (at == float_names.end() || t.type != ElementType::kFloat) continue;
-      auto other = by_name.find(qdq_names[static_cast<std::size_t>(at - float_names.begin())]);
+      auto name = qdq_name.find(t.name);
+      if (name == qdq_name.end() || t.type != ElementType::kFloat) continue;
+      auto other = by_name.find(name->second);
       if (other == by_name.end() || other->second->bytes.size() != t.bytes.size()) continue;
       const auto a = t.view<float>(), b = other->second->view<float>();
       Energy& e = energy[t.name];

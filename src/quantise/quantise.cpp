@@ -326,6 +326,7 @@ Result<QuantiseOutcome> run_quantise(const QuantiseOptions& o) {
     std::vector<MixedRangeHazard> hazards;
     std::string bytes;
     fs::path file;
+    ModelFileFacts facts;  // read back from the written file
     ParityReport scored;
   };
   int attempts = 0;
@@ -356,6 +357,7 @@ Result<QuantiseOutcome> run_quantise(const QuantiseOptions& o) {
       return Error{extra_float.empty() ? ErrorCode::kRuntime : ErrorCode::kUnsupported, fmt::format("the rewritten graph reads as {} ({}), not the {} asked for", numeric_form_name(written_facts->form),
                                                     written_facts->form_evidence, form_recipe_name(*form))};
     }
+    a.facts = std::move(*written_facts);
     auto scored = run_parity(scoring_options(o, *rt, a.file, work->path() / fmt::format("scoring-{}", attempts)));
     if (!scored) return scored.error();
     a.scored = std::move(*scored);
@@ -453,11 +455,9 @@ Result<QuantiseOutcome> run_quantise(const QuantiseOptions& o) {
   const fs::path candidate = chosen->file;
   ev.output_sha256 = sha256_hex(bytes);
   ev.output_bytes = bytes.size();
-  auto written_facts = inspect_model_file(candidate);
-  if (!written_facts) return written_facts.error();
-  ev.output_stable_sha256 = written_facts->stable_sha256;
-  ev.model_id = model_id(ev.name, written_facts->form);
-  ev.form_evidence = written_facts->form_evidence;
+  ev.output_stable_sha256 = chosen->facts.stable_sha256;
+  ev.model_id = model_id(ev.name, chosen->facts.form);
+  ev.form_evidence = chosen->facts.form_evidence;
   ev.scored = std::move(chosen->scored);
   prepared.Clear();
 

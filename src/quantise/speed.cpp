@@ -7,7 +7,7 @@
 #include <optional>
 
 #include "quantise/calibration.h"
-#include "rung/ladder.h"
+#include "quantise/cpu_session.h"
 #include "session/session.h"
 
 namespace rung {
@@ -55,9 +55,7 @@ double median(std::vector<double> v) {
 
 Result<SpeedEvidence> measure_speed(OrtProcess& process, const fs::path& reference, const fs::path& candidate, const InputItem& item,
                                     const InputPlan& plan, int threads, int runs, const fs::path& work) {
-  SessionSettings settings;
-  settings.rung = *find_rung("cpu");
-  settings.intra_op_threads = threads;
+  const SessionSettings settings = cpu_session_settings(threads);
   struct Side {
     const fs::path* model;
     std::optional<PreparedSession> session;
