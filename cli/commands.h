@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <memory>
 #include <stdexcept>
 #include <string>
 
@@ -41,6 +42,10 @@ std::string command_line();
 // The probe's decision for `rung probe`: run_probe in rung-full (main.cpp); in
 // the front (front.cpp) the cache's answer, else this process becomes rung-full.
 Result<ProbeOutcome> probe_decision(const ProbeOptions& options);
+
+// The App every full rung program starts from (cli/program.cpp): telemetry off,
+// termination signals handled, --version listing the ONNX Runtime builds found.
+std::unique_ptr<CLI::App> start_rung_program();
 
 void add_doctor_command(CLI::App& app);
 void add_probe_command(CLI::App& app);

@@ -165,6 +165,8 @@ void add_quantise_command(CLI::App& app, int argc, char** argv) {
              "integer kernels and float islands (0: not timed)",
              {0, 1000, "runs"})
       ->capture_default_str();
+  cmd->add_flag("--allow-slower", c->o.allow_slower,
+                "Write an int8 form placed for the CPU even when its timed runs show it slower than f32 there (by default that fails like a gate)");
   cmd->add_flag("--force", c->o.force, "Write the file even when a gate fails (the failing report beside it; exit 1)");
   add_number(*cmd, "--threads", c->shared.threads, "Intra-op threads for calibration (0: ONNX Runtime's default)", thread_count())
       ->capture_default_str();

@@ -15,7 +15,7 @@ foreach(dir fmt nlohmann CLI)
 endforeach()
 add_library(rung_windows_headers INTERFACE)
 target_include_directories(rung_windows_headers SYSTEM INTERFACE "${RUNG_WINDOWS_HEADERS}" "${RUNG_ORT_INCLUDE_DIR}")
-target_compile_definitions(rung_windows_headers INTERFACE FMT_HEADER_ONLY UNICODE _UNICODE WIN32_LEAN_AND_MEAN NOMINMAX
+target_compile_definitions(rung_windows_headers INTERFACE FMT_HEADER_ONLY ORT_API_MANUAL_INIT UNICODE _UNICODE WIN32_LEAN_AND_MEAN NOMINMAX
                            _WIN32_WINNT=0x0A00)
 
 set(RUNG_WARNINGS -Wall -Wextra -Wpedantic -Werror)
@@ -33,10 +33,53 @@ add_library(rung_os_windows STATIC
   ${_s}/os/file_lock.cpp ${_s}/os/windows/file_lock.cpp ${_s}/os/windows/user_dirs.cpp ${_s}/os/windows/this_process.cpp
   ${_s}/os/read_file.cpp ${_s}/os/regular_file.cpp ${_s}/os/windows/opened_file.cpp
   ${_s}/os/child_environment.cpp ${_s}/os/windows/child_environment.cpp ${_s}/os/windows/child_process.cpp ${_s}/os/line_channel.cpp ${_s}/os/windows/line_channel.cpp
-  ${_s}/os/file_hash.cpp ${_s}/os/windows/file_identity.cpp ${_s}/os/json_input.cpp)
+  ${_s}/os/file_hash.cpp ${_s}/os/windows/file_identity.cpp ${_s}/os/json_input.cpp
+  ${_s}/os/windows/security.cpp ${_s}/os/windows/path_trust.cpp ${_s}/os/work_dir.cpp ${_s}/os/windows/fresh_dir.cpp
+  ${_s}/os/process_identity.cpp ${_s}/os/windows/process_identity.cpp ${_s}/os/progress_file.cpp ${_s}/os/windows/progress_file.cpp
+  ${_s}/os/termination.cpp ${_s}/os/windows/termination.cpp ${_s}/os/utc_now.cpp ${_s}/os/output_paths.cpp ${_s}/os/input_check.cpp ${_s}/os/command_line.cpp
+  ${_s}/os/worker_location.cpp ${_s}/os/windows/loader_search.cpp)
 target_include_directories(rung_os_windows PUBLIC "${_s}" "${PROJECT_SOURCE_DIR}/include")
 target_link_libraries(rung_os_windows PUBLIC rung_windows_headers dxgi bcrypt advapi32 shell32 ole32 psapi)
 target_compile_options(rung_os_windows PRIVATE ${RUNG_WARNINGS})
+target_compile_definitions(rung_os_windows PRIVATE RUNG_INSTALL_LIBEXECDIR="${CMAKE_INSTALL_FULL_LIBEXECDIR}/rung"
+                           RUNG_LIBEXEC_FROM_BINDIR=".")
+
+# The engine's core on Windows: every engine concept but what reads ONNX protobuf,
+# which Debian builds for no mingw. Its two readers are built in their
+# protobuf-free forms (*_without_onnx.cpp): recorded tensors in the one message
+# rung writes itself, and control-flow models refused an engine with that reason.
+set(RUNG_WINDOWS_ENGINE_SOURCES "")
+foreach(concept core runtime session jobs probe engine)
+  file(GLOB _c CONFIGURE_DEPENDS "${_s}/${concept}/*.cpp")
+  list(APPEND RUNG_WINDOWS_ENGINE_SOURCES ${_c})
+endforeach()
+list(FILTER RUNG_WINDOWS_ENGINE_SOURCES EXCLUDE REGEX "/session/tensor_file.cpp$")
+list(APPEND RUNG_WINDOWS_ENGINE_SOURCES ${_s}/session/tensor_file_without_onnx.cpp ${_s}/graph/compile_ready_without_onnx.cpp)
+add_library(rung_engine_windows STATIC ${RUNG_WINDOWS_ENGINE_SOURCES})
+target_link_libraries(rung_engine_windows PUBLIC rung_os_windows)
+target_compile_options(rung_engine_windows PRIVATE ${RUNG_WARNINGS})
+target_compile_definitions(rung_engine_windows PRIVATE
+  RUNG_INSTALL_DATADIR="${CMAKE_INSTALL_FULL_DATADIR}/rung" RUNG_INSTALL_LIBEXECDIR="${CMAKE_INSTALL_FULL_LIBEXECDIR}/rung"
+  RUNG_LIBEXEC_FROM_BINDIR="." RUNG_VERSION="${PROJECT_VERSION}")
+
+# The worker and `rung.exe` (doctor, probe and prepare): one program, not the
+# Linux front and rung-full, since Windows has no exec to hand a command on with.
+add_executable(rung_probe_worker_windows "${PROJECT_SOURCE_DIR}/worker/main.cpp")
+set_target_properties(rung_probe_worker_windows PROPERTIES OUTPUT_NAME rung-probe-worker RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}")
+target_link_libraries(rung_probe_worker_windows PRIVATE rung_engine_windows)
+set(_cli "${PROJECT_SOURCE_DIR}/cli")
+add_executable(rung_windows ${_cli}/windows_main.cpp ${_cli}/doctor.cpp ${_cli}/probe.cpp ${_cli}/prepare.cpp ${_cli}/program.cpp ${_cli}/command_line.cpp
+  ${_cli}/exit_code.cpp ${_cli}/json_output.cpp ${_cli}/model_args.cpp ${_cli}/numeric_args.cpp ${_cli}/output_check.cpp
+  ${_cli}/progress.cpp ${_cli}/reason_notes.cpp ${_cli}/runtime_args.cpp ${_cli}/variants_args.cpp
+  # The variants manifest the probe reads (its linter reads models, and stays Linux's).
+  ${_s}/variants/manifest.cpp ${_s}/variants/resolve.cpp)
+set_target_properties(rung_windows PROPERTIES OUTPUT_NAME rung RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}")
+target_link_libraries(rung_windows PRIVATE rung_engine_windows)
+target_compile_definitions(rung_windows PRIVATE RUNG_VERSION="${PROJECT_VERSION}"
+  RUNG_INSTALL_LIBEXECDIR="${CMAKE_INSTALL_FULL_LIBEXECDIR}/rung" RUNG_DEFAULT_DEPS_DIR="${RUNG_DEPS_DIR}"
+  RUNG_SPECS_DIR="${PROJECT_SOURCE_DIR}/specs" RUNG_INSTALLED_SPECS_DIR="${CMAKE_INSTALL_FULL_DATADIR}/rung/specs"
+  RUNG_MANIFESTS_DIR="${PROJECT_SOURCE_DIR}/manifests" RUNG_INSTALLED_MANIFESTS_DIR="${CMAKE_INSTALL_FULL_DATADIR}/rung/manifests")
+target_compile_options(rung_windows PRIVATE ${RUNG_WARNINGS})
 
 if(RUNG_BUILD_TESTS)
   enable_testing()
@@ -51,12 +94,50 @@ if(RUNG_BUILD_TESTS)
   foreach(src IN LISTS _tests)
     get_filename_component(name "${src}" NAME_WE)
     add_executable(${name} "${src}")
-    target_link_libraries(${name} PRIVATE rung_os_windows GTest::gtest_main GTest::gmock)
+    target_link_libraries(${name} PRIVATE rung_engine_windows GTest::gtest_main GTest::gmock)
     target_include_directories(${name} PRIVATE "${PROJECT_SOURCE_DIR}/tests")  # the bodies shared with Linux's tests
     target_compile_options(${name} PRIVATE ${RUNG_WARNINGS})
-    target_compile_definitions(${name} PRIVATE RUNG_TEST_WINDOWS_DEPS="${RUNG_WINDOWS_TEST_DEPS}")
+    target_compile_definitions(${name} PRIVATE RUNG_TEST_WINDOWS_DEPS="${RUNG_WINDOWS_TEST_DEPS}" RUNG_TEST_MODELS="Z:${RUNG_DEPS_DIR}/models")
     # One ctest per executable: each start of wine costs seconds, so its tests run in one process.
     add_test(NAME windows.${name} COMMAND ${name} --gtest_brief=1)
     set_tests_properties(windows.${name} PROPERTIES TIMEOUT 300)
   endforeach()
 endif()
+
+# The win32 builds tools/fetch-deps.sh --windows unpacked, linked beside rung.exe:
+# `runtimes\*\` beside the program is where discovery looks first, as on Linux.
+file(MAKE_DIRECTORY "${PROJECT_BINARY_DIR}/runtimes")
+file(GLOB _rung_windows_runtimes LIST_DIRECTORIES true "${RUNG_DEPS_DIR}/windows/runtimes/*")
+foreach(_d IN LISTS _rung_windows_runtimes)
+  if(IS_DIRECTORY "${_d}")
+    get_filename_component(_n "${_d}" NAME)
+    file(CREATE_LINK "${_d}" "${PROJECT_BINARY_DIR}/runtimes/${_n}" SYMBOLIC)
+  endif()
+endforeach()
+
+# The simulated accelerator as a DLL plugin EP (plugins\rung_sim_ep.dll beside
+# rung.exe, as plugins/librung_sim_ep.so on Linux): the same sources, its exports
+# named by sim_ep.def.
+set(_sim "${PROJECT_SOURCE_DIR}/plugins/sim-accelerator")
+add_library(rung_sim_ep_windows SHARED ${_sim}/sim_ep.cpp ${_sim}/sim_ep_knobs.cpp ${_sim}/sim_ep_kernels.cpp ${_sim}/sim_ep_memo.cpp
+  ${_sim}/sim_ep_ort.cpp ${_sim}/sim_ep.def)
+target_link_libraries(rung_sim_ep_windows PRIVATE rung_windows_headers)
+target_compile_definitions(rung_sim_ep_windows PRIVATE "RUNG_SIM_EP_EXPORT=extern \"C\"")
+target_compile_options(rung_sim_ep_windows PRIVATE ${RUNG_WARNINGS})
+set_target_properties(rung_sim_ep_windows PROPERTIES PREFIX "" OUTPUT_NAME rung_sim_ep RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/plugins")
+
+# rung::engine as Windows has it: rung_engine.dll, the C ABI (include/rung/rung.h)
+# over the engine's core, exporting the rung_ functions alone (RUNG_API is
+# __declspec(dllexport) while it builds, so nothing else is exported), and the C
+# example linked against it as an application would be.
+add_library(rung_engine_dll SHARED ${_s}/capi/abi.cpp ${_s}/capi/options.cpp)
+target_link_libraries(rung_engine_dll PRIVATE rung_engine_windows)
+target_compile_definitions(rung_engine_dll PRIVATE RUNG_BUILDING_ABI RUNG_VERSION="${PROJECT_VERSION}")
+target_compile_options(rung_engine_dll PRIVATE ${RUNG_WARNINGS})
+set_target_properties(rung_engine_dll PROPERTIES PREFIX "" OUTPUT_NAME rung_engine RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}")
+add_executable(c_classify_windows "${PROJECT_SOURCE_DIR}/examples/c/classify.c")
+target_link_libraries(c_classify_windows PRIVATE rung_engine_dll)
+target_include_directories(c_classify_windows PRIVATE "${PROJECT_SOURCE_DIR}/include")
+set_target_properties(c_classify_windows PROPERTIES OUTPUT_NAME c-classify RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}"
+  C_STANDARD 99 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF)
+target_compile_options(c_classify_windows PRIVATE -Wall -Wextra -Wpedantic -Werror)

@@ -142,6 +142,14 @@ TEST_F(LeftoversTest, AWorkFolderNamesItsMaker) {
   EXPECT_FALSE(process_has_ended(*maker));
   EXPECT_EQ(remove_abandoned_work_dirs(tmp_), 0u);
   EXPECT_TRUE(fs::exists(work->path()));
+  // The same note with Windows line ends names the same maker; a field it does not know names none.
+  std::string crlf;
+  for (char c : me.to_text()) crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
+  const auto through_windows = ProcessIdentity::parse(crlf);
+  ASSERT_TRUE(through_windows.has_value()) << crlf;
+  EXPECT_EQ(through_windows->start_ticks, me.start_ticks);
+  EXPECT_EQ(through_windows->pid_namespace, me.pid_namespace);
+  EXPECT_FALSE(ProcessIdentity::parse(me.to_text() + "extra 1\n").has_value());
 }
 
 TEST_F(LeftoversTest, AKilledRunsFolderIsRemovedByTheNextRunAndALiveRunsIsLeft) {

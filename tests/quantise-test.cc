@@ -559,6 +559,64 @@ TEST_F(QuantiseCliTest, TheReportTimesTheFormAgainstTheF32FileAndSplitsItsKernel
   EXPECT_TRUE(nlohmann::json::parse(test::read_text(dir_ / "timed" / "untimed.report.json"))["speed"].is_null());
 }
 
+// An int8 form placed for the CPU is there to be faster on it. The 8x8 classifier's
+// is about 1.6x slower in every pair; 40 pairs put the interval far from 1, so
+// these do not hang on one noisy run.
+TEST_F(QuantiseCliTest, AnInt8FormSlowerThanF32OnThisCpuIsRefusedUnlessAllowed) {
+  const fs::path out = dir_ / "slow" / "classifier_i8.onnx";
+  fs::create_directories(out.parent_path());
+  const std::string args = test::classifier_quantise_args(dir_, "int8", "calibration", out, /*allow_slower=*/false) + " --speed-runs 40";
+  auto r = quantise(args + " --out-json '" + (dir_ / "slow.json").string() + "'");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("PASS  classification"));  // its gates pass: speed alone refuses it
+  EXPECT_THAT(r.out, ContainsRegex("slower: [0-9.]+-[0-9.]+x f32's time run by run \\(95% interval of the median\\)"));
+  EXPECT_THAT(r.out, ContainsRegex("REFUSED   speed · slower than f32 on this CPU \\([0-9.]+-[0-9.]+x its time\\) failed; nothing written"));
+  EXPECT_FALSE(fs::exists(out));
+  EXPECT_EQ(test::schema_errors(test::schema_path("quantise-report.schema.json"), dir_ / "slow.json"), "");
+  auto j = nlohmann::json::parse(test::read_text(dir_ / "slow.json"));
+  EXPECT_EQ(j["decision"], "refused");
+  EXPECT_EQ(j["speed"]["verdict"], "slower");
+  EXPECT_GT(j["speed"]["interval"]["low"].get<double>(), 1.0);
+  EXPECT_EQ(j["speed"]["f32_runs_ms"].size(), 40u);
+  EXPECT_EQ(j["speed"]["slower_allowed"], false);
+
+  // Allowed: written, and its report says it was slower and allowed.
+  auto allowed = quantise(args + " --allow-slower");
+  ASSERT_EQ(allowed.exit_code, 0) << allowed.out << allowed.err;
+  EXPECT_THAT(allowed.out, HasSubstr("; written all the same (--allow-slower)"));
+  j = nlohmann::json::parse(test::read_text(fs::path(out).replace_extension(".report.json")));
+  EXPECT_EQ(j["decision"], "written");
+  EXPECT_EQ(j["speed"]["slower_allowed"], true);
+  EXPECT_TRUE(j["failed"].empty());
+
+  // Forced: written as a failed form, speed named among what failed.
+  fs::remove(out);
+  auto forced = quantise(args + " --force");
+  EXPECT_EQ(forced.exit_code, 1) << forced.out << forced.err;
+  EXPECT_THAT(forced.out, HasSubstr("FORCED"));
+  j = nlohmann::json::parse(test::read_text(fs::path(out).replace_extension(".report.json")));
+  EXPECT_EQ(j["decision"], "forced");
+  ASSERT_EQ(j["failed"].size(), 1u);
+  EXPECT_THAT(j["failed"][0].get<std::string>(), HasSubstr("speed · slower than f32 on this CPU"));
+}
+
+// Asked for a 16-bit form, or for an NPU's placement, the user chose accuracy or a
+// target over this CPU's clock: timed and reported, never refused on speed.
+TEST_F(QuantiseCliTest, SixteenBitAndNpuFormsAreTimedButNeverRefusedOnSpeed) {
+  for (auto [form, target] : {std::pair{"a16w8", "cpu"}, std::pair{"int8", "npu"}}) {
+    const std::string extra = fmt::format("{} for the {}", form, target);
+    const fs::path out = dir_ / "not-judged" / fmt::format("{}-{}.onnx", form, target);
+    fs::create_directories(out.parent_path());
+    const std::string args = test::classifier_quantise_args(dir_, form, "calibration", out, /*allow_slower=*/false);
+    auto r = quantise(args + fmt::format(" --target {} --speed-runs 40 --calibrator percentile=99.99", target));
+    ASSERT_EQ(r.exit_code, 0) << extra << "\n" << r.out << r.err;
+    const auto j = nlohmann::json::parse(test::read_text(fs::path(out).replace_extension(".report.json")));
+    EXPECT_EQ(j["decision"], "written") << extra;
+    EXPECT_EQ(j["speed"]["verdict"], "slower") << extra << ": the case this test is about (an 8x8 model's conversions outweigh its work)";
+    EXPECT_TRUE(j["failed"].empty()) << extra;
+  }
+}
+
 TEST_F(QuantiseCliTest, ForceWritesAFailingFormWithItsFailingReportBesideIt) {
   const fs::path out = dir_ / "forced" / "classifier_i8.onnx";
   fs::create_directories(out.parent_path());

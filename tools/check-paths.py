@@ -28,7 +28,7 @@ CHECKED = ["src", "cli", "worker", "examples", "plugins", "include"]
 SUFFIXES = {".c", ".cc", ".cpp", ".h", ".hpp"}
 
 # Where the defaults are decided.
-DEFAULT_HOMES = {"src/os/posix/user_dirs.cpp", "src/os/windows/user_dirs.cpp", "src/os/work_dir.cpp"}
+DEFAULT_HOMES = {"src/os/posix/user_dirs.cpp", "src/os/windows/user_dirs.cpp", "src/os/work_dir.cpp", "src/os/posix/fresh_dir.cpp", "src/os/windows/fresh_dir.cpp"}
 DEFAULT_RULES = [
     ("HOME", re.compile(r'(?:getenv|GetEnvironmentVariable[AW]?)\s*\(\s*L?"(?:HOME|XDG_[A-Z_]*HOME|TMPDIR|TMP|TEMP|LOCALAPPDATA|APPDATA|USERPROFILE)"'),
      "a default directory from the environment: use rung/user_dirs.h (user_cache_dir, user_data_dir) or os/work_dir.h (temporary_root)"),

@@ -22,7 +22,11 @@
 #include "sim_ep_memo.h"
 #include "sim_ep_ort.h"
 
+// The two entry points ONNX Runtime looks up; the Windows build names them in
+// sim_ep.def instead (cmake/windows.cmake), and defines this as plain C linkage.
+#ifndef RUNG_SIM_EP_EXPORT
 #define RUNG_SIM_EP_EXPORT extern "C" __attribute__((visibility("default")))
+#endif
 
 namespace rung::sim_ep {
 namespace {

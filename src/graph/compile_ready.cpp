@@ -254,6 +254,8 @@ std::string plural(int n, const char* word) { return fmt::format("{} {}{}", n, w
 
 }  // namespace
 
+bool compile_ready_rewrite_built() { return true; }
+
 std::string CompileReadyRewrite::describe() const {
   std::vector<std::string> parts;
   if (constants_lifted > 0) {

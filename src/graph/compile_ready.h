@@ -36,4 +36,9 @@ struct CompileReadyRewrite {
 // (tensors in external data files) or one older than IR version 4.
 Result<CompileReadyRewrite> write_compile_ready(const std::filesystem::path& model, const std::filesystem::path& output);
 
+// Whether this build can rewrite at all: not where ONNX's protobuf library is
+// missing (Windows), where write_compile_ready refuses a model with control flow
+// instead, and that model is refused an engine with the reason.
+bool compile_ready_rewrite_built();
+
 }  // namespace rung

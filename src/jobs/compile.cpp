@@ -75,6 +75,7 @@ Result<CompileSource> compile_source(OrtProcess& process, const CompileJob& job)
   if (job.rewritten.empty()) return CompileSource{job.target.model, {}};
   forget_rewrite(job.rewritten);
   auto rewrite = write_compile_ready(job.target.model, job.rewritten);
+  if (!rewrite && !compile_ready_rewrite_built()) return rewrite.error();  // no engine for what it cannot make ready
   if (!rewrite) return CompileSource{job.target.model, "no compile-ready rewrite: " + rewrite.error().message};
   if (!rewrite->changed()) return CompileSource{job.target.model, {}};
   if (auto same = computes_the_same(process, job.target.model, job.rewritten, job); !same) {

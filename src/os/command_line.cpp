@@ -2,27 +2,27 @@
 
 #include <filesystem>
 
-#include "os/read_file.h"
+#include "os/this_process.h"
 
 namespace rung {
 
 std::string this_command_line() {
-  // The kernel's record of the arguments, NUL-separated (a pseudo-file: read to its end, bounded).
-  std::string raw = read_system_file("/proc/self/cmdline").value_or(""), out;
-  std::size_t start = 0;
-  for (std::size_t i = 0; i <= raw.size(); ++i) {
-    if (i < raw.size() && raw[i] != '\0') continue;
-    if (i > start) {
-      std::string arg = raw.substr(start, i - start);
-      if (start == 0) arg = std::filesystem::path(arg).filename().string();
+  std::string out;
+  const std::vector<std::string> args = this_process_arguments();
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    std::string arg = args[i];
+    if (i == 0) {
+      std::filesystem::path program(arg);
+      // "rung.exe" is the command "rung" on Windows.
+      arg = program.extension() == ".exe" ? program.stem().string() : program.filename().string();
       // rung-full is what the `rung` front becomes (cli/front.cpp): a record names the command typed.
       // The front keeps argv[0], but an emulator that runs the program by its path (qemu) does not.
-      if (start == 0 && arg == "rung-full") arg = "rung";
-      bool plain = arg.find_first_of(" \t'\"$`\\*?;&|<>()") == std::string::npos;
-      if (!out.empty()) out += ' ';
-      out += plain ? arg : "'" + arg + "'";
+      if (arg == "rung-full") arg = "rung";
     }
-    start = i + 1;
+    if (arg.empty()) continue;
+    bool plain = arg.find_first_of(" \t'\"$`\\*?;&|<>()") == std::string::npos;
+    if (!out.empty()) out += ' ';
+    out += plain ? arg : "'" + arg + "'";
   }
   return out.empty() ? "rung" : out;
 }

@@ -14,6 +14,8 @@ namespace rung {
 
 // The file a library of this stem is: "QnnHtp" -> "libQnnHtp.so".
 std::string library_file_name(std::string_view stem);
+// A program's file name from its name: "rung-probe-worker", "rung-probe-worker.exe".
+std::string program_file_name(std::string_view name);
 // Whether a file name is a library's, a versioned one included ("libx.so", "libx.so.1.30.0").
 bool is_library_file_name(std::string_view file_name);
 // Whether a file name is this stem's library, versioned or not: ("libonnxruntime.so.1", "onnxruntime").

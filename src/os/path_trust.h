@@ -1,11 +1,12 @@
 // Whether another local user could change what a path names: a library rung
-// loads, a directory it keeps its cache in. The path is walked from / one
-// component at a time, symbolic links followed as the kernel would, and every
-// component passed through (the file, each directory above it, each link and
-// the directories its target lies in) must be owned by root or by this user and
-// writable by no one else. A sticky directory such as /tmp may be writable by
-// all: others cannot rename or remove there what they do not own, and what lies
-// below it is checked in turn.
+// loads, a directory it keeps its cache in. The path is walked from its root one
+// component at a time, links followed as the system would, and every component
+// passed through (the file, each directory above it, each link and the
+// directories its target lies in) must be owned by this user or the system and
+// changeable by no one else. A directory where others may only add names (Linux's
+// sticky /tmp, Windows' C:\) is passed through: what lies below is checked in turn.
+// Linux judges owner and mode (os/posix/path_trust.cpp); Windows the owner and
+// the access list (os/windows/path_trust.cpp).
 #pragma once
 
 #include <filesystem>
@@ -16,7 +17,8 @@ namespace rung {
 
 // Ok, or kPermission naming the component and why, for the caller to put after
 // what it refuses: "/tmp/p is writable by other users (mode 777)", "/srv/x is
-// owned by user bob (uid 1001), not by you or root". kNotFound when a component
+// owned by user bob (uid 1001), not by you or root", "C:\m is writable by other
+// users (Everyone (S-1-1-0) may write)". kNotFound when a component
 // is missing; kInvalidArgument for a relative path.
 Status check_path_trusted(const std::filesystem::path& path);
 

@@ -4,7 +4,9 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
+#include <string>
 
 namespace rung {
 
@@ -20,7 +22,9 @@ class ProgressFile {
   void update(int done, int total, bool force = false);
 
  private:
-  int fd_ = -1;
+  // The line at offset 0, whole (os/posix/progress_file.cpp, os/windows/progress_file.cpp).
+  void write_line(const std::string& line);
+  std::intptr_t file_ = -1;  // a descriptor, or a HANDLE's bits; -1 for none
   std::chrono::steady_clock::time_point last_{};
 };
 

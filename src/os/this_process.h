@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace rung {
 
@@ -28,6 +29,10 @@ void lower_this_thread_priority();
 
 // The most memory this process has held resident so far, in KiB; 0 when unknown.
 double peak_resident_kib();
+
+// The arguments this process was started with, argv[0] first, in UTF-8 (as the
+// kernel recorded them, or as Windows' command line splits); empty when unknown.
+std::vector<std::string> this_process_arguments();
 
 // The machine's network name; "unknown" when it has none to give.
 std::string host_name();

@@ -1,16 +1,14 @@
 #include "os/utc_now.h"
 
+#include <fmt/chrono.h>
+
 #include <ctime>
 
 namespace rung {
 
 std::string utc_now() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
+  // fmt::gmtime is the thread-safe gmtime of each system (gmtime_r, gmtime_s).
+  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::time(nullptr)));
 }
 
 }  // namespace rung

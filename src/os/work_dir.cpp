@@ -1,19 +1,14 @@
 #include "os/work_dir.h"
 
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <stdlib.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include <cerrno>
 #include <cstdlib>
-#include <cstring>
 #include <mutex>
 #include <optional>
 #include <set>
 
 #include "os/atomic_file.h"
+#include "os/fresh_dir.h"
 #include "os/path_trust.h"
 #include "os/process_identity.h"
 #include "os/termination.h"
@@ -27,7 +22,7 @@ fs::path temporary_root() {
     std::error_code ec;
     if (dir.is_absolute() && fs::is_directory(dir, ec) && check_path_trusted(dir)) return dir;
   }
-  return "/tmp";
+  return system_temporary_root();
 }
 
 namespace {
@@ -39,21 +34,11 @@ bool named_as_made(const std::string& name) {
 }
 
 // The maker named by a work directory's note, when the directory and the note
-// are this user's own (lstat: a link is never followed) and the note is whole.
+// are this user's own (a link is never followed) and the note is whole.
 std::optional<ProcessIdentity> maker_of(const fs::path& dir) {
-  struct stat st {};
-  if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::geteuid()) return std::nullopt;
-  const fs::path note = dir / kWorkDirOwnerFile;
-  const int fd = ::open(note.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
-  std::string text;
-  char buf[1024];
-  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == ::geteuid() && st.st_size < static_cast<off_t>(sizeof buf)) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n > 0) text.assign(buf, static_cast<std::size_t>(n));
-  }
-  ::close(fd);
-  return ProcessIdentity::parse(text);
+  auto text = read_own_note(dir, kWorkDirOwnerFile, 1024);
+  if (!text) return std::nullopt;
+  return ProcessIdentity::parse(*text);
 }
 
 // Once per parent and process: later work directories there were made after the sweep.
@@ -83,11 +68,9 @@ std::size_t remove_abandoned_work_dirs(const fs::path& parent) {
 Result<WorkDir> WorkDir::create(const std::string& prefix, const fs::path& parent) {
   const fs::path under = parent.empty() ? temporary_root() : parent;
   if (first_visit(under)) remove_abandoned_work_dirs(under);
-  std::string name = (under / (prefix + ".XXXXXX")).string();
-  if (::mkdtemp(name.data()) == nullptr) {
-    return Error{ErrorCode::kIo, fmt::format("cannot create a work directory in {}: {}", under.string(), std::strerror(errno))};
-  }
-  WorkDir made(name, true);
+  auto name = make_fresh_dir(under, prefix);
+  if (!name) return name.error();
+  WorkDir made(*name, true);
   // Without /proc there is no note, and the directory is never taken for abandoned.
   if (auto me = this_process()) {
     if (auto s = write_file_atomically(made.path() / kWorkDirOwnerFile, me->to_text()); !s) return s.error();
@@ -110,26 +93,7 @@ Status WorkDir::keep_as(const fs::path& final_path) {
   if (!owned_ || path_.empty()) return Error{ErrorCode::kInvalidArgument, "only a made work directory can be kept"};
   std::error_code ec;
   fs::remove(path_ / kWorkDirOwnerFile, ec);
-  // Every file's data on disk before the name that publishes them appears.
-  for (auto it = fs::recursive_directory_iterator(path_, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    const int fd = ::open(it->path().c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-    if (fd >= 0) {
-      ::fsync(fd);
-      ::close(fd);
-    }
-  }
-  if (ec) return Error{ErrorCode::kIo, fmt::format("{}: {}", path_.string(), ec.message())};
-  if (fs::exists(fs::symlink_status(final_path, ec))) {
-    return Error{ErrorCode::kInvalidArgument, fmt::format("{}: already there; nothing was replaced", final_path.string())};
-  }
-  if (::rename(path_.c_str(), final_path.c_str()) != 0) {
-    return Error{ErrorCode::kIo, fmt::format("cannot rename {} to {}: {}", path_.string(), final_path.string(), std::strerror(errno))};
-  }
-  const fs::path parent = final_path.has_parent_path() ? final_path.parent_path() : fs::path(".");
-  if (const int dir = ::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dir >= 0) {
-    ::fsync(dir);
-    ::close(dir);
-  }
+  if (auto s = sync_and_rename_dir(path_, final_path); !s) return s;
   untrack_work_dir(path_);
   path_ = final_path;
   owned_ = false;

@@ -2,14 +2,10 @@
 
 #include <cstdlib>
 
+#include "os/library_files.h"
+
 namespace rung {
 namespace fs = std::filesystem;
-
-fs::path executable_dir() {
-  std::error_code ec;
-  auto exe = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? fs::path() : exe.parent_path();
-}
 
 fs::path find_worker(const fs::path& configured) {
   if (!configured.empty()) return configured;
@@ -19,10 +15,11 @@ fs::path find_worker(const fs::path& configured) {
 
 fs::path find_rung_program(const std::string& name) {
   const fs::path beside = executable_dir();
+  const std::string file = program_file_name(name);
   std::error_code ec;
-  for (const fs::path& p : {beside.empty() ? fs::path() : beside / name,
-                            beside.empty() ? fs::path() : beside / RUNG_LIBEXEC_FROM_BINDIR / name,
-                            fs::path(RUNG_INSTALL_LIBEXECDIR) / name}) {
+  for (const fs::path& p : {beside.empty() ? fs::path() : beside / file,
+                            beside.empty() ? fs::path() : beside / RUNG_LIBEXEC_FROM_BINDIR / file,
+                            fs::path(RUNG_INSTALL_LIBEXECDIR) / file}) {
     if (!p.empty() && fs::is_regular_file(p, ec)) return p;
   }
   return {};

@@ -8,7 +8,7 @@
 
 namespace rung {
 
-// The directory of the running executable (/proc/self/exe); empty when unknown.
+// The directory of the running executable (/proc/self/exe; GetModuleFileNameW on Windows); empty when unknown.
 // Builds, the worker and the software GPU are looked for beside it.
 std::filesystem::path executable_dir();
 

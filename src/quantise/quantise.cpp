@@ -470,7 +470,20 @@ Result<QuantiseOutcome> run_quantise(const QuantiseOptions& o) {
   }
 
   failing_titles(*ev.scored, ev.failed);
-  outcome.passed = ev.scored->passed();
+  // An int8 form placed for the CPU is there to be faster on it: one slower in
+  // nearly every timed pair does not pay, whatever its gates say. A 16-bit form,
+  // or one placed for an NPU, is asked for its accuracy or its target, not for
+  // this CPU's clock.
+  bool slower_refused = false;
+  if (ev.speed && ev.qdq.form == NumericForm::kInt8 && ev.qdq.target == QdqTarget::kCpu && !o.allow_slower) {
+    const SpeedJudgement j = ev.speed->judgement();
+    if (j.call == SpeedCall::kSlower) {
+      ev.failed.push_back(fmt::format("speed · slower than f32 on this CPU ({:.2f}-{:.2f}x its time)", j.low, j.high));
+      slower_refused = true;
+    }
+  }
+  ev.allow_slower = o.allow_slower;
+  outcome.passed = ev.scored->passed() && !slower_refused;
   if (outcome.passed || o.force) {
     if (auto s = write_file_atomically(out, bytes); !s) return s.error();
     outcome.written = true;

@@ -179,7 +179,13 @@ std::string QuantiseEvidence::to_json() const {
   }
   j["speed"] = nullptr;
   if (speed) {
+    const SpeedJudgement v = speed->judgement();
+    const SpeedRule rule = quantised_speed_rule();
+    nlohmann::json interval = nullptr;
+    if (v.pairs >= rule.min_pairs) interval = {{"low", v.low}, {"high", v.high}, {"confidence", rule.confidence}};
     j["speed"] = {{"input", speed->input}, {"runs", speed->runs}, {"speedup", speed->speedup()}, {"slower", speed->speedup() < 1.0},
+                  {"verdict", speed_call_name(v.call)}, {"interval", interval}, {"slower_allowed", allow_slower},
+                  {"f32_runs_ms", speed->f32_runs_ms}, {"quantised_runs_ms", speed->quantised_runs_ms},
                   {"f32", times_json(speed->f32)}, {"quantised", times_json(speed->quantised)},
                   {"note", "median wall time of runs taken in turns, and ONNX Runtime's profile of three more, in this process on this CPU"}};
   }
@@ -254,6 +260,15 @@ std::string QuantiseEvidence::text() const {
     out += fmt::format("speed     {:.2f}x f32 on this CPU ({:.2f} vs {:.2f} ms a run, median of {} in turns on {}){}\n", speed->speedup(), q.run_ms,
                        speed->f32.run_ms, speed->runs, speed->input,
                        speed->speedup() < 1.0 ? ": SLOWER than f32 here" : "");
+    const SpeedJudgement v = speed->judgement();
+    const SpeedRule rule = quantised_speed_rule();
+    if (v.pairs < rule.min_pairs) {
+      out += fmt::format("          not judged: {} runs in turns are too few to tell slower from noise (at least {})\n", v.pairs, rule.min_pairs);
+    } else {
+      out += fmt::format("          {}: {:.2f}-{:.2f}x f32's time run by run ({:.0f}% interval of the median){}\n", speed_call_name(v.call), v.low, v.high,
+                         100.0 * rule.confidence,
+                         v.call == SpeedCall::kSlower && allow_slower ? "; written all the same (--allow-slower)" : "");
+    }
     const double total = q.kernel_ms > 0 ? q.kernel_ms : 1;
     out += fmt::format("          profiled kernels {:.2f} ms (f32 {:.2f}): {:.2f} ms in {} conversions ({:.0f}%), {:.2f} in integer kernels, {:.2f} in float islands\n",
                        q.kernel_ms, speed->f32.kernel_ms, q.conversion_ms, q.conversion_nodes, 100.0 * q.conversion_ms / total, q.integer_ms,

@@ -68,6 +68,7 @@ struct QuantiseEvidence {
   std::vector<QuantisedSpeedFeature> cpu_features;  // what decides the form's speed on the CPU that scored it
   std::optional<ParityReport> scored;
   std::optional<SpeedEvidence> speed;
+  bool allow_slower = false;  // a slower int8 CPU form was allowed (--allow-slower)
   // --search, when the form as asked failed its gate: what was tried, in order.
   struct SearchStep {
     std::string what;          // "calibrator entropy", "12 worst nodes float"

@@ -53,6 +53,26 @@ double median(std::vector<double> v) {
 
 }  // namespace
 
+SpeedRule quantised_speed_rule() {
+  SpeedRule r;
+  r.acceptance_ratio = 1.0;
+  r.min_gain = 0;
+  r.confidence = 0.95;
+  r.min_pairs = 6;  // the fewest whose widest interval reaches 95%: 2 / 2^6 = 3.1%
+  return r;
+}
+
+SpeedJudgement SpeedEvidence::judgement() const {
+  std::vector<double> ratios;
+  for (std::size_t i = 0; i < std::min(f32_runs_ms.size(), quantised_runs_ms.size()); ++i) {
+    if (f32_runs_ms[i] > 0) ratios.push_back(quantised_runs_ms[i] / f32_runs_ms[i]);
+  }
+  SpeedJudgement j = judge_speed(ratios, quantised_speed_rule());
+  // The probe counts a tie as slower (moving must gain); a form that ties f32 costs nothing, so it is no slower.
+  if (j.call == SpeedCall::kSlower && j.low <= 1.0) j.call = SpeedCall::kWithinNoise;
+  return j;
+}
+
 Result<SpeedEvidence> measure_speed(OrtProcess& process, const fs::path& reference, const fs::path& candidate, const InputItem& item,
                                     const InputPlan& plan, int threads, int runs, const fs::path& work) {
   const SessionSettings settings = cpu_session_settings(threads);
@@ -85,6 +105,8 @@ Result<SpeedEvidence> measure_speed(OrtProcess& process, const fs::path& referen
   SpeedEvidence e;
   e.input = item.name;
   e.runs = runs;
+  e.f32_runs_ms = sides[0].ms;
+  e.quantised_runs_ms = sides[1].ms;
   KernelTimes* out[2] = {&e.f32, &e.quantised};
   for (int i = 0; i < 2; ++i) {
     auto profiled = profile_placement(process, *sides[i].model, settings, sides[i].inputs, work / (i == 0 ? "profile-f32" : "profile-quantised"), 3);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/speed_rule.h"
 #include "parity/inputs.h"
 #include "rung/result.h"
 #include "session/placement.h"
@@ -26,11 +27,21 @@ struct KernelTimes {
   std::vector<OpTime> ops;    // most time first
 };
 
+// How a form's timed runs are judged against the f32 file's: the probe's rule
+// (core/speed_rule.h) on the ratios of runs taken in turns (form ms / f32 ms,
+// pair by pair), at 95% from six pairs, asking no gain. Slower means the whole
+// sign-test interval of the median ratio lies above 1 (one touching 1 is within
+// noise), so noise on a busy machine never refuses a form; only one slower in
+// nearly every pair is.
+SpeedRule quantised_speed_rule();
+
 struct SpeedEvidence {
   std::string input;          // the calibration input both ran on
   int runs = 0;               // timed runs of each, in turns
   KernelTimes f32, quantised;
+  std::vector<double> f32_runs_ms, quantised_runs_ms;  // each timed run, in the order taken
   double speedup() const { return quantised.run_ms > 0 ? f32.run_ms / quantised.run_ms : 0; }
+  SpeedJudgement judgement() const;  // by quantised_speed_rule(); ratio, low and high are form / f32
 };
 
 // Runs `reference` (the f32 file) and `candidate` on `item`, `runs` times each

@@ -143,7 +143,7 @@ Result<std::vector<std::string>> OrtProcess::register_plugin_locked(const std::f
   try {
     std::vector<std::string> before;
     for (const auto& d : env_.GetEpDevices()) before.emplace_back(d.EpName());
-    env_.RegisterExecutionProviderLibrary(library.stem().c_str(), library.string());
+    env_.RegisterExecutionProviderLibrary(library.stem().string().c_str(), library.native());
     std::vector<std::string> added;
     for (const auto& d : env_.GetEpDevices()) {
       std::string name = d.EpName();

@@ -92,6 +92,7 @@ const bool kPlayedARole = [] {
     *static_cast<volatile int*>(nullptr) = 1;
     ExitProcess(0);
   }
+  if (role == L"abort") std::abort();  // msvcrt's abort would exit 3, a code any program may return
   if (role == L"hang") {
     say("hanging\n");
     Sleep(60000);
@@ -186,6 +187,14 @@ TEST_F(WindowsChildProcessTest, ACrashIsReportedByItsExceptionCode) {
   EXPECT_EQ(signal_name(e.signal), "EXCEPTION_ACCESS_VIOLATION");
   EXPECT_EQ(signal_name(static_cast<int>(0xC0000409u)), "STATUS_STACK_BUFFER_OVERRUN");
   EXPECT_EQ(signal_name(static_cast<int>(0xC0001234u)), "exception 0xC0001234");
+}
+
+TEST_F(WindowsChildProcessTest, AnAbortIsACrashAsTheUcrtEndsIt) {
+  auto child = start({"abort"});
+  const ChildExit e = finish(child);
+  EXPECT_EQ(static_cast<DWORD>(e.signal), 0xC0000409u);
+  EXPECT_EQ(e.exit_code, -1);
+  EXPECT_EQ(signal_name(e.signal), "STATUS_STACK_BUFFER_OVERRUN");
 }
 
 TEST_F(WindowsChildProcessTest, AChildPastItsDeadlineIsKilledAndGone) {

@@ -122,6 +122,7 @@ QUANTISE_OPTIONS = {
     "force": ("--force", FLAG),
     "search": ("--search", FLAG),
     "speed_runs": ("--speed-runs", VALUE),
+    "allow_slower": ("--allow-slower", FLAG),
     "threads": ("--threads", VALUE),
     "ort": ("--ort", VALUE),
     "deadline": ("--deadline", VALUE),
@@ -394,9 +395,10 @@ def quantise(model, **options):
 
     model: the f32 model file. Options: form, calibration (required), holdout (required), gate
     (required), calibrator, signed_activations, per_tensor, reduce_range, keep_float (a name or
-    a list), float_from (a tensor or a list), opset, name, out, out_json, force, threads, ort,
-    deadline (s), work_dir, ort_dir, allow_writable_runtime; timeout, env. A failed gate raises
-    rung.Failed whose .result is the report.
+    a list), float_from (a tensor or a list), opset, name, out, out_json, force, search,
+    speed_runs, allow_slower (an int8 CPU form timed slower than f32 is written all the same),
+    threads, ort, deadline (s), work_dir, ort_dir, allow_writable_runtime; timeout, env. A
+    failed gate (speed included) raises rung.Failed whose .result is the report.
     """
     timeout, env = _common(options)
     args = _arguments("quantise", QUANTISE_OPTIONS, options) + ["--", _text(model)]

@@ -60,6 +60,8 @@ std::string machine_name(int elf) {
 
 }  // namespace
 
+std::string program_file_name(std::string_view name) { return std::string(name); }
+
 std::string library_file_name(std::string_view stem) { return fmt::format("{}{}{}", kPrefix, stem, kSuffix); }
 
 bool is_library_file_name(std::string_view file_name) { return suffix_at(file_name) != std::string_view::npos; }

@@ -1,5 +1,7 @@
 // POSIX (Linux): prctl for the parent-death signal, setpriority on the thread, getrusage, gethostname, execv.
 #include "os/this_process.h"
+#include "os/read_file.h"
+#include "os/worker_location.h"
 #include "rung/rung_programs.h"
 #include "rung/terminal.h"
 
@@ -47,6 +49,25 @@ std::string host_name() {
 Status become_program(const std::filesystem::path& program, char* const* argv) {
   ::execv(program.c_str(), argv);
   return Error{ErrorCode::kLoadFailed, fmt::format("cannot run {}: {}", program.string(), std::strerror(errno))};
+}
+
+std::filesystem::path executable_dir() {
+  std::error_code ec;
+  auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::filesystem::path() : exe.parent_path();
+}
+
+std::vector<std::string> this_process_arguments() {
+  // The kernel's record of the arguments, NUL-separated (a pseudo-file: read to its end, bounded).
+  const std::string raw = read_system_file("/proc/self/cmdline").value_or("");
+  std::vector<std::string> args;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= raw.size(); ++i) {
+    if (i < raw.size() && raw[i] != '\0') continue;
+    if (i > start) args.push_back(raw.substr(start, i - start));
+    start = i + 1;
+  }
+  return args;
 }
 
 bool may_create_files_in(const std::filesystem::path& dir) {

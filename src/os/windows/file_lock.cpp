@@ -11,6 +11,7 @@
 #include "os/file_lock.h"
 #include "os/lock_file_system.h"
 #include "os/windows/handle.h"
+#include "os/windows/security.h"
 #include "os/windows/text.h"
 
 namespace rung {
@@ -24,27 +25,6 @@ namespace fs = std::filesystem;
 constexpr DWORD kLockedOffsetHigh = 1;  // the byte at 4 GiB
 
 Error io_error(const fs::path& file, const std::string& why) { return Error{ErrorCode::kIo, fmt::format("{}: {}", file.string(), why)}; }
-
-// Whether the file's owner is the user this process runs as.
-bool owned_by_this_user(HANDLE file) {
-  PSID owner = nullptr;
-  PSECURITY_DESCRIPTOR descriptor = nullptr;
-  if (GetSecurityInfo(file, SE_FILE_OBJECT, OWNER_SECURITY_INFORMATION, &owner, nullptr, nullptr, nullptr, &descriptor) != ERROR_SUCCESS) {
-    return false;
-  }
-  bool same = false;
-  HANDLE token = nullptr;
-  if (OpenProcessToken(GetCurrentProcess(), TOKEN_QUERY, &token)) {
-    alignas(TOKEN_USER) unsigned char buffer[256];
-    DWORD size = 0;
-    if (GetTokenInformation(token, TokenUser, buffer, sizeof buffer, &size)) {
-      same = EqualSid(owner, reinterpret_cast<TOKEN_USER*>(buffer)->User.Sid) != 0;
-    }
-    CloseHandle(token);
-  }
-  LocalFree(descriptor);
-  return same;
-}
 
 }  // namespace
 

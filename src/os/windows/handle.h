@@ -1,6 +1,6 @@
 // A HANDLE kept in a neutral header's std::intptr_t (os/opened_file.h,
-// os/file_lock.h), and back (INVALID_HANDLE_VALUE's bits are -1); and a HANDLE
-// closed with its holder.
+// os/file_lock.h), and back (INVALID_HANDLE_VALUE's bits are -1); a HANDLE
+// closed with its holder; and when a process began, which with its id names it.
 #pragma once
 
 #include <windows.h>
@@ -29,5 +29,13 @@ struct OwnedHandle {
   }
   HANDLE release() { return std::exchange(h, nullptr); }
 };
+
+// When a process began, in FILETIME ticks (100 ns since 1601, an absolute
+// instant); 0 when it cannot be told.
+inline std::uint64_t creation_of(HANDLE process) {
+  FILETIME created{}, exited{}, kernel{}, user{};
+  if (!GetProcessTimes(process, &created, &exited, &kernel, &user)) return 0;
+  return (static_cast<std::uint64_t>(created.dwHighDateTime) << 32) | created.dwLowDateTime;
+}
 
 }  // namespace rung

@@ -160,6 +160,8 @@ bool offset_of(const PeHeaders& h, std::uint32_t rva, std::uint64_t& at) {
 
 }  // namespace
 
+std::string program_file_name(std::string_view name) { return fmt::format("{}.exe", name); }
+
 std::string library_file_name(std::string_view stem) { return fmt::format("{}{}", stem, kSuffix); }
 
 bool is_library_file_name(std::string_view file_name) { return ends_with_suffix(file_name); }

@@ -2,27 +2,20 @@
 // Linux's parent-death signal; a worker's parent also puts it in a Job Object
 // that ends it), the thread's priority, the peak working set, the DNS host name.
 #include <windows.h>
+#include <shellapi.h>
 #include <psapi.h>
 
+#include <csignal>
 #include <string>
 #include <thread>
 
 #include "os/this_process.h"
+#include "os/worker_location.h"
+#include "os/windows/handle.h"
 #include "os/windows/text.h"
 #include "rung/terminal.h"
 
 namespace rung {
-namespace {
-
-std::uint64_t ticks_of(const FILETIME& t) { return (static_cast<std::uint64_t>(t.dwHighDateTime) << 32) | t.dwLowDateTime; }
-
-// When a process began, in FILETIME ticks; 0 when it cannot be told.
-std::uint64_t creation_of(HANDLE process) {
-  FILETIME created{}, exited{}, kernel{}, user{};
-  return GetProcessTimes(process, &created, &exited, &kernel, &user) ? ticks_of(created) : 0;
-}
-
-}  // namespace
 
 long this_process_id() { return static_cast<long>(GetCurrentProcessId()); }
 
@@ -30,6 +23,10 @@ void crash_without_waiting() {
   SetErrorMode(SEM_FAILCRITICALERRORS | SEM_NOGPFAULTERRORBOX | SEM_NOOPENFILEERRORBOX);
   // Handling it here ends the process with the exception's code (0xC0000005), which ChildProcess names.
   SetUnhandledExceptionFilter([](EXCEPTION_POINTERS*) -> LONG { return EXCEPTION_EXECUTE_HANDLER; });
+  // abort() in the UCRT ends a process by __fastfail (0xC0000409); in msvcrt, which
+  // mingw-built code uses, it exits with status 3, which any program may return. So
+  // an abort ends this process as the UCRT's does, and reads as the crash it is.
+  std::signal(SIGABRT, [](int) { TerminateProcess(GetCurrentProcess(), 0xC0000409); });
 }
 
 bool end_with_parent(long parent) {
@@ -72,6 +69,27 @@ std::string host_name() {
   DWORD size = sizeof name / sizeof name[0];
   if (!GetComputerNameExW(ComputerNameDnsHostname, name, &size) || size == 0) return "unknown";
   return utf8_of(std::wstring(name, size));
+}
+
+std::filesystem::path executable_dir() {
+  std::wstring path(MAX_PATH, L'\0');
+  for (;;) {
+    const DWORD n = GetModuleFileNameW(nullptr, path.data(), static_cast<DWORD>(path.size()));
+    if (n == 0) return {};
+    if (n < path.size()) return std::filesystem::path(path.substr(0, n)).parent_path();
+    path.resize(path.size() * 2);
+  }
+}
+
+std::vector<std::string> this_process_arguments() {
+  std::vector<std::string> args;
+  int count = 0;
+  // Split by the C runtime's rules, as the program's own argv was.
+  wchar_t** argv = CommandLineToArgvW(GetCommandLineW(), &count);
+  if (argv == nullptr) return args;
+  for (int i = 0; i < count; ++i) args.push_back(utf8_of(argv[i]));
+  LocalFree(argv);
+  return args;
 }
 
 bool may_create_files_in(const std::filesystem::path& dir) {

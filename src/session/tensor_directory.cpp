@@ -1,0 +1,57 @@
+// The parts of session/tensor_file.h that hold for any reader of the messages:
+// directories of numbered files, and bfloat16 told apart from uint16.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "session/tensor_file.h"
+
+namespace rung {
+
+void adopt_bfloat16(Value& value, ElementType declared) {
+  if (declared != ElementType::kBFloat16) return;
+  if (value.kind == Value::Kind::kTensor && value.tensor.type == ElementType::kUint16) value.tensor.type = ElementType::kBFloat16;
+  for (auto& item : value.items) adopt_bfloat16(item, declared);
+}
+
+Result<std::vector<Tensor>> read_tensor_directory(const std::filesystem::path& dir, std::uint64_t max_bytes) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) return Error{ErrorCode::kNotFound, fmt::format("{}: not a directory", dir.string())};
+  std::vector<std::filesystem::path> files;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    if (e.path().extension() == ".pb") files.push_back(e.path());
+  }
+  std::sort(files.begin(), files.end());
+  if (files.empty()) return Error{ErrorCode::kNotFound, fmt::format("{}: holds no .pb tensors", dir.string())};
+  std::vector<Tensor> out;
+  for (const auto& f : files) {
+    auto t = read_tensor_file(f, max_bytes);
+    if (!t) return t.error();
+    out.push_back(std::move(*t));
+  }
+  return out;
+}
+
+namespace {
+
+template <class T>
+Status write_numbered(const std::vector<T>& items, const std::filesystem::path& dir, Status (*write)(const T&, const std::filesystem::path&)) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (auto s = write(items[i], dir / fmt::format("output_{}.pb", i)); !s) return s;
+  }
+  return {};
+}
+
+}  // namespace
+
+Status write_output_directory(const std::vector<Tensor>& tensors, const std::filesystem::path& dir) {
+  return write_numbered(tensors, dir, write_tensor_file);
+}
+
+Status write_output_directory(const std::vector<Value>& values, const std::filesystem::path& dir) {
+  return write_numbered(values, dir, write_value_file);
+}
+
+}  // namespace rung
