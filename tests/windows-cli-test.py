@@ -82,11 +82,14 @@ def doctor(r):
     expect(rungs[-1] == "cpu" and "directml" in rungs and "webgpu" in rungs, f"doctor --json: ladder {rungs}")
     # wine has no Direct3D 12 GPU: the adapters are missing with the reason, not silently.
     expect(any("CreateDXGIFactory1" in u for u in d["hardware"]["unreadable"]), f"doctor --json: unreadable {d['hardware']['unreadable']}")
-    # --version names the builds rung.exe would use, the one beside it chosen.
-    version = r.windows(["--version"]).stdout
+    # --version names the builds rung.exe finds and the one it would use: RUNG_ORT_DIR's, which
+    # wins outright. (The copy beside rung.exe is listed too, loaded or refused: a build tree
+    # under /tmp is writable by others, as wine has no sticky bit.)
+    version = r.windows(["--version"], env={"RUNG_ORT_DIR": windows_path(r.ort_dir)}).stdout
     expect(version.startswith("rung ") and "ONNX Runtime API: compiled against" in version, f"--version:\n{version}")
-    expect(any(line.startswith("  * 1.30.0") and line.rstrip().endswith("onnxruntime.dll (beside executable)") for line in version.splitlines()),
-           f"--version does not name the build beside rung.exe as chosen:\n{version}")
+    expect(any(line.startswith("  * 1.30.0") and line.rstrip().endswith("onnxruntime.dll (RUNG_ORT_DIR)") for line in version.splitlines()),
+           f"--version does not name RUNG_ORT_DIR's build as chosen:\n{version}")
+    expect("beside executable" in version and "chosen: RUNG_ORT_DIR wins outright" in version, f"--version:\n{version}")
 
 
 def probe(r):
