@@ -59,4 +59,12 @@ void add_conform_command(CLI::App& app);
 void add_registry_command(CLI::App& app);
 void add_variants_command(CLI::App& app);
 
+// doctor, probe and prepare: what every full program carries (Linux's rung-full,
+// rung.exe). Inline: the front links the shared objects without these commands.
+inline void add_engine_commands(CLI::App& app) {
+  add_doctor_command(app);
+  add_probe_command(app);
+  add_prepare_command(app);
+}
+
 }  // namespace rung::cli

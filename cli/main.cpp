@@ -8,9 +8,7 @@ Result<ProbeOutcome> probe_decision(const ProbeOptions& options) { return run_pr
 int main(int argc, char** argv) {
   auto program = rung::cli::start_rung_program();
   CLI::App& app = *program;
-  rung::cli::add_doctor_command(app);
-  rung::cli::add_probe_command(app);
-  rung::cli::add_prepare_command(app);
+  rung::cli::add_engine_commands(app);
   rung::cli::add_bench_command(app);
   rung::cli::add_parity_command(app);
   rung::cli::add_quantise_command(app, argc, argv);

@@ -12,8 +12,6 @@ Result<ProbeOutcome> probe_decision(const ProbeOptions& options) { return run_pr
 int main(int argc, char** argv) {
   auto program = rung::cli::start_rung_program();
   CLI::App& app = *program;
-  rung::cli::add_doctor_command(app);
-  rung::cli::add_probe_command(app);
-  rung::cli::add_prepare_command(app);
+  rung::cli::add_engine_commands(app);
   return rung::cli::run_command_line(app, argc, argv);
 }

@@ -106,14 +106,7 @@ endif()
 
 # The win32 builds tools/fetch-deps.sh --windows unpacked, linked beside rung.exe:
 # `runtimes\*\` beside the program is where discovery looks first, as on Linux.
-file(MAKE_DIRECTORY "${PROJECT_BINARY_DIR}/runtimes")
-file(GLOB _rung_windows_runtimes LIST_DIRECTORIES true "${RUNG_DEPS_DIR}/windows/runtimes/*")
-foreach(_d IN LISTS _rung_windows_runtimes)
-  if(IS_DIRECTORY "${_d}")
-    get_filename_component(_n "${_d}" NAME)
-    file(CREATE_LINK "${_d}" "${PROJECT_BINARY_DIR}/runtimes/${_n}" SYMBOLIC)
-  endif()
-endforeach()
+rung_link_runtimes_beside_programs("${RUNG_DEPS_DIR}/windows/runtimes")
 
 # The simulated accelerator as a DLL plugin EP (plugins\rung_sim_ep.dll beside
 # rung.exe, as plugins/librung_sim_ep.so on Linux): the same sources, its exports
