@@ -155,7 +155,7 @@ TEST_F(CliOutputTest, VariantsResolveSaysEachLongReasonOnceUnderTheTable) {
   ASSERT_EQ(text.exit_code, 0) << text.err;
   expect_each_reason_once(text.out, reasons, "variants resolve");
   EXPECT_THAT(text.out, HasSubstr("\n  [1] "));
-  EXPECT_THAT(text.out, ::testing::ContainsRegex("\n  ppocr_det_v4 +cpu_f32 +cpu +ppocr_det_v4 +\\[1\\]\n"));
+  EXPECT_THAT(text.out, ::testing::ContainsRegex("\n  ppocr_cls +cpu_f32 +cpu +ppocr_cls +\\[3\\]\n"));
 }
 
 TEST_F(CliOutputTest, PrepareSaysEachLongReasonOnceUnderTheTable) {

@@ -19,6 +19,8 @@
 #include "parity_test_support.h"
 #include "quantise/calibration.h"
 #include "quantise/histogram.h"
+#include "quantise/island_search.h"
+#include "in_process_runtime.h"
 #include "quantise/proof.h"
 #include "quantise/qdq.h"
 #include "quantise_fixture.h"
@@ -94,12 +96,48 @@ TEST(TensorStatsTest, EntropyClipsRareOutliersButKeepsTheBody) {
   v[1] = -35.0f;
   TensorStats s(2048);
   s.add(v);
-  const Range r = s.entropy(128);
+  const Range r = s.entropy(8);
   EXPECT_LT(r.hi, 20.0);
   EXPECT_GT(r.hi, 2.5);
   EXPECT_LT(r.lo, -2.5);
   // With more levels than bins there is nothing to clip for.
-  EXPECT_EQ(s.entropy(32768).hi, s.max());
+  EXPECT_EQ(s.entropy(16).hi, s.max());
+}
+
+// A ReLU's output, or a page's blank margin after a convolution: mostly exact
+// zeros, the signal in the few values above them. The zeros must not pull the
+// edge down onto the signal.
+TEST(TensorStatsTest, EntropyIsNotMovedByASpikeOfZeros) {
+  std::mt19937 g(11);
+  std::exponential_distribution<float> strokes(0.5f);
+  std::vector<float> signal(20000);
+  for (auto& x : signal) x = strokes(g);
+  TensorStats plain(2048), sparse(2048);
+  plain.add(signal);
+  sparse.add(signal);
+  sparse.add(std::vector<float>(400000, 0.0f));  // 95% zeros
+  ASSERT_EQ(plain.max(), sparse.max());
+  EXPECT_EQ(sparse.entropy(8).hi, plain.entropy(8).hi);
+  EXPECT_GT(sparse.entropy(8).hi, 0.25 * sparse.max());
+}
+
+// An asymmetric quantiser spends all 256 levels on a tensor with no negative
+// value and about half on each side of a two-sided one: the same magnitudes
+// need less clipping when they are one-sided.
+TEST(TensorStatsTest, EntropyGivesAOneSidedTensorEveryLevel) {
+  std::mt19937 g(5);
+  std::student_t_distribution<float> heavy(3.0f);
+  std::bernoulli_distribution sign(0.5);
+  std::vector<float> one(200000), two(200000);
+  for (std::size_t i = 0; i < one.size(); ++i) {
+    one[i] = std::fabs(heavy(g));
+    two[i] = sign(g) ? -one[i] : one[i];
+  }
+  TensorStats a(2048), b(2048);
+  a.add(one);
+  b.add(two);
+  EXPECT_GE(a.min(), 0.0);
+  EXPECT_GT(a.entropy(8).hi, b.entropy(8).hi);
 }
 
 TEST(CalibratorTest, ParsesItsNamesAndRefusesTheRest) {
@@ -223,6 +261,33 @@ TEST_F(QdqTest, OnTheCpuAReluAfterAQuantisedConvIsFoldedAndTheTensorBetweenThemH
     if (n.op_type() == "Relu") EXPECT_EQ(n.input(0), "bn");                         // the float output of the Conv
     if (n.op_type() == "QuantizeLinear") EXPECT_NE(n.input(0), "bn") << n.name();  // which no Q reads
   }
+}
+
+// The search's ranking, on the QDQ form and the float graph run side by side:
+// a Relu folded into the integer Conv before it is kept float together with
+// that Conv (alone it would only split the pair and quantise the tensor
+// between them, adding error instead of removing it).
+TEST_F(QdqTest, TheRankingKeepsAFoldedActivationFloatWithTheNodeItFoldsInto) {
+  auto process = test::install_runtime_1_30();
+  ASSERT_TRUE(process.ok()) << process.error().message;
+  auto plan = plan_qdq(model_, {});
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  ASSERT_THAT(plan->folded, ElementsAre("Relu_2"));
+  onnx::ModelProto quantised = model_;
+  ASSERT_TRUE(insert_qdq(quantised, *plan, ranges(*plan), {}).ok());
+  test::write_images(dir_ / "images", "cal", 4, 5, 1.0f);
+  auto items = InputItems::listed(dir_ / "images");
+  ASSERT_TRUE(items.ok()) << items.error().message;
+  std::vector<InputItem> few;
+  for (std::size_t i = 0; i < items->size(); ++i) few.push_back(items->at(i));
+  auto ranked = rank_node_errors(**process, model_, quantised, *plan, few, {}, 1, dir_);
+  ASSERT_TRUE(ranked.ok()) << ranked.error().message;
+  std::map<std::string, std::vector<std::string>> keep;
+  for (const auto& e : *ranked) keep[e.node] = e.keep_float;
+  ASSERT_TRUE(keep.count("Relu_2"));
+  EXPECT_THAT(keep.at("Relu_2"), ElementsAre(node_writing(model_, "bn")->name(), "Relu_2"));
+  ASSERT_TRUE(keep.count(node_writing(model_, "logits")->name()));  // a node nothing folds into: itself alone
+  EXPECT_THAT(keep.at(node_writing(model_, "logits")->name()), ElementsAre(node_writing(model_, "logits")->name()));
 }
 
 // Nodes without an integer kernel on the CPU stay float, and elementwise

@@ -20,6 +20,7 @@
 #include "rung/parity.h"
 #include "rung/registry.h"
 #include "rung/variants.h"
+#include "quantise_fixture.h"
 #include "test_support.h"
 
 namespace rung {
@@ -205,9 +206,12 @@ TEST_F(VariantsTest, AManifestThatCannotBeRightIsRefusedNamingTheEntry) {
   };
   EXPECT_THAT(write(group(json::array({variant("cpu_f32", {"cpu"}, "f32", model_), variant("cpu_f32", {"cpu"}, "f32", model_)}))),
               HasSubstr("variant 'cpu_f32' is declared twice"));
-  // The engine runs an f32 file on the CPU: a quantised file there would get a model id naming arithmetic that never ran.
-  EXPECT_THAT(write(group(json::array({variant("cpu_i8", {"cpu"}, "i8", model_)}))),
-              HasSubstr("variant 'cpu_i8': a i8 file on cpu: the engine runs f32 there"));
+  // The CPU runs f32 or a QDQ file's integers, never fp16: an f16 file there would get a model id naming arithmetic that never ran.
+  EXPECT_THAT(write(group(json::array({variant("cpu_f16", {"cpu"}, "f16", model_)}))),
+              HasSubstr("variant 'cpu_f16': a f16 file on cpu: the engine runs f32 there"));
+  // A QDQ file on the simulated accelerator, a plugin that compiles f32 graphs: refused alike.
+  EXPECT_THAT(write(group(json::array({variant("rung_sim_ep_i8", {"rung_sim_ep"}, "i8", model_), variant("cpu_f32", {"cpu"}, "f32", model_)}))),
+              HasSubstr("a i8 file on rung_sim_ep: the engine runs f32 there"));
   EXPECT_THAT(write(group(json::array({variant("tensorrt_f32", {"tensorrt"}, "f32", model_)}))), HasSubstr("the engine runs f16 there"));
   EXPECT_THAT(write(group(json::array({variant("cpu_f32", {"cpu"}, "f32", model_)}),
                           json::array({{{"platform", "nvidia"}, {"variant", "gpu"}, {"reason", "1 ms"}}}))),
@@ -435,6 +439,244 @@ TEST_F(VariantsEvidenceTest, ReleaseThatBeatTheCpuAndPassedNonVacuousGatesIsClea
 }
 
 // --- the engine loads the resolved variant's file ---
+
+// A quantised form the CPU runs, declared before the floor: its DEFAULT needs
+// the `rung quantise` report that wrote it as its release's recipe: from the
+// group's f32 variant, every gate passed, timed faster on the CPU.
+class CpuFormEvidenceTest : public VariantsEvidenceTest {
+ protected:
+  void SetUp() override {
+    VariantsEvidenceTest::SetUp();
+    // Any file serves as the form's bytes here: the lint reads hashes and the recipe, not the graph.
+    form_ = test::write_elementwise_model(dir_ / "tiny_i8.onnx", {1, 8});
+    form_sha_ = inspect_model_file(form_)->sha256;
+  }
+
+  std::string register_form(const std::function<void(json&)>& change = {}) {
+    json report = {{"schema", "rung-quantise-report"},
+                   {"decision", "written"},
+                   {"failed", json::array()},
+                   {"source", {{"file", model_.string()}, {"sha256", sha_}, {"stable_sha256", stable_}}},
+                   {"gates", json::array({json{{"title", "classification · y"}, {"passed", true}}})},
+                   {"speed", {{"verdict", "faster"}, {"speedup", 1.5}}},
+                   {"recipe", {{"form", "i8"}, {"target", "cpu"}}}};
+    if (change) change(report);
+    return register_cpu_release(report, false);
+  }
+
+  // A release of the form for the CPU whose recipe is `report` (marked gate failed when it failed).
+  std::string register_cpu_release(const json& report, bool gate_failed) {
+    auto inspected = inspect_artifact(form_);
+    Release r;
+    r.model = "tiny";
+    r.version = "1.0-i8-" + std::to_string(files_++);
+    r.target = {"x86_64 CPU", "cpu"};
+    std::tie(r.artifact, r.precision) = *inspected;
+    r.environment = {"1.30.0", kDevice, {}};
+    r.recipe_json = report.dump();
+    if (gate_failed) r.gate_failed = RecipeGates{};
+    auto reg = Registry::open("sqlite:" + (dir_ / "registry.sqlite").string());
+    EXPECT_TRUE(reg) << reg.error().message;
+    auto added = reg->add(r, {}, {});
+    EXPECT_TRUE(added) << added.error().message;
+    EXPECT_EQ(added->kind, AddOutcome::Kind::kAdded) << added->reason;
+    return r.release_key();
+  }
+
+  std::vector<std::string> findings_for(const std::string& release) {
+    auto form = variant("cpu_i8", {"cpu"}, "i8", form_, form_sha_);
+    if (!release.empty()) form["release"] = release;
+    auto all = findings(manifest(json::array({form, variant("cpu_f32", {"cpu"}, "f32", model_, sha_)})), deployment({}));
+    auto evidence = of_kind(all, FindingKind::kEvidence);
+    auto unreachable = of_kind(all, FindingKind::kUnreachable);
+    evidence.insert(evidence.end(), unreachable.begin(), unreachable.end());
+    return evidence;
+  }
+
+  fs::path form_;
+  std::string form_sha_;
+};
+
+TEST_F(CpuFormEvidenceTest, AQuantisedCpuDefaultWithoutItsReportIsAFindingAndTheFloorStaysReachable) {
+  // The floor, declared after it, is shadowed on every platform: not a finding (every fallback loads it).
+  EXPECT_THAT(findings_for(""), ::testing::ElementsAre(HasSubstr("tiny/cpu_i8: DEFAULT on qualcomm-hexagon")));
+  EXPECT_THAT(findings_for(""), ::testing::ElementsAre(HasSubstr("it names no registry release")));
+}
+
+TEST_F(CpuFormEvidenceTest, ItsReportMustHavePassedFromTheF32VariantAndTimedItFaster) {
+  EXPECT_THAT(findings_for(register_form()), ::testing::IsEmpty());
+  EXPECT_THAT(findings_for(register_form([](json& r) { r["speed"]["verdict"] = "within noise"; })),
+              ::testing::ElementsAre(HasSubstr("did not time it faster than f32 on the CPU (within noise)")));
+  EXPECT_THAT(findings_for(register_form([](json& r) { r["speed"] = nullptr; })),
+              ::testing::ElementsAre(HasSubstr("did not time it faster than f32 on the CPU (not timed)")));
+  EXPECT_THAT(findings_for(register_form([&](json& r) {
+                r["source"]["sha256"] = std::string(64, 'c');
+                r["source"]["stable_sha256"] = std::string(64, 'd');
+              })),
+              ::testing::ElementsAre(HasSubstr("made it from " + model_.string() + " (sha256 cccccccccccc), not from the f32 variant cpu_f32")));
+  // A forced report enters the registry only marked, and is no evidence.
+  const std::string forced = register_cpu_release(
+      {{"schema", "rung-quantise-report"}, {"decision", "forced"}, {"failed", json::array({"classification · y"})}}, true);
+  EXPECT_THAT(findings_for(forced), ::testing::ElementsAre(HasSubstr("quantise report decided 'forced' (failed: classification · y")));
+  // Not a quantise report at all.
+  EXPECT_THAT(findings_for(register_form([](json& r) { r = json{{"command", "made by hand"}}; })),
+              ::testing::ElementsAre(HasSubstr("recipe is no rung quantise report")));
+}
+
+// A form made on the device ("made_by": the rung quantise report that made it)
+// is pinned by that report's hashes; until it is made, and where the device's
+// quantise refused it, resolution passes it over to the pin's next choice.
+TEST_F(VariantsTest, AFormMadeOnTheDeviceIsPinnedByItsReportAndPassedOverUntilMade) {
+  test::write_classifier_sets(dir_);
+  const fs::path forms = dir_ / "forms", form = forms / "classifier_i8.onnx", report = forms / "classifier_i8.report.json";
+  fs::create_directories(forms);
+  auto f32 = inspect_model_file(dir_ / "classifier.onnx");
+  json made = {{"key", "cpu_i8"}, {"rungs", {"cpu"}}, {"form", "i8"}, {"file", {{"path", form.string()}, {"made_by", report.string()}}}};
+  json list = json::array({variant("rung_sim_ep_f32", {"rung_sim_ep"}, "f32", dir_ / "classifier.onnx", f32->sha256), made,
+                           variant("cpu_f32", {"cpu"}, "f32", dir_ / "classifier.onnx", f32->sha256)});
+  json pins = json::array({{{"platform", "any"}, {"variant", "cpu_i8"}, {"then", {"cpu_f32"}}, {"reason", "i8 1.5x faster than f32; the sim 2.3x slower"}}});
+  auto load = [&] {
+    json m = {{"schema", "rung-variant-manifest"},
+              {"schema_version", 1},
+              {"groups", {{{"name", "classifier"}, {"role", "generic"}, {"variants", list}, {"pins", pins}}}}};
+    std::ofstream(dir_ / "made.variants.json") << m.dump(2);
+    auto loaded = variants::load_manifest(dir_ / "made.variants.json");
+    EXPECT_TRUE(loaded) << loaded.error().message;
+    return loaded ? *loaded : variants::Manifest{};
+  };
+  const auto device = facts_for("cpu-vm", "1.30.0", {test::make_plugin_dir(dir_)});
+  const auto sim = deployment({"rung_sim_ep"});
+  auto lint = [&](const variants::Manifest& m) {
+    std::vector<std::string> out;
+    for (const auto& f : findings(m, sim, true)) out.push_back(std::string(finding_kind_name(f.kind)) + " " + f.subject + ": " + f.message);
+    return out;
+  };
+
+  // Not made: passed over for the pin's next choice, not for the declared order's simulated accelerator.
+  auto unmade = load();
+  auto r = variants::resolve(unmade.groups[0], device, &sim);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->variant->key, "cpu_f32");
+  EXPECT_THAT(r->reason, HasSubstr("cpu_f32: pinned for any platform after cpu_i8 (not made on this device: " + report.string() +
+                                   " is missing (tools/make-forms.sh makes it)): i8 1.5x faster"));
+  EXPECT_THAT(lint(unmade), ::testing::ElementsAre("file classifier/cpu_i8: not made on this device: " + report.string() +
+                                                   " is missing (tools/make-forms.sh makes it)"));
+  // Without "then", a pin to what cannot load leaves the declared order to decide: the simulated accelerator first.
+  pins[0].erase("then");
+  auto by_order = load();
+  auto r_order = variants::resolve(by_order.groups[0], device, &sim);
+  ASSERT_TRUE(r_order);
+  EXPECT_EQ(r_order->variant->key, "rung_sim_ep_f32");
+  pins[0]["then"] = {"cpu_f32"};
+
+  // Made by rung quantise on this device: its report pins the bytes, and is the evidence for its DEFAULT.
+  auto q = test::quantise(test::classifier_quantise_args(dir_, "int8", "calibration", form) + " --out-json '" + report.string() + "'");
+  ASSERT_EQ(q.exit_code, 0) << q.out << q.err;
+  auto written = load();
+  EXPECT_EQ(written.groups[0].variants[1].sha256, inspect_model_file(form)->sha256);
+  r = variants::resolve(written.groups[0], device, &sim);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->variant->key, "cpu_i8");
+  // At 8x8 its int8 form is not faster than f32: the report says so, and the lint holds it against the DEFAULT.
+  EXPECT_THAT(lint(written), ::testing::ElementsAre(HasSubstr("evidence classifier/cpu_i8: DEFAULT on qualcomm-hexagon")));
+  EXPECT_THAT(lint(written), ::testing::ElementsAre(HasSubstr(report.string() + "'s quantise report did not time it faster than f32 on the CPU (")));
+  auto edit = [&](const std::function<void(json&)>& change) {
+    json j = json::parse(test::read_text(report));
+    change(j);
+    std::ofstream(report) << j.dump(2);
+    return load();
+  };
+  EXPECT_THAT(lint(edit([](json& j) { j["speed"]["verdict"] = "faster"; })), ::testing::IsEmpty());
+  // Other bytes in its place: the hash its report pinned differs.
+  const std::string bytes = test::read_text(form);
+  std::ofstream(form, std::ios::binary) << test::read_text(dir_ / "classifier.onnx");
+  EXPECT_THAT(lint(load()), ::testing::Contains(HasSubstr("file classifier/cpu_i8: the hash differs")));
+  std::ofstream(form, std::ios::binary) << bytes;
+  // Made from another file than the group's f32 variant.
+  EXPECT_THAT(lint(edit([](json& j) { j["source"]["sha256"] = std::string(64, 'e'); })),
+              ::testing::Contains(HasSubstr("made it from other bytes (sha256 eeeeeeeeeeee) than the f32 variant cpu_f32")));
+
+  // This device's quantise refused it: passed over with the report's reasons, and no file finding (the device has answered).
+  auto refused = edit([](json& j) {
+    j["decision"] = "refused";
+    j["failed"] = {"speed · slower than f32 on this CPU (1.2-1.4x its time)"};
+  });
+  r = variants::resolve(refused.groups[0], device, &sim);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->variant->key, "cpu_f32");
+  EXPECT_THAT(r->reason, HasSubstr("pinned for any platform after cpu_i8 (this device's rung quantise did not make it (" + report.string() +
+                                   ": refused, speed · slower than f32 on this CPU (1.2-1.4x its time))): i8 1.5x"));
+  EXPECT_THAT(lint(refused), ::testing::IsEmpty());
+}
+
+TEST_F(VariantsTest, AMadeFormIsPinnedByItsReportAloneAndAPinsFallbacksMustBeItsVariants) {
+  auto write = [&](const json& variant_entry, const json& pins = json::array()) {
+    json m = {{"schema", "rung-variant-manifest"},
+              {"schema_version", 1},
+              {"groups", {{{"name", "tiny"}, {"variants", json::array({variant_entry, variant("cpu_f32", {"cpu"}, "f32", model_)})}, {"pins", pins}}}}};
+    const fs::path f = dir_ / ("made-" + std::to_string(files_++) + ".json");
+    std::ofstream(f) << m.dump();
+    auto r = variants::load_manifest(f);
+    return r ? std::string("loaded") : r.error().message;
+  };
+  json made = {{"key", "cpu_i8"}, {"rungs", {"cpu"}}, {"form", "i8"}, {"file", {{"path", "f.onnx"}, {"made_by", "f.report.json"}}}};
+  EXPECT_EQ(write(made), "loaded");
+  json hashed = made;
+  hashed["sha256"] = sha_;
+  EXPECT_THAT(write(hashed), HasSubstr("variant 'cpu_i8': a file made on the device is pinned by the report that made it (\"made_by\"), not by \"sha256\""));
+  json f32 = made;
+  f32["form"] = "f32";
+  EXPECT_THAT(write(f32), HasSubstr("\"made_by\" names a rung quantise report, which makes quantised forms, not f32"));
+  json url = made;
+  url["file"] = {{"url", "https://example.invalid/f.onnx"}, {"cached", "f.onnx"}, {"made_by", "r.json"}};
+  EXPECT_THAT(write(url), HasSubstr("\"made_by\" goes with a \"path\""));
+  EXPECT_THAT(write(made, json::array({{{"platform", "any"}, {"variant", "cpu_i8"}, {"then", {"cpu_f16"}}, {"reason", "1 ms"}}})),
+              HasSubstr("the pin for any: \"then\" names no variant of it (\"cpu_f16\")"));
+}
+
+// The CPU runs a quantised variant's own file, under its form's model id; its
+// optimised graph, once built, is built from that file.
+TEST_F(VariantsTest, TheCpuRunsAQuantisedVariantsFileUnderItsFormsModelId) {
+  test::write_classifier_sets(dir_);
+  const fs::path form = dir_ / "classifier_i8.onnx";
+  auto q = test::quantise(test::classifier_quantise_args(dir_, "int8", "calibration", form));
+  ASSERT_EQ(q.exit_code, 0) << q.out << q.err;
+  auto f32 = inspect_model_file(dir_ / "classifier.onnx");
+  json list = json::array({variant("cpu_i8", {"cpu"}, "i8", form), variant("cpu_f32", {"cpu"}, "f32", dir_ / "classifier.onnx", f32->sha256)});
+  json m = {{"schema", "rung-variant-manifest"},
+            {"schema_version", 1},
+            {"groups", {{{"name", "classifier"}, {"role", "generic"}, {"variants", list}, {"pins", json::array()}}}}};
+  std::ofstream(dir_ / "q.variants.json") << m.dump(2);
+  auto loaded = variants::load_manifest(dir_ / "q.variants.json");
+  ASSERT_TRUE(loaded) << loaded.error().message;
+  core::EngineOptions o;
+  o.cache_dir = dir_ / "cache";
+  o.runtimes.explicit_dir = test::runtime_dir("1.30.0");
+  o.runtimes.include_default_locations = false;
+  o.runtimes.read_environment = false;
+  o.hardware_root = test::fixtures_dir() / "hardware" / "cpu-vm";
+  o.worker = test::worker_path();
+  ASSERT_TRUE(variants::attach(o, *loaded, deployment({})));
+  auto engine = core::Engine::start(o);
+  ASSERT_TRUE(engine) << engine.error().message;
+  (*engine)->wait_until_settled();
+  EXPECT_EQ((*engine)->chosen_rung(), "cpu");
+  EXPECT_EQ((*engine)->model_choices().at("classifier").model_id, "classifier_i8");
+  auto job = (*engine)->open_job();
+  auto s = (*job)->session("classifier");
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_EQ((*s)->model_id(), "classifier_i8");
+  EXPECT_THAT((*s)->placement_reason(), HasSubstr("its variant's i8 form"));
+  EXPECT_THAT((*s)->placement_reason(), HasSubstr("optimised graph from the cache"));
+  // The optimised graph the CPU loads is the form's: QLinearConv, not Conv, and no f32 weights of the convolution.
+  bool from_form = false;
+  for (const auto& e : fs::recursive_directory_iterator(dir_ / "cache")) {
+    if (e.path().extension() == ".ort" && e.path().filename().string().rfind("classifier-", 0) == 0) {
+      from_form = e.path().filename().string().find(inspect_model_file(form)->sha256.substr(0, 12)) != std::string::npos;
+    }
+  }
+  EXPECT_TRUE(from_form);
+}
 
 TEST_F(VariantsTest, TheEngineLoadsTheResolvedVariantsFileAndSaysWhy) {
   // Two files of one group that compute different things, so the output shows which one was loaded.

@@ -13,7 +13,9 @@
 #                               benchmarks, fuzzers), the aarch64 build whose tests run
 #                               under qemu (build-aarch64; RUNG_SKIP_AARCH64=1 leaves it
 #                               out) and the Windows x64 build whose tests run under wine
-#                               (build-windows; RUNG_SKIP_WINDOWS=1 leaves it out).
+#                               (build-windows; RUNG_SKIP_WINDOWS=1 leaves it out); then
+#                               the quantised forms the bundled variant manifest makes
+#                               on this machine (tools/make-forms.sh, once).
 #
 # Safe to run again: each step does only what is missing.
 set -euo pipefail
@@ -23,7 +25,7 @@ mode=main
 case "${1:-}" in
   "") ;;
   --tests) mode=tests ;;
-  -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   *) echo "bootstrap: unknown argument '$1' (expected nothing or --tests)" >&2; exit 2 ;;
 esac
 started=$SECONDS
@@ -75,7 +77,7 @@ command -v npm >/dev/null || missing+=(npm)
 if [ "$mode" = main ]; then
   echo "bootstrap: the main job: ${#missing[@]} Debian packages to install, the pinned ONNX Runtime builds and sample models to fetch (about 120 MB, once), then the CLI, its worker and the simulated accelerator to build; about 6 minutes on a fresh 2-core machine, seconds when nothing is missing" >&2
 else
-  echo "bootstrap: the tests: ${#missing[@]} Debian packages to install (Chromium, PostgreSQL, clang, the aarch64 cross compiler and qemu among them; mingw-w64 and wine after them), the software GPU, the arm64 libraries and runtimes and the win32 runtime to fetch, then the whole tree to build (tests, benchmarks, fuzzers), the aarch64 subset and the Windows build; about 25 minutes after the main job on a 2-core machine, 33 on a fresh one, then about 10 for the tests" >&2
+  echo "bootstrap: the tests: ${#missing[@]} Debian packages to install (Chromium, PostgreSQL, clang, the aarch64 cross compiler and qemu among them; mingw-w64 and wine after them), the software GPU, the arm64 libraries and runtimes and the win32 runtime to fetch, then the whole tree to build (tests, benchmarks, fuzzers), the aarch64 subset and the Windows build, then the quantised forms the bundled manifest makes on this machine; about 25 minutes after the main job on a 2-core machine, 33 on a fresh one, then about 10 for the tests" >&2
 fi
 
 if [ ${#missing[@]} -gt 0 ]; then
@@ -111,9 +113,10 @@ else
   tools/fetch-deps.sh
 fi
 # rung quantise's calibration and holdout sets (real prose rendered by ImageMagick,
-# seeded, never committed) take minutes to render and no test needs them: made
-# only when asked (RUNG_MAKE_QUANTISE_SETS=1), skipped when already made.
-if [ "${RUNG_MAKE_QUANTISE_SETS:-0}" = 1 ]; then
+# seeded, never committed): the tests make them below, with the forms made from
+# them; the main job only when asked (RUNG_MAKE_QUANTISE_SETS=1). Skipped when
+# already made.
+if [ "$mode" = main ] && [ "${RUNG_MAKE_QUANTISE_SETS:-0}" = 1 ]; then
   DEPS="${RUNG_DEPS_DIR:-$HOME/.cache/rung}"
   tools/make-quantise-sets.py --out "$DEPS/data/ocr" --charset "$DEPS/models/ppocr/ppocr_keys_v1.txt"
 fi
@@ -143,6 +146,9 @@ else
   # Windows x64: cross-built into build-windows, its tests run under wine by this tree's
   # ctest (windows.wine_subset).
   [ -z "$windows_dir" ] || tools/build-windows.sh
+  # The quantised forms the bundled manifest declares made on the device (the lint of
+  # it in ctest reads them): the sets rendered, then rung quantise on this CPU, once.
+  tools/make-forms.sh build/rung
 fi
 elapsed=$((SECONDS - started))
 echo "bootstrap: $mode ready in $((elapsed / 60)) min $((elapsed % 60)) s" >&2

@@ -31,6 +31,15 @@ struct Variant {
   std::string sha256;
   std::string stable_sha256;        // graph/stable_hash.h: the same graph with other doc strings keeps it
   std::string release;              // the registry's release key, "" when none
+  // A form made on the device that loads it ("file": {"path", "made_by"}): the
+  // `rung quantise` report that made it pins its bytes in place of "sha256"
+  // (its output's hashes are read into sha256 and stable_sha256).
+  std::filesystem::path made_by;
+  std::string made_by_report;       // that report's text, for the lint's evidence ("" until made)
+  std::string made_from;            // the sha256 of the file it was made from, as its report says
+  // Why this device cannot load it, "" when it can: not made yet, or this
+  // device's `rung quantise` refused to make it. Resolution passes it over.
+  std::string unavailable;
 
   bool serves(const std::string& rung) const;
   bool accelerated() const { return !serves("cpu"); }
@@ -40,6 +49,11 @@ struct Pin {
   std::string platform;  // a platform id ("nvidia", "qualcomm-hexagon", ...) or "any"
   std::string variant;   // a key of the group
   std::string reason;    // with its numbers: "rung_sim_ep 14.5 ms against the CPU's 1.17 ms ..."
+  // Where `variant` cannot load on a device (a form not made there), the next
+  // of these that can, in order, before the declared order decides.
+  std::vector<std::string> then;
+
+  std::vector<std::string> chain() const;  // variant, then `then`
 };
 
 struct Group {

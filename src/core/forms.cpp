@@ -1,5 +1,7 @@
 #include "core/forms.h"
 
+#include <algorithm>
+
 namespace rung {
 
 bool changes_arithmetic(const RungSpec& rung) { return rung.form != ModelForm::kF32; }
@@ -7,7 +9,10 @@ bool changes_arithmetic(const RungSpec& rung) { return rung.form != ModelForm::k
 bool builds_fp16(const RungSpec& rung, Role role) { return rung.form == ModelForm::kF32ToF16Engine && role != Role::kEmbedder; }
 
 const DerivedForm* quantised_form_for(const RungSpec& rung, const ModelRegistration& model) {
-  if (rung.form != ModelForm::kQuantized || model.role == Role::kEmbedder) return nullptr;
+  if (model.role == Role::kEmbedder) return nullptr;
+  const bool cpu_variant = rung.append == AppendMethod::kNone &&
+                           std::find(model.rungs.begin(), model.rungs.end(), rung.name) != model.rungs.end();
+  if (rung.form != ModelForm::kQuantized && !cpu_variant) return nullptr;
   const DerivedForm* q = nullptr;
   for (const auto& d : model.derived) {
     if (d.form != NumericForm::kF16 && d.form != NumericForm::kF32) q = &d;

@@ -11,6 +11,12 @@ namespace {
 
 Placement on_cpu(const ModelRegistration& m, const PlacementSnapshot& s, const RungSpec& cpu, std::string reason) {
   Placement p{cpu, NumericForm::kF32, m.f32, false, std::move(reason)};
+  // A variant for the CPU in a quantised form: its file, whose graph the CPU's optimised form is built from too.
+  if (const DerivedForm* q = quantised_form_for(cpu, m)) {
+    p.form = q->form;
+    p.file = q->path;
+    p.reason += fmt::format(", its variant's {} form", numeric_form_name(q->form));
+  }
   if (auto it = s.cpu_forms.find(m.name); it != s.cpu_forms.end()) {
     p.file = it->second;
     p.reason += " (optimised graph from the cache)";

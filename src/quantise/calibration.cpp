@@ -68,7 +68,7 @@ Range Calibrator::range(const TensorStats& stats, int bits) const {
   switch (method) {
     case Method::kMinMax: return stats.minmax();
     case Method::kPercentile: return stats.percentile(percentile);
-    case Method::kEntropy: return stats.entropy(std::size_t{1} << (bits - 1));
+    case Method::kEntropy: return stats.entropy(bits);
   }
   return stats.minmax();
 }

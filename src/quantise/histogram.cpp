@@ -240,10 +240,18 @@ Range TensorStats::percentile(double percentile) const {
   return with_zero(-edge_of(negative_, -min_), edge_of(positive_, max_));
 }
 
-Range TensorStats::entropy(std::size_t levels) const {
-  if (bins_ == 0 || count_ == 0 || levels >= bins_) return minmax();
+double TensorStats::entropy_edge(const std::vector<std::uint64_t>& side, double observed, std::size_t levels) const {
+  // Too few levels to weigh a clipping against (the thin side of a lopsided
+  // tensor): that side is kept whole.
+  constexpr std::size_t kFewestLevels = 16;
+  if (observed <= 0 || levels < kFewestLevels || levels >= bins_) return observed;
   std::vector<double> hist(bins_);
-  for (std::size_t i = 0; i < bins_; ++i) hist[i] = static_cast<double>(positive_[i] + negative_[i]);
+  for (std::size_t i = 0; i < bins_; ++i) hist[i] = static_cast<double>(side[i]);
+  // The zero bin holds a ReLU's zeros and an image's blank margins: a spike
+  // that would rule the divergence and pull the edge down onto the few large
+  // values that carry the signal (text strokes on a page). Counted as its
+  // neighbour, as NVIDIA's entropy calibrator does.
+  hist[0] = hist[1];
   std::size_t best = bins_;
   double best_kl = std::numeric_limits<double>::infinity();
   // Candidate edges at a stride: the divergence changes slowly with the edge.
@@ -252,8 +260,20 @@ Range TensorStats::entropy(std::size_t levels) const {
     const double kl = clipping_divergence(hist, edge, levels);
     if (kl < best_kl) best_kl = kl, best = edge;
   }
-  const double threshold = static_cast<double>(best) * limit_ / static_cast<double>(bins_);
-  return with_zero(std::max(min_, -threshold), std::min(max_, threshold));
+  return std::min(observed, static_cast<double>(best) * limit_ / static_cast<double>(bins_));
+}
+
+Range TensorStats::entropy(int bits) const {
+  if (bins_ == 0 || count_ == 0) return minmax();
+  // An asymmetric quantiser spends its 2^bits levels across [lo, hi]: each
+  // side's clipping is weighed with the levels that side gets (all of them on
+  // a ReLU's output, a handful on the thin side of a lopsided tensor).
+  const Range observed = minmax();
+  const double span = observed.hi - observed.lo;
+  if (span <= 0) return observed;
+  const double levels = std::ldexp(1.0, bits);
+  auto share = [&](double magnitude) { return static_cast<std::size_t>(std::lround(levels * magnitude / span)); };
+  return {-entropy_edge(negative_, -observed.lo, share(-observed.lo)), entropy_edge(positive_, observed.hi, share(observed.hi))};
 }
 
 }  // namespace rung

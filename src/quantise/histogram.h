@@ -47,10 +47,10 @@ class TensorStats {
   Range minmax() const;
   // The central `percentile` (e.g. 99.99) of the values: (100 - P) / 2 percent cut from each tail.
   Range percentile(double percentile) const;
-  // The clipping threshold that keeps the quantised distribution of magnitudes
-  // closest to the observed one (KL divergence, `levels` quantisation levels
-  // per side), applied to both sides and never beyond the observed min/max.
-  Range entropy(std::size_t levels) const;
+  // Per side of zero, the clipping edge that keeps the distribution quantised
+  // to that side's share of 2^bits levels closest to the observed one (KL
+  // divergence, TensorRT's procedure), never beyond the observed min/max.
+  Range entropy(int bits) const;
 
   std::size_t bins() const { return bins_; }
   double histogram_limit() const { return limit_; }
@@ -60,6 +60,7 @@ class TensorStats {
   void record(const Scan& s, std::size_t size);
   void merge(const Binned& b);
   void add_finite_slowly(std::span<const float> values);
+  double entropy_edge(const std::vector<std::uint64_t>& side, double observed, std::size_t levels) const;
 
   std::size_t bins_;
   double min_ = 0, max_ = 0;

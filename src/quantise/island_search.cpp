@@ -100,7 +100,11 @@ Result<std::vector<NodeError>> rank_node_errors(OrtProcess& process, const onnx:
     if (!plan.quantised.count(n.name()) || n.output_size() < 1) continue;
     auto o = energy.find(n.output(0));
     if (o == energy.end()) continue;
-    NodeError e{n.name(), n.op_type(), n.output(0), kNoNoiseDb, o->second.db()};
+    NodeError e{n.name(), n.op_type(), {}, n.output(0), kNoNoiseDb, o->second.db()};
+    if (auto p = plan.folded.count(n.name()) && n.input_size() > 0 ? producer.find(n.input(0)) : producer.end(); p != producer.end()) {
+      e.keep_float.push_back(p->second->name());
+    }
+    e.keep_float.push_back(n.name());
     for (const auto& i : n.input()) e.input_db = std::min(e.input_db, db_of(i, 0));
     out.push_back(std::move(e));
   }

@@ -25,6 +25,10 @@ class OrtProcess;
 
 struct NodeError {
   std::string node, op;
+  // What keeping it float takes: the node, and for an activation folded into
+  // the quantised node before it, that node too (alone, the activation would
+  // only split the fused pair and quantise the tensor between them).
+  std::vector<std::string> keep_float;
   std::string output;   // the tensor compared
   double input_db = 0;  // the worst SQNR among its data inputs
   double output_db = 0;

@@ -399,15 +399,19 @@ Result<QuantiseOutcome> run_quantise(const QuantiseOptions& o) {
       if (!quantised.ParseFromString(base.bytes)) return Error{ErrorCode::kRuntime, "the quantised model does not parse back"};
       auto ranked = rank_node_errors(**process, prepared, quantised, base.plan, few, plan, o.settings.threads, work->path());
       if (!ranked) return Error{ranked.error().code, fmt::format("ranking the error by node: {}", ranked.error().message)};
-      std::vector<std::string> worst;
+      std::vector<std::vector<std::string>> worst;  // each what keeping one ranked node float takes
       // At least the first (a graph output's writer, whatever its loss); past it, nodes adding half a dB or more.
       for (const auto& e : *ranked) {
         if (worst.size() >= 64) break;
-        if (e.loss_db() >= 0.5 || worst.empty()) worst.push_back(e.node);
+        if (e.loss_db() >= 0.5 || worst.empty()) worst.push_back(e.keep_float);
       }
       if (f == 0) ev.search->ranking.assign(ranked->begin(), ranked->begin() + std::min<std::size_t>(ranked->size(), 20));
       if (worst.empty()) continue;
-      auto with = [&](std::size_t k) { return std::vector<std::string>(worst.begin(), worst.begin() + static_cast<std::ptrdiff_t>(k)); };
+      auto with = [&](std::size_t k) {
+        std::vector<std::string> nodes;
+        for (std::size_t i = 0; i < k; ++i) nodes.insert(nodes.end(), worst[i].begin(), worst[i].end());
+        return nodes;
+      };
       // Islands that leave nothing quantised are no form: fewer then.
       auto all = attempt(base.calibrator, with(worst.size()));
       while (!all && all.error().code == ErrorCode::kUnsupported && worst.size() > 1) {

@@ -24,6 +24,9 @@ namespace {
 
 std::string subject(const Group& g, const Variant& v) { return g.name + "/" + v.key; }
 
+// A DEFAULT that is not the f32 file on the CPU: an accelerator's, or a quantised form the CPU runs.
+bool needs_evidence(const Variant& v) { return v.accelerated() || v.form != NumericForm::kF32; }
+
 // Each platform rung knows as a device would offer it at most: every rung of its
 // ladder carried by the build, the deployment's plugin rungs above them, the CPU.
 std::vector<core::StartFacts> every_platform(const Deployment& d) {
@@ -43,6 +46,19 @@ std::vector<core::StartFacts> every_platform(const Deployment& d) {
 
 void check_file(const Group& g, const Variant& v, std::vector<Finding>& out) {
   std::error_code ec;
+  if (!v.made_by.empty()) {
+    // Not made yet, or a report that cannot be read, is a finding; a device that refused to make it has said why.
+    if (v.made_by_report.empty()) {
+      if (v.unavailable.find("did not make it") == std::string::npos) out.push_back({FindingKind::kFile, subject(g, v), v.unavailable});
+      return;
+    }
+    const Variant* floor = g.floor();
+    if (floor != nullptr && v.made_from != floor->sha256) {
+      out.push_back({FindingKind::kFile, subject(g, v),
+                     fmt::format("{} made it from other bytes (sha256 {}) than the f32 variant {} ({})", v.made_by.string(), v.made_from.substr(0, 12),
+                                 floor->key, floor->sha256.substr(0, 12))});
+    }
+  }
   if (!fs::is_regular_file(v.file, ec)) {
     out.push_back({FindingKind::kFile, subject(g, v),
                    v.url.empty() ? fmt::format("its file {} is missing", v.file.string())
@@ -96,7 +112,9 @@ std::string unreachable_why(const Group& g, const Variant& v, const std::vector<
     if (best_rung(v, offered).empty()) continue;
     offered_somewhere = true;
     pinned = pinned || std::any_of(g.pins.begin(), g.pins.end(), [&](const Pin& p) {
-               return p.variant == v.key && (p.platform == kAnyPlatform || p.platform == f.platforms.front());
+               const auto chain = p.chain();
+               return std::find(chain.begin(), chain.end(), v.key) != chain.end() &&
+                      (p.platform == kAnyPlatform || p.platform == f.platforms.front());
              });
     for (const auto& r : v.rungs) {
       if (std::find(offered.begin(), offered.end(), r) == offered.end()) continue;
@@ -218,6 +236,32 @@ std::string gates_problem(const Release& release, const Variant& floor) {
   return last;
 }
 
+// A quantised form the CPU runs: its release's recipe is the `rung quantise`
+// report that wrote it, from the group's f32 variant, every gate passed, and
+// timed faster than that f32 file on the CPU.
+// `whose`: "release 3's" or "made_by r.json's", for the message.
+std::string cpu_form_problem(const std::string& recipe_json, const std::string& whose, const Variant& floor) {
+  auto gates = recipe_gates(recipe_json);
+  if (!gates) return fmt::format("{} recipe is no rung quantise report", whose);
+  if (!gates->passed()) {
+    return fmt::format("{} quantise report decided '{}'{}", whose, gates->decision,
+                       gates->failed.empty() ? "" : fmt::format(" (failed: {})", fmt::join(gates->failed, ", ")));
+  }
+  const json report = parse_json_or_discarded(recipe_json);
+  const json& source = member(report, "source");
+  const std::string sha = json_string_or(source, "sha256", ""), stable = json_string_or(source, "stable_sha256", "");
+  if (sha != floor.sha256 && (floor.stable_sha256.empty() || stable != floor.stable_sha256)) {
+    return fmt::format("{} quantise report made it from {} (sha256 {}), not from the f32 variant {}", whose, json_string_or(source, "file", "?"),
+                       sha.substr(0, 12), floor.key);
+  }
+  const json& speed = member(report, "speed");
+  const std::string verdict = json_string_or(speed, "verdict", "");
+  if (verdict != "faster") {
+    return fmt::format("{} quantise report did not time it faster than f32 on the CPU ({})", whose, verdict.empty() ? std::string("not timed") : verdict);
+  }
+  return "";
+}
+
 std::string evidence_problem(Registry& registry, const std::vector<Release>& releases, const Group& g, const Variant& v) {
   if (v.release.empty()) return "it names no registry release";
   auto it = std::find_if(releases.begin(), releases.end(), [&](const Release& r) { return r.release_key() == v.release; });
@@ -229,13 +273,14 @@ std::string evidence_problem(Registry& registry, const std::vector<Release>& rel
     return fmt::format("its release {} is of other bytes (sha256 {}, the variant's is {})", it->id, r.artifact.sha256.substr(0, 12), v.sha256.substr(0, 12));
   }
   if (!v.serves(r.target.rung)) return fmt::format("its release {} targets rung {}, which the variant does not serve", it->id, r.target.rung);
+  const Variant* floor = g.floor();
+  if (floor == nullptr) return "the group has no f32 variant to gate it against";
+  if (!v.accelerated()) return cpu_form_problem(r.recipe_json, fmt::format("release {}'s", r.id), *floor);
   auto beat = beat_the_cpu(r, r.target.rung);
   if (!beat.found) {
     return fmt::format("release {} has no bench measurement where {} beat the CPU with matching outputs{}", it->id, r.target.rung,
                        beat.best.empty() ? "" : " (seen: " + beat.best + ")");
   }
-  const Variant* floor = g.floor();
-  if (floor == nullptr) return "the group has no f32 variant to gate it against";
   if (auto why = gates_problem(r, *floor); !why.empty()) {
     return fmt::format("release {} has no passed, non-vacuous decision gates against {}: {}", it->id, floor->key, why);
   }
@@ -261,7 +306,7 @@ const char* finding_kind_name(FindingKind k) {
 Result<std::vector<Finding>> lint(const Manifest& manifest, const Deployment& deployment, const LintOptions& options) {
   std::vector<Finding> out;
   const auto platforms = every_platform(deployment);
-  // Accelerated DEFAULTs, each with the platforms it is DEFAULT on: their evidence is checked once.
+  // DEFAULTs other than the f32 file on the CPU, each with the platforms it is DEFAULT on: their evidence is checked once.
   std::vector<std::tuple<const Group*, const Variant*, std::vector<std::string>>> defaults;
   for (const auto& g : manifest.groups) {
     if (options.check_files) {
@@ -291,7 +336,7 @@ Result<std::vector<Finding>> lint(const Manifest& manifest, const Deployment& de
                        fmt::format("DEFAULT is {} on {}, which the deployment does not provision: it would silently fall back to {}",
                                    unnarrowed->variant->key, unnarrowed->rung, narrowed->variant->key)});
       }
-      if (narrowed && narrowed->variant->accelerated()) {
+      if (narrowed && needs_evidence(*narrowed->variant)) {
         auto known = std::find_if(defaults.begin(), defaults.end(), [&](const auto& d) { return std::get<1>(d) == narrowed->variant; });
         if (known == defaults.end()) {
           defaults.emplace_back(&g, narrowed->variant, std::vector<std::string>{platform});
@@ -301,6 +346,7 @@ Result<std::vector<Finding>> lint(const Manifest& manifest, const Deployment& de
       }
     }
     for (const auto& v : g.variants) {
+      if (&v == g.floor()) continue;  // every fallback loads it, and parity judges against it: never unreachable
       if (auto why = unreachable_why(g, v, platforms, deployment); !why.empty()) {
         out.push_back({FindingKind::kUnreachable, subject(g, v), "no platform can resolve to it: " + why});
       }
@@ -324,7 +370,12 @@ Result<std::vector<Finding>> lint(const Manifest& manifest, const Deployment& de
       registry.emplace(std::move(*opened));
       releases = std::move(*listed);
     }
-    const std::string why = v->release.empty() ? "it names no registry release" : evidence_problem(*registry, releases, *g, *v);
+    std::string why;
+    if (v->release.empty() && !v->made_by_report.empty() && !v->accelerated() && g->floor() != nullptr) {
+      why = cpu_form_problem(v->made_by_report, v->made_by.string() + "'s", *g->floor());  // made here: its report is its evidence
+    } else {
+      why = v->release.empty() ? "it names no registry release" : evidence_problem(*registry, releases, *g, *v);
+    }
     if (!why.empty()) {
       out.push_back({FindingKind::kEvidence, subject(*g, *v), fmt::format("DEFAULT on {}, but {}", fmt::join(on, ", "), why)});
     }

@@ -76,7 +76,52 @@ std::vector<NumericForm> forms_run_on(const std::string& rung_name, Role role) {
   const RungSpec* rung = find_rung(rung_name);
   if (rung == nullptr) return {NumericForm::kF32};  // a plugin rung loads the f32 file
   if (rung->form == ModelForm::kQuantized) return {NumericForm::kInt8, NumericForm::kA16W8, NumericForm::kA16W16};
+  // The CPU runs a QDQ file on its integer kernels (core/forms.h): f32, or the form the variant names.
+  if (rung->append == AppendMethod::kNone) return {NumericForm::kF32, NumericForm::kInt8, NumericForm::kA16W8, NumericForm::kA16W16};
   return {builds_fp16(*rung, role) ? NumericForm::kF16 : NumericForm::kF32};
+}
+
+// A form made on this device: the report that made it pins its bytes. Until
+// it is made, or where this device's quantise refused it, the variant is
+// unavailable here and resolution passes it over; nothing of it is an error.
+void read_made_by(Variant& v) {
+  std::error_code ec;
+  if (!fs::exists(v.made_by, ec)) {
+    v.unavailable = fmt::format("not made on this device: {} is missing (tools/make-forms.sh makes it)", v.made_by.string());
+    return;
+  }
+  auto report = read_json_file(v.made_by, FileKind::kDocument);
+  if (!report) {
+    v.unavailable = report.error().message;
+    return;
+  }
+  const json& j = *report;
+  if (!j.is_object() || json_string_or(j, "schema", "") != "rung-quantise-report") {
+    v.unavailable = fmt::format("{} is not a rung quantise report", v.made_by.string());
+    return;
+  }
+  const std::string decision = json_string_or(j, "decision", "");
+  if (decision != "written") {
+    std::vector<std::string> failed;
+    if (auto it = j.find("failed"); it != j.end() && it->is_array()) {
+      for (const auto& x : *it) {
+        if (x.is_string()) failed.push_back(x.get<std::string>());
+      }
+    }
+    v.unavailable = fmt::format("this device's rung quantise did not make it ({}: {}{})", v.made_by.string(), decision.empty() ? "no decision" : decision,
+                                failed.empty() ? "" : fmt::format(", {}", fmt::join(failed, "; ")));
+    return;
+  }
+  auto section = [&](const char* key) -> const json& {
+    static const json none = json::object();
+    auto it = j.find(key);
+    return it != j.end() && it->is_object() ? *it : none;
+  };
+  v.sha256 = json_string_or(section("output"), "sha256", "");
+  v.stable_sha256 = json_string_or(section("output"), "stable_sha256", "");
+  v.made_from = json_string_or(section("source"), "sha256", "");
+  v.made_by_report = j.dump();
+  if (!fs::is_regular_file(v.file, ec)) v.unavailable = fmt::format("its file {} is missing, though {} says it was written", v.file.string(), v.made_by.string());
 }
 
 Result<Variant> parse_variant(const json& v, const Group& g, const fs::path& file, const fs::path& base, const PathVariables& defaults) {
@@ -117,24 +162,42 @@ Result<Variant> parse_variant(const json& v, const Group& g, const fs::path& fil
   if (file_entry.contains("url")) {
     out.url = ff.text("url");
     if (!file_entry.contains("cached")) return bad(file, where + ": a URL needs its local \"cached\" copy");
+    if (file_entry.contains("made_by")) return bad(file, where + ": \"made_by\" goes with a \"path\": a URL's file is published, not made on the device");
     out.file = local_path(ff.text("cached"), base, defaults);
   } else {
     out.file = local_path(ff.text("path"), base, defaults);
+    if (file_entry.contains("made_by")) out.made_by = local_path(ff.text("made_by"), base, defaults);
   }
   if (auto s = ff.finish(); !s) return s.error();
+  const bool pinned_by_hash = v.contains("sha256") || v.contains("stable_sha256");
   out.sha256 = f.text("sha256", "");
   out.stable_sha256 = f.text("stable_sha256", "");
   out.release = f.text("release", "");
   if (!f.ok()) return f.problems().error();
-  if (out.sha256.size() != 64) return bad(file, where + ": \"sha256\" is not a SHA-256 (64 hex digits)");
+  if (!out.made_by.empty()) {
+    if (pinned_by_hash) return bad(file, where + ": a file made on the device is pinned by the report that made it (\"made_by\"), not by \"sha256\"");
+    if (out.form == NumericForm::kF32 || out.form == NumericForm::kF16) {
+      return bad(file, fmt::format("{}: \"made_by\" names a rung quantise report, which makes quantised forms, not {}", where, numeric_form_name(out.form)));
+    }
+    read_made_by(out);
+  } else if (out.sha256.size() != 64) {
+    return bad(file, where + ": \"sha256\" is not a SHA-256 (64 hex digits)");
+  }
   if (auto s = f.finish(); !s) return s.error();
   return out;
 }
 
 Result<Pin> parse_pin(const json& p, const Group& g, const fs::path& file) {
   JsonFields f(p, fmt::format("{}: group {}: a pin", file.string(), g.name));
-  Pin pin{f.text("platform", ""), f.text("variant", ""), f.text("reason", "")};
+  Pin pin{f.text("platform", ""), f.text("variant", ""), f.text("reason", ""), {}};
+  const json* then = f.array("then", kMaxEntries, false);
   if (auto s = f.finish(); !s) return s.error();
+  for (const auto& key : then != nullptr ? *then : json::array()) {
+    if (!key.is_string() || !g.find(key.get<std::string>())) {
+      return bad(file, fmt::format("group {}: the pin for {}: \"then\" names no variant of it ({})", g.name, pin.platform, key.dump().substr(0, 60)));
+    }
+    pin.then.push_back(key.get<std::string>());
+  }
   return pin;
 }
 
@@ -193,6 +256,12 @@ Result<Group> parse_group(const json& g, const fs::path& file, const PathVariabl
 }
 
 }  // namespace
+
+std::vector<std::string> Pin::chain() const {
+  std::vector<std::string> out = {variant};
+  out.insert(out.end(), then.begin(), then.end());
+  return out;
+}
 
 bool Variant::serves(const std::string& rung) const { return std::find(rungs.begin(), rungs.end(), rung) != rungs.end(); }
 

@@ -17,6 +17,7 @@ bool contains(const std::vector<std::string>& list, const std::string& item) {
 // Why a variant is not taken here, in a few words.
 std::string why_not(const Group& g, const Variant& v, const core::StartFacts& facts) {
   if (vetoed(g, v)) return fmt::format("vetoed: an embedder runs f32, this is {}", numeric_form_name(v.form));
+  if (!v.unavailable.empty()) return v.unavailable;
   std::vector<std::string> parts;
   for (const auto& r : v.rungs) {
     parts.push_back(!contains(facts.rungs, r) ? fmt::format("{}: not on this device and build", r)
@@ -64,7 +65,7 @@ std::vector<std::string> offered_rungs(const core::StartFacts& facts, const Depl
 
 Result<Resolution> resolve(const Group& g, const core::StartFacts& facts, const Deployment* deployment) {
   const auto offered = offered_rungs(facts, deployment);
-  auto usable = [&](const Variant& v) { return !vetoed(g, v) && !best_rung(v, offered).empty(); };
+  auto usable = [&](const Variant& v) { return !vetoed(g, v) && v.unavailable.empty() && !best_rung(v, offered).empty(); };
   Resolution out;
   for (const auto& v : g.variants) {
     if (usable(v)) {
@@ -84,11 +85,22 @@ Result<Resolution> resolve(const Group& g, const core::StartFacts& facts, const 
   for (const auto& platform : platforms) {
     auto pin = std::find_if(g.pins.begin(), g.pins.end(), [&](const Pin& p) { return p.platform == platform; });
     if (pin == g.pins.end()) continue;
-    const Variant* pinned = g.find(pin->variant);
-    if (pinned == nullptr || !usable(*pinned)) continue;  // a pin to what is not offered here leaves the order to decide
+    // The pinned variant, else the first of its `then` that this device can load.
+    const Variant* pinned = nullptr;
+    std::vector<std::string> skipped;
+    for (const auto& key : pin->chain()) {
+      const Variant* candidate = g.find(key);
+      if (candidate != nullptr && usable(*candidate)) {
+        pinned = candidate;
+        break;
+      }
+      if (candidate != nullptr) skipped.push_back(fmt::format("{} ({})", key, why_not(g, *candidate, facts)));
+    }
+    if (pinned == nullptr) continue;  // a pin to what is not offered here leaves the order to decide
     out.variant = pinned;
     out.pinned_for = platform;
-    out.reason = fmt::format("{}: pinned for {}: {}", pinned->key, platform_label(platform), pin->reason);
+    out.reason = fmt::format("{}: pinned for {}{}: {}", pinned->key, platform_label(platform),
+                             skipped.empty() ? "" : fmt::format(" after {}", fmt::join(skipped, "; ")), pin->reason);
     if (pinned->key != out.by_order) out.reason += fmt::format(" (the declared order would take {})", out.by_order);
     break;
   }
