@@ -110,6 +110,47 @@ TEST(PlacementTest, TheHexagonRunsTheQuantisedFormButNeverForAnEmbedder) {
   EXPECT_THAT(plain[0].reason, HasSubstr("no quantised form"));
 }
 
+// A variant for the CPU in a quantised form: the CPU runs its file (the
+// optimised graph built from it once landed), then the f32 file should it fail
+// to open. A model whose variant is for another rung keeps the f32 file on the CPU.
+TEST(PlacementTest, TheCpuRunsItsVariantsQuantisedFormThenTheF32File) {
+  auto cpu_variant = [](Role role) {
+    auto m = model("det", role, {{NumericForm::kInt8, "/models/det_i8.onnx"}});
+    m.rungs = {"cpu"};
+    return m;
+  };
+  auto p = placements(cpu_variant(Role::kDetector), on("cpu", {}));
+  ASSERT_EQ(p.size(), 2u);
+  EXPECT_EQ(p[0].rung.name, "cpu");
+  EXPECT_EQ(p[0].file, "/models/det_i8.onnx");
+  EXPECT_EQ(model_id("det", p[0].form), "det_i8");
+  EXPECT_THAT(p[0].reason, HasSubstr("its variant's i8 form"));
+  EXPECT_EQ(p[1].file, "/models/det.onnx");
+  EXPECT_EQ(model_id("det", p[1].form), "det");
+  EXPECT_THAT(p[1].reason, HasSubstr("the f32 file, below its variant's i8 form"));
+  // Its optimised graph, once it has landed, is what the CPU opens first (built from the form).
+  auto landed = on("cpu", {});
+  landed.cpu_forms["det"] = "/cache/engines/x/cpu-ort/det-abc.ort";
+  auto q = placements(cpu_variant(Role::kDetector), landed);
+  EXPECT_EQ(q[0].file, "/cache/engines/x/cpu-ort/det-abc.ort");
+  EXPECT_EQ(model_id("det", q[0].form), "det_i8");
+  // From a chosen accelerator the variant is not for, down to the CPU and its form.
+  auto below = placements(cpu_variant(Role::kDetector), on("cuda", {"cpu"}));
+  ASSERT_EQ(below.size(), 2u);
+  EXPECT_EQ(below[0].file, "/models/det_i8.onnx");
+  EXPECT_THAT(below[0].reason, HasSubstr("CUDA is not a rung of its variant (cpu)"));
+  // An embedder never, and a quantised form for another rung never on the CPU.
+  auto emb = placements(cpu_variant(Role::kEmbedder), on("cpu", {}));
+  ASSERT_EQ(emb.size(), 1u);
+  EXPECT_EQ(emb[0].file, "/models/det.onnx");
+  auto npu = model("det", Role::kDetector, {{NumericForm::kA16W8, "/models/det_a16w8.onnx"}});
+  npu.rungs = {"qnn-htp"};
+  auto npu_on_cpu = placements(npu, on("cpu", {}));
+  ASSERT_EQ(npu_on_cpu.size(), 1u);
+  EXPECT_EQ(npu_on_cpu[0].file, "/models/det.onnx");
+  EXPECT_EQ(model_id("det", npu_on_cpu[0].form), "det");
+}
+
 TEST(PlacementTest, ACompilingRungBelowTheChosenOneNeverServesTheF32FileDirectly) {
   // CoreML compiles its models and takes the f32 file; below the chosen rung no engine of it
   // is built, so serving from it would compile inside a job: it is passed over for the CPU.

@@ -676,6 +676,19 @@ TEST_F(VariantsTest, TheCpuRunsAQuantisedVariantsFileUnderItsFormsModelId) {
     }
   }
   EXPECT_TRUE(from_form);
+
+  // The form damaged after the manifest was read: it fails to open, and the CPU serves the f32 file, saying so.
+  std::ofstream(form, std::ios::binary | std::ios::trunc) << "not a model";
+  o.cache_dir = dir_ / "cache-damaged";
+  auto again = core::Engine::start(o);
+  ASSERT_TRUE(again) << again.error().message;
+  (*again)->wait_until_settled();
+  auto job2 = (*again)->open_job();
+  auto s2 = (*job2)->session("classifier");
+  ASSERT_TRUE(s2) << s2.error().message;
+  EXPECT_EQ((*s2)->model_id(), "classifier");
+  EXPECT_THAT((*s2)->placement_reason(), HasSubstr("the f32 file, below its variant's i8 form"));
+  EXPECT_THAT((*s2)->placement_reason(), HasSubstr("classifier on CPU failed to load"));
 }
 
 TEST_F(VariantsTest, TheEngineLoadsTheResolvedVariantsFileAndSaysWhy) {

@@ -37,10 +37,16 @@ std::vector<Placement> placements(const ModelRegistration& m, const PlacementSna
   const RungSpec& rung = s.chosen;
   std::string demoted;
 
-  if (rung.append == AppendMethod::kNone) {
-    out.push_back(on_cpu(m, s, cpu, "the chosen rung"));
+  // Last, the CPU; and where it runs the variant's quantised form, the f32 file
+  // after it, which the CPU always runs, should that form fail to open.
+  auto end_on_cpu = [&](std::string reason) {
+    out.push_back(on_cpu(m, s, cpu, std::move(reason)));
+    if (out.back().form != NumericForm::kF32) {
+      out.push_back({cpu, NumericForm::kF32, m.f32, false, fmt::format("the f32 file, below its variant's {} form", numeric_form_name(out.back().form))});
+    }
     return out;
-  }
+  };
+  if (rung.append == AppendMethod::kNone) return end_on_cpu("the chosen rung");
   if (!serves(m, rung)) {
     demoted = fmt::format("is not a rung of its variant ({})", fmt::join(m.rungs, ", "));
   } else if (m.role == Role::kEmbedder && rung.form == ModelForm::kQuantized) {
@@ -81,8 +87,7 @@ std::vector<Placement> placements(const ModelRegistration& m, const PlacementSna
     out.push_back({below, NumericForm::kF32, m.f32, false,
                    demoted.empty() ? fmt::format("below {}", rung.display) : fmt::format("{} {}", rung.display, demoted)});
   }
-  out.push_back(on_cpu(m, s, cpu, demoted.empty() ? fmt::format("below {}", rung.display) : fmt::format("{} {}", rung.display, demoted)));
-  return out;
+  return end_on_cpu(demoted.empty() ? fmt::format("below {}", rung.display) : fmt::format("{} {}", rung.display, demoted));
 }
 
 }  // namespace rung
