@@ -40,6 +40,7 @@ struct Variant {
   // Why this device cannot load it, "" when it can: not made yet, or this
   // device's `rung quantise` refused to make it. Resolution passes it over.
   std::string unavailable;
+  bool refused_here = false;        // unavailable because this device's `rung quantise` refused to make it
 
   bool serves(const std::string& rung) const;
   bool accelerated() const { return !serves("cpu"); }

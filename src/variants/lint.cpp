@@ -49,7 +49,7 @@ void check_file(const Group& g, const Variant& v, std::vector<Finding>& out) {
   if (!v.made_by.empty()) {
     // Not made yet, or a report that cannot be read, is a finding; a device that refused to make it has said why.
     if (v.made_by_report.empty()) {
-      if (v.unavailable.find("did not make it") == std::string::npos) out.push_back({FindingKind::kFile, subject(g, v), v.unavailable});
+      if (!v.refused_here) out.push_back({FindingKind::kFile, subject(g, v), v.unavailable});
       return;
     }
     const Variant* floor = g.floor();

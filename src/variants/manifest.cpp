@@ -108,6 +108,7 @@ void read_made_by(Variant& v) {
         if (x.is_string()) failed.push_back(x.get<std::string>());
       }
     }
+    v.refused_here = true;
     v.unavailable = fmt::format("this device's rung quantise did not make it ({}: {}{})", v.made_by.string(), decision.empty() ? "no decision" : decision,
                                 failed.empty() ? "" : fmt::format(", {}", fmt::join(failed, "; ")));
     return;
