@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <random>
+#include <set>
 
 #include "quantise/conv_fold.h"
 #include "graph/model_file.h"
@@ -32,6 +33,7 @@ namespace fs = std::filesystem;
 using ::testing::ContainsRegex;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::IsSupersetOf;
 using ::testing::Not;
 
 // --- statistics ---------------------------------------------------------------
@@ -187,6 +189,15 @@ onnx::ModelProto load(const fs::path& p) {
   return m ? *m : onnx::ModelProto{};
 }
 
+// The model at `p` (shapes inferred) and its plan for an NPU, which quantises every op it lists.
+std::pair<onnx::ModelProto, Result<QdqPlan>> planned_for_npu(const fs::path& p, QdqSettings& npu) {
+  npu.target = QdqTarget::kNpu;
+  auto model = load(p);
+  EXPECT_TRUE(infer_shapes(model).ok());
+  auto plan = plan_qdq(model, npu);
+  return {std::move(model), std::move(plan)};
+}
+
 const onnx::TensorProto* initializer(const onnx::ModelProto& m, const std::string& name) {
   for (const auto& t : m.graph().initializer()) {
     if (t.name() == name) return &t;
@@ -301,7 +312,7 @@ TEST(QdqPlacementTest, AFloatRunHasOneConversionInAndOneOutAndNoPairBetweenFloat
       .initializer("w2", {2, 2, 1, 1}, {1, 0, 0, 1})
       .initializer("half", {1}, {0.5f})
       .node("Conv", {"x", "w"}, {"c"})
-      .node("HardSwish", {"c"}, {"h"})
+      .node("Exp", {"c"}, {"h"})
       .node("Mul", {"h", "half"}, {"m"})
       .node("Conv", {"m", "w2"}, {"y"})
       .output("y", {1, 2, 4, 4});
@@ -309,24 +320,145 @@ TEST(QdqPlacementTest, AFloatRunHasOneConversionInAndOneOutAndNoPairBetweenFloat
   ASSERT_TRUE(infer_shapes(model).ok());
   auto plan = plan_qdq(model, {});
   ASSERT_TRUE(plan.ok()) << plan.error().message;
-  EXPECT_EQ(plan->by_op.at("HardSwish").float_nodes, 1u);
-  EXPECT_THAT(plan->by_op.at("HardSwish").reasons, ElementsAre(HasSubstr("no quantised HardSwish kernel on the CPU")));
-  EXPECT_EQ(plan->by_op.at("Mul").float_nodes, 1u);  // its input comes from the float HardSwish
+  EXPECT_EQ(plan->by_op.at("Exp").float_nodes, 1u);
+  EXPECT_THAT(plan->by_op.at("Exp").reasons, ElementsAre(HasSubstr("no quantised Exp kernel on the CPU")));
+  EXPECT_EQ(plan->by_op.at("Mul").float_nodes, 1u);  // its input comes from the float Exp
   EXPECT_THAT(plan->activations, ElementsAre("x", "c", "m", "y"));  // not "h": both its ends are float
   std::map<std::string, Range> r;
   for (const auto& t : plan->calibrated()) r[t] = Range{-1, 1};
   ASSERT_TRUE(insert_qdq(model, *plan, *plan->resolve(r), {}).ok());
   for (const auto& n : model.graph().node()) {
-    if (n.op_type() == "HardSwish") EXPECT_EQ(n.input(0), "c_dq");  // the one conversion in: what the integer Conv computed
+    if (n.op_type() == "Exp") EXPECT_EQ(n.input(0), "c_dq");  // the one conversion in: what the integer Conv computed
   }
   // The NPU quantises the same nodes all: a pair on every tensor.
   QdqSettings npu;
-  npu.target = QdqTarget::kNpu;
-  auto again = load(dir / "m.onnx");
-  ASSERT_TRUE(infer_shapes(again).ok());
-  auto all = plan_qdq(again, npu);
+  auto [again, all] = planned_for_npu(dir / "m.onnx", npu);
   ASSERT_TRUE(all.ok());
   EXPECT_EQ(all->quantised.size(), 4u);
+  fs::remove_all(dir);
+}
+
+// Conv -> HardSwish (h) -> HardSigmoid (g; alpha 0.25, beta 0.4) -> Mul (h g) -> Conv -> Relu: the two activations
+// ONNX Runtime's CPU has no integer kernel for, one after a quantised node.
+fs::path write_hard_activations(const fs::path& path) {
+  test::ModelBuilder b(17);
+  b.input("x", {1, 2, 6, 6})
+      .initializer("w", {2, 2, 1, 1}, {1.0f, 0.25f, -0.5f, 1.0f})
+      .initializer("w2", {2, 2, 1, 1}, {0.5f, -1.0f, 1.0f, 0.75f})
+      .node("Conv", {"x", "w"}, {"c"}, "first")
+      .node("HardSwish", {"c"}, {"h"}, "swish")
+      .node("HardSigmoid", {"h"}, {"g"}, "sigmoid")
+      .attribute("alpha", 0.25f)
+      .attribute("beta", 0.4f)
+      .node("Mul", {"h", "g"}, {"m"}, "gate")
+      .node("Conv", {"m", "w2"}, {"z"}, "last")
+      .node("Relu", {"z"}, {"y"}, "out")
+      .output("y", {1, 2, 6, 6});
+  return b.save(path);
+}
+
+const onnx::TensorProto& scale_of(const onnx::ModelProto& m, const onnx::NodeProto& n) {
+  static const onnx::TensorProto none;
+  const onnx::TensorProto* t = initializer(m, n.input(1));
+  return t ? *t : none;
+}
+
+// HardSigmoid(x) = alpha clip(x + beta / alpha, 0, 1 / alpha): an integer Add
+// whose output codes cover exactly [0, 1 / alpha], so that they saturate where
+// the clip would, read back at alpha times that scale (the [0, 1] scale of the
+// activation); HardSwish is that at alpha 1/6 and an integer Mul by its input.
+TEST(QdqPlacementTest, OnTheCpuHardSigmoidAndHardSwishAreAnAddWhoseCodesSaturateAtTheirBoundsAndAMul) {
+  const auto dir = test::make_temp_dir("rung-qdq-hard");
+  auto model = load(write_hard_activations(dir / "m.onnx"));
+  ASSERT_TRUE(infer_shapes(model).ok());
+  auto plan = plan_qdq(model, {});
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  EXPECT_EQ(plan->by_op.at("HardSwish").quantised, 1u);
+  EXPECT_EQ(plan->by_op.at("HardSigmoid").quantised, 1u);
+  EXPECT_EQ(plan->by_op.at("Mul").quantised, 1u);
+  EXPECT_EQ(plan->fixed.at("g").hi, 1.0);  // a hard-sigmoid's range is known
+  std::map<std::string, Range> r;
+  for (const auto& t : plan->calibrated()) r[t] = Range{-4, 4};
+  auto counts = insert_qdq(model, *plan, *plan->resolve(r), {});
+  ASSERT_TRUE(counts.ok()) << counts.error().message;
+  EXPECT_EQ(counts->saturated, 2u);
+  for (const auto& n : model.graph().node()) {
+    EXPECT_NE(n.op_type(), "HardSwish");
+    EXPECT_NE(n.op_type(), "HardSigmoid");
+  }
+  // HardSwish: c + 3 quantised over [0, 6], read back over [0, 1], times c.
+  const auto* shift = node_writing(model, "h_shifted");
+  ASSERT_NE(shift, nullptr);
+  EXPECT_EQ(shift->op_type(), "Add");
+  EXPECT_EQ(shift->input(0), "c_dq");
+  const auto* offset = initializer(model, "h_offset_quantized_scale");
+  ASSERT_NE(offset, nullptr);
+  EXPECT_NEAR(scalar(*offset) * 255, 3.0, 1e-5);  // the constant 3 is the top code
+  const auto* q = node_writing(model, "h_gate_q");
+  ASSERT_NE(q, nullptr);
+  EXPECT_EQ(q->input(0), "h_shifted");
+  EXPECT_NEAR(scalar(scale_of(model, *q)), 6.0 / 255, 1e-7);
+  const auto* dq = node_writing(model, "h_gate");
+  ASSERT_NE(dq, nullptr);
+  EXPECT_EQ(dq->input(0), "h_gate_q");
+  EXPECT_NEAR(scalar(scale_of(model, *dq)), 1.0 / 255, 1e-8);
+  const auto* mul = node_writing(model, "h");
+  ASSERT_NE(mul, nullptr);
+  EXPECT_EQ(mul->op_type(), "Mul");
+  EXPECT_THAT(std::vector<std::string>(mul->input().begin(), mul->input().end()), ElementsAre("c_dq", "h_gate"));
+  // HardSigmoid at alpha 0.25, beta 0.4: h + 1.6 quantised over [0, 4], and its own output's [0, 1] scale.
+  const auto* g_offset = initializer(model, "g_offset_quantized_scale");
+  ASSERT_NE(g_offset, nullptr);
+  EXPECT_NEAR(scalar(*g_offset) * 255, 1.6, 1e-5);
+  const auto* gq = node_writing(model, "g_gate_q");
+  ASSERT_NE(gq, nullptr);
+  EXPECT_NEAR(scalar(scale_of(model, *gq)), 4.0 / 255, 1e-7);
+  const auto* gdq = node_writing(model, "g_dq");
+  ASSERT_NE(gdq, nullptr);
+  EXPECT_EQ(gdq->input(0), "g_gate_q");
+  EXPECT_NEAR(scalar(scale_of(model, *gdq)), 1.0 / 255, 1e-8);
+  EXPECT_EQ(node_writing(model, "m")->input(1), "g_dq");  // the gate's Mul reads it
+  // The NPU has kernels for both: they stay as they are.
+  QdqSettings npu;
+  auto [again, all] = planned_for_npu(dir / "m.onnx", npu);
+  ASSERT_TRUE(all.ok());
+  for (const auto& t : all->calibrated()) r[t] = Range{-4, 4};
+  ASSERT_TRUE(insert_qdq(again, *all, *all->resolve(r), npu).ok());
+  EXPECT_EQ(node_writing(again, "h")->op_type(), "HardSwish");
+  fs::remove_all(dir);
+}
+
+// ONNX Runtime quantises the float weights of a Conv that reads a per-tensor
+// DequantizeLinear (int8, one scale for the whole tensor). A Conv kept float
+// reads the codes through a DequantizeLinear of its own, one scale per
+// channel, which that pass leaves alone.
+TEST(QdqPlacementTest, AConvKeptFloatReadsItsInputThroughAPerChannelDequantizeLinear) {
+  const auto dir = test::make_temp_dir("rung-qdq-float-conv");
+  auto model = load(write_hard_activations(dir / "m.onnx"));
+  ASSERT_TRUE(infer_shapes(model).ok());
+  QdqSettings s;
+  s.keep_float = {"last"};
+  auto plan = plan_qdq(model, s);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  std::map<std::string, Range> r;
+  for (const auto& t : plan->calibrated()) r[t] = Range{-4, 4};
+  ASSERT_TRUE(insert_qdq(model, *plan, *plan->resolve(r), s).ok());
+  const auto* last = node_writing(model, "z");
+  ASSERT_NE(last, nullptr);
+  EXPECT_EQ(last->op_type(), "Conv");
+  EXPECT_EQ(last->input(1), "w2");  // float weights
+  const auto* dq = node_writing(model, last->input(0));
+  ASSERT_NE(dq, nullptr);
+  EXPECT_EQ(dq->op_type(), "DequantizeLinear");
+  EXPECT_EQ(dq->input(0), "m_q");
+  const auto* scale = initializer(model, dq->input(1));
+  ASSERT_NE(scale, nullptr);
+  EXPECT_THAT(std::vector<int64_t>(scale->dims().begin(), scale->dims().end()), ElementsAre(2));  // the Conv's input channels
+  ASSERT_EQ(dq->attribute_size(), 1);
+  EXPECT_EQ(dq->attribute(0).name(), "axis");
+  EXPECT_EQ(dq->attribute(0).i(), 1);
+  // The quantised Conv before it reads the shared per-tensor one.
+  EXPECT_EQ(node_writing(model, "c")->input(0), "x_dq");
   fs::remove_all(dir);
 }
 
@@ -723,6 +855,16 @@ TEST_F(QuantiseCliTest, UsageErrorsAreExitTwo) {
 // The mixed rows model, its sets and gate in `dir`, quantised for an NPU (which
 // quantises the Concat; ONNX Runtime's CPU, with no integer kernel for a Mul of
 // the graph's input, would not), the report written to report.json.
+// `rung quantise DIR/NAME.onnx` on ONNX Runtime 1.30.0 with DIR's calibration/,
+// holdout/ and NAME.gate.json, writing DIR/NAME_i8.onnx (or the form asked) and DIR/report.json.
+test::CommandResult quantise_in(const fs::path& dir, const std::string& name, const std::string& extra) {
+  return test::run_command(fmt::format("env -u RUNG_ORT_DIR '{}' quantise '{}' --calibration '{}' --holdout '{}' --gate '{}' --out '{}' "
+                                       "--ort '{}' --out-json '{}' {}",
+                                       test::cli_path().string(), (dir / (name + ".onnx")).string(), (dir / "calibration").string(),
+                                       (dir / "holdout").string(), (dir / (name + ".gate.json")).string(), (dir / (name + "_i8.onnx")).string(),
+                                       test::runtime_dir("1.30.0").string(), (dir / "report.json").string(), extra));
+}
+
 test::CommandResult quantise_rows(const fs::path& dir, const std::string& extra) {
   if (!fs::exists(dir / "rows.onnx")) {
     write_mixed_rows(dir / "rows.onnx");
@@ -730,11 +872,7 @@ test::CommandResult quantise_rows(const fs::path& dir, const std::string& extra)
     write_rows_inputs(dir / "holdout", "hold", 8, 12, false);
     test::write_text(dir / "rows.gate.json", R"({"gates": [{"decoder": "tensor", "atol": 0.01, "rtol": 0.01}]})");
   }
-  return test::run_command(fmt::format("env -u RUNG_ORT_DIR '{}' quantise '{}' --target npu --calibration '{}' --holdout '{}' --gate '{}' --out '{}' "
-                                       "--ort '{}' --out-json '{}' {}",
-                                       test::cli_path().string(), (dir / "rows.onnx").string(), (dir / "calibration").string(),
-                                       (dir / "holdout").string(), (dir / "rows.gate.json").string(), (dir / "rows_i8.onnx").string(),
-                                       test::runtime_dir("1.30.0").string(), (dir / "report.json").string(), extra));
+  return quantise_in(dir, "rows", "--target npu " + extra);
 }
 
 TEST(QuantiseHazardTest, AConcatJoiningPixelsAndScoresIsReportedWithTheIslandThatAvoidsIt) {
@@ -754,6 +892,89 @@ TEST(QuantiseHazardTest, AConcatJoiningPixelsAndScoresIsReportedWithTheIslandTha
 // --search: the form as asked fails (the Concat's one scale leaves the scores a
 // handful of levels); the other calibrators cannot help, a float island at the
 // Concat does, and the fewest nodes that pass are written into the recipe.
+// Inputs for write_hard_activations: values in [-bound, bound], past each
+// activation's bends (HardSwish's at -3 and 3, the hard-sigmoid's at -1.6 and
+// 2.4). The calibration set's are wider than the holdout's, so that no range
+// clips a holdout value.
+void write_hard_inputs(const fs::path& dir, const std::string& prefix, int count, std::uint32_t seed, float bound) {
+  fs::create_directories(dir);
+  std::mt19937 g(seed);
+  std::uniform_real_distribution<float> u(-bound, bound);
+  for (int i = 0; i < count; ++i) {
+    std::vector<float> v(2 * 6 * 6);
+    for (auto& x : v) x = u(g);
+    ASSERT_TRUE(write_tensor_file(test::float_tensor("x", {1, 2, 6, 6}, v), dir / fmt::format("{}-{:02d}.pb", prefix, i)).ok());
+  }
+}
+
+test::CommandResult quantise_hard(const fs::path& dir, const std::string& gate, const std::string& extra) {
+  if (!fs::exists(dir / "hard.onnx")) {
+    write_hard_activations(dir / "hard.onnx");
+    write_hard_inputs(dir / "calibration", "cal", 8, 21, 6.0f);
+    write_hard_inputs(dir / "holdout", "hold", 8, 22, 5.0f);
+  }
+  test::write_text(dir / "hard.gate.json", gate);
+  return quantise_in(dir, "hard", "--allow-slower " + extra);
+}
+
+// Run by ONNX Runtime's CPU, the saturating Add and the Mul are its integer
+// kernels (no float HardSwish or HardSigmoid, no conversion but the graph's
+// own input and output), and the form computes what the float graph does to
+// within its 8-bit steps (y spans about 20, a step 0.08; a wrong bound or slope is off by far more).
+TEST(QuantiseHardActivationTest, HardSwishAndHardSigmoidRunAsIntegerKernelsAndComputeWhatTheFloatGraphDoes) {
+  const auto dir = test::make_temp_dir("rung-quantise-hard");
+  auto r = quantise_hard(dir, R"({"gates": [{"decoder": "tensor", "atol": 0.2, "rtol": 0}]})", "--speed-runs 1");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("PASS  tensor"));
+  const auto j = nlohmann::json::parse(test::read_text(dir / "report.json"));
+  EXPECT_EQ(j["graph"]["by_op"]["HardSwish"]["quantised"], 1);
+  EXPECT_EQ(j["graph"]["by_op"]["HardSigmoid"]["quantised"], 1);
+  EXPECT_EQ(j["graph"]["saturating_activations"], 2);
+  EXPECT_THAT(r.out, HasSubstr("; 2 HardSigmoid/HardSwish as an integer Add saturating at their bounds"));
+  EXPECT_EQ(test::schema_errors(test::schema_path("quantise-report.schema.json"), dir / "report.json"), "");
+  std::set<std::string> ops;
+  for (const auto& o : j["speed"]["quantised"]["ops"]) ops.insert(o["op"].get<std::string>());
+  EXPECT_THAT(ops, IsSupersetOf({"QLinearAdd", "QLinearMul", "QLinearConv"})) << j["speed"].dump();
+  EXPECT_FALSE(ops.count("HardSwish") || ops.count("HardSigmoid") || ops.count("Add")) << j["speed"].dump();
+  EXPECT_EQ(j["speed"]["quantised"]["conversion_nodes"], 2) << j["speed"].dump();  // x in, y out
+  // The error is the 8-bit steps' and no more: a tenth of the tolerance is refused.
+  auto tight = quantise_hard(dir, R"({"gates": [{"decoder": "tensor", "atol": 0.02, "rtol": 0}]})", "--speed-runs 0");
+  EXPECT_EQ(tight.exit_code, 1) << tight.out;
+  fs::remove_all(dir);
+}
+
+// A Conv kept float computes on its float weights, as asked: with 16-bit
+// activations, the form's output is within 16-bit steps of the float graph's.
+// Before it read a per-channel DequantizeLinear, ONNX Runtime ran it on int8
+// per-tensor weights of its own making, 40 dB from the float graph.
+TEST(QuantiseHardActivationTest, AConvKeptFloatRunsOnItsFloatWeights) {
+  const auto dir = test::make_temp_dir("rung-quantise-float-conv");
+  auto r = quantise_hard(dir, R"({"gates": [{"decoder": "tensor", "atol": 0.002, "rtol": 0}]})", "--form a16w16 --keep-float last --speed-runs 0");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  fs::remove_all(dir);
+}
+
+// A form whose hard activations run as saturating integer Adds is tried again,
+// calibrator by calibrator, with them float (each is one attempt of its own in
+// the report, its two nodes its islands); a model without them is not.
+TEST(QuantiseSearchTest, WhereHardActivationsRunAsSaturatingAddsTheSearchAlsoTriesThemFloat) {
+  const auto dir = test::make_temp_dir("rung-quantise-search-hard");
+  auto r = quantise_hard(dir, R"({"gates": [{"decoder": "tensor", "atol": 0.001, "rtol": 0}]})", "--search --speed-runs 0");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;  // nothing 8-bit is that close
+  const auto j = nlohmann::json::parse(test::read_text(dir / "report.json"));
+  std::vector<std::string> hard_float;
+  for (const auto& t : j["search"]["tried"]) {
+    if (t["what"].get<std::string>().find("HardSigmoid and HardSwish float") == std::string::npos) continue;
+    hard_float.push_back(t["calibrator"].get<std::string>());
+    EXPECT_EQ(t["float_nodes"], 2) << t.dump();
+  }
+  EXPECT_THAT(hard_float, ElementsAre("minmax", "percentile", "entropy")) << j["search"].dump();
+  const auto rows = test::make_temp_dir("rung-quantise-search-rows");
+  EXPECT_THAT(quantise_rows(rows, "--search").out, Not(HasSubstr("HardSwish float")));
+  fs::remove_all(rows);
+  fs::remove_all(dir);
+}
+
 TEST(QuantiseSearchTest, TheSearchFindsTheIslandThatPassesAndWritesItIntoTheRecipe) {
   const auto dir = test::make_temp_dir("rung-quantise-search");
   auto run = [&](const std::string& extra) { return quantise_rows(dir, extra); };

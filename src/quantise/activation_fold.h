@@ -1,8 +1,9 @@
 // Rewrites that give a provider a kernel to run: a division by a constant
 // becomes a multiplication (quantised kernels multiply; none divides), and the
 // hard-sigmoid and hard-swish spelled out as Add/Clip/Mul/Div become the one
-// operator each, so a quantised graph converts once around them instead of
-// requantising after every step.
+// operator each, so a quantised graph places each as one unit (on the CPU an
+// integer Add that saturates and a Mul, quantise/kernel_table.h; on an NPU its
+// own kernel) instead of requantising after every step.
 #pragma once
 
 #include <cstdint>

@@ -9,8 +9,11 @@ namespace {
 
 // ONNX Runtime 1.30's CPU provider: the QDQ node groups its graph
 // transformers replace with integer kernels (qdq_selector_action_transformer),
-// and the Relu/Clip it folds into the QuantizeLinear after them. Everything else,
-// ConvTranspose, Div, HardSwish and HardSigmoid among them, it runs in float.
+// and the Relu/Clip it folds into the QuantizeLinear after them. It has no
+// HardSigmoid or HardSwish kernel, but both are an Add clipped to a range and
+// scaled (and for HardSwish a Mul), which QLinearAdd and QLinearMul compute when
+// the Add's output is quantised over exactly that range. Everything else,
+// ConvTranspose and Div among them, it runs in float.
 const std::map<std::string, KernelKind>& cpu_table() {
   static const std::map<std::string, KernelKind> table = {
       {"Conv", KernelKind::kCompute},
@@ -37,6 +40,8 @@ const std::map<std::string, KernelKind>& cpu_table() {
       {"SpaceToDepth", KernelKind::kMovement},
       {"Relu", KernelKind::kFolded},
       {"Clip", KernelKind::kFolded},
+      {"HardSigmoid", KernelKind::kSaturating},
+      {"HardSwish", KernelKind::kSaturating},
   };
   return table;
 }
@@ -82,6 +87,7 @@ KernelRule kernel_rule(QdqTarget target, const std::string& op) {
     case KernelKind::kElementwise: return {it->second, "integer kernel where an input is already quantised"};
     case KernelKind::kMovement: return {it->second, "moves codes at its input's scale"};
     case KernelKind::kFolded: return {it->second, "folded into the quantised node before it"};
+    case KernelKind::kSaturating: return {it->second, "integer Add saturating at its bounds (and Mul) where its input is quantised"};
     case KernelKind::kNone: break;
   }
   return {KernelKind::kNone, ""};

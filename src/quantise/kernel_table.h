@@ -25,6 +25,11 @@ enum class KernelKind {
   kElementwise,  // an integer kernel, taken when one of its inputs is already quantised (Add, Mul, Concat, pooling, ...)
   kMovement,     // moves codes without arithmetic: taken when its input is quantised, its output sharing that scale
   kFolded,       // an activation the target folds into the quantised node before it (Relu, Clip): no conversion between them
+  // A piecewise-linear activation with no kernel of its own, run as integer
+  // kernels the target has (HardSigmoid: an Add whose quantised output
+  // saturates at the activation's bounds; HardSwish: that, then a Mul), taken
+  // when its input is already quantised.
+  kSaturating,
 };
 
 struct KernelRule {

@@ -171,6 +171,7 @@ class Rewriter {
         a.source = t;
         a.dequantised = t + "_dq";
       }
+      a.codes = t + "_q";
       acts_[t] = a;
     }
     google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
@@ -181,6 +182,10 @@ class Rewriter {
       onnx::NodeProto n = original;
       // A folded activation reads the float tensor its quantised producer writes: ONNX Runtime folds the two.
       const bool quantised = plan_.quantised.count(n.name()) > 0 && !plan_.folded.count(n.name());
+      if (quantised && kernel_rule(s_.target, n.op_type()).kind == KernelKind::kSaturating) {
+        if (auto done = saturating(nodes, original); !done) return done.error();
+        continue;
+      }
       const std::vector<int> data = quantised ? data_inputs(n) : std::vector<int>{};
       for (int i = 0; i < n.input_size(); ++i) {
         const std::string& t = original.input(i);
@@ -188,7 +193,11 @@ class Rewriter {
         if (std::find(data.begin(), data.end(), i) == data.end()) {
           // A float node reads what the integer pipeline computed, through the one DequantizeLinear: the quantised
           // node's float output then feeds its QuantizeLinear alone, and the target can fuse the two.
-          if (auto a = acts_.find(t); a != acts_.end()) n.set_input(i, a->second.dequantised);
+          if (auto a = acts_.find(t); a != acts_.end()) {
+            const std::int64_t channels = i == 0 && !quantised ? float_weighted_channels(original) : 0;
+            n.set_input(i, channels > 0 ? per_channel_reader(nodes, t, channels, gemm_reads_transposed(original) ? 0 : 1)
+                                        : a->second.dequantised);
+          }
           continue;
         }
         auto replaced = quantised_input(nodes, original, i);
@@ -224,6 +233,7 @@ class Rewriter {
   struct Activation {
     Affine affine;
     std::string source, dequantised;
+    std::string codes;  // the QuantizeLinear's output
   };
 
   std::string add_scalar(const std::string& name, float v) {
@@ -270,6 +280,62 @@ class Rewriter {
     return n;
   }
 
+  void add_float_node(google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes, const std::string& op, const std::string& name,
+                      std::vector<std::string> inputs, const std::string& output) {
+    onnx::NodeProto& n = *nodes.Add();
+    n.set_op_type(op);
+    n.set_name(name);
+    for (auto& i : inputs) n.add_input(i);
+    n.add_output(output);
+  }
+
+  // ONNX Runtime quantises the float weights of a Conv, ConvTranspose or Gemm
+  // that reads a per-tensor DequantizeLinear (its WeightBiasQuantization pass:
+  // int8, one scale for the whole tensor), so a node kept float would silently
+  // run on weights coarser than any form rung writes. Such a node reads the
+  // codes through a DequantizeLinear of its own with the same scale repeated
+  // per channel, which that pass leaves alone. Returns the input's channel
+  // count, or 0 for a node that pass would not touch.
+  std::int64_t float_weighted_channels(const onnx::NodeProto& n) const {
+    const std::string& op = n.op_type();
+    if (!n.domain().empty() || (op != "Conv" && op != "ConvTranspose" && op != "Gemm") || n.input_size() < 2) return 0;
+    auto w = g_.initializer.find(n.input(1));
+    if (w == g_.initializer.end() || w->second->data_type() != TensorProto::FLOAT || w->second->dims_size() < 2) return 0;
+    const TensorProto& t = *w->second;
+    std::int64_t group = 1;
+    bool trans_b = false;
+    for (const auto& a : n.attribute()) {
+      if (a.name() == "group") group = a.i();
+      if (a.name() == "transB") trans_b = a.i() != 0;
+    }
+    if (op == "Conv") return t.dims(1) * group;
+    if (op == "ConvTranspose") return t.dims(0);
+    return trans_b ? t.dims(1) : t.dims(0);  // Gemm: K
+  }
+  static bool gemm_reads_transposed(const onnx::NodeProto& n) {
+    if (n.op_type() != "Gemm") return false;
+    for (const auto& a : n.attribute()) {
+      if (a.name() == "transA") return a.i() != 0;
+    }
+    return false;
+  }
+
+  std::string per_channel_reader(google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes, const std::string& t, std::int64_t channels,
+                                 int axis) {
+    const std::string out = fmt::format("{}_dq_axis{}_{}", t, axis, channels);
+    if (!per_channel_readers_.insert(out).second) return out;
+    const Activation& a = acts_.at(t);
+    const auto count = static_cast<std::size_t>(channels);
+    const std::string scale = add_floats(out + "_scale", std::vector<float>(count, a.affine.scale));
+    const std::string zp = add_integers(out + "_zero_point", act_, std::vector<std::int64_t>(count, a.affine.zero_point), true);
+    auto& dq = add_node(nodes, "DequantizeLinear", act_, {a.codes, scale, zp}, out);
+    auto* attr = dq.add_attribute();
+    attr->set_name("axis");
+    attr->set_type(onnx::AttributeProto::INT);
+    attr->set_i(axis);
+    return out;
+  }
+
   void emit_pair(google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes, const std::string& t) {
     const Activation& a = acts_.at(t);
     const std::string scale = add_scalar(t + "_scale", a.affine.scale);
@@ -297,17 +363,22 @@ class Rewriter {
     if (auto it = constants_.find(t); it != constants_.end()) return it->second;
     auto values = float_values(*g_.initializer.at(t));
     if (!values) return values.error();
+    return constants_[t] = quantised_constant(nodes, t, *values, g_.initializer.at(t)->dims());
+  }
+
+  std::string quantised_constant(google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes, const std::string& t,
+                                 const std::vector<float>& values, const google::protobuf::RepeatedField<std::int64_t>& dims) {
     Range r;
-    for (float v : *values) r.lo = std::min(r.lo, static_cast<double>(v)), r.hi = std::max(r.hi, static_cast<double>(v));
+    for (float v : values) r.lo = std::min(r.lo, static_cast<double>(v)), r.hi = std::max(r.hi, static_cast<double>(v));
     const Affine a = affine_for(r, constant_);
-    std::vector<std::int64_t> q(values->size());
+    std::vector<std::int64_t> q(values.size());
     for (std::size_t k = 0; k < q.size(); ++k) {
-      q[k] = std::clamp<std::int64_t>(std::llround((*values)[k] / a.scale) + a.zero_point, constant_.qmin, constant_.qmax);
+      q[k] = std::clamp<std::int64_t>(std::llround(values[k] / a.scale) + a.zero_point, constant_.qmin, constant_.qmax);
     }
     TensorProto quantised;
     quantised.set_name(t + "_quantized");
     quantised.set_data_type(constant_.onnx_type);
-    *quantised.mutable_dims() = g_.initializer.at(t)->dims();
+    *quantised.mutable_dims() = dims;
     std::string raw;
     for (auto v : q) append_integer(raw, v, constant_.bytes);
     quantised.set_raw_data(std::move(raw));
@@ -316,7 +387,44 @@ class Rewriter {
     const std::string zp = add_integers(t + "_quantized_zero_point", constant_, {a.zero_point}, false);
     add_node(nodes, "DequantizeLinear", constant_, {t + "_quantized", scale, zp}, t + "_dq");
     ++counts_.constants;
-    return constants_[t] = t + "_dq";
+    return t + "_dq";
+  }
+
+  // HardSigmoid(x) = clip(alpha x + beta, 0, 1) = alpha clip(x + beta/alpha, 0, 1/alpha): an Add whose output is
+  // quantised over [0, 1/alpha] (the codes saturate where the clip would) and read back at alpha times that scale,
+  // which is the [0, 1] scale of the activation's output. HardSwish(x) = x HardSigmoid(x) adds a Mul. The target
+  // fuses DQ -> Add -> Q into its integer Add and DQ -> Mul -> Q into its integer Mul: no float node, no conversion.
+  Status saturating(google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes, const onnx::NodeProto& n) {
+    const bool swish = n.op_type() == "HardSwish";
+    float alpha = swish ? 1.0f / 6.0f : 0.2f, beta = 0.5f;
+    for (const auto& a : n.attribute()) {
+      if (!swish && a.name() == "alpha") alpha = a.f();
+      if (!swish && a.name() == "beta") beta = a.f();
+    }
+    auto x = acts_.find(n.input(0));
+    auto y = acts_.find(n.output(0));
+    if (x == acts_.end() || y == acts_.end() || !(alpha > 0) || !std::isfinite(beta / alpha)) {
+      return Error{ErrorCode::kInvalidArgument, fmt::format("node '{}': {} without a quantised input and output, or with alpha {}", n.name(),
+                                                            n.op_type(), alpha)};
+    }
+    const std::string base = n.output(0);
+    const std::string offset = quantised_constant(nodes, base + "_offset", {beta / alpha}, {});
+    add_float_node(nodes, "Add", n.name(), {x->second.dequantised, offset}, base + "_shifted");
+    // The gate's [0, 1] scale: the output's own (a HardSigmoid's range is [0, 1] by construction), or a fresh one.
+    const Affine gate = swish ? affine_for(Range{0, 1}, act_) : y->second.affine;
+    const std::string gate_dq = swish ? base + "_gate" : y->second.dequantised;
+    const std::string shifted_scale = add_scalar(base + "_shifted_scale", gate.scale / alpha);
+    const std::string gate_scale = add_scalar(base + "_gate_scale", gate.scale);
+    const std::string zp = add_integers(base + "_gate_zero_point", act_, {gate.zero_point}, false);
+    add_node(nodes, "QuantizeLinear", act_, {base + "_shifted", shifted_scale, zp}, base + "_gate_q");
+    add_node(nodes, "DequantizeLinear", act_, {base + "_gate_q", gate_scale, zp}, gate_dq);
+    if (!swish) y->second.codes = base + "_gate_q";
+    if (swish) {
+      add_float_node(nodes, "Mul", n.name() + "_mul", {x->second.dequantised, gate_dq}, y->second.source);
+      emit_pair(nodes, n.output(0));
+    }
+    ++counts_.saturated;
+    return {};
   }
 
   // The axis of a weight that indexes output channels, or -1 for per-tensor.
@@ -476,6 +584,7 @@ class Rewriter {
   QType act_{}, weight_{}, constant_{};
   std::map<std::string, Activation> acts_;
   std::map<std::string, std::string> constants_;
+  std::set<std::string> per_channel_readers_;  // the per-channel DequantizeLinear outputs made so far
   std::map<std::string, std::vector<float>> weight_scales_;  // by node
   std::vector<TensorProto> added_;
   bool contrib_ = false;
@@ -583,7 +692,8 @@ Result<QdqPlan> plan_qdq(const onnx::ModelProto& prepared, const QdqSettings& s)
       continue;
     }
     const bool reads_quantised = std::any_of(data.begin(), data.end(), [&](int i) { return quantised_tensors.count(n.input(i)) > 0; });
-    if ((rule.kind == KernelKind::kElementwise || rule.kind == KernelKind::kMovement) && !reads_quantised) {
+    if ((rule.kind == KernelKind::kElementwise || rule.kind == KernelKind::kMovement || rule.kind == KernelKind::kSaturating) &&
+        !reads_quantised) {
       stays_float(n, "no input is quantised: converting its inputs would cost more than its kernel saves");
       continue;
     }

@@ -94,6 +94,7 @@ struct QdqCounts {
   std::size_t biases = 0;        // int32 biases
   std::size_t constants = 0;     // other float initializers read by quantised nodes
   std::size_t raised_scales = 0; // weight channels whose scale was raised so the int32 bias fits
+  std::size_t saturated = 0;     // HardSigmoid/HardSwish run as an integer Add that saturates (and a Mul)
 };
 
 // Rewrites `model` (the prepared graph the plan was made on). `ranges` holds a

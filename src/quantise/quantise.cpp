@@ -390,7 +390,28 @@ Result<QuantiseOutcome> run_quantise(const QuantiseOptions& o) {
       }
       failed_forms.push_back(std::move(*tried));
     }
-    // Then islands, calibrator by calibrator: the nodes that add the most error, the fewest of them that make the gate pass.
+    // Then the hard activations float, calibrator by calibrator: run as an integer Add that saturates (kernel_table.h)
+    // they add a quantisation step of their own, which a model reading fine detail (a recogniser's lines) can
+    // not afford, while one that needs less keeps the speed.
+    std::vector<std::string> hard;
+    for (const char* op : {"HardSigmoid", "HardSwish"}) {
+      auto it = failed_forms.front().plan.by_op.find(op);
+      if (it != failed_forms.front().plan.by_op.end() && it->second.quantised > 0) hard.push_back(op);
+    }
+    const std::size_t calibrated_forms = failed_forms.size();
+    for (std::size_t f = 0; f < calibrated_forms && !found && !hard.empty(); ++f) {
+      const Calibrator c = failed_forms[f].calibrator;
+      auto tried = attempt(c, hard);
+      if (!tried) return tried.error();
+      note(*tried, fmt::format("{}, {} float", c.name(), fmt::join(hard, " and ")));
+      if (tried->scored.passed()) {
+        chosen = std::move(tried);
+        found = true;
+        break;
+      }
+      failed_forms.push_back(std::move(*tried));
+    }
+    // Then islands, form by form: the nodes that add the most error, the fewest of them that make the gate pass.
     std::optional<Attempt> best;
     for (std::size_t f = 0; f < failed_forms.size() && !found && !best; ++f) {
       const Attempt& base = failed_forms[f];
@@ -408,7 +429,8 @@ Result<QuantiseOutcome> run_quantise(const QuantiseOptions& o) {
       if (f == 0) ev.search->ranking.assign(ranked->begin(), ranked->begin() + std::min<std::size_t>(ranked->size(), 20));
       if (worst.empty()) continue;
       auto with = [&](std::size_t k) {
-        std::vector<std::string> nodes;
+        // What the base itself kept float beyond what was asked (its hard activations), and k of the worst nodes.
+        std::vector<std::string> nodes(base.qdq.keep_float.begin() + static_cast<std::ptrdiff_t>(ev.qdq.keep_float.size()), base.qdq.keep_float.end());
         for (std::size_t i = 0; i < k; ++i) nodes.insert(nodes.end(), worst[i].begin(), worst[i].end());
         return nodes;
       };

@@ -142,7 +142,8 @@ std::string QuantiseEvidence::to_json() const {
         {"weights", counts.weights},
         {"biases", counts.biases},
         {"constants", counts.constants},
-        {"raised_weight_scales", counts.raised_scales}}},
+        {"raised_weight_scales", counts.raised_scales},
+        {"saturating_activations", counts.saturated}}},
       {"hazards", hz},
       {"calibration", set_json(calibration, calibration_inputs)},
       {"holdout", set_json(holdout, holdout != nullptr ? holdout->items.size() : 0)},
@@ -231,9 +232,11 @@ std::string QuantiseEvidence::text() const {
   }
   if (plan.nodes > 0) {
     out += fmt::format("graph     {} nodes for the {}: {} quantised ({} activations folded into the node before), {} float ({} by islands, {} "
-                       "placed float); {} Q/DQ pairs, {} weights, {} int32 biases, {} constants\n",
+                       "placed float); {} Q/DQ pairs, {} weights, {} int32 biases, {} constants{}\n",
                        plan.nodes, qdq_target_name(qdq.target), plan.quantised.size(), plan.folded.size(), plan.nodes - plan.quantised.size(),
-                       plan.islands.size(), plan.unsupported, counts.activations, counts.weights, counts.biases, counts.constants);
+                       plan.islands.size(), plan.unsupported, counts.activations, counts.weights, counts.biases, counts.constants,
+                       counts.saturated == 0 ? std::string()
+                                             : fmt::format("; {} HardSigmoid/HardSwish as an integer Add saturating at their bounds", counts.saturated));
     for (const auto& [op, p] : plan.by_op) {
       out += fmt::format("          {:<20} {:>4} quantised{} {:>4} float{}\n", op, p.quantised,
                          p.folded > 0 ? fmt::format(", {} folded", p.folded) : "", p.float_nodes,
