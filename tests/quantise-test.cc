@@ -462,6 +462,64 @@ TEST(QdqPlacementTest, AConvKeptFloatReadsItsInputThroughAPerChannelDequantizeLi
   fs::remove_all(dir);
 }
 
+// The same for the other two ops that pass quantises (a ConvTranspose: its
+// weight's first axis counts the input channels; a Gemm with transB: the second
+// does), and never for an op it leaves alone.
+TEST(QdqPlacementTest, AConvTransposeOrGemmKeptFloatReadsAPerChannelDequantizeLinearCountingItsInputChannels) {
+  const auto dir = test::make_temp_dir("rung-qdq-float-weighted");
+  struct Case {
+    std::string op;
+    std::int64_t channels;  // 0: no reader of its own
+  };
+  for (const Case& c : {Case{"ConvTranspose", 2}, Case{"Gemm", 3}, Case{"MatMul", 0}}) {
+    SCOPED_TRACE(c.op);
+    test::ModelBuilder b(17);
+    if (c.op == "ConvTranspose") {
+      b.input("x", {1, 2, 4, 4})
+          .initializer("w", {2, 2, 1, 1}, {1, 0, 0, 1})
+          .initializer("w2", {2, 3, 2, 2}, std::vector<float>(24, 0.5f))
+          .node("Conv", {"x", "w"}, {"c"})
+          .node("ConvTranspose", {"c", "w2"}, {"z"}, "kept")
+          .node("Relu", {"z"}, {"y"})
+          .output("y", {1, 3, 5, 5});
+    } else {
+      const bool gemm = c.op == "Gemm";
+      b.input("x", {1, 4})
+          .initializer("w", {4, 3}, std::vector<float>(12, 0.25f))
+          .initializer("w2", gemm ? std::vector<int64_t>{2, 3} : std::vector<int64_t>{3, 2}, std::vector<float>(6, 0.5f))
+          .node("MatMul", {"x", "w"}, {"c"})
+          .node(c.op, {"c", "w2"}, {"z"}, "kept");
+      if (gemm) b.attribute("transB", int64_t{1});
+      b.node("Relu", {"z"}, {"y"}).output("y", {1, 2});
+    }
+    auto model = load(b.save(dir / (c.op + ".onnx")));
+    ASSERT_TRUE(infer_shapes(model).ok());
+    QdqSettings npu;
+    npu.target = QdqTarget::kNpu;
+    npu.keep_float = {"kept"};
+    auto plan = plan_qdq(model, npu);
+    ASSERT_TRUE(plan.ok()) << plan.error().message;
+    std::map<std::string, Range> r;
+    for (const auto& t : plan->calibrated()) r[t] = Range{-4, 4};
+    ASSERT_TRUE(insert_qdq(model, *plan, *plan->resolve(r), npu).ok());
+    const auto* kept = node_writing(model, "z");
+    ASSERT_NE(kept, nullptr);
+    const auto* dq = node_writing(model, kept->input(0));
+    ASSERT_NE(dq, nullptr);
+    EXPECT_EQ(dq->op_type(), "DequantizeLinear");
+    if (c.channels == 0) {
+      EXPECT_EQ(kept->input(0), "c_dq");  // the shared per-tensor one
+      continue;
+    }
+    const auto* scale = initializer(model, dq->input(1));
+    ASSERT_NE(scale, nullptr);
+    EXPECT_THAT(std::vector<int64_t>(scale->dims().begin(), scale->dims().end()), ElementsAre(c.channels));
+    ASSERT_EQ(dq->attribute_size(), 1);
+    EXPECT_EQ(dq->attribute(0).i(), 1);
+  }
+  fs::remove_all(dir);
+}
+
 TEST_F(QdqTest, IslandsKeepNodesFloatByNameByOpTypeAndDownstreamOfATensor) {
   QdqSettings s;
   s.keep_float = {"Relu"};
