@@ -428,6 +428,18 @@ TEST(QdqPlacementTest, OnTheCpuHardSigmoidAndHardSwishAreAnAddWhoseCodesSaturate
   fs::remove_all(dir);
 }
 
+// Plans `model` (shapes inferred) for `s` and rewrites it, every calibrated tensor ranging over [-4, 4].
+Result<QdqPlan> rewrite_in_fours(onnx::ModelProto& model, const QdqSettings& s) {
+  auto plan = plan_qdq(model, s);
+  if (!plan) return plan.error();
+  std::map<std::string, Range> r;
+  for (const auto& t : plan->calibrated()) r[t] = Range{-4, 4};
+  auto ranges = plan->resolve(r);
+  if (!ranges) return ranges.error();
+  if (auto counts = insert_qdq(model, *plan, *ranges, s); !counts) return counts.error();
+  return plan;
+}
+
 // ONNX Runtime quantises the float weights of a Conv that reads a per-tensor
 // DequantizeLinear (int8, one scale for the whole tensor). A Conv kept float
 // reads the codes through a DequantizeLinear of its own, one scale per
@@ -438,11 +450,8 @@ TEST(QdqPlacementTest, AConvKeptFloatReadsItsInputThroughAPerChannelDequantizeLi
   ASSERT_TRUE(infer_shapes(model).ok());
   QdqSettings s;
   s.keep_float = {"last"};
-  auto plan = plan_qdq(model, s);
+  auto plan = rewrite_in_fours(model, s);
   ASSERT_TRUE(plan.ok()) << plan.error().message;
-  std::map<std::string, Range> r;
-  for (const auto& t : plan->calibrated()) r[t] = Range{-4, 4};
-  ASSERT_TRUE(insert_qdq(model, *plan, *plan->resolve(r), s).ok());
   const auto* last = node_writing(model, "z");
   ASSERT_NE(last, nullptr);
   EXPECT_EQ(last->op_type(), "Conv");
@@ -497,11 +506,8 @@ TEST(QdqPlacementTest, AConvTransposeOrGemmKeptFloatReadsAPerChannelDequantizeLi
     QdqSettings npu;
     npu.target = QdqTarget::kNpu;
     npu.keep_float = {"kept"};
-    auto plan = plan_qdq(model, npu);
+    auto plan = rewrite_in_fours(model, npu);
     ASSERT_TRUE(plan.ok()) << plan.error().message;
-    std::map<std::string, Range> r;
-    for (const auto& t : plan->calibrated()) r[t] = Range{-4, 4};
-    ASSERT_TRUE(insert_qdq(model, *plan, *plan->resolve(r), npu).ok());
     const auto* kept = node_writing(model, "z");
     ASSERT_NE(kept, nullptr);
     const auto* dq = node_writing(model, kept->input(0));

@@ -146,6 +146,13 @@ void append_integer(std::string& raw, std::int64_t v, std::size_t bytes) {
 
 // --- the rewrite ------------------------------------------------------------
 
+void set_axis(onnx::NodeProto& n, std::int64_t axis) {
+  auto* a = n.add_attribute();
+  a->set_name("axis");
+  a->set_type(onnx::AttributeProto::INT);
+  a->set_i(axis);
+}
+
 class Rewriter {
  public:
   Rewriter(onnx::ModelProto& model, const QdqPlan& plan, const std::map<std::string, Range>& ranges, const QdqSettings& s)
@@ -329,10 +336,7 @@ class Rewriter {
     const std::string scale = add_floats(out + "_scale", std::vector<float>(count, a.affine.scale));
     const std::string zp = add_integers(out + "_zero_point", act_, std::vector<std::int64_t>(count, a.affine.zero_point), true);
     auto& dq = add_node(nodes, "DequantizeLinear", act_, {a.codes, scale, zp}, out);
-    auto* attr = dq.add_attribute();
-    attr->set_name("axis");
-    attr->set_type(onnx::AttributeProto::INT);
-    attr->set_i(axis);
+    set_axis(dq, axis);
     return out;
   }
 
@@ -512,12 +516,7 @@ class Rewriter {
     const std::string scale = vector ? add_floats(base + "_scale", ws.scales) : add_scalar(base + "_scale", ws.scales[0]);
     const std::string zp = add_integers(base + "_zero_point", weight_, std::vector<std::int64_t>(channels, 0), vector);
     auto& dq = add_node(nodes, "DequantizeLinear", weight_, {base + "_quantized", scale, zp}, base + "_dq");
-    if (vector) {
-      auto* axis = dq.add_attribute();
-      axis->set_name("axis");
-      axis->set_type(onnx::AttributeProto::INT);
-      axis->set_i(ws.axis);
-    }
+    if (vector) set_axis(dq, ws.axis);
     weight_scales_[n.name()] = std::move(ws.scales);
     ++counts_.weights;
     return base + "_dq";
@@ -553,12 +552,7 @@ class Rewriter {
     const std::string scale = vector ? add_floats(base + "_scale", scales) : add_scalar(base + "_scale", scales[0]);
     const std::string zp = add_integers(base + "_zero_point", int32, std::vector<std::int64_t>(scales.size(), 0), vector);
     auto& dq = add_node(nodes, "DequantizeLinear", int32, {base + "_quantized", scale, zp}, base + "_dq");
-    if (vector) {
-      auto* axis = dq.add_attribute();
-      axis->set_name("axis");
-      axis->set_type(onnx::AttributeProto::INT);
-      axis->set_i(0);
-    }
+    if (vector) set_axis(dq, 0);
     ++counts_.biases;
     return base + "_dq";
   }
