@@ -142,8 +142,11 @@ std::string name_of_file(const fs::path& p) {
 
 // The form labels a file name may end in: NAME_FORM.onnx, as `rung quantise` names its outputs.
 bool known_form_suffix(const std::string& s) {
-  for (const char* f : {"f32", "f16", "fp16", "fp32", "i8", "int8", "a16w8", "a16w16"}) {
+  for (const char* f : {"fp16", "fp32", "int8"}) {
     if (s == f) return true;
+  }
+  for (NumericForm f : kNumericForms) {
+    if (s == numeric_form_name(f)) return true;
   }
   return false;
 }
@@ -352,8 +355,8 @@ void add_bench_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("bench", "Measure each model on each rung of this device, each rung in its own process");
   add_text(*cmd, "models", c->models,
            "Model files: PATH, NAME=PATH or NAME:FORM=PATH. Files given one NAME are forms of one model (det:f32=det.onnx det:i8=det_i8.onnx), "
-           "shown once with one row per form and rung and a × f32 column; a bare NAME_FORM.onnx (FORM f16, i8, a16w8, a16w16, ...) beside "
-           "NAME.onnx joins it. A form without :FORM is named by the file's numeric form (f32, f16, i8, a16w8, a16w16)")
+           "shown once with one row per form and rung and a × f32 column; a bare NAME_FORM.onnx (FORM f16, i8, a16w8, a16w16, w8, ...) beside "
+           "NAME.onnx joins it. A form without :FORM is named by the file's numeric form (f32, f16, i8, a16w8, a16w16, w8)")
       ->required();
   add_text(*cmd, "--rung", c->rungs, "Measure this rung (repeatable; default: the whole ladder). The CPU always runs: it is the floor and the reference");
   add_number(*cmd, "--warmup", c->warmup, "Untimed runs after the first inference", {0, 1'000'000})->capture_default_str();

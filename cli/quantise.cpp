@@ -130,19 +130,20 @@ std::string joined_arguments(int argc, char** argv) {
 
 void add_quantise_command(CLI::App& app, int argc, char** argv) {
   auto c = std::make_shared<QuantiseCli>();
-  auto* cmd = app.add_subcommand("quantise", "Make a QDQ form (int8, a16w8, a16w16) calibrated on real inputs; write it only when the model's gates pass");
+  auto* cmd = app.add_subcommand("quantise", "Make a quantised form (int8, a16w8, a16w16 QDQ; w8 weights) calibrated on real inputs; write it only when the model's gates pass");
   cmd->footer(
       "Scored against the f32 model with the gate file's decision gates on a holdout set that shares no file (by content) with the "
       "calibration set, on ONNX Runtime's CPU: not the NPU's measurement.\n"
       "Exit: 0 written (every gate passed), 1 a gate failed (nothing written unless --force), 2 a usage or input error "
       "(an overlapping holdout among them), 3 no usable ONNX Runtime build.");
   add_text(*cmd, "model", c->model, "The f32 model file")->required();
-  add_text(*cmd, "--form", c->o.form, "int8 (8-bit activations and weights), a16w8 or a16w16")->capture_default_str();
+  add_text(*cmd, "--form", c->o.form, "int8 (8-bit activations and weights), a16w8, a16w16, or w8 (int8 weights, float arithmetic: a quarter of the size, "
+           "where integer kernels would be slower)")->capture_default_str();
   add_text(*cmd, "--calibration", c->calibration, "Calibration inputs: images (the gate file's preprocessing) or tensors (.pb, .npy)")->required();
   add_text(*cmd, "--holdout", c->holdout, "Scoring inputs, sharing no file with the calibration set")->required();
   add_text(*cmd, "--gate", c->gate, "The model's gate file (preprocessing, input values, decision gates)")->required();
   add_text(*cmd, "--target", c->o.target,
-           "Whose integer kernels decide where QDQ goes: cpu (ONNX Runtime's CPU; the default for int8) or npu (every op quantised; the "
+           "Whose integer kernels decide where QDQ goes: cpu (ONNX Runtime's CPU; the default for int8 and w8) or npu (every op quantised; the "
            "default for 16-bit forms)");
   add_text(*cmd, "--calibrator", c->o.calibrator, "minmax, percentile=P (e.g. percentile=99.999) or entropy")->capture_default_str();
   cmd->add_flag("--signed-activations", c->o.signed_activations, "int8/int16 activations instead of uint8/uint16");
@@ -166,7 +167,7 @@ void add_quantise_command(CLI::App& app, int argc, char** argv) {
              {0, 1000, "runs"})
       ->capture_default_str();
   cmd->add_flag("--allow-slower", c->o.allow_slower,
-                "Write an int8 form placed for the CPU even when its timed runs show it slower than f32 there (by default that fails like a gate)");
+                "Write an int8 or w8 form placed for the CPU even when its timed runs show it slower than f32 there (by default that fails like a gate)");
   cmd->add_flag("--force", c->o.force, "Write the file even when a gate fails (the failing report beside it; exit 1)");
   add_number(*cmd, "--threads", c->shared.threads, "Intra-op threads for calibration (0: ONNX Runtime's default)", thread_count())
       ->capture_default_str();

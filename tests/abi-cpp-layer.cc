@@ -212,6 +212,8 @@ TEST(AbiOptions, AnUnknownKeyOrABadValueNamesIt) {
   EXPECT_TRUE(o->add_model("m", "/tmp/m.onnx", "embedder").ok());
   EXPECT_FALSE(o->add_model("m", "/tmp/m.onnx", "embedder").ok()) << "a second model of the same name";
   EXPECT_TRUE(o->set("model.m.form.i8", "/tmp/m.i8.onnx").ok());
+  EXPECT_TRUE(o->set("model.m.form.w8", "/tmp/m_w8.onnx").ok());
+  EXPECT_FALSE(o->set("model.m.form.w4", "/tmp/m_w4.onnx").ok()) << "no such form";
   EXPECT_FALSE(o->set("model.m.form.f32", "/tmp/m.onnx").ok()) << "f32 is the model itself";
 }
 

@@ -155,7 +155,8 @@ TEST_F(CliOutputTest, VariantsResolveSaysEachLongReasonOnceUnderTheTable) {
   ASSERT_EQ(text.exit_code, 0) << text.err;
   expect_each_reason_once(text.out, reasons, "variants resolve");
   EXPECT_THAT(text.out, HasSubstr("\n  [1] "));
-  EXPECT_THAT(text.out, ::testing::ContainsRegex("\n  ppocr_cls +cpu_f32 +cpu +ppocr_cls +\\[3\\]\n"));
+  // Its w8 form where tools/make-forms.sh made it here, the f32 file where not: either way the row points at its note.
+  EXPECT_THAT(text.out, ::testing::ContainsRegex("\n  ppocr_cls +(cpu_w8 +cpu +ppocr_cls_w8|cpu_f32 +cpu +ppocr_cls) +\\[3\\]\n"));
 }
 
 TEST_F(CliOutputTest, PrepareSaysEachLongReasonOnceUnderTheTable) {

@@ -28,6 +28,8 @@ TEST(ModelIdTest, NamesTheArithmeticNotTheDevice) {
   EXPECT_EQ(model_id("ppocr_det_v4", NumericForm::kInt8), "ppocr_det_v4_i8");
   EXPECT_EQ(model_id("ppocr_det_v4", NumericForm::kA16W8), "ppocr_det_v4_a16w8");
   EXPECT_EQ(model_id("ppocr_det_v4", NumericForm::kA16W16), "ppocr_det_v4_a16w16");
+  EXPECT_EQ(model_id("ppocr_cls", NumericForm::kW8), "ppocr_cls_w8");
+  EXPECT_EQ(model_id("ppocr_cls_w8", NumericForm::kW8), "ppocr_cls_w8");
 }
 
 TEST(ModelIdTest, ANameThatAlreadyEndsInItsFormNamesItOnce) {
@@ -108,6 +110,29 @@ TEST(PlacementTest, TheHexagonRunsTheQuantisedFormButNeverForAnEmbedder) {
   auto plain = placements(model("seg", Role::kSegmenter), s);
   EXPECT_EQ(plain[0].rung.name, "cpu");
   EXPECT_THAT(plain[0].reason, HasSubstr("no quantised form"));
+}
+
+// A w8 file computes in float on int8 weights: the CPU runs it as its
+// variant's form; a rung that runs quantised graphs (an NPU's) never takes it,
+// whichever order the forms were registered in.
+TEST(PlacementTest, AW8FormRunsOnTheCpuAndNeverOnARungThatRunsQuantisedGraphs) {
+  auto m = model("cls", Role::kGeneric, {{NumericForm::kW8, "/models/cls_w8.onnx"}});
+  m.rungs = {"cpu"};
+  auto p = placements(m, on("cpu", {}));
+  ASSERT_EQ(p.size(), 2u);
+  EXPECT_EQ(p[0].file, "/models/cls_w8.onnx");
+  EXPECT_EQ(model_id("cls", p[0].form), "cls_w8");
+  EXPECT_THAT(p[0].reason, HasSubstr("its variant's w8 form"));
+  EXPECT_EQ(p[1].file, "/models/cls.onnx");
+  const RungSpec& npu = *find_rung("qnn-htp");
+  m.rungs = {"qnn-htp"};
+  EXPECT_EQ(quantised_form_for(npu, m), nullptr);
+  for (bool w8_last : {true, false}) {
+    m.derived = {{NumericForm::kA16W8, "/models/cls_a16w8.onnx"}};
+    m.derived.insert(w8_last ? m.derived.end() : m.derived.begin(), {NumericForm::kW8, "/models/cls_w8.onnx"});
+    ASSERT_NE(quantised_form_for(npu, m), nullptr);
+    EXPECT_EQ(quantised_form_for(npu, m)->form, NumericForm::kA16W8);
+  }
 }
 
 // A variant for the CPU in a quantised form: the CPU runs its file (the

@@ -15,6 +15,7 @@
 #include "quantise/conv_fold.h"
 #include "graph/model_file.h"
 #include "graph/onnx_file.h"
+#include "graph/tensor_data.h"
 #include "quantise/opset_upgrade.h"
 #include "model_builder.h"
 #include "parity_test_support.h"
@@ -526,6 +527,130 @@ TEST(QdqPlacementTest, AConvTransposeOrGemmKeptFloatReadsAPerChannelDequantizeLi
   fs::remove_all(dir);
 }
 
+// w8: every weight an int8 initializer behind a Cast to float and a Mul by its
+// scales, shaped to broadcast along the weight's channel axis (a Conv's first,
+// a ConvTranspose's second, a Gemm with transB its first, a MatMul's last);
+// biases, activations and every other node untouched, no QDQ node at all.
+TEST(QdqPlacementTest, W8StoresEachWeightAsInt8BehindACastAndAMulAlongItsChannelsAndQuantisesNothingElse) {
+  const auto dir = test::make_temp_dir("rung-qdq-w8");
+  auto ramp = [](std::size_t n, float step) {
+    std::vector<float> v(n);
+    for (std::size_t k = 0; k < n; ++k) v[k] = (static_cast<float>(k % 7) - 3.0f) * step * static_cast<float>(1 + k % 3);
+    return v;
+  };
+  test::ModelBuilder b(17);
+  b.input("x", {1, 2, 4, 4})
+      .initializer("w_conv", {3, 2, 1, 1}, ramp(6, 0.1f))
+      .initializer("w_convt", {3, 2, 1, 1}, ramp(6, 0.3f))
+      .initializer("w_gemm", {4, 2}, ramp(8, 0.05f))
+      .initializer("b_gemm", {4}, {0.5f, -0.25f, 1.0f, 2.0f})
+      .initializer("w_matmul", {4, 3}, ramp(12, 0.2f))
+      .node("Conv", {"x", "w_conv"}, {"c"}, "conv")
+      .node("ConvTranspose", {"c", "w_convt"}, {"t"}, "convt")
+      .node("Relu", {"t"}, {"r"})
+      .node("GlobalAveragePool", {"r"}, {"p"})
+      .node("Flatten", {"p"}, {"f"})
+      .node("Gemm", {"f", "w_gemm", "b_gemm"}, {"g"}, "gemm")
+      .attribute("transB", int64_t{1})
+      .node("MatMul", {"g", "w_matmul"}, {"y"}, "matmul")
+      .output("y", {1, 3});
+  const onnx::ModelProto original = load(b.save(dir / "weighted.onnx"));
+  struct Expect {
+    std::string node, weight;
+    std::vector<std::int64_t> scale_dims;
+  };
+  const std::vector<Expect> expected = {
+      {"conv", "w_conv", {3, 1, 1, 1}}, {"convt", "w_convt", {2, 1, 1}}, {"gemm", "w_gemm", {4, 1}}, {"matmul", "w_matmul", {3}}};
+  for (bool per_channel : {true, false}) {
+    SCOPED_TRACE(per_channel ? "per channel" : "per tensor");
+    onnx::ModelProto model = original;
+    ASSERT_TRUE(infer_shapes(model).ok());
+    QdqSettings s;
+    s.form = NumericForm::kW8;
+    s.per_channel = per_channel;
+    auto plan = plan_qdq(model, s);
+    ASSERT_TRUE(plan.ok()) << plan.error().message;
+    EXPECT_THAT(plan->quantised, ElementsAre("conv", "convt", "gemm", "matmul"));
+    EXPECT_TRUE(plan->activations.empty());
+    EXPECT_THAT(plan->by_op.at("Relu").reasons, ElementsAre("no weight to store as int8"));
+    auto counts = insert_qdq(model, *plan, {}, s);
+    ASSERT_TRUE(counts.ok()) << counts.error().message;
+    EXPECT_EQ(counts->weights, 4u);
+    EXPECT_EQ(counts->activations + counts->biases + counts->constants, 0u);
+    for (const auto& n : model.graph().node()) EXPECT_THAT(n.op_type(), Not(HasSubstr("QuantizeLinear"))) << n.name();
+    for (const auto& e : expected) {
+      SCOPED_TRACE(e.node);
+      const onnx::NodeProto* node = nullptr;
+      for (const auto& n : model.graph().node()) node = n.name() == e.node ? &n : node;
+      ASSERT_NE(node, nullptr);
+      const auto* mul = node_writing(model, node->input(1));
+      ASSERT_NE(mul, nullptr);
+      ASSERT_EQ(mul->op_type(), "Mul");
+      const auto* cast = node_writing(model, mul->input(0));
+      ASSERT_EQ(cast->op_type(), "Cast");
+      ASSERT_EQ(cast->attribute_size(), 1);
+      EXPECT_EQ(cast->attribute(0).i(), onnx::TensorProto::FLOAT);
+      const auto* codes = initializer(model, cast->input(0));
+      const auto* w = initializer(original, e.weight);
+      ASSERT_NE(codes, nullptr);
+      EXPECT_EQ(codes->data_type(), onnx::TensorProto::INT8);
+      EXPECT_EQ(std::vector<int64_t>(codes->dims().begin(), codes->dims().end()), std::vector<int64_t>(w->dims().begin(), w->dims().end()));
+      const auto* scale = initializer(model, mul->input(1));
+      ASSERT_NE(scale, nullptr);
+      const std::vector<int64_t> dims(scale->dims().begin(), scale->dims().end());
+      EXPECT_EQ(dims, per_channel ? e.scale_dims : std::vector<int64_t>{});
+      // Each value comes back within half a step of its scale, and the largest of a channel at 127.
+      std::vector<float> scales(scale->raw_data().size() / sizeof(float));
+      std::memcpy(scales.data(), scale->raw_data().data(), scale->raw_data().size());
+      if (scales.empty()) scales.push_back(scalar(*scale));
+      const std::vector<float> values = *float_values(*w);
+      ASSERT_EQ(codes->raw_data().size(), values.size());
+      int top = 0;
+      for (std::size_t k = 0; k < values.size(); ++k) {
+        const int code = static_cast<std::int8_t>(codes->raw_data()[k]);
+        top = std::max(top, std::abs(code));
+        // Which channel element k is in: the scale's broadcast along the weight's trailing dimensions.
+        std::size_t inner = 1;
+        for (int d = static_cast<int>(w->dims_size()) - static_cast<int>(dims.size()) + 1; !dims.empty() && d < w->dims_size(); ++d) {
+          inner *= static_cast<std::size_t>(w->dims(d));
+        }
+        const float sc = scales[scales.size() == 1 ? 0 : (k / inner) % scales.size()];
+        EXPECT_NEAR(code * sc, values[k], sc / 2 + 1e-7f) << "element " << k;
+      }
+      EXPECT_EQ(top, 127);
+    }
+    EXPECT_EQ(node_writing(model, "g")->input(2), "b_gemm") << "the bias stays float";
+    // Read back from the file: int8 weights, float arithmetic.
+    const fs::path file = dir / "weighted_w8.onnx";
+    std::string bytes;
+    model.SerializeToString(&bytes);
+    test::write_text(file, bytes);
+    auto facts = inspect_model_file(file);
+    ASSERT_TRUE(facts.ok());
+    EXPECT_EQ(facts->form, NumericForm::kW8) << facts->form_evidence;
+  }
+  // A float graph casting a small int8 constant is still f32: the int8 elements must outweigh the float ones.
+  onnx::ModelProto f32 = original;
+  auto* small = f32.mutable_graph()->add_initializer();
+  small->set_name("steps");
+  small->set_data_type(onnx::TensorProto::INT8);
+  small->add_dims(2);
+  small->set_raw_data(std::string("\x01\x02", 2));
+  auto* cast = f32.mutable_graph()->add_node();
+  cast->set_op_type("Cast");
+  cast->add_input("steps");
+  cast->add_output("steps_f");
+  auto* to = cast->add_attribute();
+  to->set_name("to");
+  to->set_type(onnx::AttributeProto::INT);
+  to->set_i(onnx::TensorProto::FLOAT);
+  std::string bytes;
+  f32.SerializeToString(&bytes);
+  test::write_text(dir / "casting.onnx", bytes);
+  EXPECT_EQ(inspect_model_file(dir / "casting.onnx")->form, NumericForm::kF32);
+  fs::remove_all(dir);
+}
+
 TEST_F(QdqTest, IslandsKeepNodesFloatByNameByOpTypeAndDownstreamOfATensor) {
   QdqSettings s;
   s.keep_float = {"Relu"};
@@ -724,30 +849,39 @@ class QuantiseCliTest : public ::testing::Test {
   static std::string classifier(const std::string& form, const std::string& calibration, const fs::path& out) {
     return test::classifier_quantise_args(dir_, form, calibration, out);
   }
+  // The written file reads back as `form`; its report, beside it, follows the schema. Returns the report.
+  static nlohmann::json written_as(const fs::path& out, NumericForm form) {
+    auto facts = inspect_model_file(out);
+    EXPECT_TRUE(facts.ok()) << out;
+    if (facts) EXPECT_EQ(facts->form, form) << facts->form_evidence;
+    const fs::path report = fs::path(out).replace_extension(".report.json");
+    EXPECT_EQ(test::schema_errors(test::schema_path("quantise-report.schema.json"), report), "");
+    auto j = nlohmann::json::parse(test::read_text(report));
+    if (facts) EXPECT_EQ(j["output"]["sha256"], facts->sha256);
+    return j;
+  }
+  // The classifier in `form`, calibrated on calibration/, written to `out` (its folder made first).
+  static test::CommandResult quantise_into(const fs::path& out, const std::string& form, const std::string& extra) {
+    fs::create_directories(out.parent_path());
+    return quantise(classifier(form, "calibration", out) + " " + extra);
+  }
 
   static inline fs::path dir_;
 };
 
 TEST_F(QuantiseCliTest, AFormThatPassesIsWrittenNamedByItsGraphWithAReportTheSchemaAccepts) {
   const fs::path out = dir_ / "out-int8" / "classifier_i8.onnx";
-  fs::create_directories(out.parent_path());
-  auto r = quantise(classifier("int8", "calibration", out));
+  auto r = quantise_into(out, "int8", "");
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("prepare   opset 11 -> 17, 1 BatchNormalization folded, proven the same on 12 inputs"));
   EXPECT_THAT(r.out, HasSubstr("PASS  classification"));
   EXPECT_THAT(r.out, HasSubstr("not a measurement on the NPU"));
   EXPECT_THAT(r.out, ContainsRegex("WRITTEN .*classifier_i8.onnx \\(classifier_i8, sha256 [0-9a-f]{12}\\)"));
-  auto facts = inspect_model_file(out);
-  ASSERT_TRUE(facts.ok());
-  EXPECT_EQ(facts->form, NumericForm::kInt8);
-  const fs::path report = dir_ / "out-int8" / "classifier_i8.report.json";
-  ASSERT_TRUE(fs::exists(report));
-  EXPECT_EQ(test::schema_errors(test::schema_path("quantise-report.schema.json"), report), "");
-  const auto j = nlohmann::json::parse(test::read_text(report));
+  ASSERT_TRUE(fs::exists(dir_ / "out-int8" / "classifier_i8.report.json"));
+  const auto j = written_as(out, NumericForm::kInt8);
   EXPECT_EQ(j["decision"], "written");
   EXPECT_EQ(j["output"]["model_id"], "classifier_i8");
-  EXPECT_EQ(j["output"]["sha256"], facts->sha256);
-  EXPECT_EQ(j["output"]["stable_sha256"], facts->stable_sha256);
+  EXPECT_EQ(j["output"]["stable_sha256"], inspect_model_file(out)->stable_sha256);
   EXPECT_EQ(j["source"]["stable_sha256"], inspect_model_file(dir_ / "classifier.onnx")->stable_sha256);
   EXPECT_EQ(j["source"]["sha256"], inspect_model_file(dir_ / "classifier.onnx")->sha256);
   EXPECT_EQ(j["calibration"]["file_sha256"].size(), 12u);
@@ -804,8 +938,7 @@ TEST_F(QuantiseCliTest, AFormMadeTooCoarseIsRefusedAndNothingIsWritten) {
 // Every written form says what it costs on this CPU against the f32 file, and where the time goes.
 TEST_F(QuantiseCliTest, TheReportTimesTheFormAgainstTheF32FileAndSplitsItsKernelTime) {
   const fs::path out = dir_ / "timed" / "classifier_i8.onnx";
-  fs::create_directories(out.parent_path());
-  auto r = quantise(classifier("int8", "calibration", out) + " --speed-runs 3");
+  auto r = quantise_into(out, "int8", "--speed-runs 3");
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_THAT(r.out, ContainsRegex("speed     [0-9.]+x f32 on this CPU \\([0-9.]+ vs [0-9.]+ ms a run, median of 3 in turns on "));
   EXPECT_THAT(r.out, ContainsRegex("profiled kernels [0-9.]+ ms \\(f32 [0-9.]+\\): [0-9.]+ ms in [0-9]+ conversions"));
@@ -831,7 +964,8 @@ TEST_F(QuantiseCliTest, AnInt8FormSlowerThanF32OnThisCpuIsRefusedUnlessAllowed) 
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("PASS  classification"));  // its gates pass: speed alone refuses it
   EXPECT_THAT(r.out, ContainsRegex("slower: [0-9.]+-[0-9.]+x f32's time run by run \\(95% interval of the median\\)"));
-  EXPECT_THAT(r.out, ContainsRegex("REFUSED   speed · slower than f32 on this CPU \\([0-9.]+-[0-9.]+x its time\\) failed; nothing written"));
+  EXPECT_THAT(r.out, ContainsRegex("REFUSED   speed · slower than f32 on this CPU \\([0-9.]+-[0-9.]+x its time\\); --form w8 stores the weights as "
+                                   "int8 and keeps float arithmetic failed; nothing written"));
   EXPECT_FALSE(fs::exists(out));
   EXPECT_EQ(test::schema_errors(test::schema_path("quantise-report.schema.json"), dir_ / "slow.json"), "");
   auto j = nlohmann::json::parse(test::read_text(dir_ / "slow.json"));
@@ -859,6 +993,44 @@ TEST_F(QuantiseCliTest, AnInt8FormSlowerThanF32OnThisCpuIsRefusedUnlessAllowed) 
   EXPECT_EQ(j["decision"], "forced");
   ASSERT_EQ(j["failed"].size(), 1u);
   EXPECT_THAT(j["failed"][0].get<std::string>(), HasSubstr("speed · slower than f32 on this CPU"));
+}
+
+// A w8 form keeps the float graph's arithmetic on int8 weights: ONNX Runtime
+// folds each weight's Cast and Mul when it builds the session, so the profile
+// holds the f32 file's float kernels and no conversion, and nothing is calibrated.
+TEST_F(QuantiseCliTest, AW8FormStoresInt8WeightsThatOnnxRuntimeFoldsAwayLeavingFloatKernels) {
+  const fs::path out = dir_ / "w8" / "classifier_w8.onnx";
+  auto r = quantise_into(out, "w8", "--speed-runs 3");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("-> classifier_w8 (w8: float32 activations, int8 symmetric per channel weights, float arithmetic)"));
+  EXPECT_THAT(r.out, HasSubstr("calibrate none: no activation is quantised"));
+  EXPECT_THAT(r.out, HasSubstr("0 Q/DQ pairs, 1 weights, 0 int32 biases"));
+  EXPECT_THAT(r.out, ContainsRegex("WRITTEN .*classifier_w8.onnx \\(classifier_w8, sha256 [0-9a-f]{12}\\)"));
+  const auto j = written_as(out, NumericForm::kW8);
+  EXPECT_EQ(j["recipe"]["form"], "w8");
+  EXPECT_TRUE(j["recipe"]["calibrator"].is_null());
+  EXPECT_EQ(j["recipe"]["bias"]["type"], "float32");
+  EXPECT_EQ(j["speed"]["quantised"]["conversion_nodes"], 0);
+  std::map<std::string, int> f32_nodes, w8_nodes;
+  for (const auto& o : j["speed"]["f32"]["ops"]) f32_nodes[o["op"].get<std::string>()] += o["nodes"].get<int>();
+  for (const auto& o : j["speed"]["quantised"]["ops"]) w8_nodes[o["op"].get<std::string>()] += o["nodes"].get<int>();
+  EXPECT_EQ(w8_nodes.count("Cast"), 0u) << j["speed"].dump();
+  EXPECT_EQ(w8_nodes["Mul"], f32_nodes["Mul"]) << "only the graph's own Mul runs: " << j["speed"].dump();
+  EXPECT_EQ(w8_nodes["Conv"], 1) << j["speed"].dump();
+
+  // What a w8 form has no use for is a usage error, said before any work.
+  auto searched = quantise(classifier("w8", "calibration", dir_ / "w8" / "searched.onnx") + " --search");
+  EXPECT_EQ(searched.exit_code, 2) << searched.out << searched.err;
+  EXPECT_THAT(searched.err, HasSubstr("--search: a w8 form quantises no activation"));
+  auto npu = quantise(classifier("w8", "calibration", dir_ / "w8" / "npu.onnx") + " --target npu");
+  EXPECT_EQ(npu.exit_code, 2) << npu.out << npu.err;
+  EXPECT_THAT(npu.err, HasSubstr("--target: a w8 form computes in float"));
+  for (const char* flag : {"--signed-activations", "--reduce-range"}) {
+    auto integer_only = quantise(classifier("w8", "calibration", dir_ / "w8" / "npu.onnx") + " " + flag);
+    EXPECT_EQ(integer_only.exit_code, 2) << flag << integer_only.out << integer_only.err;
+    EXPECT_THAT(integer_only.err, HasSubstr(std::string(flag) + ": a w8 form's arithmetic is float"));
+  }
+  EXPECT_FALSE(fs::exists(dir_ / "w8" / "searched.onnx") || fs::exists(dir_ / "w8" / "npu.onnx"));
 }
 
 // Asked for a 16-bit form, or for an NPU's placement, the user chose accuracy or a
@@ -1015,6 +1187,74 @@ TEST(QuantiseHardActivationTest, AConvKeptFloatRunsOnItsFloatWeights) {
   const auto dir = test::make_temp_dir("rung-quantise-float-conv");
   auto r = quantise_hard(dir, R"({"gates": [{"decoder": "tensor", "atol": 0.002, "rtol": 0}]})", "--form a16w16 --keep-float last --speed-runs 0");
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  fs::remove_all(dir);
+}
+
+// Rounding shifts a channel's mean output when its weights' rounding errors
+// share a sign: here 63 weights of 0.0055 each become 1/127 (a step above a
+// peak weight of 1), which moves the Conv's first channel by 63 x 0.0024 x
+// mean(x), about 0.15, on every input. A w8 form takes that shift off the
+// Conv's bias (it has none: it gets one) and the Add after the MatMul, so the
+// output is within 0.02 of the float graph's; uncorrected it is 0.15 off. The
+// bare MatMul has no bias to correct, and says so.
+fs::path write_shifted_by_rounding(const fs::path& path) {
+  std::vector<float> w(2 * 64, 0.3f);  // channel 1: one value, rounded exactly
+  w[0] = 1.0f;
+  for (int k = 1; k < 64; ++k) w[static_cast<std::size_t>(k)] = 0.0055f;
+  test::ModelBuilder b(17);
+  b.input("x", {1, 64, 2, 2})
+      .initializer("w", {2, 64, 1, 1}, w)
+      .initializer("eye", {2, 2}, {1.0f, 0.0f, 0.0f, 1.0f})
+      .initializer("eye2", {2, 2}, {1.0f, 0.0f, 0.0f, 1.0f})
+      .initializer("b", {2}, {0.5f, -0.5f})
+      .node("Conv", {"x", "w"}, {"c"}, "conv")
+      .node("GlobalAveragePool", {"c"}, {"p"})
+      .node("Flatten", {"p"}, {"f"})
+      .node("MatMul", {"f", "eye"}, {"m"}, "dense")
+      .node("Add", {"m", "b"}, {"y"}, "dense_bias")
+      .node("MatMul", {"f", "eye2"}, {"y2"}, "bare")
+      .output("y", {1, 2})
+      .output("y2", {1, 2});
+  return b.save(path);
+}
+
+// Values 1 +- 0.01: the mean the correction removes, and little else.
+void write_near_one(const fs::path& dir, const std::string& prefix, int count, std::uint32_t seed) {
+  fs::create_directories(dir);
+  std::mt19937 g(seed);
+  std::uniform_real_distribution<float> u(0.99f, 1.01f);
+  for (int i = 0; i < count; ++i) {
+    std::vector<float> v(64 * 4);
+    for (auto& x : v) x = u(g);
+    ASSERT_TRUE(write_tensor_file(test::float_tensor("x", {1, 64, 2, 2}, v), dir / fmt::format("{}-{:02d}.pb", prefix, i)).ok());
+  }
+}
+
+TEST(QuantiseW8Test, EachBiasTakesOffTheMeanShiftItsRoundedWeightsCause) {
+  const auto dir = test::make_temp_dir("rung-quantise-w8-bias");
+  write_shifted_by_rounding(dir / "shifted.onnx");
+  write_near_one(dir / "calibration", "cal", 8, 31);
+  write_near_one(dir / "holdout", "hold", 8, 32);
+  test::write_text(dir / "shifted.gate.json", R"({"gates": [{"decoder": "tensor", "atol": 0.02, "rtol": 0}]})");
+  auto r = quantise_in(dir, "shifted", "--form w8 --allow-slower --speed-runs 0");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("measured each rounded node's shift: 2 biases corrected, 1 node without a bias to correct"));
+  const auto j = nlohmann::json::parse(test::read_text(dir / "report.json"));
+  EXPECT_EQ(j["recipe"]["bias"]["corrected"]["nodes"], 2);
+  EXPECT_EQ(j["recipe"]["bias"]["corrected"]["uncorrected"], 1);
+  EXPECT_EQ(j["recipe"]["bias"]["corrected"]["inputs"], 8);
+  EXPECT_EQ(test::schema_errors(test::schema_path("quantise-report.schema.json"), dir / "report.json"), "");
+  // The Conv had no bias and has one now, as float as the rest of the arithmetic.
+  const auto written = load(dir / "shifted_i8.onnx");
+  const onnx::NodeProto* conv = node_writing(written, "c");
+  ASSERT_NE(conv, nullptr);
+  ASSERT_EQ(conv->input_size(), 3);
+  const auto* bias = initializer(written, conv->input(2));
+  ASSERT_NE(bias, nullptr);
+  const std::vector<float> shift = *float_values(*bias);
+  ASSERT_EQ(shift.size(), 2u);
+  EXPECT_NEAR(shift[0], -63 * (1.0f / 127 - 0.0055f), 0.003f);  // the shift, taken off
+  EXPECT_NEAR(shift[1], 0.0f, 1e-6f);                             // channel 1 rounds exactly: nothing to take off
   fs::remove_all(dir);
 }
 

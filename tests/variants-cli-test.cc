@@ -23,12 +23,21 @@ const std::vector<std::string> kBundled = {"ppocr_det_v4", "ppocr_rec_v4", "ppoc
 
 std::string rung(const std::string& args) { return "env -u RUNG_ORT_DIR -u RUNG_PLUGIN_DIR '" + test::cli_path().string() + "' " + args; }
 
-// Whether tools/make-forms.sh made this group's int8 form here (its report says written, its file is there):
+// The form tools/make-forms.sh makes for a bundled group: int8 for the detector and the
+// recogniser, w8 (int8 weights, float arithmetic) for the classifier; none for the rest.
+std::string made_form(const std::string& group) {
+  if (group == "ppocr_det_v4" || group == "ppocr_rec_v4") return "i8";
+  if (group == "ppocr_cls") return "w8";
+  return "";
+}
+
+// Whether tools/make-forms.sh made this group's form here (its report says written, its file is there):
 // the bundled manifest pins it where it is made, and the f32 file where it is not.
 bool made_here(const std::string& group) {
-  if (group != "ppocr_det_v4" && group != "ppocr_rec_v4") return false;
-  const fs::path report = test::deps_dir() / "forms" / (group + "_i8.report.json");
-  if (!fs::exists(report) || !fs::exists(test::deps_dir() / "forms" / (group + "_i8.onnx"))) return false;
+  const std::string form = made_form(group);
+  if (form.empty()) return false;
+  const fs::path report = test::deps_dir() / "forms" / (group + "_" + form + ".report.json");
+  if (!fs::exists(report) || !fs::exists(test::deps_dir() / "forms" / (group + "_" + form + ".onnx"))) return false;
   return json::parse(test::read_file(report)).value("decision", "") == "written";
 }
 
@@ -48,7 +57,7 @@ class VariantsCliTest : public ::testing::Test {
 TEST_F(VariantsCliTest, TheBundledManifestIsCleanAndNamesEveryFetchedModel) {
   auto r = test::run_command(rung("variants lint --scan " + test::deps_dir().string() + "/models"));
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_THAT(r.out, HasSubstr("7 groups, 16 variants · deployment"));
+  EXPECT_THAT(r.out, HasSubstr("7 groups, 17 variants · deployment"));
   EXPECT_THAT(r.out, HasSubstr("\nclean\n"));
 }
 
@@ -88,28 +97,30 @@ TEST_F(VariantsCliTest, TheBundledGroupsResolveAsDeclaredOnEveryFixtureTreeAndBu
           const std::string reason = g["reason"].get<std::string>();
           EXPECT_EQ(g["group"], kBundled[i]) << where;
           EXPECT_EQ(g["pinned_for"], "any") << where;
-          const bool has_form = kBundled[i] == "ppocr_det_v4" || kBundled[i] == "ppocr_rec_v4";
+          const std::string form = made_form(kBundled[i]);
+          const bool has_form = !form.empty();
+          const std::string key = "cpu_" + form;
           const bool made = made_here(kBundled[i]);
-          // Made here: its int8 form on the CPU, under its form's model id; not made: the pin's next, the f32 file.
-          EXPECT_EQ(g["variant"], made ? "cpu_i8" : "cpu_f32") << where;
-          EXPECT_EQ(g["model_id"], made ? kBundled[i] + "_i8" : kBundled[i]) << where;
+          // Made here: its form on the CPU, under its form's model id; not made: the pin's next, the f32 file.
+          EXPECT_EQ(g["variant"], made ? key : "cpu_f32") << where;
+          EXPECT_EQ(g["model_id"], made ? kBundled[i] + "_" + form : kBundled[i]) << where;
           if (made) {
-            EXPECT_THAT(reason, HasSubstr("cpu_i8: pinned for any platform: cpu_i8 (made here by rung quantise")) << where;
+            EXPECT_THAT(reason, HasSubstr(key + ": pinned for any platform: " + key + " (made here by rung quantise")) << where;
           } else if (has_form) {
-            EXPECT_THAT(reason, HasSubstr("cpu_f32: pinned for any platform after cpu_i8 (")) << where;
-            EXPECT_THAT(reason, HasSubstr("): cpu_i8 (made here")) << where;
+            EXPECT_THAT(reason, HasSubstr("cpu_f32: pinned for any platform after " + key + " (")) << where;
+            EXPECT_THAT(reason, HasSubstr("): " + key + " (made here")) << where;
           } else {
             EXPECT_THAT(reason, HasSubstr("cpu_f32: pinned for any platform: rung_sim_ep ")) << where;
           }
           std::vector<std::string> passed_over = {"rung_sim_ep_f32 (rung_sim_ep: not on this device and build)"};
-          if (has_form && !made) passed_over.push_back(g["passed_over"].size() > 1 ? g["passed_over"][1].get<std::string>() : "cpu_i8 missing");
+          if (has_form && !made) passed_over.push_back(g["passed_over"].size() > 1 ? g["passed_over"][1].get<std::string>() : key + " missing");
           if (with_plugin) {
             EXPECT_EQ(g["by_order"], "rung_sim_ep_f32") << where;
             EXPECT_THAT(reason, HasSubstr("(the declared order would take rung_sim_ep_f32)")) << where;
           } else {
-            EXPECT_EQ(g["by_order"], made ? "cpu_i8" : "cpu_f32") << where;
+            EXPECT_EQ(g["by_order"], made ? key : "cpu_f32") << where;
             EXPECT_EQ(g["passed_over"], json(passed_over)) << where;
-            if (has_form && !made) EXPECT_THAT(passed_over[1], HasSubstr("cpu_i8 (")) << where;
+            if (has_form && !made) EXPECT_THAT(passed_over[1], HasSubstr(key + " (")) << where;
           }
         }
       }

@@ -213,6 +213,9 @@ TEST_F(VariantsTest, AManifestThatCannotBeRightIsRefusedNamingTheEntry) {
   EXPECT_THAT(write(group(json::array({variant("rung_sim_ep_i8", {"rung_sim_ep"}, "i8", model_), variant("cpu_f32", {"cpu"}, "f32", model_)}))),
               HasSubstr("a i8 file on rung_sim_ep: the engine runs f32 there"));
   EXPECT_THAT(write(group(json::array({variant("tensorrt_f32", {"tensorrt"}, "f32", model_)}))), HasSubstr("the engine runs f16 there"));
+  // A w8 file computes in float on int8 weights: the CPU's form, never an NPU's, which runs quantised graphs.
+  EXPECT_THAT(write(group(json::array({variant("qnn_w8", {"qnn-htp"}, "w8", model_), variant("cpu_f32", {"cpu"}, "f32", model_)}))),
+              HasSubstr("a w8 file on qnn-htp: the engine runs i8 there"));
   EXPECT_THAT(write(group(json::array({variant("cpu_f32", {"cpu"}, "f32", model_)}),
                           json::array({{{"platform", "nvidia"}, {"variant", "gpu"}, {"reason", "1 ms"}}}))),
               HasSubstr("the pin for nvidia names no variant of it ('gpu')"));

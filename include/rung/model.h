@@ -15,9 +15,14 @@ namespace rung {
 enum class Role { kDetector, kEmbedder, kSegmenter, kGeneric };
 const char* role_name(Role r);  // "detector", "embedder", "segmenter", "generic"
 
-// The arithmetic a form runs.
-enum class NumericForm { kF32, kF16, kInt8, kA16W8, kA16W16 };
-const char* numeric_form_name(NumericForm f);  // "f32", "f16", "i8", "a16w8", "a16w16"
+// The arithmetic a form runs. kW8 keeps f32 arithmetic on int8 weights: the
+// file holds the weights as int8 and ONNX Runtime makes them float again once,
+// when the session is built (a form that pays in size where integer kernels
+// would not pay in time).
+enum class NumericForm { kF32, kF16, kInt8, kA16W8, kA16W16, kW8 };
+inline constexpr NumericForm kNumericForms[] = {NumericForm::kF32, NumericForm::kF16, NumericForm::kInt8,
+                                                NumericForm::kA16W8, NumericForm::kA16W16, NumericForm::kW8};
+const char* numeric_form_name(NumericForm f);  // "f32", "f16", "i8", "a16w8", "a16w16", "w8"
 
 // A release-time derived file (a quantised QDQ form; an offline fp16 file).
 struct DerivedForm {

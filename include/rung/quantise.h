@@ -1,7 +1,7 @@
 // `rung quantise` and `rung upgrade`: release-time forms of a model, each
 // written only with its evidence. The opset upgrade is proven to compute the
 // same as the original (parity's tensor gate at Tolerance::close()) before it
-// is used; a quantised form (int8, a16w8, a16w16 QDQ) is calibrated on real
+// is used; a quantised form (int8, a16w8, a16w16 QDQ; w8 weights) is calibrated on real
 // inputs, streamed, and scored against the f32 model with the model's decision
 // gates on a holdout set that shares no input with the calibration set. It is
 // written only when every gate passes.
@@ -63,7 +63,7 @@ Result<UpgradeOutcome> run_upgrade(const UpgradeOptions& options);
 struct QuantiseOptions {
   std::filesystem::path model;             // the f32 file
   std::string name;                        // the model's name in its id ("ppocr_det_v4"); default: the file's stem
-  std::string form = "int8";               // "int8", "a16w8", "a16w16"
+  std::string form = "int8";               // "int8", "a16w8", "a16w16", "w8"
   std::string target;                      // whose integer kernels place the QDQ: "cpu", "npu"; "" = cpu for int8, npu for 16-bit forms
   bool signed_activations = false;         // int8/int16 activations instead of uint8/uint16
   bool per_tensor = false;                 // one weight scale per tensor instead of per output channel

@@ -109,7 +109,7 @@ RUNG_API void rung_options_free(rung_options* options);
  *   tensorrt_workspace_mb      TensorRT's workspace, 1 to 1048576 (default 512)
  * and per model (after rung_options_add_model):
  *   model.NAME.input_spec      a JSON input spec file: how the probe feeds the model
- *   model.NAME.form.i8         a derived file: forms i8, f16, a16w8, a16w16
+ *   model.NAME.form.i8         a derived file: forms i8, f16, a16w8, a16w16, w8
  * One thread at a time. */
 RUNG_API rung_status* rung_options_set(rung_options* options, const char* key, const char* value);
 

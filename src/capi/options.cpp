@@ -43,10 +43,10 @@ Result<std::filesystem::path> path(const std::string& key, const std::string& va
 }
 
 Result<NumericForm> form_named(const std::string& key, const std::string& name) {
-  for (NumericForm f : {NumericForm::kF32, NumericForm::kF16, NumericForm::kInt8, NumericForm::kA16W8, NumericForm::kA16W16}) {
+  for (NumericForm f : kNumericForms) {
     if (name == numeric_form_name(f) && f != NumericForm::kF32) return f;
   }
-  return Error{ErrorCode::kInvalidArgument, fmt::format("option {}: '{}' is not a derived form (i8, f16, a16w8 or a16w16)", key, name)};
+  return Error{ErrorCode::kInvalidArgument, fmt::format("option {}: '{}' is not a derived form (i8, f16, a16w8, a16w16 or w8)", key, name)};
 }
 
 constexpr long long kMaxDeadlineMs = std::chrono::duration_cast<std::chrono::milliseconds>(kMaxDeadline).count();

@@ -15,6 +15,8 @@ const DerivedForm* quantised_form_for(const RungSpec& rung, const ModelRegistrat
   if (rung.form != ModelForm::kQuantized && !cpu_variant) return nullptr;
   const DerivedForm* q = nullptr;
   for (const auto& d : model.derived) {
+    // A w8 file computes in float: the CPU's form, not one an NPU runs quantised.
+    if (d.form == NumericForm::kW8 && rung.form == ModelForm::kQuantized) continue;
     if (d.form != NumericForm::kF16 && d.form != NumericForm::kF32) q = &d;
   }
   return q;

@@ -19,6 +19,7 @@ const char* numeric_form_name(NumericForm f) {
     case NumericForm::kInt8: return "i8";
     case NumericForm::kA16W8: return "a16w8";
     case NumericForm::kA16W16: return "a16w16";
+    case NumericForm::kW8: return "w8";
   }
   return "?";
 }

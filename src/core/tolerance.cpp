@@ -13,7 +13,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // Divides the difference when the reference is zero: any difference is then relatively huge.
 constexpr double kTinyReference = 1e-30;
 
-bool is_quantised(NumericForm f) { return f == NumericForm::kInt8 || f == NumericForm::kA16W8 || f == NumericForm::kA16W16; }
+bool is_quantised(NumericForm f) { return f != NumericForm::kF32 && f != NumericForm::kF16; }
 
 }  // namespace
 

@@ -29,9 +29,10 @@ std::string element_type_name(int t) {
 // tensors of Constant nodes.
 struct Census {
   std::map<std::string, int> init_type;
-  std::uint64_t f32 = 0, f16 = 0;
+  std::uint64_t f32 = 0, f16 = 0, i8 = 0;
   std::map<std::string, TensorCount> by_type;
   int quantize = 0, dequantize = 0, ep_context = 0;
+  int int8_casts = 0;  // int8 initializers cast to float: a w8 form's weights
   bool act16 = false, weight16 = false;
 
   void count_tensor(const onnx::TensorProto& t) {
@@ -40,6 +41,7 @@ struct Census {
     for (auto d : t.dims()) n *= static_cast<std::uint64_t>(std::max<std::int64_t>(d, 0));
     if (t.data_type() == onnx::TensorProto::FLOAT) f32 += n;
     if (t.data_type() == onnx::TensorProto::FLOAT16) f16 += n;
+    if (t.data_type() == onnx::TensorProto::INT8) i8 += n;
     TensorCount& c = by_type[element_type_name(t.data_type())];
     c.tensors++;
     c.elements += n;
@@ -56,6 +58,11 @@ struct Census {
       }
     }
     for (const auto& n : g.node()) {
+      if (n.op_type() == "Cast" && n.input_size() == 1 && init_type.count(n.input(0)) && init_type[n.input(0)] == onnx::TensorProto::INT8) {
+        for (const auto& a : n.attribute()) {
+          if (a.name() == "to" && a.i() == onnx::TensorProto::FLOAT) int8_casts++;
+        }
+      }
       const bool q = n.op_type() == "QuantizeLinear", dq = n.op_type() == "DequantizeLinear";
       if (!q && !dq) continue;
       (q ? quantize : dequantize)++;
@@ -71,7 +78,9 @@ struct Census {
 
 // The numeric form a graph computes in: a QDQ graph by the widths of its zero
 // points (activations are quantised by QuantizeLinear, weights are initializers
-// fed to DequantizeLinear); otherwise by which float type holds more weights.
+// fed to DequantizeLinear); a graph whose weights are mostly int8 initializers
+// cast to float computes in float on int8 weights (w8); otherwise by which float
+// type holds more weights.
 void classify(const onnx::GraphProto& g, ModelFileFacts& f) {
   Census c;
   c.walk(g);
@@ -81,6 +90,10 @@ void classify(const onnx::GraphProto& g, ModelFileFacts& f) {
     f.form = c.act16 ? (c.weight16 ? NumericForm::kA16W16 : NumericForm::kA16W8) : NumericForm::kInt8;
     f.form_evidence = fmt::format("{} QuantizeLinear and {} DequantizeLinear nodes; {}-bit activations, {}-bit weights", c.quantize,
                                   c.dequantize, c.act16 ? 16 : 8, c.weight16 ? 16 : 8);
+  } else if (c.int8_casts > 0 && c.i8 > c.f32 + c.f16) {
+    f.form = NumericForm::kW8;
+    f.form_evidence = fmt::format("{} int8 weight elements cast to float by {} Cast nodes, against {} float32: float arithmetic", c.i8,
+                                  c.int8_casts, c.f32);
   } else if (c.f16 > c.f32) {
     f.form = NumericForm::kF16;
     f.form_evidence = fmt::format("{} float16 weight elements against {} float32", c.f16, c.f32);

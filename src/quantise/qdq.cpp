@@ -193,7 +193,7 @@ class Rewriter {
         if (auto done = saturating(nodes, original); !done) return done.error();
         continue;
       }
-      const std::vector<int> data = quantised ? data_inputs(n) : std::vector<int>{};
+      const std::vector<int> data = !quantised ? std::vector<int>{} : weights_only(s_.form) ? std::vector<int>{1} : data_inputs(n);
       for (int i = 0; i < n.input_size(); ++i) {
         const std::string& t = original.input(i);
         if (t.empty()) continue;
@@ -475,6 +475,7 @@ class Rewriter {
 
   // Raises weight scales until the bias, at input scale x weight scale, fits in int32.
   void fit_bias(const onnx::NodeProto& n, WeightScales& ws) {
+    if (weights_only(s_.form)) return;  // the bias stays float
     if (n.input_size() < 3 || n.input(2).empty() || role_of(n, 2, g_) != Role::kBias) return;
     auto b = float_values(*g_.initializer.at(n.input(2)));
     if (!b) return;  // reported when the bias itself is quantised
@@ -513,6 +514,10 @@ class Rewriter {
     q.set_raw_data(std::move(raw));
     added_.push_back(std::move(q));
     const bool vector = ws.axis >= 0;
+    if (weights_only(s_.form)) {
+      ++counts_.weights;
+      return float_weight(nodes, base, ws, w.dims_size());
+    }
     const std::string scale = vector ? add_floats(base + "_scale", ws.scales) : add_scalar(base + "_scale", ws.scales[0]);
     const std::string zp = add_integers(base + "_zero_point", weight_, std::vector<std::int64_t>(channels, 0), vector);
     auto& dq = add_node(nodes, "DequantizeLinear", weight_, {base + "_quantized", scale, zp}, base + "_dq");
@@ -520,6 +525,20 @@ class Rewriter {
     weight_scales_[n.name()] = std::move(ws.scales);
     ++counts_.weights;
     return base + "_dq";
+  }
+
+  // w8: the int8 weight cast to float and multiplied by its scales, shaped [channels, 1, ...] so they broadcast
+  // along its channel axis. All constant: ONNX Runtime folds the two nodes away when it builds the session.
+  std::string float_weight(google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes, const std::string& base, const WeightScales& ws, int rank) {
+    const std::string scale = ws.axis < 0 ? add_scalar(base + "_scale", ws.scales[0]) : add_floats(base + "_scale", ws.scales);
+    for (int d = ws.axis + 1; ws.axis >= 0 && d < rank; ++d) added_.back().add_dims(1);
+    add_float_node(nodes, "Cast", base + "_cast", {base + "_quantized"}, base + "_cast");
+    auto* to = nodes.rbegin()->add_attribute();
+    to->set_name("to");
+    to->set_type(onnx::AttributeProto::INT);
+    to->set_i(TensorProto::FLOAT);
+    add_float_node(nodes, "Mul", base + "_scaled", {base + "_cast", scale}, base + "_scaled");
+    return base + "_scaled";
   }
 
   // int32 at input scale x weight scale, zero point 0: what integer kernels add to their accumulators.
@@ -591,7 +610,8 @@ Result<NumericForm> parse_quantised_form(const std::string& text) {
   if (text == "int8" || text == "i8") return NumericForm::kInt8;
   if (text == "a16w8") return NumericForm::kA16W8;
   if (text == "a16w16") return NumericForm::kA16W16;
-  return Error{ErrorCode::kInvalidArgument, fmt::format("unknown form '{}' (expected int8, a16w8 or a16w16)", text)};
+  if (text == "w8") return NumericForm::kW8;
+  return Error{ErrorCode::kInvalidArgument, fmt::format("unknown form '{}' (expected int8, a16w8, a16w16 or w8)", text)};
 }
 
 const char* form_recipe_name(NumericForm form) {
@@ -599,13 +619,17 @@ const char* form_recipe_name(NumericForm form) {
     case NumericForm::kInt8: return "int8";
     case NumericForm::kA16W8: return "a16w8";
     case NumericForm::kA16W16: return "a16w16";
+    case NumericForm::kW8: return "w8";
     default: return "?";
   }
 }
 
-QdqTarget default_qdq_target(NumericForm form) { return form == NumericForm::kInt8 ? QdqTarget::kCpu : QdqTarget::kNpu; }
+QdqTarget default_qdq_target(NumericForm form) {
+  return form == NumericForm::kInt8 || form == NumericForm::kW8 ? QdqTarget::kCpu : QdqTarget::kNpu;
+}
 
-int activation_bits(NumericForm form) { return form == NumericForm::kInt8 ? 8 : 16; }
+int activation_bits(NumericForm form) { return form == NumericForm::kW8 ? 32 : form == NumericForm::kInt8 ? 8 : 16; }
+bool weights_only(NumericForm form) { return form == NumericForm::kW8; }
 int weight_bits(NumericForm form) { return form == NumericForm::kA16W16 ? 16 : 8; }
 
 void name_unnamed_nodes(onnx::GraphProto& graph) {
@@ -670,6 +694,18 @@ Result<QdqPlan> plan_qdq(const onnx::ModelProto& prepared, const QdqSettings& s)
       auto& p = plan.by_op[n.op_type()];
       ++p.float_nodes;
       p.reasons.insert("kept float by --keep-float or --float-from");
+      continue;
+    }
+    if (weights_only(s.form)) {
+      // Only the weights change: a weighted node reading a float initializer as its weight, and data that is not one.
+      const bool weighted = has_weights(n.op_type()) && n.input_size() > 1 && g.is_initializer(n.input(1)) && g.is_float(n.input(1)) &&
+                            !g.is_initializer(n.input(0));
+      if (!weighted) {
+        stays_float(n, "no weight to store as int8");
+        continue;
+      }
+      plan.quantised.insert(n.name());
+      ++plan.by_op[n.op_type()].quantised;
       continue;
     }
     const KernelRule rule = n.domain().empty() ? kernel_rule(s.target, n.op_type()) : KernelRule{KernelKind::kNone, "not an ONNX operator"};
@@ -758,7 +794,7 @@ Result<std::map<std::string, Range>> QdqPlan::resolve(std::map<std::string, Rang
 }
 
 Result<QdqCounts> insert_qdq(onnx::ModelProto& model, const QdqPlan& plan, const std::map<std::string, Range>& ranges, const QdqSettings& s) {
-  if (s.form != NumericForm::kInt8 && s.form != NumericForm::kA16W8 && s.form != NumericForm::kA16W16) {
+  if (s.form == NumericForm::kF32 || s.form == NumericForm::kF16) {
     return Error{ErrorCode::kInvalidArgument, fmt::format("{} is not a quantised form", numeric_form_name(s.form))};
   }
   return Rewriter(model, plan, ranges, s).run();

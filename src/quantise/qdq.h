@@ -29,7 +29,7 @@ class GraphProto;
 namespace rung {
 
 struct QdqSettings {
-  NumericForm form = NumericForm::kInt8;  // kInt8, kA16W8 or kA16W16
+  NumericForm form = NumericForm::kInt8;  // kInt8, kA16W8, kA16W16 or kW8
   QdqTarget target = QdqTarget::kCpu;     // whose integer kernels decide what is quantised
   bool signed_activations = false;        // int8/int16 activations instead of uint8/uint16
   bool per_channel = true;                // weights: one scale per output channel
@@ -41,13 +41,18 @@ struct QdqSettings {
   std::vector<std::string> float_from;    // tensors whose consumers, and everything downstream, stay float
 };
 
-// "int8" (uint8 activations unless signed), "a16w8", "a16w16".
+// "int8" (uint8 activations unless signed), "a16w8", "a16w16", "w8".
 Result<NumericForm> parse_quantised_form(const std::string& text);
-const char* form_recipe_name(NumericForm form);  // "int8", "a16w8", "a16w16"
-// int8 is for the CPU that scores it; a 16-bit form exists for an NPU (the CPU runs 16-bit QDQ in float).
+const char* form_recipe_name(NumericForm form);  // "int8", "a16w8", "a16w16", "w8"
+// int8 and w8 are for the CPU that scores them; a 16-bit form exists for an NPU (the CPU runs 16-bit QDQ in float).
 QdqTarget default_qdq_target(NumericForm form);
-int activation_bits(NumericForm form);
+int activation_bits(NumericForm form);  // 32 for w8: its activations stay float
 int weight_bits(NumericForm form);
+// w8: int8 weights behind a Cast and a Mul by their scales, which ONNX Runtime
+// folds into float initializers when it builds the session, so the file is
+// a quarter of the size and the run is the float graph's, on rounded weights.
+// No activation is quantised, no QuantizeLinear or DequantizeLinear written.
+bool weights_only(NumericForm form);
 
 struct QdqPlan {
   std::vector<std::string> activations;  // float tensors that get a Q/DQ pair, in graph order

@@ -180,6 +180,18 @@ Result<QuantiseOutcome> run_quantise(const QuantiseOptions& o) {
     auto target = parse_qdq_target(o.target);
     if (!target) return Error{target.error().code, "--target: " + target.error().message};
     ev.qdq.target = *target;
+    if (weights_only(*form) && *target != QdqTarget::kCpu) {
+      return Error{ErrorCode::kInvalidArgument, "--target: a w8 form computes in float, so no target's integer kernels place it; it is a CPU form"};
+    }
+  }
+  if (weights_only(*form) && (o.signed_activations || o.reduce_range)) {
+    return Error{ErrorCode::kInvalidArgument, fmt::format("{}: a w8 form's arithmetic is float, which neither changes",
+                                                          o.signed_activations ? "--signed-activations" : "--reduce-range")};
+  }
+  if (weights_only(*form) && o.search) {
+    return Error{ErrorCode::kInvalidArgument,
+                 "--search: a w8 form quantises no activation, so there is no calibrator to try or quantised tensor to rank; --keep-float NODE "
+                 "keeps a node's weights float"};
   }
   ev.qdq.signed_activations = o.signed_activations;
   ev.qdq.per_channel = !o.per_tensor;
@@ -311,7 +323,10 @@ Result<QuantiseOutcome> run_quantise(const QuantiseOptions& o) {
   co.threads = o.settings.threads;
   co.work_dir = work->path();
   co.on_progress = [&o](std::size_t done, std::size_t total, const std::string& item) { progress(o.settings, "calibrating", done, total, item); };
-  auto calibrated = calibrate(**process, prepared, co);
+  // A w8 form quantises no activation: nothing to observe (its calibration inputs correct its biases).
+  Calibration unobserved;
+  unobserved.inputs = calibration->items.size();
+  Result<Calibration> calibrated = weights_only(*form) ? Result<Calibration>(std::move(unobserved)) : calibrate(**process, prepared, co);
   if (!calibrated) return calibrated.error();
   ev.calibration_inputs = calibrated->inputs;
   ev.calibration_seconds = calibrated->seconds;
@@ -323,6 +338,7 @@ Result<QuantiseOutcome> run_quantise(const QuantiseOptions& o) {
     Calibrator calibrator;
     QdqPlan plan;
     QdqCounts counts;
+    std::optional<BiasCorrection> bias;
     std::vector<MixedRangeHazard> hazards;
     std::string bytes;
     fs::path file;
@@ -347,6 +363,16 @@ Result<QuantiseOutcome> run_quantise(const QuantiseOptions& o) {
     onnx::ModelProto model = prepared;
     auto counts = insert_qdq(model, a.plan, *ranges, a.qdq);
     if (!counts) return counts.error();
+    if (weights_only(a.qdq.form)) {
+      // Rounded weights shift each channel's mean output: measured node by node on the calibration inputs, taken off the biases.
+      progress(o.settings, "correcting biases", 0, 0, "");
+      auto shifts = measure_rounding_shifts(**process, prepared, model, a.plan.quantised, calibration->items, plan, o.settings.threads, work->path());
+      if (!shifts) return Error{shifts.error().code, fmt::format("measuring the rounded weights' shifts: {}", shifts.error().message)};
+      model = prepared;
+      a.bias = correct_biases(model, *shifts);
+      counts = insert_qdq(model, a.plan, *ranges, a.qdq);
+      if (!counts) return counts.error();
+    }
     a.counts = *counts;
     if (!model.SerializeToString(&a.bytes)) return Error{ErrorCode::kInvalidArgument, "the quantised model does not serialise"};
     a.file = work->path() / fmt::format("candidate-{}.onnx", attempts++);
@@ -476,6 +502,7 @@ Result<QuantiseOutcome> run_quantise(const QuantiseOptions& o) {
   ev.calibrator = chosen->calibrator;
   ev.plan = std::move(chosen->plan);
   ev.counts = chosen->counts;
+  ev.bias_correction = chosen->bias;
   ev.hazards = std::move(chosen->hazards);
   const std::string bytes = std::move(chosen->bytes);
   const fs::path candidate = chosen->file;
@@ -501,10 +528,11 @@ Result<QuantiseOutcome> run_quantise(const QuantiseOptions& o) {
   // or one placed for an NPU, is asked for its accuracy or its target, not for
   // this CPU's clock.
   bool slower_refused = false;
-  if (ev.speed && ev.qdq.form == NumericForm::kInt8 && ev.qdq.target == QdqTarget::kCpu && !o.allow_slower) {
+  if (ev.speed && (ev.qdq.form == NumericForm::kInt8 || weights_only(ev.qdq.form)) && ev.qdq.target == QdqTarget::kCpu && !o.allow_slower) {
     const SpeedJudgement j = ev.speed->judgement();
     if (j.call == SpeedCall::kSlower) {
-      ev.failed.push_back(fmt::format("speed · slower than f32 on this CPU ({:.2f}-{:.2f}x its time)", j.low, j.high));
+      ev.failed.push_back(fmt::format("speed · slower than f32 on this CPU ({:.2f}-{:.2f}x its time){}", j.low, j.high,
+                                      weights_only(ev.qdq.form) ? "" : "; --form w8 stores the weights as int8 and keeps float arithmetic"));
       slower_refused = true;
     }
   }

@@ -11,6 +11,7 @@ namespace rung {
 namespace {
 
 const char* type_name(int bits, bool is_signed) {
+  if (bits == 32) return "float32";
   if (bits == 8) return is_signed ? "int8" : "uint8";
   return is_signed ? "int16" : "uint16";
 }
@@ -68,6 +69,12 @@ nlohmann::json by_op_json(const QdqPlan& plan) {
 
 }  // namespace
 
+nlohmann::json QuantiseEvidence::bias_correction_json() const {
+  if (!bias_correction) return nullptr;
+  return {{"nodes", bias_correction->nodes}, {"uncorrected", bias_correction->uncorrected}, {"inputs", calibration_inputs},
+          {"method", "each weighted node's mean output shift per channel, its rounded weights against its float ones on the float graph's tensors"}};
+}
+
 std::string QuantiseEvidence::to_json() const {
   const int abits = activation_bits(qdq.form), wbits = weight_bits(qdq.form);
   nlohmann::json preparation = {{"from_opset", source_opset},
@@ -120,14 +127,17 @@ std::string QuantiseEvidence::to_json() const {
        {{"name", name},
         {"form", form_recipe_name(qdq.form)},
         {"opset", opset},
-        {"activations", {{"type", type_name(abits, qdq.signed_activations)}, {"scheme", "asymmetric per tensor"}}},
+        {"activations", {{"type", type_name(abits, qdq.signed_activations)}, {"scheme", weights_only(qdq.form) ? "float" : "asymmetric per tensor"}}},
         {"weights",
          {{"type", type_name(wbits, true)},
           {"scheme", qdq.per_channel ? "symmetric per channel" : "symmetric per tensor"},
           {"reduce_range", qdq.reduce_range && wbits == 8}}},
-        {"bias", {{"type", "int32"}, {"scale", "input scale x weight scale"}}},
-        {"qdq_domain", abits == 16 || wbits == 16 ? "com.microsoft for 16-bit tensors, ai.onnx otherwise" : "ai.onnx"},
-        {"calibrator", calibrator_json(calibrator)},
+        {"bias", weights_only(qdq.form) ? nlohmann::json{{"type", "float32"}, {"scale", nullptr}, {"corrected", bias_correction_json()}}
+                                        : nlohmann::json{{"type", "int32"}, {"scale", "input scale x weight scale"}}},
+        {"qdq_domain", weights_only(qdq.form)            ? "none: int8 weights behind Cast and Mul, folded by ONNX Runtime when the session is built"
+                       : abits == 16 || wbits == 16 ? "com.microsoft for 16-bit tensors, ai.onnx otherwise"
+                                                    : "ai.onnx"},
+        {"calibrator", weights_only(qdq.form) ? nlohmann::json(nullptr) : calibrator_json(calibrator)},
         {"target", qdq_target_name(qdq.target)},
         {"islands", {{"keep_float", qdq.keep_float}, {"float_from", qdq.float_from}, {"float_nodes", plan.islands}}}}},
       {"graph",
@@ -198,9 +208,10 @@ std::string QuantiseEvidence::to_json() const {
 }
 
 std::string QuantiseEvidence::text() const {
-  std::string out = fmt::format("quantise  {} -> {} ({}: {} activations, {} weights; {})\n", source.filename().string(),
+  std::string out = fmt::format("quantise  {} -> {} ({}: {} activations, {} weights{})\n", source.filename().string(),
                                 model_id.empty() ? name : model_id, form_recipe_name(qdq.form),
-                                type_name(activation_bits(qdq.form), qdq.signed_activations), weights_text(qdq), calibrator_text(calibrator));
+                                type_name(activation_bits(qdq.form), qdq.signed_activations), weights_text(qdq),
+                                weights_only(qdq.form) ? ", float arithmetic" : "; " + calibrator_text(calibrator));
   if (upgrade_proof) {
     std::vector<std::string> changes;
     if (upgraded_to) changes.push_back(fmt::format("opset {} -> {}", source_opset, *upgraded_to));
@@ -221,7 +232,15 @@ std::string QuantiseEvidence::text() const {
                                    : fmt::format("NOT the same: output '{}' differs\n", upgrade_proof->failing_output);
     }
   }
-  if (calibration) {
+  if (calibration && weights_only(qdq.form)) {
+    out += fmt::format("calibrate none: no activation is quantised; {} inputs from {} (set {}) measured each rounded node's shift", calibration_inputs,
+                       calibration->dir.string(), calibration->sha256.substr(0, 12));
+    out += bias_correction ? fmt::format(": {} bias{} corrected{}\n", bias_correction->nodes, bias_correction->nodes == 1 ? "" : "es",
+                                         bias_correction->uncorrected == 0 ? std::string()
+                                                                           : fmt::format(", {} node{} without a bias to correct", bias_correction->uncorrected,
+                                                                                       bias_correction->uncorrected == 1 ? "" : "s"))
+                           : "\n";
+  } else if (calibration) {
     out += fmt::format("calibrate {} inputs from {} in {:.1f} s (set {})\n", calibration_inputs, calibration->dir.string(), calibration_seconds,
                        calibration->sha256.substr(0, 12));
   }

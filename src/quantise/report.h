@@ -4,6 +4,8 @@
 // running a QDQ graph is not the NPU that will load it.
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -11,6 +13,7 @@
 #include <vector>
 
 #include "quantise/activation_fold.h"
+#include "quantise/bias_correction.h"
 #include "quantise/calibration.h"
 #include "quantise/conv_fold.h"
 #include "quantise/hazards.h"
@@ -52,6 +55,8 @@ struct QuantiseEvidence {
   std::int64_t opset = 0;
   QdqPlan plan;
   QdqCounts counts;
+  // A w8 form's biases, corrected by each node's rounding shift over the calibration inputs.
+  std::optional<BiasCorrection> bias_correction;
   std::vector<MixedRangeHazard> hazards;
   // The sets.
   const InputSet* calibration = nullptr;
@@ -95,6 +100,9 @@ struct QuantiseEvidence {
 
   std::string to_json() const;
   std::string text() const;
+
+ private:
+  nlohmann::json bias_correction_json() const;
 };
 
 }  // namespace rung

@@ -77,7 +77,7 @@ std::vector<NumericForm> forms_run_on(const std::string& rung_name, Role role) {
   if (rung == nullptr) return {NumericForm::kF32};  // a plugin rung loads the f32 file
   if (rung->form == ModelForm::kQuantized) return {NumericForm::kInt8, NumericForm::kA16W8, NumericForm::kA16W16};
   // The CPU runs a QDQ file on its integer kernels (core/forms.h): f32, or the form the variant names.
-  if (rung->append == AppendMethod::kNone) return {NumericForm::kF32, NumericForm::kInt8, NumericForm::kA16W8, NumericForm::kA16W16};
+  if (rung->append == AppendMethod::kNone) return {NumericForm::kF32, NumericForm::kInt8, NumericForm::kA16W8, NumericForm::kA16W16, NumericForm::kW8};
   return {builds_fp16(*rung, role) ? NumericForm::kF16 : NumericForm::kF32};
 }
 
@@ -143,7 +143,7 @@ Result<Variant> parse_variant(const json& v, const Group& g, const fs::path& fil
   const std::string form_name = f.text("form", "");
   if (!f.ok()) return f.problems().error();
   auto form = parse_form(form_name);
-  if (!form) return bad(file, fmt::format("{}: form '{}' is none of f32, f16, i8, a16w8, a16w16", where, form_name));
+  if (!form) return bad(file, fmt::format("{}: form '{}' is none of f32, f16, i8, a16w8, a16w16, w8", where, form_name));
   out.form = *form;
   // An embedder's non-f32 variant is vetoed at resolution, so only the others must match their rungs.
   if (!(g.role == Role::kEmbedder && out.form != NumericForm::kF32)) {
@@ -285,7 +285,7 @@ bool Deployment::provisioned(const std::string& rung) const {
 }
 
 std::optional<NumericForm> parse_form(const std::string& name) {
-  for (auto f : {NumericForm::kF32, NumericForm::kF16, NumericForm::kInt8, NumericForm::kA16W8, NumericForm::kA16W16}) {
+  for (auto f : kNumericForms) {
     if (name == numeric_form_name(f)) return f;
   }
   return std::nullopt;

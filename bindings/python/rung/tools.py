@@ -390,7 +390,7 @@ def parity(ref, cand=None, **options):
 
 
 def quantise(model, **options):
-    """``rung quantise --json``: make a QDQ form (int8, a16w8, a16w16) calibrated on real inputs,
+    """``rung quantise --json``: make a quantised form (int8, a16w8, a16w16 QDQ; w8 weights) calibrated on real inputs,
     written only when the model's gates pass; returns the report as a dict.
 
     model: the f32 model file. Options: form, calibration (required), holdout (required), gate
