@@ -638,49 +638,56 @@ TEST_F(VariantsTest, AMadeFormIsPinnedByItsReportAloneAndAPinsFallbacksMustBeIts
 }
 
 // The CPU runs a quantised variant's own file, under its form's model id; its
-// optimised graph, once built, is built from that file.
+// optimised graph, once built, is built from that file. Both forms the CPU
+// runs: int8 on its integer kernels, w8 on float ones with its weights made
+// float when the session is built.
 TEST_F(VariantsTest, TheCpuRunsAQuantisedVariantsFileUnderItsFormsModelId) {
   test::write_classifier_sets(dir_);
-  const fs::path form = dir_ / "classifier_i8.onnx";
-  auto q = test::quantise(test::classifier_quantise_args(dir_, "int8", "calibration", form));
-  ASSERT_EQ(q.exit_code, 0) << q.out << q.err;
   auto f32 = inspect_model_file(dir_ / "classifier.onnx");
-  json list = json::array({variant("cpu_i8", {"cpu"}, "i8", form), variant("cpu_f32", {"cpu"}, "f32", dir_ / "classifier.onnx", f32->sha256)});
-  json m = {{"schema", "rung-variant-manifest"},
-            {"schema_version", 1},
-            {"groups", {{{"name", "classifier"}, {"role", "generic"}, {"variants", list}, {"pins", json::array()}}}}};
-  std::ofstream(dir_ / "q.variants.json") << m.dump(2);
-  auto loaded = variants::load_manifest(dir_ / "q.variants.json");
-  ASSERT_TRUE(loaded) << loaded.error().message;
   core::EngineOptions o;
-  o.cache_dir = dir_ / "cache";
   o.runtimes.explicit_dir = test::runtime_dir("1.30.0");
   o.runtimes.include_default_locations = false;
   o.runtimes.read_environment = false;
   o.hardware_root = test::fixtures_dir() / "hardware" / "cpu-vm";
   o.worker = test::worker_path();
-  ASSERT_TRUE(variants::attach(o, *loaded, deployment({})));
-  auto engine = core::Engine::start(o);
-  ASSERT_TRUE(engine) << engine.error().message;
-  (*engine)->wait_until_settled();
-  EXPECT_EQ((*engine)->chosen_rung(), "cpu");
-  EXPECT_EQ((*engine)->model_choices().at("classifier").model_id, "classifier_i8");
-  auto job = (*engine)->open_job();
-  auto s = (*job)->session("classifier");
-  ASSERT_TRUE(s) << s.error().message;
-  EXPECT_EQ((*s)->model_id(), "classifier_i8");
-  EXPECT_THAT((*s)->placement_reason(), HasSubstr("its variant's i8 form"));
-  EXPECT_THAT((*s)->placement_reason(), HasSubstr("optimised graph from the cache"));
-  // The optimised graph the CPU loads is the form's: QLinearConv, not Conv, and no f32 weights of the convolution.
-  bool from_form = false;
-  for (const auto& e : fs::recursive_directory_iterator(dir_ / "cache")) {
-    if (e.path().extension() == ".ort" && e.path().filename().string().rfind("classifier-", 0) == 0) {
-      from_form = e.path().filename().string().find(inspect_model_file(form)->sha256.substr(0, 12)) != std::string::npos;
+  fs::path form;
+  for (auto [asked, name] : {std::pair{"w8", "w8"}, std::pair{"int8", "i8"}}) {
+    SCOPED_TRACE(name);
+    form = dir_ / fmt::format("classifier_{}.onnx", name);
+    auto q = test::quantise(test::classifier_quantise_args(dir_, asked, "calibration", form));
+    ASSERT_EQ(q.exit_code, 0) << q.out << q.err;
+    const std::string key = fmt::format("cpu_{}", name), id = fmt::format("classifier_{}", name);
+    json list = json::array({variant(key, {"cpu"}, name, form), variant("cpu_f32", {"cpu"}, "f32", dir_ / "classifier.onnx", f32->sha256)});
+    json m = {{"schema", "rung-variant-manifest"},
+              {"schema_version", 1},
+              {"groups", {{{"name", "classifier"}, {"role", "generic"}, {"variants", list}, {"pins", json::array()}}}}};
+    std::ofstream(dir_ / "q.variants.json") << m.dump(2);
+    auto loaded = variants::load_manifest(dir_ / "q.variants.json");
+    ASSERT_TRUE(loaded) << loaded.error().message;
+    o.cache_dir = dir_ / ("cache-" + id);
+    ASSERT_TRUE(variants::attach(o, *loaded, deployment({})));
+    auto engine = core::Engine::start(o);
+    ASSERT_TRUE(engine) << engine.error().message;
+    (*engine)->wait_until_settled();
+    EXPECT_EQ((*engine)->chosen_rung(), "cpu");
+    EXPECT_EQ((*engine)->model_choices().at("classifier").model_id, id);
+    auto job = (*engine)->open_job();
+    auto s = (*job)->session("classifier");
+    ASSERT_TRUE(s) << s.error().message;
+    EXPECT_EQ((*s)->model_id(), id);
+    EXPECT_THAT((*s)->placement_reason(), HasSubstr(fmt::format("its variant's {} form", name)));
+    EXPECT_THAT((*s)->placement_reason(), HasSubstr("optimised graph from the cache"));
+    // The optimised graph the CPU loads is the form's (named by the form's hash), not the f32 file's.
+    bool from_form = false;
+    for (const auto& e : fs::recursive_directory_iterator(o.cache_dir)) {
+      if (e.path().extension() == ".ort" && e.path().filename().string().rfind("classifier-", 0) == 0) {
+        from_form = e.path().filename().string().find(inspect_model_file(form)->sha256.substr(0, 12)) != std::string::npos;
+      }
     }
+    EXPECT_TRUE(from_form);
   }
-  EXPECT_TRUE(from_form);
 
-  // The form damaged after the manifest was read: it fails to open, and the CPU serves the f32 file, saying so.
+  // The (int8) form damaged after the manifest was read: it fails to open, and the CPU serves the f32 file, saying so.
   std::ofstream(form, std::ios::binary | std::ios::trunc) << "not a model";
   o.cache_dir = dir_ / "cache-damaged";
   auto again = core::Engine::start(o);
