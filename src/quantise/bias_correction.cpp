@@ -38,24 +38,22 @@ Result<std::vector<ChannelShift>> measure_rounding_shifts(OrtProcess& process, c
     if (!have_init.count(t.name())) *g.add_initializer() = t;
   }
   google::protobuf::RepeatedPtrField<onnx::NodeProto> ordered;
+  std::map<std::string, const onnx::NodeProto*> rounded_node;
   for (const auto& n : rounded.graph().node()) {
+    rounded_node[n.name()] = &n;
     if (!have_node.count(n.name())) *ordered.Add() = n;
   }
   for (const auto& n : prepared.graph().node()) *ordered.Add() = n;
   std::vector<std::string> exposed;
   std::map<std::string, std::string> op_of;
-  for (const auto& n : rounded.graph().node()) {
-    if (!nodes.count(n.name()) || n.output_size() < 1) continue;
+  for (const auto& n : prepared.graph().node()) {
+    auto r = rounded_node.find(n.name());
+    if (!nodes.count(n.name()) || n.output_size() < 1 || n.input_size() < 2 || r == rounded_node.end() || r->second->input_size() < 2) continue;
+    // The float node with its outputs renamed, reading the rounded weight: its data and bias are the float graph's.
     onnx::NodeProto copy = n;
     copy.set_name(n.name() + kTwin);
     for (int i = 0; i < copy.output_size(); ++i) copy.set_output(i, n.output(i) + kTwin);
-    // Its data and bias as the float graph has them: only the weight is the rounded one.
-    for (const auto& p : prepared.graph().node()) {
-      if (p.name() != n.name()) continue;
-      for (int i = 0; i < copy.input_size() && i < p.input_size(); ++i) {
-        if (i != 1) copy.set_input(i, p.input(i));
-      }
-    }
+    copy.set_input(1, r->second->input(1));
     *ordered.Add() = std::move(copy);
     exposed.push_back(n.output(0));
     exposed.push_back(n.output(0) + kTwin);
@@ -71,7 +69,7 @@ Result<std::vector<ChannelShift>> measure_rounding_shifts(OrtProcess& process, c
   };
   std::map<std::string, Sums> sums;  // by node
   std::map<std::string, std::string> node_of_output;
-  for (const auto& n : rounded.graph().node()) {
+  for (const auto& n : prepared.graph().node()) {
     if (op_of.count(n.name())) node_of_output[n.output(0)] = n.name();
   }
   for (const auto& item : items) {
@@ -150,9 +148,9 @@ BiasCorrection correct_biases(onnx::ModelProto& prepared, const std::vector<Chan
     const std::string bias_name = !after.empty() ? after : has_bias ? n.input(2) : "";
     correctable = correctable || !after.empty();
     if (correctable && has_bias) {
+      // Only a constant bias holding one value per channel, read by this node alone, takes a per-channel correction.
       auto it = init.find(bias_name);
-      auto values = it == init.end() ? Result<std::vector<float>>(Error{ErrorCode::kInvalidArgument, ""}) : float_values(*it->second);
-      // Only a bias holding one value per channel, read by this node alone, takes a per-channel correction.
+      auto values = it != init.end() ? float_values(*it->second) : Result<std::vector<float>>(std::vector<float>{});
       correctable = values && values->size() == shift.size() && readers[bias_name] == 1 && scale != 0.0f;
       if (correctable) bias = *values;
     }
@@ -169,11 +167,8 @@ BiasCorrection correct_biases(onnx::ModelProto& prepared, const std::vector<Chan
       t.set_data_type(onnx::TensorProto::FLOAT);
       t.add_dims(static_cast<std::int64_t>(bias.size()));
       set_float_values(t, bias);
-      while (n.input_size() < 2) n.add_input("");
-      if (n.input_size() == 2) n.add_input(t.name());
+      if (n.input_size() == 2) n.add_input(t.name());  // a weighted node has its data and weight: the bias is third
       else n.set_input(2, t.name());
-      init.clear();  // the initializer list may have moved: look it up afresh
-      for (auto& i : *g.mutable_initializer()) init[i.name()] = &i;
     }
     ++done.nodes;
   }
