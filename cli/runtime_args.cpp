@@ -37,7 +37,7 @@ void SoftwareGpuArgs::add_to(CLI::App& command) {
 }
 
 void SoftwareGpuArgs::apply() const {
-  if (auto s = lend_software_gpu_if_asked(lend); !s) throw CliError(kExitUsage, "--software-gpu: " + s.error().message);
+  if (auto s = lend_software_gpu_if_asked(lend, /*read_environment=*/true); !s) throw CliError(kExitUsage, "--software-gpu: " + s.error().message);
 }
 
 }  // namespace rung::cli

@@ -37,12 +37,12 @@ add_library(rung_os_windows STATIC
   ${_s}/os/windows/security.cpp ${_s}/os/windows/path_trust.cpp ${_s}/os/work_dir.cpp ${_s}/os/windows/fresh_dir.cpp
   ${_s}/os/process_identity.cpp ${_s}/os/windows/process_identity.cpp ${_s}/os/progress_file.cpp ${_s}/os/windows/progress_file.cpp
   ${_s}/os/termination.cpp ${_s}/os/windows/termination.cpp ${_s}/os/utc_now.cpp ${_s}/os/output_paths.cpp ${_s}/os/input_check.cpp ${_s}/os/command_line.cpp
-  ${_s}/os/worker_location.cpp ${_s}/os/windows/loader_search.cpp)
+  ${_s}/os/worker_location.cpp ${_s}/os/environment.cpp ${_s}/os/windows/loader_search.cpp)
 target_include_directories(rung_os_windows PUBLIC "${_s}" "${PROJECT_SOURCE_DIR}/include")
 target_link_libraries(rung_os_windows PUBLIC rung_windows_headers dxgi bcrypt advapi32 shell32 ole32 psapi)
 target_compile_options(rung_os_windows PRIVATE ${RUNG_WARNINGS})
 target_compile_definitions(rung_os_windows PRIVATE RUNG_INSTALL_LIBEXECDIR="${CMAKE_INSTALL_FULL_LIBEXECDIR}/rung"
-                           RUNG_LIBEXEC_FROM_BINDIR=".")
+                           RUNG_LIBEXEC_FROM_BINDIR="." RUNG_LIBEXEC_FROM_LIBDIR=".")
 
 # The engine's core on Windows: every engine concept but what reads ONNX protobuf,
 # which Debian builds for no mingw. Its two readers are built in their
@@ -60,7 +60,7 @@ target_link_libraries(rung_engine_windows PUBLIC rung_os_windows)
 target_compile_options(rung_engine_windows PRIVATE ${RUNG_WARNINGS})
 target_compile_definitions(rung_engine_windows PRIVATE
   RUNG_INSTALL_DATADIR="${CMAKE_INSTALL_FULL_DATADIR}/rung" RUNG_INSTALL_LIBEXECDIR="${CMAKE_INSTALL_FULL_LIBEXECDIR}/rung"
-  RUNG_LIBEXEC_FROM_BINDIR="." RUNG_VERSION="${PROJECT_VERSION}")
+  RUNG_LIBEXEC_FROM_BINDIR="." RUNG_LIBEXEC_FROM_LIBDIR="." RUNG_VERSION="${PROJECT_VERSION}")
 
 # The worker and `rung.exe` (doctor, probe and prepare): one program, not the
 # Linux front and rung-full, since Windows has no exec to hand a command on with.

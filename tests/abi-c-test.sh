@@ -49,7 +49,8 @@ check "and names the option: $(cat "$scratch/err")" 'grep -q "option inference_t
 
 "$classify" "$RUNG_TEST_MODEL" "$ref/input.bin" "$scratch/cache5" "${options[@]}" runtime_dir="$RUNG_TEST_FAKE_RUNTIME" >/dev/null 2>"$scratch/err"
 rc=$?
-check "a runtime build that does not load exits 3 (got $rc): $(cat "$scratch/err")" '[ $rc -eq 3 ]'
+check "a named runtime build that does not load exits 1, load failed (got $rc): $(cat "$scratch/err")" '[ $rc -eq 1 ]'
+check "and names the directory: $(cat "$scratch/err")" 'grep -q "the runtime directory .* cannot serve" "$scratch/err"'
 
 [ $failures -eq 0 ] || { echo "$failures check(s) failed"; exit 1; }
 echo "all checks passed"

@@ -3,7 +3,12 @@
 // abi_reference fixture's crop, and every misuse a status, never a crash.
 #include <gtest/gtest.h>
 
+#include <dlfcn.h>
+
 #include <atomic>
+#include <chrono>
+#include <climits>
+#include <optional>
 #include <cstdlib>
 #include <cstring>
 #include <unistd.h>
@@ -14,32 +19,21 @@
 #include <string>
 #include <vector>
 
+#include "abi_test_env.h"
 #include "rung/engine.h"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-std::string env(const char* name) {
-  const char* v = std::getenv(name);
-  if (v == nullptr || *v == '\0') ADD_FAILURE() << name << " is not set (ctest sets it)";
-  return v == nullptr ? std::string() : std::string(v);
-}
+using abi_test::env;
+using abi_test::reference;
 
 std::vector<std::byte> bytes_of(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
   std::vector<char> chars((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   std::vector<std::byte> out(chars.size());
   std::memcpy(out.data(), chars.data(), chars.size());
-  return out;
-}
-
-std::map<std::string, std::string> reference() {
-  std::map<std::string, std::string> out;
-  std::ifstream in(fs::path(env("RUNG_TEST_REFERENCE_DIR")) / "reference.txt");
-  for (std::string line; std::getline(in, line);) {
-    if (auto eq = line.find('='); eq != std::string::npos) out[line.substr(0, eq)] = line.substr(eq + 1);
-  }
   return out;
 }
 
@@ -294,6 +288,314 @@ TEST_F(AbiLayer, AnOlderCallersSmallerStructIsFilledOnlyAsFarAsItReaches) {
   ASSERT_NE(st, nullptr) << "past the last input";
   EXPECT_NE(std::string(rung_status_message(st)).find("has 1 inputs"), std::string::npos) << rung_status_message(st);
   rung_status_free(st);
+}
+
+
+// Sets a variable for one scope (the engine must not read it unless asked).
+class ScopedVariable {
+ public:
+  ScopedVariable(const char* name, const std::string& value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    ::setenv(name, value.c_str(), 1);
+  }
+  ~ScopedVariable() {
+    if (old_) {
+      ::setenv(name_, old_->c_str(), 1);
+    } else {
+      ::unsetenv(name_);
+    }
+  }
+  ScopedVariable(const ScopedVariable&) = delete;
+  ScopedVariable& operator=(const ScopedVariable&) = delete;
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+// The reference's options less the two that this test leaves to the defaults or sets itself.
+rung::Options options_without(const fs::path& cache, const std::vector<std::string>& left_out) {
+  auto o = rung::Options::create();
+  EXPECT_TRUE(o.ok());
+  const std::map<std::string, std::string> keys = {
+      {"cache_dir", cache.string()},           {"plugin_dir", env("RUNG_TEST_PLUGIN_DIR")},
+      {"runtime_dir", env("RUNG_TEST_RUNTIME_DIR")}, {"runtime_default_locations", "false"},
+      {"worker", env("RUNG_TEST_WORKER")},    {"hardware_root", env("RUNG_TEST_HARDWARE_ROOT")},
+      {"probe_runs", "1"},                     {"inference_threads", "1"}, {"acceptance_ratio", "1000"}};
+  for (const auto& [k, v] : keys) {
+    if (std::find(left_out.begin(), left_out.end(), k) == left_out.end()) {
+      EXPECT_TRUE(o->set(k, v).ok()) << k;
+    }
+  }
+  EXPECT_TRUE(o->add_model("ppocr_cls", env("RUNG_TEST_MODEL"), "generic").ok());
+  return std::move(*o);
+}
+
+// Hermetic by default: rung's variables, each set to a hostile value around the
+// application, change nothing unless it opts in (`environment`); and even then
+// RUNG_PLUGIN_DIR never loads a plugin into the application's process.
+TEST(AbiEnvironment, RungsVariablesChangeNothingUnlessTheApplicationOptsIn) {
+  const auto ref = reference();
+  ASSERT_NE(ref.at("rung"), "cpu") << "the reference must run on the plugin, or the plugin check below proves nothing";
+  const fs::path dir = fs::temp_directory_path() / ("rung-abi-environment-" + std::to_string(::getpid()));
+  fs::create_directories(dir / "empty");
+  {
+    ScopedVariable ort("RUNG_ORT_DIR", (dir / "empty").string());
+    ScopedVariable forced("RUNG_FORCE_RUNG", "no_such_rung");
+    ScopedVariable plugins("RUNG_PLUGIN_DIR", (dir / "empty").string());
+    ScopedVariable worker("RUNG_PROBE_WORKER", "/bin/false");
+    ScopedVariable gpu("RUNG_SOFTWARE_GPU", "1");
+    ScopedVariable gpu_dir("RUNG_SOFTWARE_GPU_DIR", (dir / "empty").string());
+    ScopedVariable cache("RUNG_CACHE_DIR", (dir / "empty").string());
+    auto e = rung::Engine::start(options_without(dir / "cache1", {}));
+    ASSERT_TRUE(e.ok()) << e.error().message;
+    ASSERT_TRUE(e->wait_until_settled());
+    EXPECT_EQ(e->chosen_rung(), ref.at("rung"));
+    EXPECT_EQ(e->about_line().find("RUNG_"), std::string::npos) << e->about_line();
+    EXPECT_EQ(e->chosen_reason().find("RUNG_"), std::string::npos) << e->chosen_reason();
+
+    // Opted in, the same variables are read: RUNG_ORT_DIR names no build, and the start says so.
+    auto opted = options_without(dir / "cache2", {});
+    ASSERT_TRUE(opted.set("environment", "true").ok());
+    auto reading = rung::Engine::start(opted);
+    ASSERT_FALSE(reading.ok());
+    EXPECT_EQ(reading.error().code, rung::ErrorCode::kNoRuntime);
+    EXPECT_NE(reading.error().message.find("RUNG_ORT_DIR"), std::string::npos) << reading.error().message;
+  }
+  {
+    // Opted in, with a plugin directory in RUNG_PLUGIN_DIR alone: still never loaded in process.
+    ScopedVariable plugins("RUNG_PLUGIN_DIR", env("RUNG_TEST_PLUGIN_DIR"));
+    auto opted = options_without(dir / "cache3", {"plugin_dir"});
+    ASSERT_TRUE(opted.set("environment", "true").ok());
+    auto e = rung::Engine::start(opted);
+    ASSERT_TRUE(e.ok()) << e.error().message;
+    ASSERT_TRUE(e->wait_until_settled());
+    EXPECT_EQ(e->chosen_rung(), "cpu") << e->about_line();
+  }
+  fs::remove_all(dir);
+}
+
+TEST_F(AbiLayer, AnInputGivenTwiceIsRefusedNamingIt) {
+  const auto input = bytes_of(fs::path(env("RUNG_TEST_REFERENCE_DIR")) / "input.bin");
+  const std::string name = reference().at("input_name");
+  std::vector<rung::TensorData> inputs;
+  for (int i = 0; i < 2; ++i) inputs.push_back(rung::TensorData::view(name, RUNG_FLOAT32, {1, 3, 48, 192}, std::span<const std::byte>(input)).value());
+  auto out = session().run(inputs);
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.error().code, rung::ErrorCode::kInvalidArgument);
+  EXPECT_NE(out.error().message.find("input '" + name + "' is given twice"), std::string::npos) << out.error().message;
+}
+
+// A timeout saturates (INT64_MAX and Rust's Duration::MAX are "for ever", never "at once").
+TEST_F(AbiLayer, AWaitsTimeoutSaturatesAtEachEnd) {
+  rung_engine* e = engine_->handle();
+  EXPECT_EQ(rung_engine_wait_until_settled(e, INT64_MAX), 1);
+  EXPECT_EQ(rung_engine_wait_until_settled(e, INT64_MAX - 1), 1);
+  EXPECT_EQ(rung_engine_wait_until_settled(e, -1), 1);
+  EXPECT_EQ(rung_engine_wait_until_settled(e, INT64_MIN), 1);
+  EXPECT_EQ(rung_engine_wait_until_settled(e, 0), 1);
+  EXPECT_EQ(rung_engine_wait_until_settled(e, 1), 1);
+}
+
+TEST(AbiOptions, AModelsNameKeepsTheRuleAtEachBoundary) {
+  auto o = rung::Options::create().value();
+  for (const std::string good : {"a", "9lives", "a.b-c_d", "ppocr_det_v4"}) EXPECT_TRUE(o.add_model(good, "/tmp/m.onnx", "generic").ok()) << good;
+  EXPECT_TRUE(o.add_model(std::string(64, 'm'), "/tmp/m.onnx", "generic").ok()) << "64 characters";
+  for (const std::string& bad : {std::string(65, 'n'), std::string(), std::string("../../../../escaped"), std::string("/tmp/absolute"),
+                                std::string(".hidden"), std::string("_x"), std::string("-x"), std::string("a b"), std::string("a\\b"),
+                                std::string("a\x1b[2J"), std::string("caf\xc3\xa9")}) {
+    auto st = o.add_model(bad, "/tmp/m.onnx", "generic");
+    ASSERT_FALSE(st.ok()) << bad;
+    EXPECT_EQ(st.error().code, rung::ErrorCode::kInvalidArgument) << bad;
+    EXPECT_EQ(st.error().message.find('\x1b'), std::string::npos) << "the message shows the name printably";
+  }
+}
+
+// Every text an application hands the ABI must be UTF-8: a status naming the argument, never an abort later.
+TEST(AbiC, TextThatIsNotUtf8IsRefusedNamingTheArgument) {
+  rung_options* options = nullptr;
+  ASSERT_EQ(rung_options_create(&options), nullptr);
+  auto expect_refused = [](rung_status* st, const std::string& names) {
+    ASSERT_NE(st, nullptr) << names;
+    EXPECT_EQ(rung_status_code(st), RUNG_INVALID_ARGUMENT);
+    const std::string message = rung_status_message(st);
+    EXPECT_NE(message.find(names), std::string::npos) << message;
+    EXPECT_NE(message.find("is not UTF-8"), std::string::npos) << message;
+    rung_status_free(st);
+  };
+  expect_refused(rung_options_set(options, "cache_dir", "/tmp/caf\xe9"), "the value of cache_dir");
+  expect_refused(rung_options_set(options, "cache\xff", "/tmp"), "the key");
+  expect_refused(rung_options_add_model(options, "m\xfe", "/tmp/m.onnx", "generic"), "the name");
+  expect_refused(rung_options_add_model(options, "m", "/tmp/\xc3(.onnx", "generic"), "model m's path");
+  expect_refused(rung_options_add_model(options, "m", "/tmp/m.onnx", "gen\x80"), "model m's role");
+  rung_value* v = nullptr;
+  float x = 0;
+  const std::int64_t shape[] = {1};
+  expect_refused(rung_value_create_view("x\xff", RUNG_FLOAT32, shape, 1, &x, sizeof x, &v), "the input name");
+  EXPECT_EQ(v, nullptr);
+  EXPECT_EQ(rung_options_set(options, "cache_dir", "/tmp/caf\xc3\xa9"), nullptr) << "UTF-8 is fine";
+  rung_options_free(options);
+}
+
+TEST_F(AbiLayer, AModelNameThatIsNotUtf8IsRefusedByTheJob) {
+  rung_session* s = nullptr;
+  rung_job* job = nullptr;
+  ASSERT_EQ(rung_engine_open_job(engine_->handle(), &job), nullptr);
+  rung_status* st = rung_job_session(job, "ppocr\xff", &s);
+  ASSERT_NE(st, nullptr);
+  EXPECT_NE(std::string(rung_status_message(st)).find("the model name is not UTF-8"), std::string::npos) << rung_status_message(st);
+  rung_status_free(st);
+  rung_job_free(job);
+}
+
+// The C++ layer keeps its promise: value() on an error throws rung::Error with rung's message and exit code.
+TEST(AbiCppLayer, ValueOnAnErrorThrowsRungsError) {
+  auto o = rung::Options::create().value();
+  try {
+    o.set("no_such_key", "1").value();
+    FAIL() << "value() on a failed Status must throw";
+  } catch (const rung::Error& e) {
+    EXPECT_EQ(e.code, rung::ErrorCode::kInvalidArgument);
+    EXPECT_EQ(e.exit_code(), 2);
+    EXPECT_NE(std::string(e.what()).find("unknown option key 'no_such_key'"), std::string::npos) << e.what();
+  }
+  try {
+    (void)rung::Engine::start(o).value();  // no cache directory, no model
+    FAIL() << "value() on a failed Result must throw";
+  } catch (const std::exception& e) {  // rung::Error is one
+    EXPECT_NE(dynamic_cast<const rung::Error*>(&e), nullptr) << "not std::bad_variant_access: " << e.what();
+    EXPECT_NE(std::string(e.what()).find("cache directory"), std::string::npos) << e.what();
+  }
+}
+
+TEST(AbiOptions, ACacheDirectoryThatIsAFileIsRefused) {
+  const fs::path dir = fs::temp_directory_path() / ("rung-abi-cache-file-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "file") << "x";
+  auto e = rung::Engine::start(options_for(dir / "file", env("RUNG_TEST_MODEL")));
+  ASSERT_FALSE(e.ok());
+  EXPECT_EQ(e.error().code, rung::ErrorCode::kInvalidArgument);
+  EXPECT_NE(e.error().message.find("is not a directory"), std::string::npos) << e.error().message;
+  fs::remove_all(dir);
+}
+
+// The engine finds its worker from where librung_engine was loaded, never from the
+// application's executable: a copy of the library with no worker beside it (nor in
+// a kit's libexec/rung) fails to start with isolation on, naming each place; the
+// same copy laid out as a kit (lib/ beside libexec/rung/) starts.
+TEST(AbiIsolation, TheWorkerIsFoundFromTheLibraryOrTheStartFails) {
+  const fs::path dir = fs::temp_directory_path() / ("rung-abi-kit-" + std::to_string(::getpid()));
+  const fs::path library = fs::path(env("RUNG_LIB_DIR")) / "librung_engine.so.1";
+  for (const bool with_worker : {false, true}) {
+    const fs::path kit = dir / (with_worker ? "kit" : "bare");
+    fs::create_directories(kit / "lib");
+    fs::copy_file(library, kit / "lib" / "librung_engine.so.1", fs::copy_options::overwrite_existing);
+    if (with_worker) {
+      fs::create_directories(kit / "libexec" / "rung");
+      fs::copy_file(env("RUNG_TEST_WORKER"), kit / "libexec" / "rung" / "rung-probe-worker", fs::copy_options::overwrite_existing);
+    }
+    void* handle = ::dlopen((kit / "lib" / "librung_engine.so.1").c_str(), RTLD_NOW | RTLD_LOCAL);
+    ASSERT_NE(handle, nullptr) << ::dlerror();
+    auto sym = [&](const char* name) {
+      void* f = ::dlsym(handle, name);
+      EXPECT_NE(f, nullptr) << name;
+      return f;
+    };
+    auto create = reinterpret_cast<rung_status* (*)(rung_options**)>(sym("rung_options_create"));
+    auto set = reinterpret_cast<rung_status* (*)(rung_options*, const char*, const char*)>(sym("rung_options_set"));
+    auto add = reinterpret_cast<rung_status* (*)(rung_options*, const char*, const char*, const char*)>(sym("rung_options_add_model"));
+    auto start = reinterpret_cast<rung_status* (*)(const rung_options*, rung_engine**)>(sym("rung_engine_start"));
+    auto message = reinterpret_cast<const char* (*)(const rung_status*)>(sym("rung_status_message"));
+    auto code = reinterpret_cast<rung_error_code (*)(const rung_status*)>(sym("rung_status_code"));
+    auto free_status = reinterpret_cast<void (*)(rung_status*)>(sym("rung_status_free"));
+    auto free_options = reinterpret_cast<void (*)(rung_options*)>(sym("rung_options_free"));
+    auto free_engine = reinterpret_cast<void (*)(rung_engine*)>(sym("rung_engine_free"));
+    rung_options* o = nullptr;
+    ASSERT_EQ(create(&o), nullptr);
+    for (const auto& [k, v] : std::map<std::string, std::string>{{"cache_dir", (kit / "cache").string()},
+                                                                {"runtime_dir", env("RUNG_TEST_RUNTIME_DIR")},
+                                                                {"runtime_default_locations", "false"},
+                                                                {"hardware_root", env("RUNG_TEST_HARDWARE_ROOT")}}) {
+      ASSERT_EQ(set(o, k.c_str(), v.c_str()), nullptr) << k;
+    }
+    ASSERT_EQ(add(o, "ppocr_cls", env("RUNG_TEST_MODEL").c_str(), "generic"), nullptr);
+    rung_engine* engine = nullptr;
+    rung_status* st = start(o, &engine);
+    free_options(o);
+    if (with_worker) {
+      EXPECT_EQ(st, nullptr) << message(st);
+      free_engine(engine);  // at once: the probe in the kit's worker is stopped
+    } else {
+      ASSERT_NE(st, nullptr);
+      EXPECT_EQ(code(st), RUNG_NOT_FOUND);
+      const std::string text = message(st);
+      EXPECT_NE(text.find((kit / "lib" / "rung-probe-worker").string()), std::string::npos) << text;
+      EXPECT_NE(text.find("libexec"), std::string::npos) << text;
+      EXPECT_EQ(text.find(fs::read_symlink("/proc/self/exe").parent_path().string() + "/rung-probe-worker"), std::string::npos)
+          << "the application's executable is no place to look: " << text;
+      free_status(st);
+    }
+    // Not dlclose'd: a library whose threads may still be ending stays mapped.
+  }
+  fs::remove_all(dir);
+}
+
+
+// A runtime_dir the application names serves, or the start says why in a status of
+// its own kind: a build that does not load, a location others can write to, an
+// empty directory and nowhere to look are four different answers.
+TEST(AbiOptions, ANamedRuntimeDirectoryServesOrSaysWhyInAStatusOfItsOwn) {
+  const fs::path dir = fs::temp_directory_path() / ("rung-abi-runtime-dir-" + std::to_string(::getpid()));
+  fs::create_directories(dir / "open");
+  fs::create_directories(dir / "empty");
+  fs::copy_file(fs::path(env("RUNG_TEST_RUNTIME_DIR")) / "libonnxruntime.so.1", dir / "open" / "libonnxruntime.so.1");
+  fs::permissions(dir / "open", fs::perms::all);  // 0777, no sticky bit: anyone may swap the library
+  auto start_with = [&](const std::string& runtime_dir) {
+    auto o = options_without(dir / "cache", {"runtime_dir"});
+    if (!runtime_dir.empty()) {
+      EXPECT_TRUE(o.set("runtime_dir", runtime_dir).ok());
+    }
+    auto e = rung::Engine::start(o);
+    EXPECT_FALSE(e.ok()) << runtime_dir;
+    return e.ok() ? rung::Error(rung::ErrorCode::kRuntime, "started") : e.error();
+  };
+  const auto not_loading = start_with(env("RUNG_TEST_FAKE_RUNTIME"));
+  EXPECT_EQ(not_loading.code, rung::ErrorCode::kLoadFailed) << not_loading.message;
+  EXPECT_NE(not_loading.message.find("the runtime directory " + env("RUNG_TEST_FAKE_RUNTIME") + " cannot serve"), std::string::npos)
+      << not_loading.message;
+  const auto refused = start_with((dir / "open").string());
+  EXPECT_EQ(refused.code, rung::ErrorCode::kPermission) << refused.message;
+  EXPECT_NE(refused.message.find("writable by other users"), std::string::npos) << refused.message;
+  const auto empty = start_with((dir / "empty").string());
+  EXPECT_EQ(empty.code, rung::ErrorCode::kInvalidArgument) << empty.message;
+  EXPECT_NE(empty.message.find("holds no"), std::string::npos) << empty.message;
+  const auto nowhere = start_with("");
+  EXPECT_EQ(nowhere.code, rung::ErrorCode::kNoRuntime) << nowhere.message;
+  fs::remove_all(dir);
+}
+
+
+// A cache file of random bytes (not UTF-8, not JSON) is ignored and written again:
+// the application keeps running and its engine decides as it would have.
+TEST(AbiFaults, AProbeCacheOfRandomBytesIsIgnoredNotFatal) {
+  const auto ref = reference();
+  const fs::path dir = fs::temp_directory_path() / ("rung-abi-damaged-cache-" + std::to_string(::getpid()));
+  fs::create_directories(dir / "cache");
+  {
+    std::ofstream junk(dir / "cache" / "probe.json", std::ios::binary);
+    unsigned state = 12345;
+    for (int i = 0; i < 4096; ++i) {
+      state = state * 1103515245u + 12345u;
+      junk.put(static_cast<char>(state >> 24));
+    }
+    junk << "\xff\xfe{\"rung\": \"\xc3\x28\"}";
+  }
+  auto e = rung::Engine::start(options_for(dir / "cache", env("RUNG_TEST_MODEL")));
+  ASSERT_TRUE(e.ok()) << e.error().message;
+  ASSERT_TRUE(e->wait_until_settled());
+  EXPECT_EQ(e->chosen_rung(), ref.at("rung")) << e->about_line();
+  EXPECT_FALSE(e->about_line().empty());
+  fs::remove_all(dir);
 }
 
 }  // namespace

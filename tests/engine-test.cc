@@ -7,6 +7,7 @@
 #include <cstring>
 #include <fstream>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include "model_builder.h"
@@ -20,6 +21,7 @@ namespace fs = std::filesystem;
 using test::ScopedEnv;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 constexpr const char* kSim = "rung_sim_ep";
 
@@ -354,6 +356,173 @@ TEST_F(EngineTest, InferenceThreadsAreTheBigCoresOrThePhysicalCoresMinusTwo) {
   auto refused = core::Engine::start(o);
   ASSERT_FALSE(refused);
   EXPECT_THAT(refused.error().message, HasSubstr("out of range"));
+}
+
+
+// Every entry under `dir`, as paths relative to it.
+std::set<std::string> entries_under(const fs::path& dir) {
+  std::set<std::string> out;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    out.insert(fs::relative(it->path(), dir).generic_string());
+  }
+  return out;
+}
+
+// A model's name becomes part of file names in the cache (its engines, the probe's
+// work): whatever it holds, nothing is written outside the cache directory.
+TEST_F(EngineTest, NoModelNameWritesAFileOutsideTheCache) {
+  const fs::path outside = dir_ / "outside";
+  fs::create_directories(outside / "a" / "b" / "c");
+  auto o = options();
+  o.cache_dir = outside / "a" / "b" / "c" / "cache";
+  o.models = {{"../../../../escaped", Role::kGeneric, dir_ / "small.onnx", {}, {}, {}},
+              {(outside / "absolute").string(), Role::kGeneric, dir_ / "medium.onnx", {}, {}, {}},
+              {"..", Role::kGeneric, dir_ / "large.onnx", {}, {}, {}}};
+  const auto before = entries_under(dir_);
+  auto engine = start(o);
+  ASSERT_TRUE(engine);
+  engine->wait_until_settled();
+  EXPECT_EQ(engine->chosen_rung(), kSim);
+  auto job = engine->open_job();
+  ASSERT_TRUE(job);
+  auto s = (*job)->session("../../../../escaped");
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_TRUE((*s)->run({input_for(32)}));
+  engine.reset();
+  for (const auto& e : entries_under(dir_)) {
+    if (before.count(e)) continue;
+    EXPECT_EQ(e.rfind("outside/a/b/c/cache", 0), 0u) << e << " was written outside the cache";
+  }
+  EXPECT_FALSE(files_under(o.cache_dir, ".onnx").empty()) << "the engines were built, under the cache";
+}
+
+TEST(ModelFileStem, KeepsANameThatKeepsTheRuleAndMakesAnyOtherASafeDistinctStem) {
+  EXPECT_EQ(model_file_stem("ppocr_det_v4"), "ppocr_det_v4");
+  EXPECT_EQ(model_file_stem("a.b-c_9"), "a.b-c_9");
+  const std::string sixty_four(64, 'm');
+  EXPECT_EQ(model_file_stem(sixty_four), sixty_four);
+  std::set<std::string> stems;
+  const std::vector<std::string> names = {"..", ".", "../x", "/etc/passwd", "a/b", "a\\b", "", "-rf", ".hidden", "_x", "x y", "\xff",
+                                         std::string(65, 'm'), std::string(300, '.'), "a\nb"};
+  for (const std::string& name : names) {
+    const std::string stem = model_file_stem(name);
+    EXPECT_LE(stem.size(), kMaxModelNameLength) << name;
+    EXPECT_EQ(stem.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-"), std::string::npos) << stem;
+    EXPECT_NE(stem.front(), '.') << stem;
+    EXPECT_NE(stem.front(), '-') << stem;
+    EXPECT_TRUE(stems.insert(stem).second) << "two names share the stem " << stem;
+  }
+}
+
+TEST(ModelNameRule, HoldsAtEachBoundary) {
+  EXPECT_EQ(model_name_problem("a"), "");
+  EXPECT_EQ(model_name_problem("9lives"), "");
+  EXPECT_EQ(model_name_problem("a.b-c_d"), "");
+  EXPECT_EQ(model_name_problem(std::string(64, 'm')), "");
+  EXPECT_THAT(model_name_problem(std::string(65, 'm')), HasSubstr("65 bytes long; at most 64"));
+  EXPECT_THAT(model_name_problem(""), HasSubstr("needs a name"));
+  for (const char* first : {".", "_", "-"}) EXPECT_THAT(model_name_problem(std::string(first) + "x"), HasSubstr("starts with")) << first;
+  for (const char* bad : {"a/b", "a\\b", "a b", "a:b", "\xff", "a\x1b[2J"}) EXPECT_THAT(model_name_problem(bad), HasSubstr("holds byte")) << bad;
+  EXPECT_THAT(model_name_problem("../../../../escaped"), HasSubstr("holds byte 0x2f"));
+}
+
+// Isolation holds or the start fails: never a probe in the application's process behind its back.
+TEST_F(EngineTest, IsolationWithoutAWorkerIsAnErrorAtStartNamingWhereItLooked) {
+  auto o = options();
+  o.worker = dir_ / "no-such-worker";
+  auto e = core::Engine::start(o);
+  ASSERT_FALSE(e);
+  EXPECT_EQ(e.error().code, ErrorCode::kNotFound);
+  EXPECT_THAT(e.error().message, HasSubstr((dir_ / "no-such-worker").string()));
+  EXPECT_THAT(e.error().message, HasSubstr("isolate"));
+  o.isolate = false;  // asked for: the probe runs in this process
+  auto in_process = core::Engine::start(o);
+  ASSERT_TRUE(in_process) << in_process.error().message;
+  (*in_process)->wait_until_settled();
+}
+
+TEST_F(EngineTest, ACacheDirectoryThatIsAFileIsRefused) {
+  auto o = options();
+  std::ofstream(dir_ / "cache-file") << "x";
+  o.cache_dir = dir_ / "cache-file";
+  auto e = core::Engine::start(o);
+  ASSERT_FALSE(e);
+  EXPECT_EQ(e.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_THAT(e.error().message, HasSubstr("is not a directory"));
+}
+
+// Freeing the engine stops a probe whose provider hangs (in its worker): the
+// worker is killed, nothing is decided or cached, and the free takes well
+// under the second it is allowed (the bound here is generous for a loaded machine).
+TEST_F(EngineTest, FreeingTheEngineWhileAProviderHangsReturnsAtOnceAndCachesNothing) {
+  ScopedEnv hang("RUNG_SIM_EP_HANG_AT", "compile");
+  auto engine = start(options());
+  ASSERT_TRUE(engine);
+  // The floor first, then the hanging rung: wait until its worker has been at it a while.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  EXPECT_FALSE(engine->probe_done());
+  EXPECT_FALSE(engine->wait_until_settled_for(std::chrono::milliseconds(0)));
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_FALSE(engine->wait_until_settled_for(std::chrono::milliseconds(1)));
+  EXPECT_FALSE(engine->wait_until_settled_for(std::chrono::milliseconds(50)));
+  EXPECT_GE(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(50));
+  const auto freeing = std::chrono::steady_clock::now();
+  engine.reset();
+  const auto took = std::chrono::steady_clock::now() - freeing;
+  EXPECT_LT(took, std::chrono::milliseconds(1000)) << "freeing the engine took "
+                                                   << std::chrono::duration_cast<std::chrono::milliseconds>(took).count() << " ms";
+  for (const auto& f : files_under(dir_ / "cache", ".json")) {
+    EXPECT_NE(f.filename(), "probe.json") << "a stopped probe decided nothing, so it caches nothing";
+  }
+  for (const auto& e : entries_under(dir_ / "cache")) EXPECT_EQ(e.find("probe-work"), std::string::npos) << e << " was left behind";
+}
+
+// A wait's timeout saturates: one too long to add to the clock waits for ever, never returns at once.
+TEST_F(EngineTest, AWaitLongerThanTheClockCanCountWaitsUntilSettled) {
+  auto engine = start(options());
+  ASSERT_TRUE(engine);
+  EXPECT_TRUE(engine->wait_until_settled_for(std::chrono::milliseconds::max()));
+  EXPECT_TRUE(engine->wait_until_settled_for(std::chrono::milliseconds(0)));  // settled: true at once
+}
+
+TEST_F(EngineTest, AnInputGivenTwiceIsRefusedNamingIt) {
+  auto engine = start(options());
+  ASSERT_TRUE(engine);
+  auto job = engine->open_job();
+  ASSERT_TRUE(job);
+  auto s = (*job)->session("small");
+  ASSERT_TRUE(s) << s.error().message;
+  auto out = (*s)->run({input_for(32), input_for(32, 0.5f)});
+  ASSERT_FALSE(out);
+  EXPECT_EQ(out.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_THAT(out.error().message, HasSubstr("input 'x' is given twice"));
+  EXPECT_TRUE((*s)->run({input_for(32)})) << "once is fine";
+}
+
+// rung's variables, set around an engine whose options do not read them, change nothing.
+TEST_F(EngineTest, RungsVariablesChangeNothingWhenTheOptionsDoNotReadThem) {
+  auto o = options();
+  o.plugin_dirs.clear();
+  o.runtimes.read_plugin_environment = false;
+  ScopedEnv ort("RUNG_ORT_DIR", "/nonexistent-rung-ort-dir");
+  ScopedEnv forced("RUNG_FORCE_RUNG", "no_such_rung");
+  ScopedEnv plugins("RUNG_PLUGIN_DIR", (dir_ / "plugins").c_str());
+  ScopedEnv worker("RUNG_PROBE_WORKER", "/bin/false");
+  ScopedEnv gpu("RUNG_SOFTWARE_GPU", "1");
+  ScopedEnv gpu_dir("RUNG_SOFTWARE_GPU_DIR", "/nonexistent-rung-gpu");
+  auto engine = start(o);
+  ASSERT_TRUE(engine);
+  engine->wait_until_settled();
+  EXPECT_EQ(engine->chosen_rung(), "cpu") << "RUNG_PLUGIN_DIR was not read: no plugin rung";
+  EXPECT_THAT(engine->about_line(), Not(HasSubstr("RUNG_")));
+  // Read when the options say so: the same variables now fail the start (RUNG_ORT_DIR names nothing).
+  o.runtimes.read_environment = true;
+  o.cache_dir = dir_ / "cache2";
+  auto reading = core::Engine::start(o);
+  ASSERT_FALSE(reading);
+  EXPECT_EQ(reading.error().code, ErrorCode::kNoRuntime);
+  EXPECT_THAT(reading.error().message, HasSubstr("RUNG_ORT_DIR"));
 }
 
 }  // namespace

@@ -4,7 +4,8 @@
 #   tools/bootstrap.sh          the main job: the few Debian packages `rung` itself
 #                               needs, the pinned ONNX Runtime builds and sample models
 #                               (tools/fetch-deps.sh), then only the CLI, its probe
-#                               worker and the simulated accelerator.
+#                               worker, the engine library an application embeds
+#                               (librung_engine) and the simulated accelerator.
 #   tools/bootstrap.sh --tests  everything the test suite needs on top: GoogleTest,
 #                               Google Benchmark, Chromium, PostgreSQL, clang for the
 #                               fuzzers, ONNX's backend test data, fonts and images,
@@ -52,7 +53,9 @@ TEST_PACKAGES=(libgtest-dev libgmock-dev libbenchmark-dev libpng-dev
                # installed: tools/fetch-deps.sh --aarch64).
                g++-aarch64-linux-gnu qemu-user-static
                # tools/mutate.py rebuilds one test binary per mutant; ccache keeps that to seconds.
-               ccache)
+               ccache
+               # libabigail's abidw and abidiff: the C ABI's types against their baseline (tools/check-abi-types.py).
+               abigail-tools)
 
 # Windows x64: the mingw-w64 cross compiler (POSIX threads) and wine, for the Windows
 # build's tests. Installed on their own: where they cannot be, the Windows build is
@@ -75,7 +78,7 @@ command -v npm >/dev/null || missing+=(npm)
 # Say up front what is about to happen and roughly how long it takes (measured on a
 # fresh 2-core machine; see the README's "The two commands").
 if [ "$mode" = main ]; then
-  echo "bootstrap: the main job: ${#missing[@]} Debian packages to install, the pinned ONNX Runtime builds and sample models to fetch (about 120 MB, once), then the CLI, its worker and the simulated accelerator to build; about 6 minutes on a fresh 2-core machine, seconds when nothing is missing" >&2
+  echo "bootstrap: the main job: ${#missing[@]} Debian packages to install, the pinned ONNX Runtime builds and sample models to fetch (about 120 MB, once), then the CLI, its worker, the engine library and the simulated accelerator to build; about 6 minutes on a fresh 2-core machine, seconds when nothing is missing" >&2
 else
   echo "bootstrap: the tests: ${#missing[@]} Debian packages to install (Chromium, PostgreSQL, clang, the aarch64 cross compiler and qemu among them; mingw-w64 and wine after them), the software GPU, the arm64 libraries and runtimes and the win32 runtime to fetch, then the whole tree to build (tests, benchmarks, fuzzers), the aarch64 subset and the Windows build, then the quantised forms the bundled manifest makes on this machine; about 25 minutes after the main job on a 2-core machine, 33 on a fresh one, then about 10 for the tests" >&2
 fi
@@ -131,7 +134,7 @@ if [ "$mode" = main ]; then
   options=()
   [ -f build/CMakeCache.txt ] || options=(-DRUNG_BUILD_TESTS=OFF -DRUNG_BUILD_BENCHMARKS=OFF -DRUNG_BUILD_FUZZERS=OFF)
   cmake -S . -B build "${flags[@]}" "${options[@]}" >/dev/null
-  cmake --build build -j"$jobs" --target rung_cli rung_full rung_probe_worker rung_sim_ep
+  cmake --build build -j"$jobs" --target rung_cli rung_full rung_probe_worker rung_engine rung_sim_ep
 else
   # Linux aarch64: cross-built into build-aarch64, its test subset run under qemu by this
   # tree's ctest (aarch64.emulated_subset). Only from an x86-64 machine, where it is emulated.

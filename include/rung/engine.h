@@ -1,15 +1,25 @@
 // The engine for C++ applications: a header-only layer over the C ABI
-// (rung/rung.h), one RAII class per handle and rung::Result for every call that
-// can fail, so C and C++ callers run one implementation. It needs nothing but
-// librung_engine (rung::engine); it is stable as the C ABI is.
+// (rung/rung.h), one RAII class per handle and rung::Result (rung/status.h) for
+// every call that can fail, so C and C++ callers run one implementation. It
+// needs nothing but librung_engine (rung::engine) and includes nothing but the
+// other stable headers; it is stable as the C ABI is. value() on a failed
+// Result or Status throws the rung::Error it holds (what(), exit_code()).
 //
-//   auto options = rung::Options::create().value();
-//   options.set("cache_dir", dir);
-//   options.add_model("ppocr_cls", "cls.onnx", "generic");
-//   auto engine = rung::Engine::start(options);   // never blocks
-//   auto job = engine->open_job();
-//   auto session = job->session("ppocr_cls");
-//   auto outputs = session->run({rung::TensorData::view("x", RUNG_FLOAT32, {1, 3, 48, 192}, pixels)});
+//   #include "rung/engine.h"
+//   int main() {
+//     auto options = rung::Options::create().value();
+//     options.set("cache_dir", "/var/cache/myapp/rung").value();
+//     options.add_model("ppocr_cls", "cls.onnx", "generic").value();
+//     auto engine = rung::Engine::start(options).value();  // never blocks
+//     auto job = engine.open_job().value();
+//     auto session = job.session("ppocr_cls").value();
+//     std::vector<float> pixels(3 * 48 * 192);
+//     auto x = rung::TensorData::view<float>("x", RUNG_FLOAT32, {1, 3, 48, 192}, pixels).value();
+//     std::vector<rung::TensorData> inputs;
+//     inputs.push_back(std::move(x));
+//     auto outputs = session.run(inputs).value();
+//     return outputs.empty() ? 1 : 0;
+//   }
 #pragma once
 
 #include <chrono>
@@ -22,8 +32,8 @@
 #include <utility>
 #include <vector>
 
-#include "rung/result.h"
 #include "rung/rung.h"
+#include "rung/status.h"
 
 namespace rung {
 namespace abi_detail {
@@ -183,6 +193,11 @@ class Session {
   std::vector<IoInfo> inputs() const { return describe(RUNG_INPUTS); }
   std::vector<IoInfo> outputs() const { return describe(RUNG_OUTPUTS); }
   rung_session* handle() const { return handle_; }  // for a call the layer does not wrap
+  // ONNX Runtime's own handles (rung.h): for Ort::InitApi(static_cast<const OrtApi*>(ort_api()))
+  // and an Ort::Session around ort_session() that release()s it before it goes.
+  const void* ort_api() const { return rung_session_ort_api(handle_); }
+  std::uint32_t ort_api_version() const { return rung_session_ort_api_version(handle_); }
+  void* ort_session() const { return rung_session_ort_session(handle_); }
 
   Result<std::vector<TensorData>> run(const std::vector<TensorData>& inputs) const {
     std::vector<const rung_value*> in;
@@ -245,6 +260,7 @@ class Engine {
   std::string chosen_reason() const { return abi_detail::take(rung_engine_chosen_reason(handle_.get())); }
   std::string progress_line() const { return abi_detail::take(rung_engine_progress_line(handle_.get())); }
   bool probe_done() const { return rung_engine_probe_done(handle_.get()) != 0; }
+  rung_engine* handle() const { return handle_.get(); }  // for a call the layer does not wrap
   // Whether the probe reported and every engine landed or failed within `timeout` (forever without one).
   bool wait_until_settled(std::optional<std::chrono::milliseconds> timeout = std::nullopt) const {
     return rung_engine_wait_until_settled(handle_.get(), timeout ? timeout->count() : -1) != 0;

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -71,6 +72,12 @@ struct EngineOptions {
   std::size_t tensorrt_workspace_bytes = std::size_t{512} << 20;
   std::chrono::milliseconds build_deadline{30 * 60'000};  // per engine, in its child process
   std::function<void(const EngineProgress&)> on_progress;
+  // Freeing the engine stops its workers at once (a probe or a build in a child is
+  // killed). Work in this process (isolate false) cannot be stopped: when true (the
+  // C ABI: an application's quit is bounded) the engine waits a second for it, then
+  // leaves it to end by itself, calling nothing back; when false (rung's own
+  // programs, which exit right after) it waits for it to end.
+  bool leave_in_process_work_on_quit = false;
   // Called once in start(), before the probe: may rewrite each model's files and
   // rungs (a model variant resolved for this device) and says what it chose. An
   // Error fails start().
@@ -102,6 +109,13 @@ class Session {
   virtual Result<std::vector<Tensor>> run(const std::vector<Tensor>& inputs) = 0;
   // The same over lent inputs, fed in place (the C ABI's views of caller memory).
   virtual Result<std::vector<Tensor>> run_views(const std::vector<InputView>& inputs) = 0;
+  // ONNX Runtime's own handles, for an application written against it (rung.h): the
+  // loaded build's OrtApi table (const OrtApi*: this header names no ONNX Runtime
+  // type), the API version rung holds it at, and the OrtSession built on this rung
+  // and form. Valid while the session lives; the session is shared, never released.
+  virtual const void* ort_api() const = 0;
+  virtual std::uint32_t ort_api_version() const = 0;
+  virtual void* ort_session() const = 0;
 };
 
 // A unit of work (an index run). Every session it opens stays on the rung and

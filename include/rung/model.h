@@ -2,6 +2,7 @@
 // forms that exist; and the identity of what a session actually computes.
 #pragma once
 
+#include <cstddef>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -52,5 +53,18 @@ struct ModelRegistration {
 // Names what the network computes, not where: "ppocr_det_v4" for f32 on any rung,
 // "ppocr_det_v4_f16" from an fp16 engine, "_i8", "_a16w8", "_a16w16" for quantised forms.
 std::string model_id(const std::string& name, NumericForm form);
+
+// The rule for a model's name where an application registers one (the C ABI):
+// 1 to 64 characters of A-Z a-z 0-9 _ . -, the first a letter or a digit.
+// "" when `name` keeps it, else why not (naming the name printably).
+inline constexpr std::size_t kMaxModelNameLength = 64;
+std::string model_name_problem(const std::string& name);
+
+// The part of a file or directory name that stands for a model, whatever its
+// name holds: a name that keeps the rule as it is; any other with each
+// character outside the rule's made '_' (a first '.' or '-' too), cut to 55,
+// and a hash of the whole name after a '-'. At most 64 characters; it can
+// never climb out of the directory it is joined to.
+std::string model_file_stem(const std::string& name);
 
 }  // namespace rung

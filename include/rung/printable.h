@@ -22,4 +22,8 @@ std::string printable(std::string_view text, std::size_t max_bytes = std::string
 // Fine: valid UTF-8 without any character printable() would escape.
 std::string unprintable_why(std::string_view text);
 
+// "" when `text` is UTF-8, else "is not UTF-8 (byte \xff at 2)": what crosses
+// the C ABI (names, paths, values) must be.
+std::string not_utf8_why(std::string_view text);
+
 }  // namespace rung

@@ -4,6 +4,7 @@
 // down a child process, never the host.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
@@ -91,6 +92,9 @@ struct ProbeOptions {
   std::vector<std::filesystem::path> plugin_dirs;  // plus RUNG_PLUGIN_DIR: each plugin EP .so becomes a rung
   int threads = 0;                              // intra-op threads for every session; 0 = ONNX Runtime's default
   std::uint64_t seed = 20260919;
+  // When set and it turns true (an engine being freed), a worker running is killed
+  // and the probe returns an error at once, caching nothing.
+  const std::atomic<bool>* stop = nullptr;
   // Progress as the probe goes ("CPU floor · ppocr_det_v4", "WebGPU · ppocr_det_v4").
   std::function<void(const std::string&)> on_progress;
   // Each log line as soon as it is known (a launch may die right after it).

@@ -1,29 +1,12 @@
-// Status-or-value at the library's boundary: no exception crosses it but one,
-// LibraryUnavailable (below).
+// Status-or-value at the library's boundary (rung/status.h, stable), and the one
+// exception that crosses it inside rung's own programs: LibraryUnavailable.
 #pragma once
 
 #include <stdexcept>
-#include <string>
-#include <utility>
-#include <variant>
+
+#include "rung/status.h"
 
 namespace rung {
-
-enum class ErrorCode {
-  kInvalidArgument,  // the caller passed something unusable
-  kNotFound,         // a file, directory or name that is not there
-  kPermission,       // refused for safety (e.g. a library others can write to)
-  kLoadFailed,       // dlopen or symbol lookup failed
-  kUnsupported,      // the runtime or platform cannot do it
-  kRuntime,          // ONNX Runtime returned an error
-  kIo,               // reading or writing a file failed
-  kNoRuntime,        // no usable ONNX Runtime build: none found, none loads, or not the one asked for
-};
-
-struct Error {
-  ErrorCode code;
-  std::string message;
-};
 
 // Thrown by a call that has no error to return when a system library it cannot
 // do without will not load (SHA-256 without OpenSSL's libcrypto: such libraries
@@ -32,59 +15,6 @@ struct Error {
 // an error; the CLI prints it and exits 1.
 struct LibraryUnavailable : std::runtime_error {
   using std::runtime_error::runtime_error;
-};
-
-// The exit code a failure of this kind gives, the same for the command line and
-// the C ABI's rung_status_exit_code: 2 bad input (arguments, files, names), 3 no
-// usable ONNX Runtime, 1 when the work ran and could not be done.
-constexpr int exit_code_of(ErrorCode code) {
-  switch (code) {
-    case ErrorCode::kInvalidArgument:
-    case ErrorCode::kNotFound: return 2;
-    case ErrorCode::kNoRuntime: return 3;
-    case ErrorCode::kPermission:
-    case ErrorCode::kLoadFailed:
-    case ErrorCode::kUnsupported:
-    case ErrorCode::kRuntime:
-    case ErrorCode::kIo: return 1;
-  }
-  return 1;
-}
-
-template <class T>
-class [[nodiscard]] Result {
- public:
-  Result(T value) : v_(std::move(value)) {}  // NOLINT: implicit by design
-  Result(Error error) : v_(std::move(error)) {}  // NOLINT
-
-  bool ok() const { return v_.index() == 0; }
-  explicit operator bool() const { return ok(); }
-  T& value() & { return std::get<0>(v_); }
-  const T& value() const& { return std::get<0>(v_); }
-  T&& value() && { return std::get<0>(std::move(v_)); }
-  T& operator*() & { return value(); }
-  T&& operator*() && { return std::move(*this).value(); }
-  const T& operator*() const& { return value(); }
-  T* operator->() { return &value(); }
-  const T* operator->() const { return &value(); }
-  const Error& error() const { return std::get<1>(v_); }
-
- private:
-  std::variant<T, Error> v_;
-};
-
-// A Result with no value: ok, or an Error.
-class [[nodiscard]] Status {
- public:
-  Status() = default;
-  Status(Error error) : error_(std::move(error)), failed_(true) {}  // NOLINT
-  bool ok() const { return !failed_; }
-  explicit operator bool() const { return ok(); }
-  const Error& error() const { return error_; }
-
- private:
-  Error error_{ErrorCode::kInvalidArgument, {}};
-  bool failed_ = false;
 };
 
 }  // namespace rung

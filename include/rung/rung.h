@@ -17,7 +17,7 @@
  *    returns is the caller's (rung_string_free); a const char* stays the
  *    handle's and lives as long as it does.
  *  - No global state beyond what the handles own; the engine never changes the
- *    process environment.
+ *    process environment, and reads none of it unless asked (`environment`).
  *  - Thread-safety is stated per function ("any thread": callable concurrently
  *    on one handle; "one thread at a time": the caller serialises).
  */
@@ -41,8 +41,9 @@
 extern "C" {
 #endif
 
-/* Version 1: options, engine, job, session, value, status. */
-#define RUNG_ABI_VERSION 1
+/* Version 1: options, engine, job, session, value, status.
+ * Version 2: ONNX Runtime's own handles per session (rung_session_ort_*). */
+#define RUNG_ABI_VERSION 2
 
 /* The ABI version of the loaded library: compare with RUNG_ABI_VERSION (it is
  * at least as large when the library is as new as the header). Any thread. */
@@ -93,10 +94,19 @@ RUNG_API void rung_options_free(rung_options* options);
  *   runtime_dir                where to look first for an ONNX Runtime build
  *   runtime_default_locations  "true"/"false": also search beside the executable and the
  *                              installed share directory (default true)
- *   runtime_environment        "true"/"false": read RUNG_ORT_DIR (default true)
- *   worker                     the rung-probe-worker executable (default: RUNG_PROBE_WORKER,
- *                              then beside the executable, then the installed one)
- *   isolate                    "true"/"false": probe and engine builds in child processes (default true)
+ *   environment                "true"/"false": read rung's variables (RUNG_ORT_DIR, RUNG_FORCE_RUNG,
+ *                              RUNG_PROBE_WORKER, RUNG_SOFTWARE_GPU, RUNG_SOFTWARE_GPU_DIR) (default
+ *                              false: the engine is hermetic). RUNG_PLUGIN_DIR is never read: a
+ *                              plugin's rung runs in the application's own process
+ *   runtime_environment        the same switch as environment, by its first name
+ *   worker                     the rung-probe-worker executable (default: RUNG_PROBE_WORKER when
+ *                              environment is true, then beside librung_engine, then the kit's
+ *                              libexec/rung/ reached from the library's directory; never beside
+ *                              the application's executable)
+ *   isolate                    "true"/"false": probe and engine builds in child processes (default
+ *                              true). With isolation on and no worker found, rung_engine_start
+ *                              fails with RUNG_NOT_FOUND naming every place looked at; the probe
+ *                              runs in this process only when isolate is "false"
  *   forced_rung                a rung id ("cpu", "rung_sim_ep") the probe must take: one no higher
  *                              than it would choose (a higher one is the probe's error, on the about line)
  *   inference_threads          0 (the fast cores of a big.LITTLE CPU, else physical cores minus two)
@@ -114,7 +124,11 @@ RUNG_API void rung_options_free(rung_options* options);
 RUNG_API rung_status* rung_options_set(rung_options* options, const char* key, const char* value);
 
 /* Registers a model: a unique name, its canonical f32 file, and its role:
- * "detector", "embedder" (always runs f32), "segmenter" or "generic".
+ * "detector", "embedder" (always runs f32), "segmenter" or "generic". A name
+ * is 1 to 64 characters of A-Z a-z 0-9 _ . -, the first a letter or a digit
+ * (it becomes part of file names in cache_dir); another is RUNG_INVALID_ARGUMENT.
+ * Every text handed to any rung_ function must be UTF-8, or the call is
+ * RUNG_INVALID_ARGUMENT naming the argument (tensor strings excepted: data).
  * One thread at a time. */
 RUNG_API rung_status* rung_options_add_model(rung_options* options, const char* name, const char* path,
                                              const char* role);
@@ -144,8 +158,12 @@ typedef struct rung_engine rung_engine;
 /* Finds and loads the runtime build, starts the probe in the background and
  * returns without waiting for it. Any thread; `options` may be freed after. */
 RUNG_API rung_status* rung_engine_start(const rung_options* options, rung_engine** out);
-/* Stops the background work (a build in flight is abandoned) and frees the
- * engine. Free its jobs first. Not from the progress callback. */
+/* Stops the background work and frees the engine, within a second whatever
+ * the probe or an engine build is doing: their workers (and what those
+ * started) are killed, and nothing half-decided is cached. Work running in
+ * this process (isolate "false") cannot be interrupted: it is left to end by
+ * itself and calls nothing back. Free its jobs first. Not from the progress
+ * callback. */
 RUNG_API void rung_engine_free(rung_engine* engine);
 
 /* These are callable from any thread; each returned char* is the caller's. */
@@ -158,8 +176,8 @@ RUNG_API char* rung_engine_chosen_reason(const rung_engine* engine);
 RUNG_API char* rung_engine_progress_line(const rung_engine* engine);
 RUNG_API int32_t rung_engine_probe_done(const rung_engine* engine);
 /* Waits until the probe has reported and every engine has landed or failed:
- * 1 when settled, 0 when timeout_ms passed first; a negative timeout waits
- * as long as it takes. */
+ * 1 when settled, 0 when timeout_ms passed first; 0 does not wait; a negative
+ * timeout, or one too long for the clock (INT64_MAX), waits as long as it takes. */
 RUNG_API int32_t rung_engine_wait_until_settled(const rung_engine* engine, int64_t timeout_ms);
 
 /* ---- Job ------------------------------------------------------------------- */
@@ -246,13 +264,38 @@ RUNG_API size_t rung_value_string_count(const rung_value* value);
 RUNG_API const char* rung_value_string(const rung_value* value, size_t index);
 
 /* Runs the session. Inputs are checked by name, element type and shape before
- * ONNX Runtime sees them (an error names the model and the input). On success
+ * ONNX Runtime sees them: an unknown, missing or repeated name, a wrong type or
+ * shape is RUNG_INVALID_ARGUMENT naming the model and the input. On success
  * *outputs is an array of *n_outputs values the caller owns: free it with
  * rung_values_free. Any thread, concurrently on one session. */
 RUNG_API rung_status* rung_session_run(rung_session* session, const rung_value* const* inputs, size_t n_inputs,
                                        rung_value*** outputs, size_t* n_outputs);
 /* Frees each value and the array rung_session_run returned. */
 RUNG_API void rung_values_free(rung_value** values, size_t count);
+
+/* ---- ONNX Runtime's own API (version 2) ------------------------------------ */
+
+/* For an application written against ONNX Runtime (onnxruntime_c_api.h, or
+ * onnxruntime_cxx_api.h with ORT_API_MANUAL_INIT): the decision without giving
+ * up IO binding, run options and their cancellation, pre-allocated outputs and
+ * the rest of ONNX Runtime's API.
+ *
+ * rung_session_ort_api: the OrtApi table (a const OrtApi*) of the ONNX Runtime
+ * build the engine loaded, for Ort::InitApi; entries up to API version
+ * rung_session_ort_api_version exist (never call a newer one).
+ * rung_session_ort_session: the OrtSession* ONNX Runtime built for this model
+ * on the session's rung and form (rung_session_rung, rung_session_model_id).
+ *
+ * Lifetime: as the rung_session's (until its job is freed); the job's pinning
+ * holds, so the OrtSession keeps its rung and form. The OrtSession is shared
+ * with rung and other jobs: never release it (an Ort::Session wrapped around
+ * it must release() the pointer before it is destroyed). Runs on it may be
+ * concurrent with rung_session_run. rung's own run adds the rung's run
+ * options (none on the CPU); a run of the application's own does not.
+ * NULL (0 for the version) for a NULL session. Any thread. */
+RUNG_API const void* rung_session_ort_api(const rung_session* session);
+RUNG_API uint32_t rung_session_ort_api_version(const rung_session* session);
+RUNG_API void* rung_session_ort_session(const rung_session* session);
 
 #ifdef __cplusplus
 } /* extern "C" */

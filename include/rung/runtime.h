@@ -34,12 +34,22 @@ struct RuntimeSearchOptions {
   // Defaults: the directory of /proc/self/exe, and <datadir>/rung/runtimes.
   std::optional<std::filesystem::path> executable_dir;
   std::optional<std::filesystem::path> share_dir;
-  // Read RUNG_ORT_DIR from the environment (tests turn it off or set it).
+  // Read rung's own variables (RUNG_ORT_DIR, RUNG_FORCE_RUNG, RUNG_PROBE_WORKER,
+  // RUNG_SOFTWARE_GPU, ...: os/environment.h). The CLI does; an embedded engine
+  // only when its application opts in (the C ABI's `environment` option).
   bool read_environment = true;
+  // Also RUNG_PLUGIN_DIR: never for an embedded engine, whose rungs run in its
+  // application's own process.
+  bool read_plugin_environment = true;
   // Load libraries that other users can write to (refused by default).
   bool allow_writable_by_others = false;
   // The same for plugin EP libraries and their directories (runtime/plugin_rungs.h).
   bool allow_writable_plugins = false;
+  // A build in explicit_dir that cannot serve is the answer (an error of its own
+  // kind: refused for safety, not loadable), never another build in its place: an
+  // application that names its runtime means it (the C ABI's runtime_dir). The CLI's
+  // --ort-dir only searches there first.
+  bool explicit_dir_must_serve = false;
   // Stop loading candidates once one fits the hardware perfectly (the engine
   // wants start-up speed; `rung doctor` wants to see every build).
   bool stop_at_perfect_fit = false;
@@ -61,6 +71,7 @@ struct RuntimeBuild {
   SearchOrigin origin = SearchOrigin::kExplicit;
   bool loaded = false;
   std::string skipped_reason;            // why it was not loaded, when !loaded
+  ErrorCode skipped_code = ErrorCode::kNoRuntime;  // and its kind: kPermission (refused for safety), kLoadFailed, ...
   std::string version;                   // "1.30.0"
   int api_version = 0;                   // the table rung holds: never call an entry newer than this
   std::vector<std::string> providers;    // GetAvailableProviders, in the build's order

@@ -39,9 +39,10 @@ void lend_software_gpu(const SoftwareGpu& gpu);
 void stop_lending_software_gpu();
 std::optional<SoftwareGpu> lent_software_gpu();
 
-// Whether RUNG_SOFTWARE_GPU asks for it ("1", "true", "yes").
-bool software_gpu_asked_by_environment();
+// Whether RUNG_SOFTWARE_GPU asks for it ("1", "true", "yes"); never when rung's
+// variables are not to be read (an embedded engine that did not opt in).
+bool software_gpu_asked_by_environment(bool read_environment);
 // Finds and lends the adapter when `asked` or the environment asks; nothing otherwise.
-Status lend_software_gpu_if_asked(bool asked);
+Status lend_software_gpu_if_asked(bool asked, bool read_environment);
 
 }  // namespace rung

@@ -97,6 +97,7 @@ ChildRun judged(const JobOutcome& outcome) {
   switch (outcome.status) {
     case JobOutcome::Status::kCrashed: out.failure_class = "crashed"; break;
     case JobOutcome::Status::kTimedOut: out.failure_class = "timed_out"; break;
+    case JobOutcome::Status::kCancelled: out.failure_class = "worker_failed"; break;
     default:  // failed: in the job's own words (by its stage), or the worker's
       out.failure_class = outcome.result.is_object() ? failure_class_of(out.result.stage, out.result.error) : "worker_failed";
   }
@@ -266,7 +267,7 @@ Result<BenchSetting> find_setting(const BenchOptions& o) {
   auto rungs = select_rungs(*ladder, o.rungs);
   if (!rungs) return rungs.error();
   s.rungs = std::move(*rungs);
-  s.worker = find_worker(o.worker);
+  s.worker = find_worker(o.worker, o.runtimes.read_environment);
   if (s.worker.empty()) {
     return Error{ErrorCode::kNotFound, "no rung-probe-worker found (RUNG_PROBE_WORKER, beside rung, or libexec): bench measures each rung in its own process"};
   }

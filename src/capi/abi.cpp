@@ -19,6 +19,7 @@
 #include "core/onnx_types.h"
 #include "rung/engine.h"  // abi_detail::error_code: one mapping of the C codes
 #include "rung/engine_core.h"
+#include "rung/printable.h"
 
 struct rung_status {
   rung_error_code code;
@@ -103,11 +104,21 @@ rung_status* guarded(const char* function, Body body) noexcept {
     return fail(RUNG_RUNTIME, fmt::format("{}: out of memory", function));
   } catch (const LibraryUnavailable& e) {
     return fail(code_of(ErrorCode::kLoadFailed), fmt::format("{}: {}", function, e.what()));
+  } catch (const Error& e) {  // a Result's value() taken on an error: its own code
+    return fail(code_of(e.code), fmt::format("{}: {}", function, e.message));
   } catch (const std::exception& e) {
     return fail(RUNG_RUNTIME, fmt::format("{}: {}", function, e.what()));
   } catch (...) {
     return fail(RUNG_RUNTIME, fmt::format("{}: an unknown error", function));
   }
+}
+
+// Every text an application hands the ABI is UTF-8 (rung.h): else INVALID_ARGUMENT
+// naming the function and the argument, before anything keeps or logs it.
+rung_status* not_utf8(const char* function, const std::string& argument, const char* text) noexcept {
+  if (text == nullptr) return nullptr;
+  const std::string why = not_utf8_why(text);
+  return why.empty() ? nullptr : invalid(fmt::format("{}: {} {}", function, argument, why));
 }
 
 // A caller-owned copy of `text` (rung_string_free), NULL when out of memory.
@@ -197,6 +208,8 @@ void rung_options_free(rung_options* options) { delete options; }
 rung_status* rung_options_set(rung_options* options, const char* key, const char* value) {
   return guarded("rung_options_set", [&]() -> rung_status* {
     if (options == nullptr || key == nullptr || value == nullptr) return invalid("rung_options_set: options, key and value are required");
+    if (auto* st = not_utf8("rung_options_set", "the key", key)) return st;
+    if (auto* st = not_utf8("rung_options_set", fmt::format("the value of {}", key), value)) return st;
     if (auto st = options->set.set(key, value); !st) return fail(st.error());
     return nullptr;
   });
@@ -207,6 +220,9 @@ rung_status* rung_options_add_model(rung_options* options, const char* name, con
     if (options == nullptr || name == nullptr || path == nullptr || role == nullptr) {
       return invalid("rung_options_add_model: options, name, path and role are required");
     }
+    if (auto* st = not_utf8("rung_options_add_model", "the name", name)) return st;
+    if (auto* st = not_utf8("rung_options_add_model", fmt::format("model {}'s path", name), path)) return st;
+    if (auto* st = not_utf8("rung_options_add_model", fmt::format("model {}'s role", name), role)) return st;
     if (auto st = options->set.add_model(name, path, role); !st) return fail(st.error());
     return nullptr;
   });
@@ -253,6 +269,7 @@ int32_t rung_engine_wait_until_settled(const rung_engine* engine, int64_t timeou
     engine->engine->wait_until_settled();
     return 1;
   }
+  // The core saturates: a timeout too long to add to the clock waits for ever.
   return engine->engine->wait_until_settled_for(std::chrono::milliseconds(timeout_ms)) ? 1 : 0;
 }
 
@@ -278,6 +295,7 @@ rung_status* rung_job_session(rung_job* job, const char* model_name, rung_sessio
     if (job == nullptr || model_name == nullptr || out == nullptr) {
       return invalid("rung_job_session: a job, a model name and a place to put the session are required");
     }
+    if (auto* st = not_utf8("rung_job_session", "the model name", model_name)) return st;
     auto s = job->job->session(model_name);
     if (!s) return fail(s.error());
     *out = session_of(*job, *s);
@@ -328,6 +346,7 @@ rung_status* rung_value_create_view(const char* name, rung_element_type type, co
                                     size_t byte_size, rung_value** out) {
   return guarded("rung_value_create_view", [&]() -> rung_status* {
     if (name == nullptr || out == nullptr) return invalid("rung_value_create_view: a name and a place to put the value are required");
+    if (auto* st = not_utf8("rung_value_create_view", "the input name", name)) return st;
     auto t = element_type_of(name, type);
     if (!t) return fail(t.error());
     if (*t == ElementType::kString) return invalid(fmt::format("input '{}': a string tensor is made with rung_value_create_strings", name));
@@ -356,6 +375,7 @@ rung_status* rung_value_create_strings(const char* name, const int64_t* shape, s
                                        rung_value** out) {
   return guarded("rung_value_create_strings", [&]() -> rung_status* {
     if (name == nullptr || out == nullptr) return invalid("rung_value_create_strings: a name and a place to put the value are required");
+    if (auto* st = not_utf8("rung_value_create_strings", "the input name", name)) return st;
     auto dims = shape_of(name, shape, rank);
     if (!dims) return fail(dims.error());
     const auto n = *element_count(*dims);
@@ -430,6 +450,10 @@ rung_status* rung_session_run(rung_session* s, const rung_value* const* inputs, 
     return nullptr;
   });
 }
+
+const void* rung_session_ort_api(const rung_session* s) { return s == nullptr ? nullptr : s->session->ort_api(); }
+uint32_t rung_session_ort_api_version(const rung_session* s) { return s == nullptr ? 0 : s->session->ort_api_version(); }
+void* rung_session_ort_session(const rung_session* s) { return s == nullptr ? nullptr : s->session->ort_session(); }
 
 void rung_values_free(rung_value** values, size_t count) {
   if (values == nullptr) return;

@@ -10,6 +10,7 @@
 #include "rung/cpus.h"
 #include "rung/limits.h"
 #include "rung/number_text.h"
+#include "rung/printable.h"
 
 namespace rung::capi {
 namespace {
@@ -103,6 +104,8 @@ Status OptionSet::set(const std::string& key, const std::string& value) {
          return {};
        }},
       {"runtime_default_locations", set_flag(o.runtimes.include_default_locations)},
+      // One switch for every RUNG_* variable; runtime_environment is its first name, kept.
+      {"environment", set_flag(o.runtimes.read_environment)},
       {"runtime_environment", set_flag(o.runtimes.read_environment)},
       {"worker", set_path(o.worker)},
       {"isolate", set_flag(o.isolate)},
@@ -175,12 +178,24 @@ Status OptionSet::set(const std::string& key, const std::string& value) {
   }
   std::vector<std::string> known;
   for (const auto& [k, _] : setters) known.push_back(k);
-  return Error{ErrorCode::kInvalidArgument, fmt::format("unknown option key '{}' (known: {}, model.NAME.input_spec, model.NAME.form.FORM)", key,
+  return Error{ErrorCode::kInvalidArgument, fmt::format("unknown option key '{}' (known: {}, model.NAME.input_spec, model.NAME.form.FORM)", printable(key, 200),
                                                         fmt::join(known, ", "))};
 }
 
+OptionSet::OptionSet() {
+  // Hermetic: an embedded engine reads none of rung's variables unless its application
+  // opts in (`environment`), and never RUNG_PLUGIN_DIR, whose plugins would run in the
+  // application's own process.
+  options_.runtimes.read_environment = false;
+  options_.runtimes.read_plugin_environment = false;
+  // An application's quit is bounded, even with work in its own process (rung.h).
+  options_.leave_in_process_work_on_quit = true;
+  // A runtime_dir the application names serves, or the start says why (never another build in its place).
+  options_.runtimes.explicit_dir_must_serve = true;
+}
+
 Status OptionSet::add_model(const std::string& name, const std::string& file, const std::string& role) {
-  if (name.empty()) return Error{ErrorCode::kInvalidArgument, "a model needs a name"};
+  if (auto problem = model_name_problem(name); !problem.empty()) return Error{ErrorCode::kInvalidArgument, problem};
   if (model(name) != nullptr) return Error{ErrorCode::kInvalidArgument, fmt::format("a model named '{}' was already added", name)};
   if (file.empty()) return Error{ErrorCode::kInvalidArgument, fmt::format("model {}: no file given", name)};
   ModelRegistration m;

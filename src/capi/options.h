@@ -12,6 +12,7 @@ namespace rung::capi {
 
 class OptionSet {
  public:
+  OptionSet();
   // An unknown key, or a value its key cannot take, is kInvalidArgument naming both.
   Status set(const std::string& key, const std::string& value);
   Status add_model(const std::string& name, const std::string& path, const std::string& role);

@@ -222,7 +222,7 @@ Result<ConformReport> run_conform(const ConformOptions& o) {
     }
   }
 
-  const fs::path worker = find_worker(o.worker);
+  const fs::path worker = find_worker(o.worker, o.runtimes.read_environment);
   if (worker.empty()) {
     return Error{ErrorCode::kNotFound, "the rung-probe-worker executable was not found (beside rung, in RUNG_PROBE_WORKER, or installed)"};
   }

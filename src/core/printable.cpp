@@ -76,6 +76,15 @@ std::string printable(std::string_view text, std::size_t max_bytes) {
   return out;
 }
 
+std::string not_utf8_why(std::string_view text) {
+  for (std::size_t i = 0; i < text.size();) {
+    const Decoded d = decode(text, i);
+    if (d.length == 0) return fmt::format("is not UTF-8 (byte \\x{:02x} at {})", static_cast<unsigned char>(text[i]), i);
+    i += d.length;
+  }
+  return {};
+}
+
 std::string unprintable_why(std::string_view text) {
   for (std::size_t i = 0; i < text.size();) {
     const Decoded d = decode(text, i);

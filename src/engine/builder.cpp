@@ -64,7 +64,7 @@ BuildTry compile_in_child(const EngineBuildPlan& plan, const CompileJob& job, co
     t.result = {false, work.error().message, 0};
     return t;
   }
-  JobOutcome outcome = JobRunner(plan.worker).run({"compile", job, plan.deadline, work->path(), {}});
+  JobOutcome outcome = JobRunner(plan.worker).run({"compile", job, plan.deadline, work->path(), {}, plan.cancel});
   t.result = {outcome.ok(), outcome.ok() ? std::string() : outcome.describe(), outcome.elapsed_ms};
   if (outcome.ok()) {
     t.end = BuildTry::End::kBuilt;
@@ -138,7 +138,8 @@ std::string died_refused_words(const std::string& what, int launches) {
 EngineSlot engine_slot(const EngineBuildPlan& plan, const ModelRegistration& model, const std::string& model_sha256) {
   FileHashCache hashes(plan.cache_dir);
   fs::path dir = plan.cache_dir / "engines" / engine_fingerprint(plan, hashes) / precision_dir(plan.rung, model);
-  std::string stem = fmt::format("{}-{}", model.name, model_sha256.substr(0, 12));
+  // A stem that cannot climb out of the cache, whatever the model is called (rung/model.h).
+  std::string stem = fmt::format("{}-{}", model_file_stem(model.name), model_sha256.substr(0, 12));
   return {dir / (stem + extension(plan.rung)), dir / (stem + ".failed.json"), dir / (stem + ".rewritten.onnx")};
 }
 

@@ -41,6 +41,9 @@ struct EngineBuildPlan {
   std::filesystem::path cache_dir;      // engines live under <cache_dir>/engines/
   std::filesystem::path worker;         // empty: build in this process
   std::chrono::milliseconds deadline{30 * 60'000};
+  // When it turns true (the engine is being freed), a compile in its worker is killed:
+  // no verdict, no strike (a stop is no evidence about the model).
+  const std::atomic<bool>* cancel = nullptr;
   std::size_t tensorrt_workspace_bytes = std::size_t{512} << 20;
   std::uint64_t input_seed = 0;         // the probe's: a compile-ready rewrite is proved on these inputs
   std::string launch;                   // this start (new_launch_id()); empty: build_engines makes one per call

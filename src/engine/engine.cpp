@@ -21,6 +21,7 @@
 #include "probe/cache.h"
 #include "probe/launch.h"
 #include "rung/cpus.h"
+#include "rung/printable.h"
 #include "rung/probe.h"
 #include "runtime/clean_error.h"
 #include "runtime/plugin_rungs.h"
@@ -39,7 +40,8 @@ std::string dims(const std::vector<std::int64_t>& shape) {
 
 class SessionImpl final : public Session {
  public:
-  SessionImpl(std::string name, std::string id, const RungSpec& rung, std::string reason, std::shared_ptr<PreparedSession> opened)
+  SessionImpl(std::string name, std::string id, const RungSpec& rung, std::string reason, std::shared_ptr<PreparedSession> opened,
+              const RuntimeBuild& build)
       : name_(std::move(name)),
         id_(std::move(id)),
         rung_(rung.name),
@@ -47,7 +49,9 @@ class SessionImpl final : public Session {
         run_config_(run_option_map(rung)),
         opened_(std::move(opened)),
         inputs_(described(opened_->io.inputs)),
-        outputs_(described(opened_->io.outputs)) {}
+        outputs_(described(opened_->io.outputs)),
+        api_(build.api),
+        api_version_(static_cast<std::uint32_t>(build.api_version)) {}
 
   const std::string& model_name() const override { return name_; }
   const std::string& model_id() const override { return id_; }
@@ -56,6 +60,10 @@ class SessionImpl final : public Session {
 
   const std::vector<SessionIo>& inputs() const override { return inputs_; }
   const std::vector<SessionIo>& outputs() const override { return outputs_; }
+
+  const void* ort_api() const override { return api_; }
+  std::uint32_t ort_api_version() const override { return api_version_; }
+  void* ort_session() const override { return static_cast<OrtSession*>(opened_->session); }
 
   Result<std::vector<Tensor>> run(const std::vector<Tensor>& inputs) override {
     std::vector<InputView> views;
@@ -80,12 +88,19 @@ class SessionImpl final : public Session {
 
   Status check_inputs(const std::vector<InputView>& inputs) const {
     auto bad = [&](const std::string& what) { return Error{ErrorCode::kInvalidArgument, fmt::format("model {}: {}", name_, what)}; };
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      for (std::size_t j = 0; j < i; ++j) {
+        if (inputs[j].name == inputs[i].name) {
+          return bad(fmt::format("input '{}' is given twice (as number {} and number {}); give each input once", printable(inputs[i].name, 200), j, i));
+        }
+      }
+    }
     for (const auto& t : inputs) {
       auto it = std::find_if(opened_->io.inputs.begin(), opened_->io.inputs.end(), [&](const TensorInfo& i) { return i.name == t.name; });
       if (it == opened_->io.inputs.end()) {
         std::vector<std::string> names;
         for (const auto& i : opened_->io.inputs) names.push_back(i.name);
-        return bad(fmt::format("has no input '{}' (its inputs: {})", t.name, fmt::join(names, ", ")));
+        return bad(fmt::format("has no input '{}' (its inputs: {})", printable(t.name, 200), fmt::join(names, ", ")));
       }
       if (t.type != it->type) {
         return bad(fmt::format("input '{}' is {}, expected {}", t.name, element_type_name(t.type), element_type_name(it->type)));
@@ -114,6 +129,8 @@ class SessionImpl final : public Session {
   std::map<std::string, std::string> run_config_;  // sessions are only run inside a job
   std::shared_ptr<PreparedSession> opened_;
   std::vector<SessionIo> inputs_, outputs_;
+  const OrtApi* api_;  // the build this process installed: lives as long as the process
+  std::uint32_t api_version_;
 };
 
 std::string engine_build_failed(const RungSpec& rung, const std::string& why) {
@@ -171,6 +188,8 @@ struct Engine::State {
   std::map<std::string, std::shared_ptr<PreparedSession>> sessions;
   std::atomic<bool> stop{false};
   std::thread background;
+  bool background_ended = false;  // under mutex; settled_cv tells
+
 
   const ModelRegistration* model(const std::string& name) const {
     for (const auto& m : options.models) {
@@ -198,7 +217,9 @@ struct Engine::State {
       std::lock_guard lock(mutex);
       p = progress;
     }
-    if (options.on_progress) options.on_progress(p);
+    // Once the engine is being freed its application hears nothing more: a background
+    // left running in this process (isolate=false) must not call into freed callers.
+    if (options.on_progress && !stop) options.on_progress(p);
   }
 
   ProbeOptions probe_options() const {
@@ -211,31 +232,52 @@ struct Engine::State {
     o.acceptance_ratio = options.acceptance_ratio;
     o.deadline = options.probe_deadline;
     o.isolate = options.isolate;
-    o.worker = options.worker;
+    o.worker = options.worker;  // found at start()
     o.forced_rung = options.forced_rung;
     o.plugin_dirs = options.plugin_dirs;
     o.threads = threads;
+    o.stop = &stop;
     return o;
   }
 
   // A system library the background cannot do without (libcrypto, for a digest:
   // rung/result.h's LibraryUnavailable) ends the background with its reason, never the process.
   void run_background() {
+    run_background_work();
+    {
+      std::lock_guard lock(mutex);
+      background_ended = true;
+    }
+    settled_cv.notify_all();
+  }
+
+  // Anything else thrown there (text that is not UTF-8 reaching a JSON writer, a bug)
+  // ends the background the same way: an application's process is never aborted from
+  // the engine's thread, and the floor keeps serving.
+  void run_background_work() {
     try {
       background_work();
     } catch (const LibraryUnavailable& e) {
-      {
-        std::lock_guard lock(mutex);
-        if (!probe_done) probe_error = e.what();
-        probe_done = true;
-        progress.failures.push_back(e.what());
-        progress.done = true;
-        progress.building.clear();
-        settled = true;
-      }
-      settled_cv.notify_all();
-      notify_progress();
+      end_background_with(e.what());
+    } catch (const std::exception& e) {
+      end_background_with(fmt::format("the engine's background stopped: {}", printable(e.what(), 500)));
+    } catch (...) {
+      end_background_with("the engine's background stopped on an unknown error");
     }
+  }
+
+  void end_background_with(const std::string& why) {
+    {
+      std::lock_guard lock(mutex);
+      if (!probe_done) probe_error = why;
+      probe_done = true;
+      progress.failures.push_back(why);
+      progress.done = true;
+      progress.building.clear();
+      settled = true;
+    }
+    settled_cv.notify_all();
+    notify_progress();
   }
 
   // The background: the probe, then the chosen rung's engines, then the CPU rung's optimised graphs.
@@ -319,7 +361,8 @@ struct Engine::State {
     plan.rung = rung;
     plan.models = models_for(rung);
     plan.cache_dir = options.cache_dir;
-    plan.worker = options.isolate ? find_worker(options.worker) : fs::path();
+    plan.worker = options.isolate ? options.worker : fs::path();  // found at start()
+    plan.cancel = &stop;
     plan.deadline = options.build_deadline;
     plan.tensorrt_workspace_bytes = options.tensorrt_workspace_bytes;
     plan.input_seed = probe_options().seed;
@@ -365,12 +408,31 @@ std::string EngineProgress::line() const {
 Engine::Engine(std::shared_ptr<State> state) : state_(std::move(state)) {}
 
 Engine::~Engine() {
+  // A bounded quit: the probe's and the builds' workers are killed as they see `stop`
+  // (within some 20 ms), and the background ends without deciding or caching anything.
+  // Work in this process (isolate=false) cannot be interrupted: after a second it is
+  // left to end by itself when the options say so (the C ABI's), holding its own
+  // reference to the state and calling nothing back; else waited for.
   state_->stop = true;
-  if (state_->background.joinable()) state_->background.join();
+  bool ended = false;
+  {
+    std::unique_lock lock(state_->mutex);
+    ended = state_->settled_cv.wait_for(lock, std::chrono::seconds(1), [&] { return state_->background_ended; });
+  }
+  if (!state_->background.joinable()) return;
+  if (ended || !state_->options.leave_in_process_work_on_quit) {
+    state_->background.join();
+  } else {
+    state_->background.detach();
+  }
 }
 
 Result<std::shared_ptr<Engine>> Engine::start(EngineOptions options) {
   if (options.cache_dir.empty()) return Error{ErrorCode::kInvalidArgument, "the engine needs a cache directory"};
+  if (std::error_code ec; fs::exists(options.cache_dir, ec) && !fs::is_directory(options.cache_dir, ec)) {
+    return Error{ErrorCode::kInvalidArgument,
+                 fmt::format("the cache directory {} is not a directory: nothing could ever be cached there", printable(options.cache_dir.string(), 300))};
+  }
   if (options.models.empty()) return Error{ErrorCode::kInvalidArgument, "the engine needs at least one registered model"};
   // The numbers first: nothing is loaded for a start that cannot go on.
   if (auto st = check_thread_count(options.inference_threads, "inference threads"); !st) return st.error();
@@ -379,6 +441,19 @@ Result<std::shared_ptr<Engine>> Engine::start(EngineOptions options) {
   for (const auto& m : options.models) {
     if (m.name.empty()) return Error{ErrorCode::kInvalidArgument, "a registered model has no name"};
     if (auto st = check_model_file_kind(m.name, m.f32); !st) return st.error();
+  }
+  // Isolation holds or the start fails: never a silent probe in this process, where a provider that aborts ends it.
+  if (options.isolate) {
+    std::vector<std::string> looked;
+    fs::path worker = find_engine_worker(options.worker, options.runtimes.read_environment, &looked);
+    if (worker.empty()) {
+      return Error{ErrorCode::kNotFound,
+                   fmt::format("isolation is on and no rung-probe-worker was found to run the probe and engine builds in (looked at: {}); "
+                               "name one with the worker option, or turn isolate off to probe in this process, where a provider "
+                               "that crashes ends the process",
+                               fmt::join(looked, "; "))};
+    }
+    options.worker = std::move(worker);
   }
   auto state = std::make_shared<State>();
   state->hardware = detect_hardware(options.hardware_root);
@@ -397,8 +472,9 @@ Result<std::shared_ptr<Engine>> Engine::start(EngineOptions options) {
   }
   // As the probe will (RUNG_SOFTWARE_GPU=1), before the ladder names its rungs, so that both name WebGPU alike;
   // a failure here is the probe's to report.
-  (void)lend_software_gpu_if_asked(false);
-  auto ladder = effective_ladder(state->hardware, state->runtime, options.plugin_dirs, options.runtimes.allow_writable_plugins);
+  (void)lend_software_gpu_if_asked(false, options.runtimes.read_environment);
+  auto ladder = effective_ladder(state->hardware, state->runtime, options.plugin_dirs, options.runtimes.allow_writable_plugins,
+                                 options.runtimes.read_plugin_environment);
   if (!ladder) return ladder.error();
   state->ladder = std::move(*ladder);
   if (options.choose_models) {
@@ -411,8 +487,8 @@ Result<std::shared_ptr<Engine>> Engine::start(EngineOptions options) {
   state->snapshot.chosen = state->ladder.back();
   state->snapshot.below = {state->ladder.back()};
   state->options = std::move(options);
-  auto* raw = state.get();
-  state->background = std::thread([raw] { raw->run_background(); });
+  // The thread keeps the state alive: it may outlive the engine (~Engine).
+  state->background = std::thread([state] { state->run_background(); });
   return std::shared_ptr<Engine>(new Engine(state));
 }
 
@@ -451,8 +527,9 @@ std::string Engine::chosen_reason() const {
     return fmt::format("within {:.1f}x the floor's time (acceptance ratio) and faithful to it", state_->options.acceptance_ratio);
   }
   if (!o.model_errors.empty())
-    return o.model_errors.size() == 1 ? "the floor could not run a probe model (see above)"
-                                      : fmt::format("the floor could not run {} probe models (see above)", o.model_errors.size());
+    // Whole on its own (an application has no "above"): each model and why.
+    return o.model_errors.size() == 1 ? fmt::format("the floor could not run a probe model: {}", o.model_errors.front())
+                                      : fmt::format("the floor could not run {} probe models: {}", o.model_errors.size(), fmt::join(o.model_errors, " "));
   return "no rung above the floor was both faster and faithful";
 }
 
@@ -492,6 +569,12 @@ void Engine::wait_until_settled() const {
 
 bool Engine::wait_until_settled_for(std::chrono::milliseconds timeout) const {
   std::unique_lock lock(state_->mutex);
+  if (timeout.count() <= 0) return state_->settled;
+  // A wait longer than a century is a wait for ever: now() + INT64_MAX ms would wrap.
+  if (timeout >= std::chrono::hours(24 * 365 * 100)) {
+    state_->settled_cv.wait(lock, [&] { return state_->settled; });
+    return true;
+  }
   return state_->settled_cv.wait_for(lock, timeout, [&] { return state_->settled; });
 }
 
@@ -539,7 +622,9 @@ class JobImpl final : public Job {
       }
       if (!failures.empty()) state_->note_stays_on(name, p.rung.display, fmt::format("{}", fmt::join(stays_why, "; ")));
       std::string reason = failures.empty() ? p.reason : p.reason + "; " + failures;
-      auto s = std::make_unique<SessionImpl>(name, model_id(name, p.form), p.rung, reason, *opened);
+      auto process = state_->ort_process();  // installed by open(): the build whose table the session was built with
+      if (!process) return process.error();
+      auto s = std::make_unique<SessionImpl>(name, model_id(name, p.form), p.rung, reason, *opened, (*process)->build());
       Session* raw = s.get();
       sessions_[name] = std::move(s);
       return raw;

@@ -85,6 +85,7 @@ std::string JobOutcome::describe() const {
     case Status::kFailed: text = reason; break;
     case Status::kCrashed: text = "the worker was killed by " + signal_name(signal); break;
     case Status::kTimedOut: text = fmt::format("the worker gave no answer within {} and was killed", seconds(deadline)); break;
+    case Status::kCancelled: return "the worker was stopped: its caller is quitting";
   }
   if (!log_line.empty()) text += "; its log ends: " + log_line;
   return text;
@@ -99,6 +100,12 @@ JobOutcome JobOutcome::finished(nlohmann::json result) {
   return out;
 }
 
+JobOutcome JobOutcome::cancelled() {
+  JobOutcome out;
+  out.status = Status::kCancelled;
+  return out;
+}
+
 JobOutcome JobOutcome::failed(std::string reason) {
   JobOutcome out;
   out.reason = std::move(reason);
@@ -106,10 +113,33 @@ JobOutcome JobOutcome::failed(std::string reason) {
 }
 
 JobOutcome JobRunner::run(const JobRequest& request) const {
+  const auto cancelled = [&] { return request.cancel != nullptr && request.cancel->load(); };
+  if (cancelled()) return JobOutcome::cancelled();
   if (auto s = prepare(request); !s) return JobOutcome::failed(s.error().message);
   auto child = ChildProcess::spawn(worker_, worker_args(request, std::nullopt), request.work_dir / "worker.log");
   if (!child) return JobOutcome::failed(not_started(worker_, child.error()));
-  const ChildExit exit = child->wait(ChildProcess::Clock::now() + request.deadline, request.on_wait);
+  if (request.cancel == nullptr) {
+    const ChildExit exit = child->wait(ChildProcess::Clock::now() + request.deadline, request.on_wait);
+    return outcome_of(exit, request.deadline, request.work_dir);
+  }
+  // Looked at often, so that a quitting caller waits for no worker: killing it ends the wait.
+  bool stopped = false;
+  auto next_call = ChildProcess::Clock::now() + std::chrono::milliseconds(200);
+  const ChildExit exit = child->wait(
+      ChildProcess::Clock::now() + request.deadline,
+      [&] {
+        if (cancelled()) {
+          stopped = true;
+          (void)child->kill();
+          return;
+        }
+        if (request.on_wait && ChildProcess::Clock::now() >= next_call) {
+          request.on_wait();
+          next_call = ChildProcess::Clock::now() + std::chrono::milliseconds(200);
+        }
+      },
+      std::chrono::milliseconds(20));
+  if (stopped) return JobOutcome::cancelled();
   return outcome_of(exit, request.deadline, request.work_dir);
 }
 

@@ -10,6 +10,7 @@
 // object with "ok" and, when not ok, "error").
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <functional>
@@ -25,7 +26,7 @@
 namespace rung {
 
 struct JobOutcome {
-  enum class Status { kOk, kFailed, kCrashed, kTimedOut };
+  enum class Status { kOk, kFailed, kCrashed, kTimedOut, kCancelled };
   Status status = Status::kFailed;
   nlohmann::json result;               // the job's result.json when it wrote one (ok, or failed in its own words)
   std::string reason;                  // kFailed: why
@@ -41,13 +42,15 @@ struct JobOutcome {
   bool died() const { return status == Status::kCrashed || status == Status::kTimedOut || exit_status.has_value(); }
   // One line, the same in every command: the job's own error when it reported
   // one; "the worker was killed by SIGABRT", "the worker gave no answer within
-  // 60 s and was killed", "the worker exited with status 1 and no result"
+  // 60 s and was killed", "the worker exited with status 1 and no result",
+  // "the worker was stopped: its caller is quitting"
   // (each followed by "; its log ends: LINE" when the log says something).
   std::string describe() const;
 
   // A job's own result: ok when it says "ok": true, else failed with its "error".
   static JobOutcome finished(nlohmann::json result);
   static JobOutcome failed(std::string reason);
+  static JobOutcome cancelled();
 };
 
 struct JobRequest {
@@ -56,6 +59,9 @@ struct JobRequest {
   std::chrono::milliseconds deadline{60'000};  // run(): for the whole job; start(): for each answer
   std::filesystem::path work_dir;      // created if missing; job.json, worker.log and result.json live here
   std::function<void()> on_wait;       // run(): called about every 200 ms while the job runs, from the caller's thread
+  // run(): when set (an engine being freed), the worker is killed within some 20 ms and the
+  // outcome is kCancelled, which is no evidence about the job: neither a verdict nor a death.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 class StartedJob;

@@ -3,11 +3,26 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-
 #include "os/read_file.h"
 
 namespace rung {
 namespace {
+
+// The parser quotes what it last read: outside bytes. Every byte outside printable
+// ASCII is written as \xNN, so the message is UTF-8 and inert wherever it travels on
+// (a JSON writer would throw on a stray byte; a terminal would obey an escape).
+std::string ascii_only(const std::string& text) {
+  std::string out;
+  for (unsigned char c : text.substr(0, 400)) {
+    if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+    } else {
+      out += fmt::format("\\x{:02x}", c);
+    }
+  }
+  return out;
+}
+
 
 // The deepest nesting of arrays and objects in the text, counted outside strings;
 // stops counting once past `limit`. Exact for valid JSON; for invalid text the
@@ -40,7 +55,7 @@ Result<Json> bounded_parse(std::string_view text) {
   try {
     return Json::parse(text);
   } catch (const nlohmann::json::exception& e) {
-    return Error{ErrorCode::kInvalidArgument, fmt::format("not valid JSON: {}", e.what())};
+    return Error{ErrorCode::kInvalidArgument, fmt::format("not valid JSON: {}", ascii_only(e.what()))};
   }
 }
 

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "os/elf_dynamic.h"
+#include "os/environment.h"
 #include "os/read_file.h"
 
 namespace rung {
@@ -242,7 +243,8 @@ std::vector<LoadedObject> objects_loaded_in_this_process() {
 
 LoaderPaths LoaderPaths::of_this_process() {
   LoaderPaths p;
-  p.library_path = split_dirs(std::getenv("LD_LIBRARY_PATH"));
+  const auto library_path = system_variable("LD_LIBRARY_PATH");
+  p.library_path = split_dirs(library_path ? library_path->c_str() : nullptr);
   if (auto cache = read_ld_cache("/etc/ld.so.cache")) p.cache = std::move(*cache);
   for (const char* dir : {"/lib", "/usr/lib"}) {
     if (*kMultiarch) p.system_dirs.push_back(fs::path(dir) / kMultiarch);

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "os/atomic_file.h"
+#include "os/environment.h"
 #include "os/fresh_dir.h"
 #include "os/path_trust.h"
 #include "os/process_identity.h"
@@ -17,8 +18,8 @@ namespace rung {
 namespace fs = std::filesystem;
 
 fs::path temporary_root() {
-  if (const char* env = std::getenv("TMPDIR"); env != nullptr && *env) {
-    const fs::path dir(env);
+  if (auto env = system_variable("TMPDIR")) {
+    const fs::path dir(*env);
     std::error_code ec;
     if (dir.is_absolute() && fs::is_directory(dir, ec) && check_path_trusted(dir)) return dir;
   }

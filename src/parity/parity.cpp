@@ -397,7 +397,7 @@ Result<Prepared> prepare(const ParityOptions& o) {
   return Prepared{std::move(*gates), std::move(plan), std::move(*items)};
 }
 
-fs::path parity_worker(const ParityOptions& o) { return find_worker(o.worker); }
+fs::path parity_worker(const ParityOptions& o) { return find_worker(o.worker, o.runtimes.read_environment); }
 
 Error no_worker() {
   return Error{ErrorCode::kNotFound, "the rung-probe-worker executable was not found (beside rung, in RUNG_PROBE_WORKER, or installed)"};

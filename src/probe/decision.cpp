@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #include "core/thread_limit.h"
+#include "os/environment.h"
 #include "os/file_hash.h"
 #include "os/file_lock.h"
 #include "os/this_process.h"
@@ -40,8 +41,8 @@ Status apply_override(const ProbeOptions& o, const std::vector<RungSpec>& ladder
   if (o.forced_rung && !o.forced_rung->empty()) {
     forced = *o.forced_rung;
     by = "configuration";
-  } else if (const char* env = std::getenv("RUNG_FORCE_RUNG"); env != nullptr && *env) {
-    forced = env;
+  } else if (auto env = rung_variable("RUNG_FORCE_RUNG", o.runtimes.read_environment)) {
+    forced = *env;
     by = "RUNG_FORCE_RUNG";
   }
   if (forced.empty()) return {};
@@ -125,7 +126,7 @@ Result<ProbeSetting> find_setting(const ProbeOptions& o, bool allow_warm) {
     s.probe_models.resize(1);
   }
   s.build = s.discovery.chosen_build();
-  auto ladder = effective_ladder(s.hw, *s.build, o.plugin_dirs, o.runtimes.allow_writable_plugins);
+  auto ladder = effective_ladder(s.hw, *s.build, o.plugin_dirs, o.runtimes.allow_writable_plugins, o.runtimes.read_plugin_environment);
   if (!ladder) return ladder.error();
   s.ladder = std::move(*ladder);
   return s;
@@ -216,7 +217,7 @@ Result<std::optional<ProbeOutcome>> decide_unguarded(const ProbeOptions& o, Prob
   if (auto st = check_options(o); !st) return st.error();
   // RUNG_SOFTWARE_GPU=1 lends the software adapter to the workers (before the ladder
   // names its rungs); without it, the probe goes on without.
-  const Status lent = lend_software_gpu_if_asked(false);
+  const Status lent = lend_software_gpu_if_asked(false, o.runtimes.read_environment);
   bool again = false;
   auto first = probe_once(o, lent, /*allow_warm=*/!o.reprobe, walk, again);
   if (!again || !first) return first;

@@ -42,6 +42,8 @@ SpeedRule speed_rule(const ProbeOptions& o) {
   return rule;
 }
 
+bool stopped(const ProbeOptions& o) { return o.stop != nullptr && o.stop->load(); }
+
 // A job's figures as the probe's table shows them.
 Measurement measured(const std::string& model, Verdict verdict, const ProbeJobResult& r, double floor_median_ms) {
   Measurement m;
@@ -75,6 +77,7 @@ std::pair<Verdict, ProbeJobResult> judged(const JobOutcome& outcome) {
     case JobOutcome::Status::kOk: return {Verdict::kTaken, r};
     case JobOutcome::Status::kFailed: return {Verdict::kFailed, r};
     case JobOutcome::Status::kCrashed: return {Verdict::kCrashed, r};
+    case JobOutcome::Status::kCancelled: return {Verdict::kFailed, r};  // the walk ends without a decision (walk())
     case JobOutcome::Status::kTimedOut: break;
   }
   r.error += " (a first run that compiles shaders can take longer: raise --deadline)";
@@ -88,7 +91,7 @@ class Walker {
  public:
   Walker(const ProbeOptions& o, const RuntimeBuild& build, AttemptLedger* ledger) : o_(o), build_(build), ledger_(ledger) {
     if (o_.isolate) {
-      if (fs::path worker = find_worker(o_.worker); !worker.empty()) runner_.emplace(std::move(worker));
+      if (fs::path worker = find_worker(o_.worker, o_.runtimes.read_environment); !worker.empty()) runner_.emplace(std::move(worker));
     }
   }
 
@@ -107,7 +110,8 @@ class Walker {
       job.max_pairs = o_.max_pairs;
       job.profile = true;
     }
-    return judged(runner_ ? runner_->run({"probe", job, o_.deadline, dir, {}}) : in_process(job));
+    if (stopped(o_)) return judged(JobOutcome::cancelled());
+    return judged(runner_ ? runner_->run({"probe", job, o_.deadline, dir, {}, o_.stop}) : in_process(job));
   }
 
  private:
@@ -145,13 +149,8 @@ std::vector<Tensor> read_outputs(const fs::path& dir) {
   return r ? std::move(*r) : std::vector<Tensor>{};
 }
 
-std::string sanitize(const std::string& s) {
-  std::string out = s;
-  for (char& c : out) {
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') c = '_';
-  }
-  return out;
-}
+// A rung's or a model's name as a directory of the work tree: never "..", never a path.
+std::string sanitize(const std::string& s) { return model_file_stem(s); }
 
 void progress(const ProbeOptions& o, const std::string& line) {
   if (o.on_progress) o.on_progress(line);
@@ -160,7 +159,7 @@ void progress(const ProbeOptions& o, const std::string& line) {
 // In process (asked for, or no worker found): the attempt-file rule guards each build, when the cache can hold it.
 std::optional<AttemptLedger> open_ledger(const ProbeSetting& s, const std::string& fingerprint, ProbeOutcome& out) {
   const ProbeOptions& o = s.o;
-  if (o.isolate && !find_worker(o.worker).empty()) return std::nullopt;
+  if (o.isolate && !find_worker(o.worker, o.runtimes.read_environment).empty()) return std::nullopt;
   if (o.isolate) note(o, out, "no rung-probe-worker found: probing in process, under the attempt-file rule");
   if (!s.can_cache) return std::nullopt;
   std::optional<AttemptLedger> ledger(std::in_place, o.cache_dir, sha256_hex(fingerprint));
@@ -309,7 +308,7 @@ void climb(const ProbeSetting& s, const std::vector<FloorRun>& floors, AttemptLe
   bool need_fallback = false;
   out.chosen = s.ladder.back().name;
   out.chosen_display = s.ladder.back().display;
-  for (std::size_t i = 0; i + 1 < s.ladder.size(); ++i) {
+  for (std::size_t i = 0; i + 1 < s.ladder.size() && !stopped(s.o); ++i) {
     const RungSpec& rung = s.ladder[i];
     RungOutcome ro{rung.name, rung.display, Verdict::kNotTried, {}, {}};
     if (taken && (!need_fallback || rung.compiles_engines)) {
@@ -350,6 +349,8 @@ Status walk(const ProbeSetting& s, const std::string& fingerprint, ProbeOutcome&
   Walker walker(o, *s.build, ledger ? &*ledger : nullptr);
   const std::vector<FloorRun> floors = measure_floor(s, walker, work->path(), out);
   climb(s, floors, ledger ? &*ledger : nullptr, walker, work->path(), out);
+  // Stopped part way: nothing was decided, and nothing is cached.
+  if (stopped(o)) return Error{ErrorCode::kRuntime, "the probe was stopped before it decided (the engine is quitting)"};
   return {};
 }
 

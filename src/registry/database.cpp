@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "registry/migrations.h"
+#include "os/environment.h"
 #include "rung/user_dirs.h"
 
 namespace rung::registry {
@@ -180,7 +181,7 @@ std::string mask_secrets(std::string_view text, std::string_view url) {
 }
 
 Result<std::string> default_registry_url() {
-  if (const char* env = std::getenv("RUNG_REGISTRY"); env != nullptr && *env) return std::string(env);
+  if (auto env = rung_variable("RUNG_REGISTRY", /*allowed=*/true)) return *env;  // the registry is the CLI's
   auto data = user_data_dir();
   if (!data) return Error{data.error().code, fmt::format("no registry: {} (or RUNG_REGISTRY, or --registry)", data.error().message)};
   return "sqlite:" + (*data / "registry.sqlite").string();

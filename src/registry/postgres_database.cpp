@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "os/system_library.h"
+#include "os/environment.h"
 #include "registry/database.h"
 #include "rung/printable.h"
 
@@ -181,7 +182,8 @@ void ignore_notice(void*, const char*) {}
 Result<std::unique_ptr<Database>> open_postgresql(const std::string& url) {
   // The statement limit is read first: a bad value is refused before any connection is tried.
   std::optional<int> statement_timeout;
-  if (const char* env = std::getenv("RUNG_REGISTRY_STATEMENT_TIMEOUT"); env != nullptr && *env) {
+  if (const auto variable = rung_variable("RUNG_REGISTRY_STATEMENT_TIMEOUT", /*allowed=*/true)) {  // the registry is the CLI's
+    const char* env = variable->c_str();
     char* end = nullptr;
     errno = 0;
     const long seconds = std::strtol(env, &end, 10);
@@ -198,8 +200,7 @@ Result<std::unique_ptr<Database>> open_postgresql(const std::string& url) {
   // connect timeout unless the URL or PGCONNECT_TIMEOUT sets one. Keywords before the
   // expanded URL are overridden by the URL's own.
   const std::string connect_timeout = std::to_string(kPostgresConnectTimeoutSeconds);
-  const char* env_timeout = std::getenv("PGCONNECT_TIMEOUT");
-  const bool default_timeout = env_timeout == nullptr || *env_timeout == '\0';
+  const bool default_timeout = !system_variable("PGCONNECT_TIMEOUT");
   std::vector<const char*> keys, values;
   if (default_timeout) {
     keys.push_back("connect_timeout");

@@ -9,6 +9,7 @@
 
 #include "onnxruntime_c_api.h"
 #include "os/dynamic_library.h"
+#include "os/environment.h"
 #include "os/library_files.h"
 #include "os/path_trust.h"
 #include "rung/ladder.h"
@@ -29,8 +30,7 @@ namespace {
 void keep_onnxruntime_telemetry_off_in_workers() {
   static std::once_flag once;
   std::call_once(once, [] {
-    const char* set = std::getenv("ORT_DISABLE_TELEMETRY");
-    if (set == nullptr || *set == '\0') set_child_variable("ORT_DISABLE_TELEMETRY", "1");
+    if (!system_variable("ORT_DISABLE_TELEMETRY")) set_child_variable("ORT_DISABLE_TELEMETRY", "1");
   });
 }
 
@@ -168,6 +168,28 @@ Status check_environment_build(const RuntimeDiscovery& d) {
   return Error{ErrorCode::kNoRuntime, fmt::format("RUNG_ORT_DIR {}: {}", dir->path.string(), why)};
 }
 
+namespace {
+
+// The directory the application named, when it must serve (RuntimeSearchOptions::explicit_dir_must_serve):
+// no usable build there is an error of the first refusal's kind, naming the directory and why.
+Status check_explicit_build(const RuntimeDiscovery& d) {
+  const auto dir = std::find_if(d.searched.begin(), d.searched.end(), [](const SearchedDirectory& s) { return s.origin == SearchOrigin::kExplicit; });
+  if (dir == d.searched.end()) return {};
+  const RuntimeBuild* refused = nullptr;
+  for (const auto& b : d.builds) {
+    if (b.origin != SearchOrigin::kExplicit) continue;
+    if (b.loaded && b.score > 0) return {};
+    if (refused == nullptr) refused = &b;
+  }
+  if (refused == nullptr) return Error{ErrorCode::kNoRuntime, fmt::format("the runtime directory {} holds no ONNX Runtime library", dir->path.string())};
+  const ErrorCode code = refused->loaded ? ErrorCode::kNoRuntime : refused->skipped_code;
+  const std::string why = refused->loaded ? fmt::format("{}: fits no rung this device has (score 0)", refused->library.string())
+                                          : refused->skipped_reason;
+  return Error{code, fmt::format("the runtime directory {} cannot serve: {}", dir->path.string(), why)};
+}
+
+}  // namespace
+
 Result<RuntimeDiscovery> discover_runtimes(const RuntimeSearchOptions& options, const Hardware& hardware) {
   auto search = search_runtimes(options);
   if (!search) return search.error();
@@ -206,12 +228,17 @@ Result<RuntimeDiscovery> discover_found_runtimes(const RuntimeSearch& search, co
     } else {
       build.library = candidate.library;
       build.skipped_reason = loaded.error().message;
+      build.skipped_code = loaded.error().code;
     }
     build.origin = candidate.origin;
     discovery.builds.push_back(std::move(build));
   }
 
   if (auto s = check_environment_build(discovery); !s) return s.error();
+  // Judged when every build was opened (a warm launch opens only the one its cache vouches for).
+  if (options.explicit_dir_must_serve && !only) {
+    if (auto s = check_explicit_build(discovery); !s) return s.error();
+  }
   discovery.chosen = choose_build(discovery.builds, &discovery.choice_reason);
   if (!discovery.chosen) {
     std::string message = "no usable ONNX Runtime build found.";

@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 
+#include "os/environment.h"
 #include "os/library_files.h"
 #include "os/path_trust.h"
 #include "runtime/software_gpu.h"
@@ -57,10 +58,10 @@ Status check_plugin_library(const fs::path& library, bool allow_writable) {
   return check_trusted(fmt::format("plugin library {}", library.string()), library, allow_writable);
 }
 
-Result<std::vector<RungSpec>> plugin_rungs(const std::vector<fs::path>& plugin_dirs, bool allow_writable) {
+Result<std::vector<RungSpec>> plugin_rungs(const std::vector<fs::path>& plugin_dirs, bool allow_writable, bool read_environment) {
   std::vector<std::pair<std::string, fs::path>> dirs;
   for (const auto& d : plugin_dirs) dirs.emplace_back(fmt::format("plugin directory {}", d.string()), d);
-  if (const char* env = std::getenv("RUNG_PLUGIN_DIR"); env != nullptr && *env) dirs.emplace_back(fmt::format("RUNG_PLUGIN_DIR={}", env), env);
+  if (auto env = rung_variable("RUNG_PLUGIN_DIR", read_environment)) dirs.emplace_back(fmt::format("RUNG_PLUGIN_DIR={}", *env), *env);
   std::vector<RungSpec> out;
   for (const auto& [what, dir] : dirs) {
     if (auto s = check_trusted(what, dir, allow_writable); !s) return s.error();
@@ -78,8 +79,8 @@ Result<std::vector<RungSpec>> plugin_rungs(const std::vector<fs::path>& plugin_d
 }
 
 Result<std::vector<RungSpec>> effective_ladder(const Hardware& hardware, const RuntimeBuild& build, const std::vector<fs::path>& plugin_dirs,
-                                               bool allow_writable_plugins) {
-  auto ladder = plugin_rungs(plugin_dirs, allow_writable_plugins);
+                                               bool allow_writable_plugins, bool read_plugin_environment) {
+  auto ladder = plugin_rungs(plugin_dirs, allow_writable_plugins, read_plugin_environment);
   if (!ladder) return ladder;
   for (auto& r : ladder_for(hardware).for_build(build.providers)) ladder->push_back(std::move(r));
   name_software_adapter(*ladder);

@@ -16,8 +16,11 @@
 
 namespace rung {
 
-// The plugin rungs of these directories and RUNG_PLUGIN_DIR, or why one is refused.
-Result<std::vector<RungSpec>> plugin_rungs(const std::vector<std::filesystem::path>& plugin_dirs, bool allow_writable = false);
+// The plugin rungs of these directories and (when `read_environment`: the CLI,
+// never an embedded engine, whose rungs run in its application's process)
+// RUNG_PLUGIN_DIR, or why one is refused.
+Result<std::vector<RungSpec>> plugin_rungs(const std::vector<std::filesystem::path>& plugin_dirs, bool allow_writable = false,
+                                           bool read_environment = true);
 
 // One plugin library named by path (parity's rung=/path/x.so), under the same policy.
 Status check_plugin_library(const std::filesystem::path& library, bool allow_writable);
@@ -33,6 +36,7 @@ bool names_a_plugin_library(const std::string& named);
 // that this build carries, the CPU last. While a software GPU adapter is lent,
 // the rung that runs on it says so ("WebGPU on lavapipe (software)").
 Result<std::vector<RungSpec>> effective_ladder(const Hardware& hardware, const RuntimeBuild& build,
-                                               const std::vector<std::filesystem::path>& plugin_dirs, bool allow_writable_plugins = false);
+                                               const std::vector<std::filesystem::path>& plugin_dirs, bool allow_writable_plugins = false,
+                                               bool read_plugin_environment = true);
 
 }  // namespace rung

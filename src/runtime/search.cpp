@@ -6,7 +6,9 @@
 #include <cctype>
 #include <cstdlib>
 
+#include "os/environment.h"
 #include "os/library_files.h"
+#include "os/environment.h"
 #include "os/worker_location.h"
 
 namespace rung {
@@ -114,12 +116,10 @@ Result<RuntimeSearch> search_runtimes(const RuntimeSearchOptions& options) {
     if (auto s = check_named_directory(*options.explicit_dir, "the runtime directory"); !s) return s.error();
     add(*options.explicit_dir, SearchOrigin::kExplicit, libraries_under(*options.explicit_dir));
   }
-  if (options.read_environment) {
-    if (const char* env = std::getenv("RUNG_ORT_DIR"); env != nullptr) {
-      // A setting that names no usable build is "no runtime" (exit 3) in every command, never another build in its place.
-      if (auto s = check_named_directory(env, "RUNG_ORT_DIR"); !s) return Error{ErrorCode::kNoRuntime, s.error().message};
-      add(env, SearchOrigin::kEnvironment, libraries_under(env));
-    }
+  if (auto env = rung_variable("RUNG_ORT_DIR", options.read_environment, /*empty_counts=*/true)) {
+    // A setting that names no usable build is "no runtime" (exit 3) in every command, never another build in its place.
+    if (auto s = check_named_directory(*env, "RUNG_ORT_DIR"); !s) return Error{ErrorCode::kNoRuntime, s.error().message};
+    add(*env, SearchOrigin::kEnvironment, libraries_under(*env));
   }
   if (options.include_default_locations) {
     fs::path beside = options.executable_dir.value_or(executable_dir());

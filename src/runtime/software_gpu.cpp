@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "os/child_environment.h"
+#include "os/environment.h"
 #include "os/path_trust.h"
 #include "os/json_input.h"
 #include "os/worker_location.h"
@@ -70,7 +71,7 @@ std::string SoftwareGpu::describe() const {
 Result<SoftwareGpu> find_software_gpu(const SoftwareGpuSearch& search) {
   std::optional<fs::path> named = search.dir;
   if (!named && search.read_environment) {
-    if (const char* env = std::getenv("RUNG_SOFTWARE_GPU_DIR"); env != nullptr && *env) named = fs::path(env);
+    if (auto env = rung_variable("RUNG_SOFTWARE_GPU_DIR", true)) named = fs::path(*env);
   }
   if (named) return read_adapter_dir(*named);
   std::vector<std::string> looked;
@@ -93,8 +94,8 @@ void lend_software_gpu(const SoftwareGpu& gpu) {
   // driver is seen. Its libdrm is newer than Debian 12's, so it comes first on the library path.
   set_child_variable("VK_DRIVER_FILES", gpu.manifest.string());
   set_child_variable("VK_ICD_FILENAMES", gpu.manifest.string());
-  const char* path = std::getenv("LD_LIBRARY_PATH");
-  set_child_variable("LD_LIBRARY_PATH", path != nullptr && *path ? fmt::format("{}:{}", gpu.dir.string(), path) : gpu.dir.string());
+  const auto path = system_variable("LD_LIBRARY_PATH");
+  set_child_variable("LD_LIBRARY_PATH", path ? fmt::format("{}:{}", gpu.dir.string(), *path) : gpu.dir.string());
   lent() = gpu;
 }
 
@@ -109,15 +110,13 @@ std::optional<SoftwareGpu> lent_software_gpu() {
   return lent();
 }
 
-bool software_gpu_asked_by_environment() {
-  const char* env = std::getenv("RUNG_SOFTWARE_GPU");
-  if (env == nullptr) return false;
-  const std::string v = env;
-  return v == "1" || v == "true" || v == "yes";
+bool software_gpu_asked_by_environment(bool read_environment) {
+  const auto v = rung_variable("RUNG_SOFTWARE_GPU", read_environment);
+  return v && (*v == "1" || *v == "true" || *v == "yes");
 }
 
-Status lend_software_gpu_if_asked(bool asked) {
-  if (!asked && !software_gpu_asked_by_environment()) return {};
+Status lend_software_gpu_if_asked(bool asked, bool read_environment) {
+  if (!asked && !software_gpu_asked_by_environment(read_environment)) return {};
   if (lent_software_gpu()) return {};
   auto gpu = find_software_gpu();
   if (!gpu) return gpu.error();

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/forms.h"
+#include "os/environment.h"
 #include "os/json_input.h"
 #include "rung/ladder.h"
 
@@ -58,9 +59,10 @@ std::string expand(const std::string& text, const PathVariables& defaults) {
     }
     out += text.substr(i, open - i);
     const std::string name = text.substr(open + 2, close - open - 2);
-    const char* env = std::getenv(name.c_str());
+    // Read by the CLI's variant commands, which read rung's variables.
+    const auto env = any_variable(name.c_str(), /*rung_allowed=*/true);
     auto fallback = defaults.find(name);
-    out += env != nullptr && *env ? std::string(env) : fallback != defaults.end() ? fallback->second : "";
+    out += env ? *env : fallback != defaults.end() ? fallback->second : "";
     i = close + 1;
   }
   return out;

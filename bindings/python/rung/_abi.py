@@ -15,7 +15,7 @@ from pathlib import Path
 from .errors import ErrorCode, Failed, error_class_for_exit_code
 
 # The ABI version this module is written against (RUNG_ABI_VERSION in rung.h).
-ABI_VERSION = 1
+ABI_VERSION = 2
 LIBRARY_NAME = "librung_engine.so.1"
 
 _lock = threading.Lock()
@@ -167,6 +167,10 @@ _DECLARATIONS = {
     "rung_value_string": (_cp, [_vp, _sz]),
     "rung_session_run": (_vp, [_vp, _pvp, _sz, ctypes.POINTER(_pvp), ctypes.POINTER(_sz)]),
     "rung_values_free": (None, [_pvp, _sz]),
+    # Version 2: ONNX Runtime's own handles.
+    "rung_session_ort_api": (_vp, [_vp]),
+    "rung_session_ort_api_version": (ctypes.c_uint32, [_vp]),
+    "rung_session_ort_session": (_vp, [_vp]),
 }
 
 

@@ -582,6 +582,15 @@ class Session:
         """Why the session runs on that rung."""
         return _abi.text(_abi.lib().rung_session_placement_reason(self._ptr()))
 
+    @property
+    def ort_handles(self):
+        """ONNX Runtime's own handles, for code written against it: (the OrtApi table's
+        address, the API version it is held at, the OrtSession's address), as ints.
+        rung's: valid while this session's job lives; never release the session."""
+        L = _abi.lib()
+        ptr = self._ptr()
+        return (L.rung_session_ort_api(ptr) or 0, int(L.rung_session_ort_api_version(ptr)), L.rung_session_ort_session(ptr) or 0)
+
     def _describe(self, which):
         L = _abi.lib()
         ptr = self._ptr()

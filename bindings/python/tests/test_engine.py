@@ -49,8 +49,8 @@ def settled(tmp_path_factory, reference):
     engine.close()
 
 
-def test_the_library_is_the_builds_and_serves_abi_1():
-    assert rung.abi_version() >= 1
+def test_the_library_is_the_builds_and_serves_abi_2():
+    assert rung.abi_version() >= 2
     assert rung.__version__ == rung.version()
     assert rung.__version__.count(".") == 2, rung.__version__
     assert _abi.lib().rung_path.startswith(os.environ["RUNG_LIB_DIR"])
@@ -109,6 +109,20 @@ def test_the_session_describes_its_inputs_and_outputs(settled, reference):
             assert (declared is None and name != "") or (declared == fed and name == ""), (x, reference["input_shape"])
         assert [o.name for o in s.outputs] == [reference["output_name"]]
         assert s.outputs[0].dtype == np.dtype(reference["output_type"])
+
+
+def test_onnxruntimes_own_api_answers_over_the_handed_session(settled, reference):
+    # A hand-declared call through the OrtApi table: SessionGetInputCount is entry 30.
+    engine, _ = settled
+    with engine.open_job() as job:
+        s = job.session(reference["model_name"])
+        api, version, session = s.ort_handles
+        assert api and session and version >= 17
+        table = ctypes.cast(api, ctypes.POINTER(ctypes.c_void_p))
+        get_input_count = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.POINTER(ctypes.c_size_t))(table[30])
+        count = ctypes.c_size_t(0)
+        assert get_input_count(session, ctypes.byref(count)) is None, "an OrtStatus came back"
+        assert count.value == 1
 
 
 def test_a_contiguous_input_is_lent_not_copied(settled, reference, monkeypatch):
@@ -253,10 +267,12 @@ def test_no_runtime_build_is_exit_code_3(tmp_path, reference):
     assert isinstance(e.value, rung.Error)
 
 
-def test_a_runtime_build_that_does_not_load_is_exit_code_3(tmp_path, reference):
-    with pytest.raises(rung.NoRuntimeError) as e:
+def test_a_named_runtime_build_that_does_not_load_is_load_failed_naming_it(tmp_path, reference):
+    # The application named the directory: its build serves or the start says why, never another in its place.
+    with pytest.raises(rung.Failed) as e:
         start(tmp_path / "cache", reference, options={"runtime_dir": need("RUNG_TEST_FAKE_RUNTIME")})
-    assert e.value.exit_code == 3 and e.value.code == rung.ErrorCode.no_runtime, str(e.value)
+    assert e.value.exit_code == 1 and e.value.code == rung.ErrorCode.load_failed, str(e.value)
+    assert "the runtime directory " + need("RUNG_TEST_FAKE_RUNTIME") + " cannot serve" in str(e.value)
 
 
 def test_an_options_object_starts_an_engine_too(tmp_path, reference):

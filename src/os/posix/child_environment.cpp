@@ -4,12 +4,12 @@
 #include <cstdlib>
 
 #include "os/child_environment.h"
+#include "os/environment.h"
 
 namespace rung {
 
 void set_own_variable_unless_set(const std::string& name, const std::string& value) {
-  const char* set = std::getenv(name.c_str());
-  if (set == nullptr || *set == '\0') ::setenv(name.c_str(), value.c_str(), 1);
+  if (!system_variable(name.c_str())) ::setenv(name.c_str(), value.c_str(), 1);
 }
 
 std::vector<std::string> this_process_environment() {

@@ -55,7 +55,9 @@ Result<ChildProcess> ChildProcess::spawn(const std::filesystem::path& program, c
   const sigset_t defaults = termination_signals();
   posix_spawnattr_setsigmask(&attr, &none);
   posix_spawnattr_setsigdefault(&attr, &defaults);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  // Its own process group: a kill reaches whatever it started as well (a provider's helper processes).
+  posix_spawnattr_setpgroup(&attr, 0);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
   const auto start = Clock::now();
   pid_t pid = 0;
   ChildEnvironment env;
@@ -94,7 +96,7 @@ ChildExit ChildProcess::wait(Clock::time_point until, const std::function<void()
     }
     const auto now = Clock::now();
     if (now >= until) {
-      ::kill(static_cast<pid_t>(pid_), SIGKILL);
+      kill_child_group(static_cast<pid_t>(pid_));
       reap_child(static_cast<pid_t>(pid_), &status, 0);
       return reaped(status, true);
     }
@@ -110,8 +112,9 @@ ChildExit ChildProcess::wait(Clock::time_point until, const std::function<void()
 ChildExit ChildProcess::kill() {
   if (pid_ == -1) return exit_;
   int status = 0;
-  if (reap_child(static_cast<pid_t>(pid_), &status, WNOHANG) == pid_) return reaped(status, false);
-  ::kill(static_cast<pid_t>(pid_), SIGKILL);
+  // Before reaping: a child that already ended is a zombie until then, harmless to
+  // signal, and its group id still names what it started.
+  kill_child_group(static_cast<pid_t>(pid_));
   reap_child(static_cast<pid_t>(pid_), &status, 0);
   return reaped(status, false);
 }

@@ -11,6 +11,9 @@ namespace rung {
 sigset_t termination_signals();
 
 void track_child(pid_t pid);
+// A child leads a process group of its own (ChildProcess::spawn): SIGKILL to the
+// group, so what it started ends with it, then to the child itself.
+void kill_child_group(pid_t pid);
 // waitpid for a tracked child; one reaped is no longer tracked, in the same
 // step, so the cleanup never signals a process id that was handed on.
 pid_t reap_child(pid_t pid, int* status, int options);

@@ -40,7 +40,7 @@ void wait_until_dead(pid_t pid) {
   begin_termination();
   {
     std::lock_guard<std::mutex> lock(termination_mutex());
-    for (pid_t pid : children()) ::kill(pid, SIGKILL);
+    for (pid_t pid : children()) kill_child_group(pid);
     for (pid_t pid : children()) wait_until_dead(pid);
     remove_tracked_work_dirs();
   }
@@ -92,6 +92,11 @@ void park_until_the_end() {
   for (;;) ::pause();
 }
 
+void kill_child_group(pid_t pid) {
+  ::kill(-pid, SIGKILL);  // the group it leads: what it started too
+  ::kill(pid, SIGKILL);
+}
+
 void track_child(pid_t pid) {
   {
     std::lock_guard<std::mutex> lock(termination_mutex());
@@ -99,7 +104,7 @@ void track_child(pid_t pid) {
       children().push_back(pid);
       return;
     }
-    ::kill(pid, SIGKILL);
+    kill_child_group(pid);
   }
   park_until_the_end();
 }

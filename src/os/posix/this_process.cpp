@@ -5,6 +5,7 @@
 #include "rung/rung_programs.h"
 #include "rung/terminal.h"
 
+#include <dlfcn.h>
 #include <fmt/format.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -55,6 +56,15 @@ std::filesystem::path executable_dir() {
   std::error_code ec;
   auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
   return ec ? std::filesystem::path() : exe.parent_path();
+}
+
+std::filesystem::path module_dir() {
+  Dl_info info{};
+  // This function's own address: the file it was loaded from is rung's (librung_engine.so, or the program it is linked into).
+  if (::dladdr(reinterpret_cast<const void*>(&module_dir), &info) == 0 || info.dli_fname == nullptr) return {};
+  std::error_code ec;
+  const auto file = std::filesystem::canonical(info.dli_fname, ec);
+  return ec ? std::filesystem::path() : file.parent_path();
 }
 
 std::vector<std::string> this_process_arguments() {

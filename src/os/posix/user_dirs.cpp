@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 
+#include "os/environment.h"
 #include "os/work_dir.h"
 
 namespace rung {
@@ -19,8 +20,9 @@ namespace {
 
 // HOME when it can hold our directories; else why not, for the message.
 Result<fs::path> usable_home() {
-  const char* home = std::getenv("HOME");
-  if (home == nullptr || *home == '\0') return Error{ErrorCode::kNotFound, "HOME is not set"};
+  const auto home_variable = system_variable("HOME");
+  if (!home_variable) return Error{ErrorCode::kNotFound, "HOME is not set"};
+  const char* home = home_variable->c_str();
   const fs::path dir(home);
   if (!dir.is_absolute()) return Error{ErrorCode::kInvalidArgument, fmt::format("HOME={} is not an absolute path", home)};
   struct stat st {};
@@ -54,7 +56,7 @@ Result<fs::path> private_directory() {
 }
 
 Result<fs::path> user_dir(const char* xdg_variable, const fs::path& under_home, const char* private_sub) {
-  if (const char* xdg = std::getenv(xdg_variable); xdg != nullptr && *xdg == '/') return fs::path(xdg) / "rung";
+  if (const auto xdg = system_variable(xdg_variable); xdg && xdg->front() == '/') return fs::path(*xdg) / "rung";
   auto home = usable_home();
   if (home) return *home / under_home / "rung";
   auto own = private_directory();

@@ -71,14 +71,31 @@ std::string host_name() {
   return utf8_of(std::wstring(name, size));
 }
 
-std::filesystem::path executable_dir() {
+namespace {
+
+// The directory of a module's file (nullptr: the program's), its name grown until it fits (long paths).
+std::filesystem::path directory_of_module(HMODULE module) {
   std::wstring path(MAX_PATH, L'\0');
   for (;;) {
-    const DWORD n = GetModuleFileNameW(nullptr, path.data(), static_cast<DWORD>(path.size()));
+    const DWORD n = GetModuleFileNameW(module, path.data(), static_cast<DWORD>(path.size()));
     if (n == 0) return {};
     if (n < path.size()) return std::filesystem::path(path.substr(0, n)).parent_path();
     path.resize(path.size() * 2);
   }
+}
+
+}  // namespace
+
+std::filesystem::path executable_dir() { return directory_of_module(nullptr); }
+
+std::filesystem::path module_dir() {
+  HMODULE module = nullptr;
+  // This function's own address: the DLL (or program) rung's code was loaded from.
+  if (!GetModuleHandleExW(GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS | GET_MODULE_HANDLE_EX_FLAG_UNCHANGED_REFCOUNT,
+                          reinterpret_cast<LPCWSTR>(&module_dir), &module)) {
+    return {};
+  }
+  return directory_of_module(module);
 }
 
 std::vector<std::string> this_process_arguments() {

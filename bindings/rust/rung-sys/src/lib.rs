@@ -16,7 +16,7 @@ use std::marker::{PhantomData, PhantomPinned};
 pub use std::os::raw::{c_char, c_void};
 
 /// The ABI version this crate was written against (`RUNG_ABI_VERSION`).
-pub const RUNG_ABI_VERSION: i32 = 1;
+pub const RUNG_ABI_VERSION: i32 = 2;
 
 macro_rules! opaque {
     ($($(#[$doc:meta])* $name:ident),* $(,)?) => {$(
@@ -204,4 +204,9 @@ extern "C" {
         n_outputs: *mut usize,
     ) -> *mut rung_status;
     pub fn rung_values_free(values: *mut *mut rung_value, count: usize);
+
+    // Version 2: ONNX Runtime's own handles (a `const OrtApi*` and an `OrtSession*`).
+    pub fn rung_session_ort_api(session: *const rung_session) -> *const c_void;
+    pub fn rung_session_ort_api_version(session: *const rung_session) -> u32;
+    pub fn rung_session_ort_session(session: *const rung_session) -> *mut c_void;
 }

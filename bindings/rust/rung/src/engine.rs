@@ -207,6 +207,26 @@ impl<'j> Session<'j> {
         unsafe { borrowed_str(sys::rung_session_placement_reason(self.ptr())) }
     }
 
+    /// ONNX Runtime's `OrtApi` table (a `*const OrtApi`) of the build the engine
+    /// loaded, for code written against ONNX Runtime itself (the `ort` crate's
+    /// `set_api`, or a hand-declared call through the table): entries up to
+    /// [`Session::ort_api_version`] exist. Valid while this session lives.
+    pub fn ort_api(&self) -> *const std::os::raw::c_void {
+        unsafe { sys::rung_session_ort_api(self.ptr()) }
+    }
+
+    /// The ONNX Runtime API version the table is held at.
+    pub fn ort_api_version(&self) -> u32 {
+        unsafe { sys::rung_session_ort_api_version(self.ptr()) }
+    }
+
+    /// The `OrtSession*` ONNX Runtime built on this session's rung and form.
+    /// rung's: valid while this session lives (the job's borrow holds it); never
+    /// release it. Runs on it may be concurrent with [`Session::run`].
+    pub fn ort_session(&self) -> *mut std::os::raw::c_void {
+        unsafe { sys::rung_session_ort_session(self.ptr()) }
+    }
+
     fn describe(&self, which: i32) -> Result<Vec<IoInfo>> {
         let count = unsafe { sys::rung_session_describe(self.ptr(), which) };
         let mut out = Vec::with_capacity(count);

@@ -364,8 +364,10 @@ fn values_keep_name_type_shape_and_contents() {
     assert!(Value::strings("words", &["a\0b"], &[1]).is_err());
 }
 
+/// The application named the directory: its build serves or the start says why
+/// (a library that does not load), never another build in its place.
 #[test]
-fn runtime_that_does_not_load_is_no_runtime_exit_3() {
+fn named_runtime_that_does_not_load_is_load_failed() {
     let reference = Reference::load();
     let cache = TempDir::new("fake-runtime");
     let model = PathBuf::from(env("RUNG_TEST_MODEL"));
@@ -373,7 +375,43 @@ fn runtime_that_does_not_load_is_no_runtime_exit_3() {
         .set("runtime_dir", env("RUNG_TEST_FAKE_RUNTIME"))
         .unwrap();
     let err = Engine::start(options).expect_err("an engine started on a runtime build that does not load");
-    assert_eq!(err.code, ErrorCode::NoRuntime, "{}", err);
-    assert_eq!(err.exit_code(), 3, "{}", err);
-    assert!(!err.message.is_empty());
+    assert_eq!(err.code, ErrorCode::LoadFailed, "{}", err);
+    assert_eq!(err.exit_code(), 1, "{}", err);
+    assert!(err.message.contains("cannot serve"), "{}", err);
+}
+
+/// A timeout saturates at each end: Duration::MAX (i64::MAX ms through the ABI)
+/// waits for ever rather than returning at once, zero does not wait.
+#[test]
+fn wait_until_settled_saturates_at_each_end() {
+    let reference = Reference::load();
+    let cache = TempDir::new("wait");
+    let engine = settled_engine(cache.path(), &reference);
+    assert!(engine.wait_until_settled(Some(Duration::MAX)), "Duration::MAX returned before settling");
+    assert!(engine.wait_until_settled(Some(Duration::from_millis(u64::MAX))), "u64::MAX ms returned before settling");
+    assert!(engine.wait_until_settled(Some(Duration::ZERO)), "settled: zero answers at once");
+    assert!(engine.wait_until_settled(Some(Duration::from_millis(1))));
+    assert!(engine.wait_until_settled(None));
+}
+
+/// ONNX Runtime's own API over the handed pointers, by a hand-declared call:
+/// `SessionGetInputCount` is entry 30 of the `OrtApi` table (a struct of
+/// function pointers whose order ONNX Runtime never changes).
+#[test]
+fn onnxruntime_api_over_the_handed_session_by_a_hand_declared_call() {
+    type SessionGetInputCount = unsafe extern "C" fn(*const std::os::raw::c_void, *mut usize) -> *mut std::os::raw::c_void;
+    const SESSION_GET_INPUT_COUNT: usize = 30;
+    let reference = Reference::load();
+    let cache = TempDir::new("ort-interop");
+    let engine = settled_engine(cache.path(), &reference);
+    let job = engine.open_job().unwrap();
+    let session = job.session(reference.get("model_name")).unwrap();
+    assert!(session.ort_api_version() >= 17, "API version {}", session.ort_api_version());
+    let table = session.ort_api() as *const Option<SessionGetInputCount>;
+    assert!(!table.is_null() && !session.ort_session().is_null());
+    let get_input_count = unsafe { (*table.add(SESSION_GET_INPUT_COUNT)).expect("the table has SessionGetInputCount") };
+    let mut count = 0usize;
+    let status = unsafe { get_input_count(session.ort_session(), &mut count) };
+    assert!(status.is_null(), "SessionGetInputCount returned an OrtStatus");
+    assert_eq!(count, 1, "the classifier has one input");
 }
