@@ -325,6 +325,11 @@ TEST_F(ProbeTest, OverrideForcesALowerRungAndSaysSo) {
   o.acceptance_ratio = 1000;
   {
     ScopedEnv force("RUNG_FORCE_RUNG", "cpu");
+    ScopedEnv no_ort_dir("RUNG_ORT_DIR", nullptr);
+    // Read only by options that read rung's variables (the CLI's; an embedded engine's when it opts in).
+    auto ignoring = probe(o);
+    EXPECT_EQ(ignoring.forced_by, "");
+    o.runtimes.read_environment = true;
     auto out = probe(o);
     EXPECT_EQ(out.chosen, "cpu");
     EXPECT_EQ(out.forced_by, "RUNG_FORCE_RUNG");
