@@ -18,7 +18,13 @@ Result<CacheLock> CacheLock::acquire(const std::filesystem::path& lock_file, std
     return taken.error();
   }
   if (!*taken) {
-    const long holder = lock_file::holder(*handle);
+    // The holder writes its id just after it takes the lock: a waiter that looks in
+    // between reads none, so it looks again for a moment before naming whom it waits for.
+    long holder = lock_file::holder(*handle);
+    for (int i = 0; holder == 0 && i < 50; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      holder = lock_file::holder(*handle);
+    }
     if (on_busy) on_busy(holder);
     const auto until = std::chrono::steady_clock::now() + wait;
     for (;;) {
