@@ -470,8 +470,10 @@ TEST_F(EngineTest, FreeingTheEngineWhileAProviderHangsReturnsAtOnceAndCachesNoth
   const auto freeing = std::chrono::steady_clock::now();
   engine.reset();
   const auto took = std::chrono::steady_clock::now() - freeing;
-  EXPECT_LT(took, std::chrono::milliseconds(1000)) << "freeing the engine took "
-                                                   << std::chrono::duration_cast<std::chrono::milliseconds>(took).count() << " ms";
+  // Not a speed target: the bound only tells "stopped" (some 20 ms here) from "waited for the
+  // hung worker" (the probe's 180 s deadline), with room for any load.
+  EXPECT_LT(took, std::chrono::seconds(30)) << "freeing the engine took "
+                                            << std::chrono::duration_cast<std::chrono::milliseconds>(took).count() << " ms";
   for (const auto& f : files_under(dir_ / "cache", ".json")) {
     EXPECT_NE(f.filename(), "probe.json") << "a stopped probe decided nothing, so it caches nothing";
   }
