@@ -45,6 +45,8 @@ Result<ProbeOutcome> probe_decision(const ProbeOptions& options);
 
 // The App every full rung program starts from (cli/program.cpp): telemetry off,
 // termination signals handled, --version listing the ONNX Runtime builds found.
+// Messages made by the engine's code name the command line's flags (rung/setting_names.h).
+void name_settings_by_flags();
 std::unique_ptr<CLI::App> start_rung_program();
 
 void add_doctor_command(CLI::App& app);

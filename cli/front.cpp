@@ -22,8 +22,7 @@ char** g_argv = nullptr;
 [[noreturn]] void become_full() {
   const std::filesystem::path full = rung::find_rung_program("rung-full");
   if (full.empty()) {
-    fmt::print(stderr, "rung: rung-full, which runs this command, is neither beside this program nor in {}: build or install it (target rung_full)\n",
-               RUNG_INSTALL_LIBEXECDIR);
+    fmt::print(stderr, "rung: rung-full, which runs this command, is neither beside this program nor in the libexec/rung beside its bin/: build or install it (target rung_full)\n");
   } else {
     std::fflush(stdout);
     auto failed = rung::become_program(full, g_argv);
@@ -66,6 +65,7 @@ Result<ProbeOutcome> probe_decision(const ProbeOptions& options) {
 int main(int argc, char** argv) {
   g_argv = argv;
   if (argc < 2 || std::string_view(argv[1]) != "probe" || asks_for_help(argc, argv)) become_full();
+  rung::cli::name_settings_by_flags();
   rung::keep_onnxruntime_telemetry_off_in_this_process();
   rung::end_cleanly_on_termination_signals();
   CLI::App app{"rung"};

@@ -44,7 +44,7 @@ int run_prepare(const PrepareOptions& c) {
   if (c.variants.given() || c.models.models.empty()) {
     if (!c.models.roles.empty()) throw CliError(kExitUsage, "--role: a manifest's groups declare their roles");
     auto [manifest, deployment] = c.variants.load();
-    if (auto s = variants::attach(o, manifest, deployment); !s) throw CliError(kExitUsage, s.error().message);
+    if (auto s = variants::attach(o, manifest, &deployment); !s) throw CliError(kExitUsage, s.error().message);
     c.models.apply_roles_and_specs(o.models);
   } else {
     o.models = c.models.resolve();

@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "rung/hardware.h"
 #include "rung/runtime.h"
+#include "rung/setting_names.h"
 #include "rung/termination.h"
 
 namespace rung::cli {
@@ -38,7 +39,27 @@ std::string version_text() {
 
 }  // namespace
 
+namespace {
+
+// The command line's flags, named in the messages the engine's code makes under it.
+std::string flag_of(Setting setting, std::string_view model) {
+  switch (setting) {
+    case Setting::kAllowWritableRuntime: return "--allow-writable-runtime";
+    case Setting::kAllowWritablePlugin: return "--allow-writable-plugin";
+    case Setting::kMaxTensorMb: return "--max-tensor-mb";
+    case Setting::kShape: return "--shape";
+    case Setting::kInputSpec: return fmt::format("--input-spec {}=FILE", model);
+    case Setting::kProbeDeadline: return "--deadline";
+  }
+  return {};
+}
+
+}  // namespace
+
+void name_settings_by_flags() { use_setting_names(&flag_of); }
+
 std::unique_ptr<CLI::App> start_rung_program() {
+  name_settings_by_flags();
   keep_onnxruntime_telemetry_off_in_this_process();
   end_cleanly_on_termination_signals();
   auto app = std::make_unique<CLI::App>("rung: puts each ONNX model on the fastest execution provider that really works on this device");

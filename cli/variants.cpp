@@ -14,6 +14,7 @@
 #include "rung/engine_core.h"
 #include "rung/hardware.h"
 #include "rung/variants.h"
+#include "rung/manifest_lint.h"
 #include "variants_args.h"
 
 namespace rung::cli {

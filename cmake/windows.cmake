@@ -37,19 +37,18 @@ add_library(rung_os_windows STATIC
   ${_s}/os/windows/security.cpp ${_s}/os/windows/path_trust.cpp ${_s}/os/work_dir.cpp ${_s}/os/windows/fresh_dir.cpp
   ${_s}/os/process_identity.cpp ${_s}/os/windows/process_identity.cpp ${_s}/os/progress_file.cpp ${_s}/os/windows/progress_file.cpp
   ${_s}/os/termination.cpp ${_s}/os/windows/termination.cpp ${_s}/os/utc_now.cpp ${_s}/os/output_paths.cpp ${_s}/os/input_check.cpp ${_s}/os/command_line.cpp
-  ${_s}/os/worker_location.cpp ${_s}/os/environment.cpp ${_s}/os/windows/loader_search.cpp)
+  ${_s}/os/worker_location.cpp ${_s}/os/environment.cpp ${_s}/os/setting_names.cpp ${_s}/os/windows/loader_search.cpp)
 target_include_directories(rung_os_windows PUBLIC "${_s}" "${PROJECT_SOURCE_DIR}/include")
 target_link_libraries(rung_os_windows PUBLIC rung_windows_headers dxgi bcrypt advapi32 shell32 ole32 psapi)
 target_compile_options(rung_os_windows PRIVATE ${RUNG_WARNINGS})
-target_compile_definitions(rung_os_windows PRIVATE RUNG_INSTALL_LIBEXECDIR="${CMAKE_INSTALL_FULL_LIBEXECDIR}/rung"
-                           RUNG_LIBEXEC_FROM_BINDIR="." RUNG_LIBEXEC_FROM_LIBDIR=".")
+target_compile_definitions(rung_os_windows PRIVATE RUNG_LIBEXEC_FROM_BINDIR="." RUNG_LIBEXEC_FROM_LIBDIR=".")
 
 # The engine's core on Windows: every engine concept but what reads ONNX protobuf,
 # which Debian builds for no mingw. Its two readers are built in their
 # protobuf-free forms (*_without_onnx.cpp): recorded tensors in the one message
 # rung writes itself, and control-flow models refused an engine with that reason.
 set(RUNG_WINDOWS_ENGINE_SOURCES "")
-foreach(concept core runtime session jobs probe engine)
+foreach(concept core runtime session jobs probe engine variants)
   file(GLOB _c CONFIGURE_DEPENDS "${_s}/${concept}/*.cpp")
   list(APPEND RUNG_WINDOWS_ENGINE_SOURCES ${_c})
 endforeach()
@@ -59,7 +58,7 @@ add_library(rung_engine_windows STATIC ${RUNG_WINDOWS_ENGINE_SOURCES})
 target_link_libraries(rung_engine_windows PUBLIC rung_os_windows)
 target_compile_options(rung_engine_windows PRIVATE ${RUNG_WARNINGS})
 target_compile_definitions(rung_engine_windows PRIVATE
-  RUNG_INSTALL_DATADIR="${CMAKE_INSTALL_FULL_DATADIR}/rung" RUNG_INSTALL_LIBEXECDIR="${CMAKE_INSTALL_FULL_LIBEXECDIR}/rung"
+  RUNG_DATA_FROM_BINDIR="share/rung" RUNG_DATA_FROM_LIBDIR="share/rung"
   RUNG_LIBEXEC_FROM_BINDIR="." RUNG_LIBEXEC_FROM_LIBDIR="." RUNG_VERSION="${PROJECT_VERSION}")
 
 # The worker and `rung.exe` (doctor, probe and prepare): one program, not the
@@ -70,13 +69,11 @@ target_link_libraries(rung_probe_worker_windows PRIVATE rung_engine_windows)
 set(_cli "${PROJECT_SOURCE_DIR}/cli")
 add_executable(rung_windows ${_cli}/windows_main.cpp ${_cli}/doctor.cpp ${_cli}/probe.cpp ${_cli}/prepare.cpp ${_cli}/program.cpp ${_cli}/command_line.cpp
   ${_cli}/exit_code.cpp ${_cli}/json_output.cpp ${_cli}/model_args.cpp ${_cli}/numeric_args.cpp ${_cli}/output_check.cpp
-  ${_cli}/progress.cpp ${_cli}/reason_notes.cpp ${_cli}/runtime_args.cpp ${_cli}/variants_args.cpp
-  # The variants manifest the probe reads (its linter reads models, and stays Linux's).
-  ${_s}/variants/manifest.cpp ${_s}/variants/resolve.cpp)
+  ${_cli}/progress.cpp ${_cli}/reason_notes.cpp ${_cli}/runtime_args.cpp ${_cli}/variants_args.cpp)
 set_target_properties(rung_windows PROPERTIES OUTPUT_NAME rung RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}")
 target_link_libraries(rung_windows PRIVATE rung_engine_windows)
 target_compile_definitions(rung_windows PRIVATE RUNG_VERSION="${PROJECT_VERSION}"
-  RUNG_INSTALL_LIBEXECDIR="${CMAKE_INSTALL_FULL_LIBEXECDIR}/rung" RUNG_DEFAULT_DEPS_DIR="${RUNG_DEPS_DIR}"
+  RUNG_DEFAULT_DEPS_DIR="${RUNG_DEPS_DIR}"
   RUNG_SPECS_DIR="${PROJECT_SOURCE_DIR}/specs" RUNG_INSTALLED_SPECS_DIR="${CMAKE_INSTALL_FULL_DATADIR}/rung/specs"
   RUNG_MANIFESTS_DIR="${PROJECT_SOURCE_DIR}/manifests" RUNG_INSTALLED_MANIFESTS_DIR="${CMAKE_INSTALL_FULL_DATADIR}/rung/manifests")
 target_compile_options(rung_windows PRIVATE ${RUNG_WARNINGS})

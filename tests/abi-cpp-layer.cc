@@ -10,14 +10,19 @@
 #include <climits>
 #include <optional>
 #include <cstdlib>
+#include <cstdio>
 #include <cstring>
 #include <unistd.h>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <iterator>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "abi_test_env.h"
 #include "rung/engine.h"
@@ -595,6 +600,100 @@ TEST(AbiFaults, AProbeCacheOfRandomBytesIsIgnoredNotFatal) {
   ASSERT_TRUE(e->wait_until_settled());
   EXPECT_EQ(e->chosen_rung(), ref.at("rung")) << e->about_line();
   EXPECT_FALSE(e->about_line().empty());
+  fs::remove_all(dir);
+}
+
+// The document without its one line naming where the cache lies (a copy's differs).
+std::string without_cache_file(const std::string& doc) {
+  std::istringstream in(doc);
+  std::string line, out;
+  while (std::getline(in, line)) {
+    if (line.find("\"cache_file\":") == std::string::npos) out += line + "\n";
+  }
+  return out;
+}
+
+// In C, on a copy of the reference's cache: the C++ engine core's document, line for line.
+TEST(AbiDecision, TheDocumentIsTheCppEnginesFromTheC_Abi) {
+  const fs::path ref_dir = env("RUNG_TEST_REFERENCE_DIR");
+  const fs::path dir = fs::temp_directory_path() / ("rung-abi-decision-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  fs::copy(ref_dir / "decision-cache", dir / "cache", fs::copy_options::recursive);
+  auto e = rung::Engine::start(options_for(dir / "cache", env("RUNG_TEST_MODEL")));
+  ASSERT_TRUE(e.ok()) << e.error().message;
+  ASSERT_TRUE(e->wait_until_settled());
+  char* text = rung_engine_decision_json(e->handle());
+  ASSERT_NE(text, nullptr);
+  const std::string doc = text;
+  rung_string_free(text);
+  std::ifstream in(ref_dir / "decision.json");
+  const std::string expected((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(without_cache_file(doc), without_cache_file(expected));
+  EXPECT_NE(doc.find("\"state\": \"decided\""), std::string::npos) << doc;
+  EXPECT_EQ(e->decision_json(), doc);  // the C++ layer's is the C function's
+  EXPECT_EQ(rung_engine_decision_json(nullptr), nullptr);
+  fs::remove_all(dir);
+}
+
+// The bundled manifest through the C ABI, as `rung prepare` takes it: on this CPU the
+// forms that pay (tools/make-forms.sh made them here), under their model ids, and the
+// same model id and rung for every model as the command reports for the same manifest.
+TEST(AbiVariants, TheBundledManifestsQuantisedFormsRunOnTheCpuAsPrepareRunsThem) {
+  const fs::path manifests = env("RUNG_TEST_MANIFESTS_DIR");
+  const fs::path deps = fs::path(env("RUNG_TEST_MODELS_DIR")).parent_path();
+  for (const char* form : {"ppocr_det_v4_i8.onnx", "ppocr_cls_w8.onnx"}) {
+    ASSERT_TRUE(fs::exists(deps / "forms" / form)) << deps / "forms" / form << ": tools/make-forms.sh makes it (tools/bootstrap.sh --tests runs it)";
+  }
+  const fs::path dir = fs::temp_directory_path() / ("rung-abi-variants-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  auto o = rung::Options::create().value();
+  const std::map<std::string, std::string> keys = {
+      {"cache_dir", (dir / "cache").string()}, {"runtime_dir", env("RUNG_TEST_RUNTIME_DIR")},
+      {"runtime_default_locations", "false"},  {"worker", env("RUNG_TEST_WORKER")},
+      {"hardware_root", env("RUNG_TEST_HARDWARE_ROOT")}, {"probe_runs", "1"}, {"inference_threads", "1"},
+      {"variant_manifest", (manifests / "bundled.variants.json").string()},
+      {"deployment", (manifests / "bundled.deployment.json").string()},
+      {"manifest_variable.RUNG_DEPS_DIR", deps.string()}};
+  for (const auto& [k, v] : keys) ASSERT_TRUE(o.set(k, v).ok()) << k;
+  auto e = rung::Engine::start(o);
+  ASSERT_TRUE(e.ok()) << e.error().message;
+  ASSERT_TRUE(e->wait_until_settled());
+  // `rung prepare` on the same manifest, deployment and device facts.
+  const std::string command = "'" + env("RUNG_CLI") + "' prepare --variants '" + (manifests / "bundled.variants.json").string() +
+                              "' --deployment '" + (manifests / "bundled.deployment.json").string() + "' --cache-dir '" +
+                              (dir / "cli-cache").string() + "' --ort-dir '" + env("RUNG_TEST_RUNTIME_DIR") + "' --hardware-root '" +
+                              env("RUNG_TEST_HARDWARE_ROOT") + "' --threads 1 --json";
+  std::string text;
+  {
+    std::unique_ptr<FILE, int (*)(FILE*)> pipe(::popen(("env RUNG_DEPS_DIR='" + deps.string() + "' " + command).c_str(), "r"), ::pclose);
+    ASSERT_NE(pipe, nullptr);
+    char buffer[4096];
+    for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe.get())) > 0;) text.append(buffer, n);
+  }
+  const auto doc = nlohmann::json::parse(text, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << command << "\n" << text;
+  std::map<std::string, std::pair<std::string, std::string>> through_prepare, through_abi;  // model -> (model id, rung)
+  for (const auto& m : doc.at("models")) through_prepare[m.at("model")] = {m.at("model_id"), m.at("rung")};
+  ASSERT_GE(through_prepare.size(), 4u) << text;
+
+  auto job = e->open_job().value();
+  for (const auto& [model, _] : through_prepare) {
+    auto session = job.session(model);
+    ASSERT_TRUE(session.ok()) << model << ": " << session.error().message;
+    through_abi[model] = {session->model_id(), session->rung()};
+  }
+  EXPECT_EQ(through_abi["ppocr_det_v4"], std::make_pair(std::string("ppocr_det_v4_i8"), std::string("cpu")));
+  EXPECT_EQ(through_abi["ppocr_cls"], std::make_pair(std::string("ppocr_cls_w8"), std::string("cpu")));
+  // The int8 detector runs, its file the form's.
+  auto det = job.session("ppocr_det_v4").value();
+  std::vector<float> page(3 * 64 * 64, 0.5f);
+  std::vector<rung::TensorData> in;
+  in.push_back(rung::TensorData::view<float>("x", RUNG_FLOAT32, {1, 3, 64, 64}, page).value());
+  auto out = det.run(in);
+  ASSERT_TRUE(out.ok()) << out.error().message;
+  EXPECT_EQ(through_abi, through_prepare);
   fs::remove_all(dir);
 }
 

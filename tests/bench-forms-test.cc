@@ -178,7 +178,7 @@ TEST(InputShapeParse, EachBoundary) {
     auto r = parse_input_shape(text);
     ASSERT_FALSE(r) << text;
     EXPECT_THAT(r.error().message, HasSubstr(why)) << text;
-    EXPECT_THAT(r.error().message, HasSubstr("--shape " + text)) << text;
+    EXPECT_THAT(r.error().message, HasSubstr("shape " + text)) << text;
   }
 }
 
@@ -203,7 +203,7 @@ TEST(InputShapeApply, SetsDynamicAxesAndChecksTheRest) {
   EXPECT_THAT(refused("x=2x3x4x4"), HasSubstr("axis 0 of input 'x' is fixed at 1, not 2"));
   // The element limit: 1 MiB of float32 is 262144 elements; one more is refused.
   EXPECT_EQ(refused("x=1x3x256x341", 1 << 20), "");  // 261888 elements
-  EXPECT_THAT(refused("x=1x3x512x512", 1 << 20), HasSubstr("more than the 1 MiB allowed (--max-tensor-mb)"));
+  EXPECT_THAT(refused("x=1x3x512x512", 1 << 20), ::testing::EndsWith("more than the 1 MiB allowed"));
   InputSpec exact;
   exact.max_tensor_bytes = 1 << 20;
   EXPECT_TRUE(apply_input_shape(exact, *parse_input_shape("x=1x1x512x512"), {{"x", {1, 1, -1, -1}, 4}}));  // exactly 1 MiB

@@ -17,6 +17,7 @@
 
 #include "os/read_file.h"
 #include "temp_dir_test.h"
+#include "rung/setting_names.h"
 
 namespace rung {
 
@@ -84,9 +85,16 @@ TEST_F(FileReaderCases, ARaisedLimitIsUsedAndNamedWithTheOptionThatRaisesIt) {
   EXPECT_TRUE(read_input_file(dir_ / "t.pb", FileKind::kTensor, 1001));
   auto over = read_input_file(dir_ / "t.pb", FileKind::kTensor, 1000);
   ASSERT_FALSE(over);
-  EXPECT_THAT(over.error().message, ::testing::HasSubstr("is 1001 bytes; rung reads at most 1000 bytes for a tensor file (raise it with --max-tensor-mb)"));
+  // The engine's own words name no option (an application has no flag to pass)...
+  EXPECT_THAT(over.error().message, ::testing::EndsWith("is 1001 bytes; rung reads at most 1000 bytes for a tensor file"));
+  // ...and under a front that names its settings (the CLI), the option that raises it.
+  use_setting_names([](Setting s, std::string_view) -> std::string { return s == Setting::kMaxTensorMb ? "--max-tensor-mb" : ""; });
+  EXPECT_THAT(read_input_file(dir_ / "t.pb", FileKind::kTensor, 1000).error().message,
+              ::testing::HasSubstr("is 1001 bytes; rung reads at most 1000 bytes for a tensor file (raise it with --max-tensor-mb)"));
   EXPECT_THAT(read_input_file(dir_ / "t.pb", FileKind::kImage, 1000).error().message,
               ::testing::HasSubstr("for an image (raise it with --max-tensor-mb)"));
+  EXPECT_THAT(read_input_file(dir_ / "t.pb", FileKind::kDocument, 1000).error().message, ::testing::EndsWith("for a document"));
+  use_setting_names(nullptr);
   EXPECT_THAT(read_regular_file(dir_ / "t.pb", 1000).error().message, ::testing::HasSubstr("rung reads at most 1000 bytes here"));
 }
 

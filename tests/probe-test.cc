@@ -311,7 +311,7 @@ TEST_F(ProbeTest, ModelTheFloorCannotFeedNamesTheInputAndHowToGiveASpec) {
   ASSERT_EQ(out.model_errors.size(), 1u);
   EXPECT_THAT(out.model_errors[0], HasSubstr("model silero_vad"));
   EXPECT_THAT(out.model_errors[0], HasSubstr("sr int64"));
-  EXPECT_THAT(out.model_errors[0], HasSubstr("--input-spec silero_vad=FILE"));
+  EXPECT_THAT(out.model_errors[0], HasSubstr("with the option model.silero_vad.input_spec."));
   // With a spec the floor runs it.
   o.models[0].inputs.values["sr"] = {16000};
   o.models[0].inputs.dims["input:1"] = 512;

@@ -20,6 +20,7 @@
 #include "rung/parity.h"
 #include "rung/registry.h"
 #include "rung/variants.h"
+#include "rung/manifest_lint.h"
 #include "quantise_fixture.h"
 #include "test_support.h"
 
@@ -665,7 +666,8 @@ TEST_F(VariantsTest, TheCpuRunsAQuantisedVariantsFileUnderItsFormsModelId) {
     auto loaded = variants::load_manifest(dir_ / "q.variants.json");
     ASSERT_TRUE(loaded) << loaded.error().message;
     o.cache_dir = dir_ / ("cache-" + id);
-    ASSERT_TRUE(variants::attach(o, *loaded, deployment({})));
+    const auto none = deployment({});
+    ASSERT_TRUE(variants::attach(o, *loaded, &none));
     auto engine = core::Engine::start(o);
     ASSERT_TRUE(engine) << engine.error().message;
     (*engine)->wait_until_settled();
@@ -721,7 +723,7 @@ TEST_F(VariantsTest, TheEngineLoadsTheResolvedVariantsFileAndSaysWhy) {
     o.plugin_dirs = {plugins};
     o.acceptance_ratio = 1000;
     o.worker = test::worker_path();
-    EXPECT_TRUE(variants::attach(o, m, d));
+    EXPECT_TRUE(variants::attach(o, m, &d));
     auto engine = core::Engine::start(o);
     EXPECT_TRUE(engine) << engine.error().message;
     (*engine)->wait_until_settled();

@@ -5,7 +5,8 @@
 #                               needs, the pinned ONNX Runtime builds and sample models
 #                               (tools/fetch-deps.sh), then only the CLI, its probe
 #                               worker, the engine library an application embeds
-#                               (librung_engine) and the simulated accelerator.
+#                               (librung_engine) and the simulated accelerator; then the
+#                               application kit in build/kit (cmake --install).
 #   tools/bootstrap.sh --tests  everything the test suite needs on top: GoogleTest,
 #                               Google Benchmark, Chromium, PostgreSQL, clang for the
 #                               fuzzers, ONNX's backend test data, fonts and images,
@@ -26,7 +27,7 @@ mode=main
 case "${1:-}" in
   "") ;;
   --tests) mode=tests ;;
-  -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   *) echo "bootstrap: unknown argument '$1' (expected nothing or --tests)" >&2; exit 2 ;;
 esac
 started=$SECONDS
@@ -34,7 +35,9 @@ started=$SECONDS
 # What the CLI links against, and npm for the fetch.
 MAIN_PACKAGES=(g++ cmake make pkg-config ca-certificates
                nlohmann-json3-dev libcli11-dev libfmt-dev libssl-dev libsqlite3-dev
-               libonnx-dev libprotobuf-dev protobuf-compiler libstb-dev libpq-dev)
+               libonnx-dev libprotobuf-dev protobuf-compiler libstb-dev libpq-dev
+               # The kit's Python package: numpy, and pip, wheel and venv to make and install its wheel.
+               python3-numpy python3-pip python3-wheel python3-setuptools python3-venv)
 # What only the tests, benchmarks and fuzzers need.
 TEST_PACKAGES=(libgtest-dev libgmock-dev libbenchmark-dev libpng-dev
                chromium python3-jsonschema python3-skimage
@@ -134,7 +137,7 @@ if [ "$mode" = main ]; then
   options=()
   [ -f build/CMakeCache.txt ] || options=(-DRUNG_BUILD_TESTS=OFF -DRUNG_BUILD_BENCHMARKS=OFF -DRUNG_BUILD_FUZZERS=OFF)
   cmake -S . -B build "${flags[@]}" "${options[@]}" >/dev/null
-  cmake --build build -j"$jobs" --target rung_cli rung_full rung_probe_worker rung_engine rung_sim_ep
+  cmake --build build -j"$jobs" --target rung_cli rung_full rung_probe_worker rung_engine rung_sim_ep rung rung_engine_core
 else
   # Linux aarch64: cross-built into build-aarch64, its test subset run under qemu by this
   # tree's ctest (aarch64.emulated_subset). Only from an x86-64 machine, where it is emulated.
@@ -153,5 +156,9 @@ else
   # it in ctest reads them): the sets rendered, then rung quantise on this CPU, once.
   tools/make-forms.sh build/rung
 fi
+# The application kit (README, "The kit"): the engine, its worker, its libraries, a runtime,
+# headers, pkg-config, CMake config and the bindings, laid out relocatably in build/kit.
+rm -rf build/kit
+cmake --install build --prefix "$PWD/build/kit" >/dev/null
 elapsed=$((SECONDS - started))
 echo "bootstrap: $mode ready in $((elapsed / 60)) min $((elapsed % 60)) s" >&2

@@ -16,14 +16,15 @@ RANKS = {
     "jobs": 4,
     "probe": 5, "bench": 5, "parity": 5, "conform": 5,
     "engine": 6, "quantise": 6,
-    "capi": 7, "registry": 7, "pipeline": 7,
-    "variants": 8,
+    "variants": 7,
+    "capi": 8, "registry": 8, "pipeline": 8,
+    "manifest_lint": 9,
 }
 
 # Which folder implements each public header; result.h is the vocabulary every layer speaks.
 PUBLIC = {
     "result": None, "status": None,
-    "termination": "os", "terminal": "os", "command_line": "os", "user_dirs": "os", "output_paths": "os", "rung_programs": "os",
+    "termination": "os", "terminal": "os", "command_line": "os", "user_dirs": "os", "output_paths": "os", "rung_programs": "os", "setting_names": "os",
     "tensor": "core", "tolerance": "core", "hardware": "core", "ladder": "core", "model": "core",
     "geometry": "core", "input_spec": "core", "limits": "core", "printable": "core",
     "cpus": "os",
@@ -35,7 +36,7 @@ PUBLIC = {
     "parity": "parity", "conform": "conform", "pipeline": "pipeline",
     "quantise": "quantise",
     "registry": "registry",
-    "variants": "variants",
+    "variants": "variants", "manifest_lint": "manifest_lint",
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

@@ -259,6 +259,8 @@ class Engine {
   std::string chosen_rung() const { return abi_detail::take(rung_engine_chosen_rung(handle_.get())); }
   std::string chosen_reason() const { return abi_detail::take(rung_engine_chosen_reason(handle_.get())); }
   std::string progress_line() const { return abi_detail::take(rung_engine_progress_line(handle_.get())); }
+  // The whole decision as one JSON document (rung_engine_decision_json; ABI 3).
+  std::string decision_json() const { return abi_detail::take(rung_engine_decision_json(handle_.get())); }
   bool probe_done() const { return rung_engine_probe_done(handle_.get()) != 0; }
   rung_engine* handle() const { return handle_.get(); }  // for a call the layer does not wrap
   // Whether the probe reported and every engine landed or failed within `timeout` (forever without one).

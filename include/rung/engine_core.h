@@ -154,6 +154,11 @@ class Engine {
   const RuntimeBuild& runtime() const;
   // Per model, the variant choose_models resolved (empty without one).
   const std::map<std::string, ModelChoice>& model_choices() const;
+  // The whole decision as one JSON document (schemas/engine-decision.schema.json):
+  // the state, the about line, the chosen rung and why, the probe's every rung with
+  // its verdict, reason and measurements, and what serves each model now with its
+  // engine's state. The C ABI's rung_engine_decision_json.
+  std::string decision_json() const;
 
   Result<std::unique_ptr<Job>> open_job();
   // Blocks until the probe has reported and every engine has landed or failed (tests, CLI).

@@ -42,8 +42,9 @@ extern "C" {
 #endif
 
 /* Version 1: options, engine, job, session, value, status.
- * Version 2: ONNX Runtime's own handles per session (rung_session_ort_*). */
-#define RUNG_ABI_VERSION 2
+ * Version 2: ONNX Runtime's own handles per session (rung_session_ort_*).
+ * Version 3: the whole decision as one document (rung_engine_decision_json). */
+#define RUNG_ABI_VERSION 3
 
 /* The ABI version of the loaded library: compare with RUNG_ABI_VERSION (it is
  * at least as large when the library is as new as the header). Any thread. */
@@ -92,8 +93,9 @@ RUNG_API void rung_options_free(rung_options* options);
  *   cache_dir                  the probe's cache and the engine cache (required)
  *   plugin_dir                 a directory of plugin execution providers; each call adds one
  *   runtime_dir                where to look first for an ONNX Runtime build
- *   runtime_default_locations  "true"/"false": also search beside the executable and the
- *                              installed share directory (default true)
+ *   runtime_default_locations  "true"/"false": also search the kit librung_engine was loaded
+ *                              from: runtimes/ beside it, then the kit's share/rung/runtimes
+ *                              (default true); never beside the application's executable
  *   environment                "true"/"false": read rung's variables (RUNG_ORT_DIR, RUNG_FORCE_RUNG,
  *                              RUNG_PROBE_WORKER, RUNG_SOFTWARE_GPU, RUNG_SOFTWARE_GPU_DIR) (default
  *                              false: the engine is hermetic). RUNG_PLUGIN_DIR is never read: a
@@ -117,6 +119,12 @@ RUNG_API void rung_options_free(rung_options* options);
  *   build_deadline_ms          per engine build, 1 to 86400000 (default 1800000)
  *   hardware_root              the file system root the hardware is read from (default "/")
  *   tensorrt_workspace_mb      TensorRT's workspace, 1 to 1048576 (default 512)
+ *   variant_manifest           a variant manifest file (version 3): its groups are the models, each
+ *                              resolved at start to the variant this device takes, as `rung prepare`
+ *                              does; not combined with rung_options_add_model
+ *   deployment                 the rungs the application provisions (a deployment file; without
+ *                              one, every rung the device offers)
+ *   manifest_variable.NAME     what ${NAME} stands for in the manifest's paths
  * and per model (after rung_options_add_model):
  *   model.NAME.input_spec      a JSON input spec file: how the probe feeds the model
  *   model.NAME.form.i8         a derived file: forms i8, f16, a16w8, a16w16, w8
@@ -174,6 +182,14 @@ RUNG_API char* rung_engine_chosen_rung(const rung_engine* engine);
 RUNG_API char* rung_engine_chosen_reason(const rung_engine* engine);
 /* The progress line as the callback gets it. */
 RUNG_API char* rung_engine_progress_line(const rung_engine* engine);
+/* Version 3. The whole decision as one JSON document, stable in its schema
+ * (schemas/engine-decision.schema.json; docs/abi.md, "The decision document"):
+ * the state ("probing", "decided", "probe failed"), the about line, the chosen
+ * rung and why, every rung the probe tried with its verdict, reason, build and
+ * median times, ratio and interval, placed share and faithfulness figures, and
+ * per model what serves it now (rung, form, model id, why) and its engine's
+ * state. Bytes that are not UTF-8 in any text are replaced, never refused. */
+RUNG_API char* rung_engine_decision_json(const rung_engine* engine);
 RUNG_API int32_t rung_engine_probe_done(const rung_engine* engine);
 /* Waits until the probe has reported and every engine has landed or failed:
  * 1 when settled, 0 when timeout_ms passed first; 0 does not wait; a negative

@@ -26,12 +26,19 @@ void keep_onnxruntime_telemetry_off_in_this_process();
 // The oldest API version rung will use: older builds are skipped with that reason.
 inline constexpr int kMinimumApiVersion = 17;
 
+// What the default runtime locations are found from.
+enum class KitAnchor { kProgram, kEngineLibrary };
+
 struct RuntimeSearchOptions {
   // Searched first: a directory holding a libonnxruntime.so*, or subdirectories that do.
   std::optional<std::filesystem::path> explicit_dir;
-  // Also search `runtimes/*/` beside the executable and the installed share directory.
+  // Also search `runtimes/*/` beside the anchor (below) and the kit's share/rung/runtimes/*/ reached from it.
   bool include_default_locations = true;
-  // Defaults: the directory of /proc/self/exe, and <datadir>/rung/runtimes.
+  // The anchor: the running program's directory (rung's commands: bin/), or the
+  // directory librung_engine was loaded from (an embedded engine: the kit's lib/,
+  // never the application's executable). No install prefix is compiled in.
+  KitAnchor defaults_from = KitAnchor::kProgram;
+  // Overrides of the anchor directory and of the share directory (tests).
   std::optional<std::filesystem::path> executable_dir;
   std::optional<std::filesystem::path> share_dir;
   // Read rung's own variables (RUNG_ORT_DIR, RUNG_FORCE_RUNG, RUNG_PROBE_WORKER,
@@ -56,8 +63,8 @@ struct RuntimeSearchOptions {
 };
 
 // Where a candidate came from, in search order.
-enum class SearchOrigin { kExplicit, kEnvironment, kBesideExecutable, kInstalledShare };
-const char* origin_name(SearchOrigin origin);  // "explicit", "RUNG_ORT_DIR", "beside executable", "installed"
+enum class SearchOrigin { kExplicit, kEnvironment, kBesideExecutable, kBesideLibrary, kInstalledShare };
+const char* origin_name(SearchOrigin origin);  // "explicit", "RUNG_ORT_DIR", "beside executable", "beside the engine library", "installed"
 
 struct SearchedDirectory {
   std::filesystem::path path;

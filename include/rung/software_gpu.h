@@ -30,7 +30,7 @@ struct SoftwareGpuSearch {
 };
 
 // Looks in RUNG_SOFTWARE_GPU_DIR, then software-gpu/*/ beside the executable,
-// then <datadir>/rung/software-gpu/*/. The error says where it looked and how
+// then the install's share/rung/software-gpu/*/ reached from it. The error says where it looked and how
 // to fetch it; a driver other users can write to is refused.
 Result<SoftwareGpu> find_software_gpu(const SoftwareGpuSearch& search = {});
 

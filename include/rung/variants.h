@@ -2,8 +2,8 @@
 // for some rungs, in one numeric form, with its hashes and registry release)
 // and the pins that override the order on a platform with their measured
 // reason; the deployment (the rungs an application provisions); DEFAULT
-// resolved per device when the engine starts; and the lint an application's CI
-// runs on them. Schemas: schemas/variant-manifest.schema.json, schemas/deployment.schema.json.
+// resolved per device when the engine starts (the lint an application's CI runs
+// on them: manifest_lint.h). Schemas: schemas/variant-manifest.schema.json, schemas/deployment.schema.json.
 #pragma once
 
 #include <filesystem>
@@ -81,14 +81,16 @@ struct Deployment {
   bool provisioned(const std::string& rung) const;
 };
 
-// ${NAME} in a path is the environment's NAME, else `defaults`' (RUNG_DEPS_DIR); a
-// relative path is relative to the manifest's directory.
+// ${NAME} in a path is `defaults`' NAME (an application's manifest_variable.NAME,
+// the CLI's RUNG_DEPS_DIR), overridden by the environment's NAME only when
+// `read_environment` (the CLI; an embedded engine when its application opts in);
+// a relative path is relative to the manifest's directory.
 using PathVariables = std::map<std::string, std::string>;
 
 // Reads and checks a manifest: a clear kInvalidArgument naming the file and the
 // entry (a duplicate key, a pin naming no variant, a form its rungs cannot run)
 // or kNotFound when the file is not there. Files are not hashed here (see lint).
-Result<Manifest> load_manifest(const std::filesystem::path& path, const PathVariables& defaults = {});
+Result<Manifest> load_manifest(const std::filesystem::path& path, const PathVariables& defaults = {}, bool read_environment = true);
 Result<Deployment> load_deployment(const std::filesystem::path& path);
 
 // Parses a numeric form's name ("f32", "f16", "i8", "a16w8", "a16w16").
@@ -123,40 +125,7 @@ Result<Resolution> resolve(const Group& group, const core::StartFacts& facts, co
 
 // Sets the engine's models to the manifest's groups (their floor's f32 file until
 // start resolves them) and has start() resolve each one and load its variant's file.
-Status attach(core::EngineOptions& options, const Manifest& manifest, const Deployment& deployment);
-
-// --- The lint: every finding names the group, the variant or platform, and what is wrong. ---
-
-// The kinds of finding, one word each, as `rung variants lint` prints them.
-enum class FindingKind {
-  kFile,           // a variant's file is missing, or its hash or form is not what the manifest says
-  kNoFloor,        // a group has no f32 variant on the CPU, the floor every device has
-  kUnpinned,       // two accelerated variants are offered on one platform and no pin decides
-  kPin,            // a pin gives no reason, or a reason without a measurement
-  kUnreachable,    // no platform can ever resolve to the variant
-  kUnprovisioned,  // DEFAULT would be a rung the deployment does not provision: a silent fallback
-  kEvidence,       // an accelerated DEFAULT without registry evidence that it beat the CPU and passed its gates
-  kUnnamed,        // (--scan) a model file no variant names
-};
-const char* finding_kind_name(FindingKind k);  // "file", "no-floor", "unpinned", "pin", ...
-
-struct Finding {
-  FindingKind kind;
-  std::string subject;  // "ppocr_det_v4/tensorrt_f16", "ppocr_det_v4 on nvidia", a file
-  std::string message;
-};
-
-struct LintOptions {
-  bool check_files = true;
-  std::string registry_url;  // opened only when an accelerated variant is DEFAULT somewhere
-};
-
-// Findings of the manifest against the deployment, over every platform rung
-// knows (each with every rung of its ladder, plus the deployment's plugin rungs).
-// An Error only when the registry is needed and cannot be opened.
-Result<std::vector<Finding>> lint(const Manifest& manifest, const Deployment& deployment, const LintOptions& options);
-
-// Model files (.onnx, .ort) under `dir` that no variant names (by path); kNotFound when `dir` is not a directory.
-Result<std::vector<Finding>> scan(const Manifest& manifest, const std::filesystem::path& dir);
+// Without a deployment every rung this device offers is provisioned.
+Status attach(core::EngineOptions& options, const Manifest& manifest, const Deployment* deployment);
 
 }  // namespace rung::variants

@@ -242,7 +242,9 @@ rung_status* rung_engine_start(const rung_options* options, rung_engine** out) {
     // The ABI's contract: a model's file is there when the engine starts (the core
     // also serves a model whose file went missing later, from the rung below).
     if (auto st = options->set.check_model_files(); !st) return fail(st.error());
-    auto engine = core::Engine::start(options->set.engine_options());
+    auto engine_options = options->set.engine_options();
+    if (!engine_options) return fail(engine_options.error());
+    auto engine = core::Engine::start(std::move(*engine_options));
     if (!engine) return fail(engine.error());
     *out = new rung_engine{std::move(*engine)};
     return nullptr;
@@ -261,6 +263,9 @@ char* rung_engine_chosen_reason(const rung_engine* engine) {
 }
 char* rung_engine_progress_line(const rung_engine* engine) {
   return engine == nullptr ? nullptr : guarded_text([&] { return engine->engine->progress().line(); });
+}
+char* rung_engine_decision_json(const rung_engine* engine) {
+  return engine == nullptr ? nullptr : guarded_text([&] { return engine->engine->decision_json(); });
 }
 int32_t rung_engine_probe_done(const rung_engine* engine) { return engine != nullptr && engine->engine->probe_done() ? 1 : 0; }
 int32_t rung_engine_wait_until_settled(const rung_engine* engine, int64_t timeout_ms) {

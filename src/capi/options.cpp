@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 #include <map>
 
 #include "os/regular_file.h"
@@ -11,6 +12,7 @@
 #include "rung/limits.h"
 #include "rung/number_text.h"
 #include "rung/printable.h"
+#include "rung/variants.h"
 
 namespace rung::capi {
 namespace {
@@ -104,6 +106,8 @@ Status OptionSet::set(const std::string& key, const std::string& value) {
          return {};
        }},
       {"runtime_default_locations", set_flag(o.runtimes.include_default_locations)},
+      {"variant_manifest", set_path(manifest_)},
+      {"deployment", set_path(deployment_)},
       // One switch for every RUNG_* variable; runtime_environment is its first name, kept.
       {"environment", set_flag(o.runtimes.read_environment)},
       {"runtime_environment", set_flag(o.runtimes.read_environment)},
@@ -150,6 +154,13 @@ Status OptionSet::set(const std::string& key, const std::string& value) {
   };
   if (auto it = setters.find(key); it != setters.end()) return it->second(value);
 
+  // manifest_variable.NAME: what ${NAME} stands for in the variant manifest's paths.
+  if (key.rfind("manifest_variable.", 0) == 0) {
+    const std::string name = key.substr(18);
+    if (name.empty() || name.find_first_of("${}") != std::string::npos) return bad(key, value, "expected manifest_variable.NAME, NAME as ${NAME} names it");
+    manifest_variables_[name] = value;
+    return {};
+  }
   // model.NAME.input_spec and model.NAME.form.FORM: NAME may itself hold dots.
   if (key.rfind("model.", 0) == 0) {
     const std::string rest = key.substr(6);
@@ -178,7 +189,7 @@ Status OptionSet::set(const std::string& key, const std::string& value) {
   }
   std::vector<std::string> known;
   for (const auto& [k, _] : setters) known.push_back(k);
-  return Error{ErrorCode::kInvalidArgument, fmt::format("unknown option key '{}' (known: {}, model.NAME.input_spec, model.NAME.form.FORM)", printable(key, 200),
+  return Error{ErrorCode::kInvalidArgument, fmt::format("unknown option key '{}' (known: {}, manifest_variable.NAME, model.NAME.input_spec, model.NAME.form.FORM)", printable(key, 200),
                                                         fmt::join(known, ", "))};
 }
 
@@ -192,6 +203,9 @@ OptionSet::OptionSet() {
   options_.leave_in_process_work_on_quit = true;
   // A runtime_dir the application names serves, or the start says why (never another build in its place).
   options_.runtimes.explicit_dir_must_serve = true;
+  // Its kit's runtimes, found from where librung_engine was loaded: beside it, then the
+  // kit's share/rung/runtimes. Never beside the application's executable (runtime_dir names one).
+  options_.runtimes.defaults_from = KitAnchor::kEngineLibrary;
 }
 
 Status OptionSet::add_model(const std::string& name, const std::string& file, const std::string& role) {
@@ -217,6 +231,7 @@ Status OptionSet::add_model(const std::string& name, const std::string& file, co
 }
 
 Status OptionSet::check_model_files() const {
+  // A manifest's files are checked as it is loaded, and each variant's when the engine starts.
   for (const auto& m : options_.models) {
     std::vector<std::filesystem::path> files = {m.f32};
     for (const auto& d : m.derived) files.push_back(d.path);
@@ -232,8 +247,25 @@ void OptionSet::set_progress(rung_progress_fn callback, void* user) {
   user_ = user;
 }
 
-core::EngineOptions OptionSet::engine_options() const {
+Result<core::EngineOptions> OptionSet::engine_options() const {
   core::EngineOptions o = options_;
+  if (!manifest_.empty()) {
+    if (!o.models.empty()) {
+      return Error{ErrorCode::kInvalidArgument,
+                   fmt::format("both a variant manifest ({}) and rung_options_add_model name models: use one", printable(manifest_.string(), 300))};
+    }
+    auto manifest = variants::load_manifest(manifest_, manifest_variables_, o.runtimes.read_environment);
+    if (!manifest) return manifest.error();
+    std::optional<variants::Deployment> deployment;
+    if (!deployment_.empty()) {
+      auto loaded = variants::load_deployment(deployment_);
+      if (!loaded) return loaded.error();
+      deployment = std::move(*loaded);
+    }
+    if (auto s = variants::attach(o, *manifest, deployment ? &*deployment : nullptr); !s) return s.error();
+  } else if (!deployment_.empty()) {
+    return Error{ErrorCode::kInvalidArgument, "a deployment is given without a variant manifest: it says which of a manifest's rungs are provisioned"};
+  }
   if (callback_ != nullptr) {
     o.on_progress = [callback = callback_, user = user_](const core::EngineProgress& p) {
       const std::string line = p.line();

@@ -2,6 +2,8 @@
 // the engine core's options, each number through the one checked parser.
 #pragma once
 
+#include <filesystem>
+#include <map>
 #include <string>
 
 #include "rung/engine_core.h"
@@ -21,11 +23,16 @@ class OptionSet {
   // why not) naming the model and the file.
   Status check_model_files() const;
   // What Engine::start takes: a copy, so the options may be freed once the engine starts.
-  core::EngineOptions engine_options() const;
+  // With a variant manifest, its groups are the models (loaded and checked here,
+  // each resolved to its variant when the engine starts, as `rung prepare` does).
+  Result<core::EngineOptions> engine_options() const;
 
  private:
   ModelRegistration* model(const std::string& name);
   core::EngineOptions options_;
+  std::filesystem::path manifest_;    // variant_manifest
+  std::filesystem::path deployment_;  // deployment
+  std::map<std::string, std::string> manifest_variables_;  // manifest_variable.NAME: ${NAME} in its paths
   rung_progress_fn callback_ = nullptr;
   void* user_ = nullptr;
 };

@@ -10,6 +10,7 @@
 
 #include "os/json_input.h"
 #include "os/read_file.h"
+#include "rung/setting_names.h"
 
 namespace rung {
 namespace {
@@ -100,7 +101,7 @@ namespace rung {
 
 Result<InputShape> parse_input_shape(const std::string& text) {
   auto bad = [&](const std::string& why) {
-    return Error{ErrorCode::kInvalidArgument, fmt::format("--shape {}: {} (expected INPUT=1x3x640x640)", text, why)};
+    return Error{ErrorCode::kInvalidArgument, fmt::format("{} {}: {} (expected INPUT=1x3x640x640)", setting_name(Setting::kShape), text, why)};
   };
   const auto eq = text.rfind('=');
   if (eq == std::string::npos) return bad("no '='");
@@ -133,24 +134,26 @@ Status apply_input_shape(InputSpec& spec, const InputShape& shape, const std::ve
     std::vector<std::string> names;
     for (const auto& d : inputs) names.push_back(d.name);
     return Error{ErrorCode::kInvalidArgument,
-                 fmt::format("--shape {}: the model has no input '{}' (its inputs: {})", shape.text, shape.input, fmt::join(names, ", "))};
+                 fmt::format("{} {}: the model has no input '{}' (its inputs: {})", setting_name(Setting::kShape), shape.text, shape.input, fmt::join(names, ", "))};
   }
   if (it->shape.size() != shape.dims.size()) {
-    return Error{ErrorCode::kInvalidArgument, fmt::format("--shape {}: input '{}' has rank {}, not {}", shape.text, shape.input,
+    return Error{ErrorCode::kInvalidArgument, fmt::format("{} {}: input '{}' has rank {}, not {}", setting_name(Setting::kShape), shape.text, shape.input,
                                                           it->shape.size(), shape.dims.size())};
   }
   long double bytes = static_cast<long double>(it->element_bytes);
   for (std::size_t a = 0; a < shape.dims.size(); ++a) {
     if (it->shape[a] >= 0 && it->shape[a] != shape.dims[a]) {
-      return Error{ErrorCode::kInvalidArgument, fmt::format("--shape {}: axis {} of input '{}' is fixed at {}, not {}", shape.text, a,
+      return Error{ErrorCode::kInvalidArgument, fmt::format("{} {}: axis {} of input '{}' is fixed at {}, not {}", setting_name(Setting::kShape), shape.text, a,
                                                             shape.input, it->shape[a], shape.dims[a])};
     }
     bytes *= static_cast<long double>(shape.dims[a]);
   }
   if (bytes > static_cast<long double>(spec.max_tensor_bytes)) {
+    const std::string raise = setting_name(Setting::kMaxTensorMb);
     return Error{ErrorCode::kInvalidArgument,
-                 fmt::format("--shape {}: input '{}' would take {:.0f} MiB, more than the {} MiB allowed (--max-tensor-mb)", shape.text,
-                             shape.input, static_cast<double>(bytes / (1 << 20)), spec.max_tensor_bytes >> 20)};
+                 fmt::format("{} {}: input '{}' would take {:.0f} MiB, more than the {} MiB allowed{}", setting_name(Setting::kShape), shape.text,
+                             shape.input, static_cast<double>(bytes / (1 << 20)), spec.max_tensor_bytes >> 20,
+                             raise.empty() ? "" : " (" + raise + ")")};
   }
   for (std::size_t a = 0; a < shape.dims.size(); ++a) {
     if (it->shape[a] < 0) spec.dims[fmt::format("{}:{}", shape.input, a)] = shape.dims[a];

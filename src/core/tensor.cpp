@@ -13,6 +13,7 @@
 #include <mutex>
 
 #include "core/onnx_types.h"
+#include "rung/setting_names.h"
 
 namespace rung {
 namespace {
@@ -245,10 +246,11 @@ Result<std::uint64_t> tensor_bytes(const std::string& what, ElementType type, co
   std::uint64_t bytes = 0;
   const bool overflow = __builtin_mul_overflow(*n, static_cast<std::uint64_t>(element_size(type)), &bytes);
   if (overflow || bytes > max_bytes) {
+    const std::string raise = setting_name(Setting::kMaxTensorMb);
     return Error{ErrorCode::kInvalidArgument,
-                 fmt::format("{}: {} {} would take {}, above the limit of {} for one tensor (raise it with --max-tensor-mb)", what,
+                 fmt::format("{}: {} {} would take {}, above the limit of {} for one tensor{}", what,
                              element_type_name(type), shape_string(shape), overflow ? "more than 16.0 EiB" : byte_size_text(bytes),
-                             byte_size_text(max_bytes))};
+                             byte_size_text(max_bytes), raise.empty() ? "" : " (raise it with " + raise + ")")};
   }
   return bytes;
 }

@@ -5,6 +5,7 @@
 #include "rung/engine_core.h"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -20,6 +21,7 @@
 #include "os/worker_location.h"
 #include "probe/cache.h"
 #include "probe/launch.h"
+#include "probe/outcome.h"
 #include "rung/cpus.h"
 #include "rung/printable.h"
 #include "rung/probe.h"
@@ -554,6 +556,51 @@ int Engine::inference_threads() const { return state_->threads; }
 const RuntimeBuild& Engine::runtime() const { return state_->runtime; }
 
 const std::map<std::string, ModelChoice>& Engine::model_choices() const { return state_->choices; }
+
+std::string Engine::decision_json() const {
+  const std::string about = about_line();
+  const std::string reason = chosen_reason();
+  std::lock_guard lock(state_->mutex);
+  const State& s = *state_;
+  nlohmann::json models = nlohmann::json::array();
+  for (const auto& m : s.options.models) {
+    nlohmann::json entry = {{"name", m.name}, {"variant", nullptr}};
+    if (auto c = s.choices.find(m.name); c != s.choices.end()) {
+      entry["variant"] = {{"name", c->second.variant}, {"model_id", c->second.model_id}, {"reason", c->second.reason}};
+    }
+    // What a job opened now would load first (a failure to open it falls to the next, said in the session's reason).
+    const auto ways = placements(m, s.snapshot);
+    const Placement& now = ways.front();
+    entry["serves"] = {{"rung", now.rung.name}, {"display", now.rung.display}, {"form", numeric_form_name(now.form)},
+                       {"model_id", model_id(m.name, now.form)}, {"fp16", now.fp16}, {"reason", now.reason}};
+    nlohmann::json engine = {{"state", "none"}, {"reason", ""}};
+    if (s.snapshot.engines.count(m.name) != 0) {
+      engine["state"] = "landed";
+    } else if (auto f = s.snapshot.engine_failures.find(m.name); f != s.snapshot.engine_failures.end()) {
+      engine = {{"state", "failed"}, {"reason", f->second}};
+    } else if (s.progress.building == m.name) {
+      engine["state"] = "building";
+    }
+    entry["engine"] = engine;
+    models.push_back(entry);
+  }
+  nlohmann::json doc = {
+      {"schema", "rung-engine-decision"},
+      {"schema_version", 1},
+      {"state", !s.probe_done ? "probing" : s.outcome ? "decided" : "probe failed"},
+      {"settled", s.settled},
+      {"about", about},
+      {"chosen", {{"rung", s.snapshot.chosen.name}, {"display", s.snapshot.chosen.display}, {"reason", reason}}},
+      {"runtime", {{"version", s.runtime.version}, {"library", s.runtime.library.string()}}},
+      {"probe", s.outcome ? outcome_json(*s.outcome) : nlohmann::json(nullptr)},
+      {"probe_error", s.probe_error},
+      {"models", models},
+      {"engines", {{"total", s.progress.total}, {"landed", s.progress.landed}, {"building", s.progress.building},
+                   {"failures", s.progress.failures}, {"done", s.progress.done}}},
+      {"demotions", s.demotions}};
+  // Text from files, logs and providers may hold any bytes: replaced, never thrown on.
+  return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+}
 
 StartFacts start_facts(const Hardware& hardware, const RuntimeBuild& build, const std::vector<fs::path>& plugin_dirs) {
   auto ladder = effective_ladder(hardware, build, plugin_dirs);

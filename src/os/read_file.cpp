@@ -6,6 +6,7 @@
 #include <system_error>
 
 #include "os/regular_file.h"
+#include "rung/setting_names.h"
 
 namespace rung {
 
@@ -58,7 +59,8 @@ Result<std::string> read_limited(const std::filesystem::path& path, std::uint64_
 }
 
 std::string kind_words(const FileKindLimit& k) {
-  return k.raised_by == nullptr ? fmt::format("for {}", k.name) : fmt::format("for {} (raise it with {})", k.name, k.raised_by);
+  const std::string raise = k.raised_by_tensor_limit ? setting_name(Setting::kMaxTensorMb) : std::string();
+  return raise.empty() ? fmt::format("for {}", k.name) : fmt::format("for {} (raise it with {})", k.name, raise);
 }
 
 }  // namespace

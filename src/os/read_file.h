@@ -30,7 +30,7 @@ struct FileKindLimit {
   FileKind kind;
   const char* name;        // "a document", for messages: "rung reads at most 16.0 MiB for a document"
   std::uint64_t max_bytes;  // the default limit
-  const char* raised_by;   // the option that raises it, or nullptr when it is fixed
+  bool raised_by_tensor_limit;  // the tensor limit raises it (Setting::kMaxTensorMb); else it is fixed
 };
 
 // A tensor file's limit for a tensor limit (--max-tensor-mb): the data plus room for its name and dimensions.
@@ -43,16 +43,16 @@ constexpr std::uint64_t tensor_file_limit(std::uint64_t max_tensor_bytes) {
 inline constexpr FileKindLimit kFileKinds[] = {
     // 16 MiB: rung's own documents are kilobytes, a bench record grows by about 1 KiB a run,
     // and nlohmann's tree of 16 MiB of small numbers stays near 130 MiB.
-    {FileKind::kDocument, "a document", 16ull << 20, nullptr},
+    {FileKind::kDocument, "a document", 16ull << 20, false},
     // Protobuf's ceiling for one message: a larger graph file cannot be parsed at all.
-    {FileKind::kModel, "a model", (2ull << 30) - 1, nullptr},
+    {FileKind::kModel, "a model", (2ull << 30) - 1, false},
     // The tensor limit (kDefaultMaxTensorBytes) plus room for a name and dimensions.
-    {FileKind::kTensor, "a tensor file", tensor_file_limit(1ull << 30), "--max-tensor-mb"},
+    {FileKind::kTensor, "a tensor file", tensor_file_limit(1ull << 30), true},
     // An encoded image is never larger than the pixels the tensor limit allows.
-    {FileKind::kImage, "an image", 1ull << 30, "--max-tensor-mb"},
+    {FileKind::kImage, "an image", 1ull << 30, true},
     // Every assigned Unicode character, one a line, is under 1 MiB.
-    {FileKind::kCharacterList, "a character list", 4ull << 20, nullptr},
-    {FileKind::kText, "a text file", 16ull << 20, nullptr},
+    {FileKind::kCharacterList, "a character list", 4ull << 20, false},
+    {FileKind::kText, "a text file", 16ull << 20, false},
 };
 
 const FileKindLimit& file_kind_limit(FileKind kind);

@@ -40,10 +40,9 @@ fs::path find_rung_program(const std::string& name) {
   const fs::path beside = executable_dir();
   const std::string file = program_file_name(name);
   std::error_code ec;
-  for (const fs::path& p : {beside.empty() ? fs::path() : beside / file,
-                            beside.empty() ? fs::path() : beside / RUNG_LIBEXEC_FROM_BINDIR / file,
-                            fs::path(RUNG_INSTALL_LIBEXECDIR) / file}) {
-    if (!p.empty() && fs::is_regular_file(p, ec)) return p;
+  if (beside.empty()) return {};
+  for (const fs::path& p : {beside / file, (beside / RUNG_LIBEXEC_FROM_BINDIR / file).lexically_normal()}) {
+    if (fs::is_regular_file(p, ec)) return p;
   }
   return {};
 }

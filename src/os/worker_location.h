@@ -30,8 +30,8 @@ std::filesystem::path find_engine_worker(const std::filesystem::path& configured
                                          std::vector<std::string>* looked);
 
 // `configured` if set, else RUNG_PROBE_WORKER (when `read_environment`), else
-// beside the running executable, else the installed libexec directory. Empty
-// when none exists.
+// beside the running executable, else in the kit's libexec/rung reached from
+// it. Empty when none exists.
 std::filesystem::path find_worker(const std::filesystem::path& configured, bool read_environment);
 
 }  // namespace rung

@@ -29,6 +29,7 @@
 #include "runtime/plugin_rungs.h"
 #include "runtime/software_gpu.h"
 #include "session/tensor_file.h"
+#include "rung/setting_names.h"
 
 namespace rung {
 namespace fs = std::filesystem;
@@ -80,7 +81,7 @@ std::pair<Verdict, ProbeJobResult> judged(const JobOutcome& outcome) {
     case JobOutcome::Status::kCancelled: return {Verdict::kFailed, r};  // the walk ends without a decision (walk())
     case JobOutcome::Status::kTimedOut: break;
   }
-  r.error += " (a first run that compiles shaders can take longer: raise --deadline)";
+  r.error += fmt::format(" (a first run that compiles shaders can take longer: raise {})", setting_name(Setting::kProbeDeadline));
   r.build_ms = outcome.elapsed_ms;  // the time it was given, up to the kill
   return {Verdict::kTimedOut, r};
 }
@@ -204,8 +205,8 @@ std::vector<FloorRun> measure_floor(const ProbeSetting& s, Walker& walker, const
         std::string inputs = r.inputs_described.empty() ? "" : fmt::format(" Inputs fed: {}.", r.inputs_described);
         out.model_errors.push_back(fmt::format(
             "model {}: the CPU floor cannot run {}: {}.{} Give it an input spec (JSON: {{\"dims\": {{\"name\": size}}, \"values\": "
-            "{{\"input\": [value]}}, \"tensors\": \"dir of .pb\"}}) with --input-spec {}=FILE.",
-            m->name, m->path.string(), error, inputs, m->name));
+            "{{\"input\": [value]}}, \"tensors\": \"dir of .pb\"}}) with {}.",
+            m->name, m->path.string(), error, inputs, setting_name(Setting::kInputSpec, m->name)));
       }
       continue;
     }

@@ -16,6 +16,7 @@
 #include "os/child_environment.h"
 #include "runtime/ort_api.h"
 #include "runtime/search.h"
+#include "rung/setting_names.h"
 
 namespace rung {
 namespace fs = std::filesystem;
@@ -45,6 +46,7 @@ const char* origin_name(SearchOrigin origin) {
     case SearchOrigin::kExplicit: return "explicit";
     case SearchOrigin::kEnvironment: return "RUNG_ORT_DIR";
     case SearchOrigin::kBesideExecutable: return "beside executable";
+    case SearchOrigin::kBesideLibrary: return "beside the engine library";
     case SearchOrigin::kInstalledShare: return "installed";
   }
   return "?";
@@ -71,8 +73,9 @@ Result<RuntimeBuild> load_runtime_build(const fs::path& library, bool allow_writ
   if (!allow_writable_by_others) {
     // Another user who can change the library, or any directory on its way, could run their code in ours.
     if (auto s = check_path_trusted(absolute); !s) {
-      return Error{s.error().code, fmt::format("{}: refused, {}; fix that, or allow it with --allow-writable-runtime",
-                                               library.string(), s.error().message)};
+      const std::string allow = setting_name(Setting::kAllowWritableRuntime);
+      return Error{s.error().code, fmt::format("{}: refused, {}; fix that{}", library.string(), s.error().message,
+                                               allow.empty() ? "" : ", or allow it with " + allow)};
     }
   }
   keep_onnxruntime_telemetry_off_in_workers();

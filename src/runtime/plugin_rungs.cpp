@@ -11,6 +11,7 @@
 #include "os/library_files.h"
 #include "os/path_trust.h"
 #include "runtime/software_gpu.h"
+#include "rung/setting_names.h"
 
 namespace rung {
 namespace fs = std::filesystem;
@@ -28,8 +29,9 @@ bool is_plugin_library(const fs::path& file) {
 // A refusal is the caller's input to fix: a usage error, like a missing directory.
 Error refused(const std::string& what, const Error& why) {
   const bool allowable = why.code == ErrorCode::kPermission;
+  const std::string allow = allowable ? setting_name(Setting::kAllowWritablePlugin) : std::string();
   return Error{allowable ? ErrorCode::kInvalidArgument : why.code,
-               fmt::format("{}: refused, {}{}", what, why.message, allowable ? "; fix that, or allow it with --allow-writable-plugin" : "")};
+               fmt::format("{}: refused, {}{}", what, why.message, allowable ? "; fix that" + (allow.empty() ? "" : ", or allow it with " + allow) : "")};
 }
 
 Status check_trusted(const std::string& what, const fs::path& path, bool allow_writable) {

@@ -8,7 +8,6 @@
 
 #include "os/environment.h"
 #include "os/library_files.h"
-#include "os/environment.h"
 #include "os/worker_location.h"
 
 namespace rung {
@@ -122,21 +121,28 @@ Result<RuntimeSearch> search_runtimes(const RuntimeSearchOptions& options) {
     add(*env, SearchOrigin::kEnvironment, libraries_under(*env));
   }
   if (options.include_default_locations) {
-    fs::path beside = options.executable_dir.value_or(executable_dir());
+    // Found from the engine library (an embedded engine: its kit, wherever the application put it) or
+    // from the running program (rung's own commands); never from an install prefix compiled in.
+    const bool from_library = options.defaults_from == KitAnchor::kEngineLibrary;
+    fs::path beside = options.executable_dir.value_or(from_library ? module_dir() : executable_dir());
     if (!beside.empty()) {
       fs::path runtimes = beside / "runtimes";
       std::vector<fs::path> libs;
       for (const auto& sub : subdirectories_newest_first(runtimes)) {
         if (auto lib = library_in(sub)) libs.push_back(*lib);
       }
-      add(runtimes, SearchOrigin::kBesideExecutable, libs);
+      add(runtimes, from_library ? SearchOrigin::kBesideLibrary : SearchOrigin::kBesideExecutable, libs);
     }
-    fs::path share = options.share_dir.value_or(fs::path(RUNG_INSTALL_DATADIR) / "runtimes");
-    std::vector<fs::path> libs;
-    for (const auto& sub : subdirectories_newest_first(share)) {
-      if (auto lib = library_in(sub)) libs.push_back(*lib);
+    fs::path share = options.share_dir ? *options.share_dir
+                     : beside.empty()  ? fs::path()
+                                       : (beside / (from_library ? RUNG_DATA_FROM_LIBDIR : RUNG_DATA_FROM_BINDIR) / "runtimes").lexically_normal();
+    if (!share.empty()) {
+      std::vector<fs::path> libs;
+      for (const auto& sub : subdirectories_newest_first(share)) {
+        if (auto lib = library_in(sub)) libs.push_back(*lib);
+      }
+      add(share, SearchOrigin::kInstalledShare, libs);
     }
-    add(share, SearchOrigin::kInstalledShare, libs);
   }
   return search;
 }

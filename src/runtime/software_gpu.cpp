@@ -76,7 +76,9 @@ Result<SoftwareGpu> find_software_gpu(const SoftwareGpuSearch& search) {
   if (named) return read_adapter_dir(*named);
   std::vector<std::string> looked;
   const fs::path beside = search.executable_dir.value_or(executable_dir());
-  for (const fs::path& root : {beside.empty() ? fs::path() : beside / "software-gpu", fs::path(RUNG_INSTALL_DATADIR) / "software-gpu"}) {
+  // Beside the program (a build tree), then in the kit's share/rung reached from it (an install, wherever it was moved).
+  for (const fs::path& root : {beside.empty() ? fs::path() : beside / "software-gpu",
+                               beside.empty() ? fs::path() : (beside / RUNG_DATA_FROM_BINDIR / "software-gpu").lexically_normal()}) {
     if (root.empty()) continue;
     looked.push_back(root.string());
     for (const auto& dir : candidate_dirs(root)) {

@@ -49,7 +49,13 @@ Result<json> read_document(const fs::path& file, const char* schema, const char*
   return j;
 }
 
-std::string expand(const std::string& text, const PathVariables& defaults) {
+// How ${NAME} in a path is filled: the caller's values, and the environment's when allowed.
+struct Expansion {
+  const PathVariables& values;
+  bool read_environment;
+};
+
+std::string expand(const std::string& text, const Expansion& defaults) {
   std::string out;
   for (std::size_t i = 0; i < text.size();) {
     std::size_t open = text.find("${", i), close = open == std::string::npos ? open : text.find('}', open);
@@ -59,16 +65,16 @@ std::string expand(const std::string& text, const PathVariables& defaults) {
     }
     out += text.substr(i, open - i);
     const std::string name = text.substr(open + 2, close - open - 2);
-    // Read by the CLI's variant commands, which read rung's variables.
-    const auto env = any_variable(name.c_str(), /*rung_allowed=*/true);
-    auto fallback = defaults.find(name);
-    out += env ? *env : fallback != defaults.end() ? fallback->second : "";
+    // The CLI reads rung's variables; an embedded engine only when its application opts in.
+    const auto env = defaults.read_environment ? any_variable(name.c_str(), /*rung_allowed=*/true) : std::nullopt;
+    auto fallback = defaults.values.find(name);
+    out += env ? *env : fallback != defaults.values.end() ? fallback->second : "";
     i = close + 1;
   }
   return out;
 }
 
-fs::path local_path(const std::string& text, const fs::path& base, const PathVariables& defaults) {
+fs::path local_path(const std::string& text, const fs::path& base, const Expansion& defaults) {
   fs::path p = expand(text, defaults);
   return p.is_absolute() ? p.lexically_normal() : (base / p).lexically_normal();
 }
@@ -127,7 +133,7 @@ void read_made_by(Variant& v) {
   if (!fs::is_regular_file(v.file, ec)) v.unavailable = fmt::format("its file {} is missing, though {} says it was written", v.file.string(), v.made_by.string());
 }
 
-Result<Variant> parse_variant(const json& v, const Group& g, const fs::path& file, const fs::path& base, const PathVariables& defaults) {
+Result<Variant> parse_variant(const json& v, const Group& g, const fs::path& file, const fs::path& base, const Expansion& defaults) {
   Variant out;
   out.key = json_string_or(v, "key", "");
   const std::string where = fmt::format("group {} variant '{}'", g.name, out.key);
@@ -205,7 +211,7 @@ Result<Pin> parse_pin(const json& p, const Group& g, const fs::path& file) {
 }
 
 // `specs_read`: the input specs this load has read, by path: groups that share one read it once.
-Result<Group> parse_group(const json& g, const fs::path& file, const PathVariables& defaults, std::map<fs::path, InputSpec>& specs_read) {
+Result<Group> parse_group(const json& g, const fs::path& file, const Expansion& defaults, std::map<fs::path, InputSpec>& specs_read) {
   Group out;
   const std::string name = json_string_or(g, "name", "");
   JsonFields f(g, name.empty() ? fmt::format("{}: a group", file.string()) : fmt::format("{}: group {}", file.string(), name));
@@ -300,7 +306,8 @@ std::optional<Role> parse_role(const std::string& name) {
   return std::nullopt;
 }
 
-Result<Manifest> load_manifest(const fs::path& path, const PathVariables& defaults) {
+Result<Manifest> load_manifest(const fs::path& path, const PathVariables& values, bool read_environment) {
+  const Expansion defaults{values, read_environment};
   const fs::path file = fs::absolute(path);
   auto j = read_document(file, kManifestSchema, "variant manifest");
   if (!j) return j.error();

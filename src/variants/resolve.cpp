@@ -112,7 +112,7 @@ Result<Resolution> resolve(const Group& g, const core::StartFacts& facts, const 
   return out;
 }
 
-Status attach(core::EngineOptions& options, const Manifest& manifest, const Deployment& deployment) {
+Status attach(core::EngineOptions& options, const Manifest& manifest, const Deployment* deployment) {
   options.models.clear();
   for (const auto& g : manifest.groups) {
     const Variant* floor = g.floor();
@@ -128,7 +128,7 @@ Status attach(core::EngineOptions& options, const Manifest& manifest, const Depl
     options.models.push_back(std::move(m));
   }
   auto held = std::make_shared<Manifest>(manifest);
-  auto provisioned = std::make_shared<Deployment>(deployment);
+  auto provisioned = deployment != nullptr ? std::make_shared<Deployment>(*deployment) : nullptr;
   options.choose_models = [held, provisioned](const core::StartFacts& facts,
                                               std::vector<ModelRegistration>& models) -> Result<std::map<std::string, core::ModelChoice>> {
     std::map<std::string, core::ModelChoice> choices;

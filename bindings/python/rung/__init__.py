@@ -13,9 +13,10 @@ release tools (doctor, probe, bench, parity, quantise) run as the ``rung`` comma
     rung.doctor(ort_dir="/opt/onnxruntime")   # the dict `rung doctor --json` prints
 
 Importing rung loads nothing: the library is found on first use, through RUNG_LIB_DIR, else
-beside the installed package (<prefix>/lib/librung_engine.so.1), else the system's library
-path; rung.Error names every place it looked when it is not there. The command is found
-through RUNG_CLI, else <prefix>/bin/rung, else PATH.
+beside the installed package (<prefix>/lib/librung_engine.so.1), else in the kit it was
+installed from (rung's `cmake --install` writes its place into the package), else the
+system's library path; rung.Error names every place it looked when it is not there. The
+command is found through RUNG_CLI, else <prefix>/bin/rung, else the kit's bin/, else PATH.
 """
 
 from .engine import Engine, IoInfo, Job, Options, Progress, Session, abi_version, input_view, version

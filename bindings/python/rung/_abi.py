@@ -15,7 +15,7 @@ from pathlib import Path
 from .errors import ErrorCode, Failed, error_class_for_exit_code
 
 # The ABI version this module is written against (RUNG_ABI_VERSION in rung.h).
-ABI_VERSION = 2
+ABI_VERSION = 3
 LIBRARY_NAME = "librung_engine.so.1"
 
 _lock = threading.Lock()
@@ -48,7 +48,20 @@ def _candidates():
     for prefix in _installed_prefixes():
         for d in _lib_dirs_under(prefix):
             out.append(("beside the package", d / LIBRARY_NAME))
+    kit = kit_dirs()
+    if kit is not None:
+        out.append(("the kit the package was installed from", Path(kit[0]) / LIBRARY_NAME))
     return out, False
+
+
+def kit_dirs():
+    """(lib, bin) of the kit this package was installed from (_kit.py, written by rung's
+    `cmake --install`), or None for a package that did not come from a kit."""
+    try:
+        from . import _kit
+    except ImportError:
+        return None
+    return _kit.LIB_DIR, _kit.BIN_DIR
 
 
 def _load():
@@ -68,7 +81,7 @@ def _load():
     else:
         looked.append("RUNG_LIB_DIR (not set)")
         if absent:
-            looked.append("beside the package: " + ", ".join(absent) + " (not there)")
+            looked.append("beside the package and its kit: " + ", ".join(absent) + " (not there)")
     looked += [f"{f} failed to load" for f in failed]
     if not from_env:
         name = ctypes.util.find_library("rung_engine")
@@ -141,6 +154,7 @@ _DECLARATIONS = {
     "rung_engine_about_line": (_vp, [_vp]),
     "rung_engine_chosen_rung": (_vp, [_vp]),
     "rung_engine_chosen_reason": (_vp, [_vp]),
+    "rung_engine_decision_json": (_vp, [_vp]),
     "rung_engine_progress_line": (_vp, [_vp]),
     "rung_engine_probe_done": (_i32, [_vp]),
     "rung_engine_wait_until_settled": (_i32, [_vp, ctypes.c_int64]),

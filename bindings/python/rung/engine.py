@@ -398,6 +398,17 @@ class Engine(_Closable):
         """Why the probe chose that rung."""
         return self._text("rung_engine_chosen_reason")
 
+    def decision_json(self):
+        """The whole decision as one JSON text, the C ABI's and every binding's
+        (schemas/engine-decision.schema.json)."""
+        return self._text("rung_engine_decision_json")
+
+    def decision(self):
+        """The same document as a dict: the state, the about line, the chosen rung and
+        why, every rung the probe tried with its verdict, reason and figures, and what
+        serves each model now."""
+        return json.loads(self.decision_json())
+
     def progress_line(self):
         """The progress line as the callback gets it ('' when done and clean)."""
         return self._text("rung_engine_progress_line")

@@ -33,6 +33,7 @@ import signal
 import subprocess
 from pathlib import Path
 
+from ._abi import kit_dirs
 from .errors import Failed, error_class_for_exit_code
 
 __all__ = ["doctor", "probe", "bench", "parity", "quantise", "find_cli"]
@@ -133,11 +134,14 @@ QUANTISE_OPTIONS = {
 
 def _installed_cli():
     here = Path(__file__).resolve().parent
-    for prefix in list(here.parents)[:4]:
-        candidate = prefix / "bin" / "rung"
+    places = [prefix / "bin" / "rung" for prefix in list(here.parents)[:4]]
+    kit = kit_dirs()
+    if kit is not None:
+        places.append(Path(kit[1]) / "rung")
+    for candidate in places:
         if candidate.is_file() and os.access(candidate, os.X_OK):
             return candidate, []
-    return None, [str(p / "bin" / "rung") for p in list(here.parents)[:4]]
+    return None, [str(p) for p in places]
 
 
 def find_cli():

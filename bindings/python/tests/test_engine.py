@@ -3,10 +3,14 @@ on the same crop (the abi_reference fixture): the same bytes, rung and model id;
 inputs lent without a copy; each error the C status's message, class and exit code."""
 
 import ctypes
+import json
 import os
+import shutil
 import subprocess
 import sys
 import threading
+
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -434,3 +438,39 @@ def test_the_interpreter_exits_cleanly_with_an_engine_still_probing(tmp_path, re
     r = subprocess.run([sys.executable, "-c", code, os.path.dirname(__file__), str(tmp_path / "cache"), reference["model_name"],
                         need("RUNG_TEST_MODEL")], capture_output=True, text=True, timeout=120)
     assert (r.returncode, r.stdout) == (0, "started\n"), r.stderr
+
+
+def _without_cache_file(doc):
+    """The document without its one line naming where the cache lies (a copy's differs)."""
+    return "\n".join(line for line in doc.splitlines() if not line.lstrip().startswith('"cache_file":'))
+
+
+def test_the_decision_document_is_the_cpp_engines_and_keeps_its_schema(tmp_path, reference):
+    reference_dir = Path(need("RUNG_TEST_REFERENCE_DIR"))
+    shutil.copytree(reference_dir / "decision-cache", tmp_path / "cache")
+    with start(tmp_path / "cache", reference) as engine:
+        assert engine.wait_until_settled()
+        text = engine.decision_json()
+        doc = engine.decision()
+    assert _without_cache_file(text) == _without_cache_file((reference_dir / "decision.json").read_text().rstrip("\n"))
+    assert doc["state"] == "decided" and doc["chosen"]["rung"] == reference["rung"]
+    assert [m["serves"]["model_id"] for m in doc["models"]] == [reference["model_id"]]
+    import jsonschema
+    schema = json.loads((Path(__file__).resolve().parents[3] / "schemas" / "engine-decision.schema.json").read_text())
+    jsonschema.validate(doc, schema)
+
+
+def test_the_decision_document_says_probing_until_the_probe_reports(tmp_path, reference):
+    with start(tmp_path / "cache", reference) as engine:
+        doc = engine.decision()
+        assert doc["schema"] == "rung-engine-decision" and doc["schema_version"] == 1
+        if doc["state"] == "probing":
+            assert doc["probe"] is None and doc["chosen"]["rung"] == "cpu"
+            assert doc["models"][0]["serves"]["rung"] == "cpu"
+        assert engine.wait_until_settled()
+        doc = engine.decision()
+    assert doc["state"] == "decided" and doc["settled"] is True
+    rungs = {r["rung"]: r for r in doc["probe"]["rungs"]}
+    assert rungs[reference["rung"]]["verdict"] == "taken"
+    measured = rungs[reference["rung"]]["models"][0]
+    assert measured["median_ms"] > 0 and measured["max_abs_diff"] is not None

@@ -1,5 +1,7 @@
-//! Finds librung_engine: RUNG_LIB_DIR, else pkg-config's libdir for
-//! rung-engine; fails with a message saying how when neither does.
+//! Finds librung_engine: RUNG_LIB_DIR, else the kit this crate lies in (an
+//! installed kit's share/rung/rust/rung-sys holds `kit-lib-dir`, the way from
+//! here to the kit's lib/), else pkg-config's libdir for rung-engine; fails
+//! with a message saying how when none does.
 //! Emits an rpath for this crate's own tests, and hands the directory to
 //! dependents as DEP_RUNG_ENGINE_LIB_DIR (an rpath link-arg reaches only the
 //! package whose build script emits it).
@@ -28,14 +30,24 @@ fn from_pkg_config() -> Result<String, String> {
     Ok(dir)
 }
 
+/// The kit's lib/ when this crate was installed with one (cmake --install writes kit-lib-dir).
+fn from_kit() -> Option<String> {
+    let here = env::var("CARGO_MANIFEST_DIR").ok()?;
+    let relative = std::fs::read_to_string(Path::new(&here).join("kit-lib-dir")).ok()?;
+    let dir = Path::new(&here).join(relative.trim());
+    let dir = dir.canonicalize().unwrap_or(dir);
+    Some(dir.to_string_lossy().into_owned())
+}
+
 fn main() {
     println!("cargo:rerun-if-env-changed=RUNG_LIB_DIR");
     println!("cargo:rerun-if-env-changed=PKG_CONFIG_PATH");
     println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-changed=kit-lib-dir");
 
     let dir = match env::var("RUNG_LIB_DIR") {
         Ok(dir) if !dir.is_empty() => dir,
-        _ => match from_pkg_config() {
+        _ => match from_kit().map(Ok::<String, String>).unwrap_or_else(from_pkg_config) {
             Ok(dir) => dir,
             Err(why) => panic!(
                 "rung-sys cannot find librung_engine: set RUNG_LIB_DIR to the directory holding \

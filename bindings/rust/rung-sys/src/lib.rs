@@ -16,7 +16,7 @@ use std::marker::{PhantomData, PhantomPinned};
 pub use std::os::raw::{c_char, c_void};
 
 /// The ABI version this crate was written against (`RUNG_ABI_VERSION`).
-pub const RUNG_ABI_VERSION: i32 = 2;
+pub const RUNG_ABI_VERSION: i32 = 3;
 
 macro_rules! opaque {
     ($($(#[$doc:meta])* $name:ident),* $(,)?) => {$(
@@ -143,6 +143,7 @@ extern "C" {
     pub fn rung_engine_chosen_rung(engine: *const rung_engine) -> *mut c_char;
     pub fn rung_engine_chosen_reason(engine: *const rung_engine) -> *mut c_char;
     pub fn rung_engine_progress_line(engine: *const rung_engine) -> *mut c_char;
+    pub fn rung_engine_decision_json(engine: *const rung_engine) -> *mut c_char;
     pub fn rung_engine_probe_done(engine: *const rung_engine) -> i32;
     pub fn rung_engine_wait_until_settled(engine: *const rung_engine, timeout_ms: i64) -> i32;
 

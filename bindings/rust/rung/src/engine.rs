@@ -62,6 +62,14 @@ impl Engine {
         unsafe { owned_string(sys::rung_engine_progress_line(self.ptr())) }
     }
 
+    /// The whole decision as one JSON document, the C ABI's and every binding's
+    /// (schemas/engine-decision.schema.json): the state, the about line, the chosen
+    /// rung and why, every rung the probe tried with its verdict, reason and
+    /// figures, and what serves each model now. Parse it with any JSON crate.
+    pub fn decision_json(&self) -> String {
+        unsafe { owned_string(sys::rung_engine_decision_json(self.ptr())) }
+    }
+
     /// Whether the probe has reported.
     pub fn probe_done(&self) -> bool {
         unsafe { sys::rung_engine_probe_done(self.ptr()) != 0 }

@@ -415,3 +415,36 @@ fn onnxruntime_api_over_the_handed_session_by_a_hand_declared_call() {
     assert!(status.is_null(), "SessionGetInputCount returned an OrtStatus");
     assert_eq!(count, 1, "the classifier has one input");
 }
+
+/// The document without its one line that names where the cache lies (a copy's differs).
+fn without_cache_file(doc: &str) -> String {
+    doc.lines().filter(|l| !l.trim_start().starts_with("\"cache_file\":")).collect::<Vec<_>>().join("\n")
+}
+
+/// A copy of a directory tree (the reference's cache): files and folders only.
+fn copy_tree(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap_or_else(|e| panic!("cannot make {}: {}", to.display(), e));
+    for entry in fs::read_dir(from).unwrap_or_else(|e| panic!("cannot list {}: {}", from.display(), e)) {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            fs::copy(entry.path(), &target).unwrap_or_else(|e| panic!("cannot copy {}: {}", entry.path().display(), e));
+        }
+    }
+}
+
+#[test]
+fn decision_document_is_the_cpp_engines() {
+    let reference = Reference::load();
+    let scratch = TempDir::new("decision");
+    let cache = scratch.path().join("cache");
+    let reference_dir = PathBuf::from(env("RUNG_TEST_REFERENCE_DIR"));
+    copy_tree(&reference_dir.join("decision-cache"), &cache);
+    let engine = settled_engine(&cache, &reference);
+    let doc = engine.decision_json();
+    let expected = fs::read_to_string(reference_dir.join("decision.json")).unwrap();
+    assert_eq!(without_cache_file(&doc), without_cache_file(expected.trim_end()));
+    assert!(doc.contains("\"state\": \"decided\""), "{}", doc);
+}

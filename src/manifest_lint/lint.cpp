@@ -1,4 +1,4 @@
-#include "rung/variants.h"
+#include "rung/manifest_lint.h"
 
 #include <fmt/format.h>
 
