@@ -10,8 +10,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <fstream>
+#include <thread>
 
 #include "file_hash_cases.h"  // identities and the hash cache, held to the cases every system is
 #include "os/atomic_file.h"
@@ -224,6 +226,30 @@ TEST_F(OsSafetyTest, AWaiterGivesUpAtItsDeadlineNamingTheHolder) {
   EXPECT_THAT(second.error().message, HasSubstr(fmt::format("held by process {}", ::getpid())));
   EXPECT_THAT(second.error().message, HasSubstr("os-safety-test"));  // its command line
   EXPECT_THAT(second.error().message, HasSubstr("not released within 0.2 s"));
+}
+
+// An engine being freed while its probe waits for another process's lock: the wait
+// ends when the stop flag turns, not at its deadline (a minute here).
+TEST_F(OsSafetyTest, AWaiterStopsWaitingWhenItsStopFlagTurns) {
+  auto first = CacheLock::acquire(dir_ / "probe.lock", std::chrono::milliseconds(100));
+  ASSERT_TRUE(first) << first.error().message;
+  std::atomic<bool> stop{false};
+  std::thread quitting([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    stop = true;
+  });
+  const auto began = std::chrono::steady_clock::now();
+  auto second = CacheLock::acquire(dir_ / "probe.lock", std::chrono::minutes(1), {}, &stop);
+  const auto waited = std::chrono::steady_clock::now() - began;
+  quitting.join();
+  ASSERT_FALSE(second);
+  EXPECT_THAT(second.error().message, HasSubstr("stopped while waiting for"));
+  EXPECT_LT(waited, std::chrono::seconds(30));  // stopped, not waited out: a bound, not a speed
+  // Unset, the same wait would run to its deadline: the flag is what ended it.
+  std::atomic<bool> never{false};
+  auto third = CacheLock::acquire(dir_ / "probe.lock", std::chrono::milliseconds(200), {}, &never);
+  ASSERT_FALSE(third);
+  EXPECT_THAT(third.error().message, HasSubstr("not released within 0.2 s"));
 }
 
 TEST_F(OsSafetyTest, AWaiterGetsTheLockOnceItIsReleased) {

@@ -225,7 +225,8 @@ std::vector<EngineLanding> build_engines(const EngineBuildPlan& plan,
   // One builder per engine directory at a time, across processes; the second
   // finds the first one's engines in place when it gets the lock.
   std::optional<CacheLock> lock;
-  if (auto l = CacheLock::acquire(root / "build.lock", plan.deadline * static_cast<int>(plan.models.size() + 1))) lock.emplace(std::move(*l));
+  // An engine being freed stops the wait too (then the loop below ends at once).
+  if (auto l = CacheLock::acquire(root / "build.lock", plan.deadline * static_cast<int>(plan.models.size() + 1), {}, &stop)) lock.emplace(std::move(*l));
   if (lock) remove_stale_temporaries(root);
   // Under the lock: one builder counts this directory's strikes at a time.
   AttemptLedger ledger(root, root.filename().string());

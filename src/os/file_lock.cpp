@@ -9,7 +9,7 @@
 namespace rung {
 
 Result<CacheLock> CacheLock::acquire(const std::filesystem::path& lock_file, std::chrono::milliseconds wait,
-                                     const std::function<void(long)>& on_busy) {
+                                     const std::function<void(long)>& on_busy, const std::atomic<bool>* stop) {
   auto handle = lock_file::open(lock_file);
   if (!handle) return handle.error();
   auto taken = lock_file::try_take(*handle, lock_file);
@@ -30,6 +30,10 @@ Result<CacheLock> CacheLock::acquire(const std::filesystem::path& lock_file, std
     for (;;) {
       auto again = lock_file::try_take(*handle, lock_file);
       if (again && *again) break;
+      if (stop != nullptr && stop->load()) {
+        lock_file::close(*handle);
+        return Error{ErrorCode::kRuntime, fmt::format("stopped while waiting for {} (the engine is quitting)", lock_file.string())};
+      }
       if (std::chrono::steady_clock::now() >= until) {
         const long now_holding = lock_file::holder(*handle);
         lock_file::close(*handle);

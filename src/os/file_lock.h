@@ -3,6 +3,7 @@
 // they wait for: the holder writes its process id into the file.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
@@ -18,9 +19,10 @@ class CacheLock {
   // Takes the lock. When another process holds it, calls `on_busy` once with
   // the holder's id (0 when it cannot be read) and waits up to `wait`; past
   // that, an error naming the holder. The file is opened without following a
-  // link and must be a regular file of this user's.
+  // link and must be a regular file of this user's. When `stop` turns true while
+  // it waits (an engine being freed), it gives up at once with an error saying so.
   static Result<CacheLock> acquire(const std::filesystem::path& lock_file, std::chrono::milliseconds wait,
-                                   const std::function<void(long holder)>& on_busy = {});
+                                   const std::function<void(long holder)>& on_busy = {}, const std::atomic<bool>* stop = nullptr);
   CacheLock(CacheLock&& other) noexcept;
   CacheLock& operator=(CacheLock&&) = delete;
   ~CacheLock();

@@ -177,7 +177,7 @@ Result<std::optional<ProbeOutcome>> probe_once(const ProbeOptions& o, const Stat
     auto l = CacheLock::acquire(o.cache_dir / "probe.lock", wait, [&](long holder) {
       note(o, out, fmt::format("{} is probing this cache directory; waiting up to {:.0f} s for its answer", describe_process(holder),
                                std::chrono::duration<double>(wait).count()));
-    });
+    }, o.stop);
     if (!l) return l.error();
     lock.emplace(std::move(*l));
   }
