@@ -2,6 +2,7 @@
 // simulated accelerator as the compiling rung (its compile-delay knob set).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <chrono>
 #include <cstring>
@@ -478,6 +479,34 @@ TEST_F(EngineTest, FreeingTheEngineWhileAProviderHangsReturnsAtOnceAndCachesNoth
     EXPECT_NE(f.filename(), "probe.json") << "a stopped probe decided nothing, so it caches nothing";
   }
   for (const auto& e : entries_under(dir_ / "cache")) EXPECT_EQ(e.find("probe-work"), std::string::npos) << e << " was left behind";
+}
+
+// A provider that allocates without end: under the engine's memory limit its worker
+// fails the allocation and ends saying so, the rung is refused as crashed with that
+// reason, and the application's engine goes on serving the floor.
+TEST_F(EngineTest, AProviderThatAllocatesWithoutEndEndsItsWorkerNotTheApplication) {
+  ScopedEnv grow("RUNG_SIM_EP_GROW_AT", "compile");
+  auto o = options();
+  o.worker_memory_limit_mb = 1024;
+  auto engine = start(o);
+  ASSERT_TRUE(engine);
+  ASSERT_TRUE(engine->wait_until_settled_for(std::chrono::minutes(5))) << engine->about_line();
+  EXPECT_EQ(engine->chosen_rung(), "cpu") << engine->about_line();
+  const auto doc = nlohmann::json::parse(engine->decision_json());
+  bool seen = false;
+  for (const auto& r : doc.at("probe").at("rungs")) {
+    if (r.at("rung") != "rung_sim_ep") continue;
+    seen = true;
+    EXPECT_EQ(r.at("verdict"), "crashed") << r.dump(2);
+    EXPECT_THAT(r.dump(), HasSubstr("out of memory: the job reached its limit of 1024 MiB")) << r.dump(2);
+  }
+  EXPECT_TRUE(seen) << doc.dump(2);
+  auto job = engine->open_job();
+  ASSERT_TRUE(job);
+  auto s = (*job)->session("small");
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_EQ((*s)->rung(), "cpu");
+  EXPECT_TRUE((*s)->run({input_for(32)}));
 }
 
 // A wait's timeout saturates: one too long to add to the clock waits for ever, never returns at once.

@@ -6,14 +6,15 @@ for itself; the library's own are the C ABI's keys or nothing.
 
 Reads the library's bytes as `strings` does (runs of 4 or more printable
 characters) and fails on each `--word` in them, but the worker's own protocol
-(--channel, --parent), which the engine passes to the worker it starts.
+(--channel, --parent, --memory-limit-mb), which the engine passes to the
+worker it starts.
 
   tools/check-no-flags-in-engine.py LIBRARY
 """
 import re
 import sys
 
-WORKER_PROTOCOL = {"--channel", "--parent"}
+WORKER_PROTOCOL = {"--channel", "--parent", "--memory-limit-mb"}
 
 
 def main():

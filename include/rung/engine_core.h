@@ -64,6 +64,9 @@ struct EngineOptions {
   std::chrono::milliseconds probe_deadline{180'000};
   bool isolate = true;                            // probe and engine builds in child processes
   std::filesystem::path worker;
+  // The most data a worker may hold, in MiB (0: no limit): a provider that allocates
+  // without end ends its worker, which says so, and the rung is refused as crashed.
+  std::uint64_t worker_memory_limit_mb = 0;
   std::optional<std::string> forced_rung;
   std::vector<std::filesystem::path> plugin_dirs;
   // Inference pool when 0: default_inference_threads (a big.LITTLE CPU's fast cores, else

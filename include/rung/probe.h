@@ -95,6 +95,8 @@ struct ProbeOptions {
   // When set and it turns true (an engine being freed), a worker running is killed
   // and the probe returns an error at once, caching nothing.
   const std::atomic<bool>* stop = nullptr;
+  // The most data a worker may hold, in MiB (0: no limit; jobs/runner.h).
+  std::uint64_t worker_memory_limit_mb = 0;
   // Progress as the probe goes ("CPU floor · ppocr_det_v4", "WebGPU · ppocr_det_v4").
   std::function<void(const std::string&)> on_progress;
   // Each log line as soon as it is known (a launch may die right after it).

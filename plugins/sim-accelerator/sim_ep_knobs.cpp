@@ -6,6 +6,9 @@
 #include <cstdlib>
 #include <mutex>
 #include <thread>
+#include <cstring>
+#include <memory>
+#include <vector>
 
 namespace rung::sim_ep {
 
@@ -130,6 +133,8 @@ std::optional<std::string> parse_knobs(const KnobSource& primary, Knobs& out) {
     if ((err = parse_stages("abort_at", *v, k.abort_at))) return err;
   if (auto v = lookup("hang_at"))
     if ((err = parse_stages("hang_at", *v, k.hang_at))) return err;
+  if (auto v = lookup("grow_at"))
+    if ((err = parse_stages("grow_at", *v, k.grow_at))) return err;
   if (auto v = lookup("compile_delay_ms"))
     if ((err = parse_int("compile_delay_ms", *v, k.compile_delay_ms))) return err;
   if (auto v = lookup("compute_delay_us"))
@@ -173,6 +178,16 @@ bool simulate_stage(const Knobs& knobs, Stage stage) {
   if (knobs.hang_at.count(stage)) {
     trace(knobs, "hang", stage_name(stage));
     for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
+  }
+  if (knobs.grow_at.count(stage)) {
+    trace(knobs, "grow", stage_name(stage));
+    // Kept, never freed: what a leaking provider holds. Each chunk is written, so it is resident.
+    static std::vector<std::unique_ptr<char[]>> held;
+    constexpr std::size_t kChunk = 64u << 20;
+    for (;;) {
+      held.emplace_back(new char[kChunk]);
+      std::memset(held.back().get(), 1, kChunk);
+    }
   }
   return knobs.fail_at.count(stage) != 0;
 }

@@ -19,6 +19,8 @@
 //                       compute         "... simulated failure at compute" (Run fails)
 //   abort_at          stage(s) that call std::abort() (same stage names).
 //   hang_at           stage(s) that sleep forever (same stage names).
+//   grow_at           stage(s) that allocate memory without end, 64 MiB at a time, each written so the
+//                     pages are real (same stage names): a provider that leaks until something stops it.
 //   compile_delay_ms  sleep at the start of each Compile call (one call compiles all of a graph's claimed nodes).
 //   compute_delay_us  sleep in every compute call (once per claimed node per Run).
 //   trace_file        path; "compile <Op> <fused node>", "compute <Op> <fused node>", "reuse <Op> <fused node>"
@@ -62,6 +64,7 @@ struct Knobs {
   std::set<Stage> fail_at;       // `fail_at`: return an error status at these stages
   std::set<Stage> abort_at;      // `abort_at`: std::abort() at these stages
   std::set<Stage> hang_at;       // `hang_at`: sleep forever at these stages
+  std::set<Stage> grow_at;       // `grow_at`: allocate without end at these stages
   int64_t compile_delay_ms = 0;  // `compile_delay_ms`: sleep per Compile call
   int64_t compute_delay_us = 0;  // `compute_delay_us`: sleep per compute call
   bool memoise = false;          // `memoise`: reuse a node's output when its inputs are unchanged
@@ -84,7 +87,7 @@ std::optional<std::string> parse_knobs(const KnobSource& primary, Knobs& out);
 // Appends "<event> <detail>\n" to the trace file, if one is configured. Thread-safe.
 void trace(const Knobs& knobs, std::string_view event, std::string_view detail);
 
-// Applies abort_at / hang_at for `stage` (never returns if either is set) and reports whether fail_at has it.
+// Applies abort_at / hang_at / grow_at for `stage` (never returns if one is set) and reports whether fail_at has it.
 bool simulate_stage(const Knobs& knobs, Stage stage);
 
 }  // namespace rung::sim_ep

@@ -142,6 +142,13 @@ Status OptionSet::set(const std::string& key, const std::string& value) {
          return {};
        }},
       {"probe_deadline_ms", set_ms(o.probe_deadline)},
+      {"worker_memory_mb",
+       [&](const std::string& v) -> Status {
+         auto n = whole(key, v, 0, 1 << 24, "MiB", "0: no limit");
+         if (!n) return n.error();
+         o.worker_memory_limit_mb = static_cast<std::uint64_t>(*n);
+         return {};
+       }},
       {"build_deadline_ms", set_ms(o.build_deadline)},
       {"hardware_root", set_path(o.hardware_root)},
       {"tensorrt_workspace_mb",

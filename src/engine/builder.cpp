@@ -64,7 +64,7 @@ BuildTry compile_in_child(const EngineBuildPlan& plan, const CompileJob& job, co
     t.result = {false, work.error().message, 0};
     return t;
   }
-  JobOutcome outcome = JobRunner(plan.worker).run({"compile", job, plan.deadline, work->path(), {}, plan.cancel});
+  JobOutcome outcome = JobRunner(plan.worker).run({"compile", job, plan.deadline, work->path(), {}, plan.cancel, plan.memory_limit_mb});
   t.result = {outcome.ok(), outcome.ok() ? std::string() : outcome.describe(), outcome.elapsed_ms};
   if (outcome.ok()) {
     t.end = BuildTry::End::kBuilt;

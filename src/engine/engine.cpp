@@ -239,6 +239,7 @@ struct Engine::State {
     o.plugin_dirs = options.plugin_dirs;
     o.threads = threads;
     o.stop = &stop;
+    o.worker_memory_limit_mb = options.worker_memory_limit_mb;
     return o;
   }
 
@@ -365,6 +366,7 @@ struct Engine::State {
     plan.cache_dir = options.cache_dir;
     plan.worker = options.isolate ? options.worker : fs::path();  // found at start()
     plan.cancel = &stop;
+    plan.memory_limit_mb = options.worker_memory_limit_mb;
     plan.deadline = options.build_deadline;
     plan.tensorrt_workspace_bytes = options.tensorrt_workspace_bytes;
     plan.input_seed = probe_options().seed;

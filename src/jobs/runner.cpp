@@ -73,6 +73,7 @@ std::vector<std::string> worker_args(const JobRequest& request, std::optional<in
   std::vector<std::string> args{request.kind, (request.work_dir / "job.json").string()};
   if (channel) args.push_back(fmt::format("--channel={}", *channel));
   args.push_back(fmt::format("--parent={}", this_process_id()));
+  if (request.memory_limit_mb > 0) args.push_back(fmt::format("--memory-limit-mb={}", request.memory_limit_mb));
   return args;
 }
 

@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -62,6 +63,9 @@ struct JobRequest {
   // run(): when set (an engine being freed), the worker is killed within some 20 ms and the
   // outcome is kCancelled, which is no evidence about the job: neither a verdict nor a death.
   const std::atomic<bool>* cancel = nullptr;
+  // When not 0, the worker holds at most this much data (os/this_process.h): a provider
+  // that allocates without end ends its worker, named in its log, not the machine.
+  std::uint64_t memory_limit_mb = 0;
 };
 
 class StartedJob;

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <new>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,7 +31,7 @@ const JobKind* find_kind(std::span<const JobKind> kinds, std::string_view name) 
 int usage(std::span<const JobKind> kinds) {
   std::vector<std::string_view> names;
   for (const auto& k : kinds) names.push_back(k.name);
-  fmt::print(stderr, "usage: rung-probe-worker KIND JOB.json [--channel=FD] [--parent=PID]\n  KIND: {}\n"
+  fmt::print(stderr, "usage: rung-probe-worker KIND JOB.json [--channel=FD] [--parent=PID] [--memory-limit-mb=N]\n  KIND: {}\n"
                      "Started by rung (probe, bench, prepare, parity, conform); writes result.json beside the job.\n",
              fmt::join(names, ", "));
   return 2;
@@ -38,6 +40,7 @@ int usage(std::span<const JobKind> kinds) {
 struct WorkerFlags {
   std::optional<int> channel_fd;
   std::optional<long> parent;
+  std::optional<unsigned long long> memory_limit_mb;
 };
 
 // --channel=FD and --parent=PID after KIND JOB.json, in any order; nullopt for anything else.
@@ -50,6 +53,9 @@ std::optional<WorkerFlags> parse_flags(int argc, char** argv) {
       flags.channel_fd = value;
     } else if (std::sscanf(argv[i], "--parent=%d%c", &value, &rest) == 1 && value > 1 && !flags.parent) {
       flags.parent = value;
+    } else if (unsigned long long mib = 0;
+               std::sscanf(argv[i], "--memory-limit-mb=%llu%c", &mib, &rest) == 1 && mib > 0 && !flags.memory_limit_mb) {
+      flags.memory_limit_mb = mib;
     } else {
       return std::nullopt;
     }
@@ -69,6 +75,20 @@ int worker_main(int argc, char** argv, std::span<const JobKind> kinds) {
     return 3;
   }
   const std::optional<int>& channel_fd = flags->channel_fd;
+  if (flags->memory_limit_mb) {
+    // A provider that allocates without end fails here, and says so in the log its caller quotes.
+    if (auto limited = limit_this_process_data(*flags->memory_limit_mb); !limited) {
+      fmt::print(stderr, "rung-probe-worker: {}\n", limited.error().message);
+    } else {
+      static unsigned long long limit_mb = 0;
+      limit_mb = *flags->memory_limit_mb;
+      std::set_new_handler([] {
+        std::fprintf(stderr, "rung-probe-worker: out of memory: the job reached its limit of %llu MiB\n", limit_mb);
+        std::fflush(stderr);
+        std::abort();
+      });
+    }
+  }
 
   const std::filesystem::path job_file = argv[2];
   std::optional<LineChannel> channel;

@@ -2,9 +2,12 @@
 // that name no operating system.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
+
+#include "rung/result.h"
 
 namespace rung {
 
@@ -21,6 +24,13 @@ bool end_with_parent(long parent);
 // process end with the exception's code); on POSIX a fatal signal already does
 // so, and this does nothing. For a worker, first thing in main.
 void crash_without_waiting();
+
+// At most `mib` MiB of data for this process (a worker, first thing: a provider
+// that allocates without end fails its allocation, and the worker ends saying
+// so, instead of the machine running out). On POSIX RLIMIT_DATA, which counts
+// the heap and private writable mappings, not the address space a GPU driver
+// reserves; kUnsupported on Windows so far.
+Status limit_this_process_data(std::uint64_t mib);
 
 // The calling thread, and the processes it starts, at a lower scheduling
 // priority: background work (the probe, engine builds) must not compete with

@@ -112,7 +112,7 @@ class Walker {
       job.profile = true;
     }
     if (stopped(o_)) return judged(JobOutcome::cancelled());
-    return judged(runner_ ? runner_->run({"probe", job, o_.deadline, dir, {}, o_.stop}) : in_process(job));
+    return judged(runner_ ? runner_->run({"probe", job, o_.deadline, dir, {}, o_.stop, o_.worker_memory_limit_mb}) : in_process(job));
   }
 
  private:

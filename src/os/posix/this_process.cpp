@@ -27,7 +27,16 @@ bool end_with_parent(long parent) {
   return static_cast<long>(::getppid()) == parent;
 }
 
-void crash_without_waiting() {}  // a fatal signal ends the process, and waitpid tells the parent which
+void crash_without_waiting() {}
+
+Status limit_this_process_data(std::uint64_t mib) {
+  const rlim_t bytes = mib > (RLIM_INFINITY >> 20) ? RLIM_INFINITY : static_cast<rlim_t>(mib) << 20;
+  const rlimit limit{bytes, bytes};
+  if (::setrlimit(RLIMIT_DATA, &limit) != 0) {
+    return Error{ErrorCode::kIo, fmt::format("cannot limit this process to {} MiB of data: {}", mib, std::strerror(errno))};
+  }
+  return {};
+}  // a fatal signal ends the process, and waitpid tells the parent which
 
 void lower_this_thread_priority() {
   ::setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), 10);

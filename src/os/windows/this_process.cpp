@@ -5,6 +5,8 @@
 #include <shellapi.h>
 #include <psapi.h>
 
+#include <fmt/format.h>
+
 #include <csignal>
 #include <string>
 #include <thread>
@@ -18,6 +20,10 @@
 namespace rung {
 
 long this_process_id() { return static_cast<long>(GetCurrentProcessId()); }
+
+Status limit_this_process_data(std::uint64_t mib) {
+  return Error{ErrorCode::kUnsupported, fmt::format("a worker's memory limit ({} MiB) is not enforced on Windows yet", mib)};
+}
 
 void crash_without_waiting() {
   SetErrorMode(SEM_FAILCRITICALERRORS | SEM_NOGPFAULTERRORBOX | SEM_NOOPENFILEERRORBOX);
