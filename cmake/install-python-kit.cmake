@@ -19,17 +19,21 @@ if(_rc OR _pip_rc OR NOT _python)
                   "(apt install python3-pip python3-wheel python3-setuptools); the package is in ${_python_dir}")
   return()
 endif()
-# Built from a scratch copy, so nothing is written into the kit but the wheel.
-file(REMOVE_RECURSE "${RUNG_KIT_SCRATCH}")
-file(MAKE_DIRECTORY "${RUNG_KIT_SCRATCH}")
-file(COPY "${_python_dir}/rung" "${_python_dir}/pyproject.toml" "${_python_dir}/README.md" DESTINATION "${RUNG_KIT_SCRATCH}")
+# Built from a scratch copy, so nothing is written into the kit but the wheel; one of
+# its own per install, since two installs from one build tree may run at once (ctest).
+string(RANDOM LENGTH 12 _tag)
+set(_scratch "${RUNG_KIT_SCRATCH}-${_tag}")
+file(REMOVE_RECURSE "${_scratch}")
+file(MAKE_DIRECTORY "${_scratch}")
+file(COPY "${_python_dir}/rung" "${_python_dir}/pyproject.toml" "${_python_dir}/README.md" DESTINATION "${_scratch}")
 file(GLOB _old_wheels "${_python_dir}/rung-*.whl")
 if(_old_wheels)
   file(REMOVE ${_old_wheels})
 endif()
 execute_process(COMMAND "${_python}" -m pip wheel --quiet --no-deps --no-index --no-build-isolation
-                        --wheel-dir "${_python_dir}" "${RUNG_KIT_SCRATCH}"
+                        --wheel-dir "${_python_dir}" "${_scratch}"
                 RESULT_VARIABLE _rc OUTPUT_VARIABLE _out ERROR_VARIABLE _err)
+file(REMOVE_RECURSE "${_scratch}")
 if(_rc)
   message(FATAL_ERROR "building rung's Python wheel failed:\n${_out}${_err}")
 endif()
