@@ -16,10 +16,14 @@
 # Nothing in it names the prefix it was installed under (the install test checks
 # the engine and its worker): move the directory anywhere and it still finds its parts.
 
-# The library's third-party code beside it, found there first.
-set_target_properties(rung_engine PROPERTIES INSTALL_RPATH "$ORIGIN" BUILD_WITH_INSTALL_RPATH ON)
+# The library's third-party code beside it, found there first. The build tree uses the
+# same run path (a build path would be padded for the install's, with empty entries the
+# loader reads as the working directory), plus a cross build's own (the aarch64 sysroot).
 file(RELATIVE_PATH _rung_lib_from_libexec "${CMAKE_INSTALL_FULL_LIBEXECDIR}/rung" "${CMAKE_INSTALL_FULL_LIBDIR}")
-set_target_properties(rung_probe_worker PROPERTIES INSTALL_RPATH "$ORIGIN/${_rung_lib_from_libexec}" BUILD_WITH_INSTALL_RPATH ON)
+set(_rung_engine_rpath "$ORIGIN" ${CMAKE_BUILD_RPATH})
+set(_rung_worker_rpath "$ORIGIN/${_rung_lib_from_libexec}" ${CMAKE_BUILD_RPATH})
+set_target_properties(rung_engine PROPERTIES INSTALL_RPATH "${_rung_engine_rpath}" BUILD_WITH_INSTALL_RPATH ON)
+set_target_properties(rung_probe_worker PROPERTIES INSTALL_RPATH "${_rung_worker_rpath}" BUILD_WITH_INSTALL_RPATH ON)
 install(RUNTIME_DEPENDENCY_SET rung_engine_dependencies
         PRE_INCLUDE_REGEXES "^libfmt\\.so" "^libprotobuf\\.so" "^libonnx_proto\\.so"
         PRE_EXCLUDE_REGEXES ".*"
