@@ -10,7 +10,10 @@ compilers) in a directory outside the clone. Only two of its lines are adapted:
 `KIT=` names the scratch kit, and the model is copied from the deps cache this
 build used. Each program must say it ran the classifier.
 
-  tools/check-readme-kit.py --build BUILD --deps DEPS_DIR --scratch DIR [--cargo CARGO]
+  tools/check-readme-kit.py --build BUILD --deps DEPS_DIR [--scratch DIR] [--cargo CARGO]
+
+The scratch directory is a new one under the system's temporary directory unless
+given: outside the clone, as an application's own directory is.
 """
 import argparse
 import os
@@ -19,6 +22,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SECTION = "### The same program in four languages"
@@ -44,7 +48,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", required=True)
     ap.add_argument("--deps", required=True, help="the deps cache the build used (its models/)")
-    ap.add_argument("--scratch", required=True)
+    ap.add_argument("--scratch")
     ap.add_argument("--cargo", default=shutil.which("cargo"))
     a = ap.parse_args()
 
@@ -55,7 +59,10 @@ def main():
         print(f"README's section '{SECTION}' holds blocks {langs}, expected {want}: the extraction no longer fits it")
         return 1
 
-    scratch = pathlib.Path(a.scratch).resolve()
+    scratch = pathlib.Path(a.scratch or tempfile.mkdtemp(prefix="rung-readme-kit-")).resolve()
+    if ROOT in scratch.parents or scratch == ROOT:
+        print(f"{scratch} is inside the clone: the programs must build where an application would, outside it")
+        return 1
     shutil.rmtree(scratch, ignore_errors=True)
     kit, app = scratch / "kit", scratch / "app"
     app.mkdir(parents=True)
