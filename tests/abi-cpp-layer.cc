@@ -636,6 +636,49 @@ TEST(AbiDecision, TheDocumentIsTheCppEnginesFromTheC_Abi) {
   fs::remove_all(dir);
 }
 
+// The keys the kit and the manifest brought, each at its boundary.
+TEST(AbiOptions, AWorkersMemoryLimitAndTheManifestKeysKeepTheirRules) {
+  auto o = rung::Options::create().value();
+  EXPECT_TRUE(o.set("worker_memory_mb", "0").ok()) << "0: no limit";
+  EXPECT_TRUE(o.set("worker_memory_mb", "16777216").ok());
+  for (const char* bad : {"16777217", "-1", "1.5", "64MiB", ""}) {
+    auto st = o.set("worker_memory_mb", bad);
+    ASSERT_FALSE(st.ok()) << bad;
+    EXPECT_EQ(st.error().code, rung::ErrorCode::kInvalidArgument);
+    EXPECT_NE(st.error().message.find("worker_memory_mb"), std::string::npos) << st.error().message;
+  }
+  EXPECT_TRUE(o.set("manifest_variable.RUNG_DEPS_DIR", "/opt/models").ok());
+  for (const char* bad : {"manifest_variable.", "manifest_variable.A}B", "manifest_variable.${A}"}) {
+    EXPECT_FALSE(o.set(bad, "/x").ok()) << bad;
+  }
+
+  // A manifest and a model added by hand both name models: the start refuses, naming both.
+  const fs::path dir = fs::temp_directory_path() / ("rung-abi-manifest-keys-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string manifest = env("RUNG_TEST_MANIFESTS_DIR") + "/bundled.variants.json";
+  auto both = options_for(dir / "cache", env("RUNG_TEST_MODEL"));
+  ASSERT_TRUE(both.set("variant_manifest", manifest).ok());
+  auto e = rung::Engine::start(both);
+  ASSERT_FALSE(e.ok());
+  EXPECT_EQ(e.error().code, rung::ErrorCode::kInvalidArgument);
+  EXPECT_NE(e.error().message.find("both a variant manifest"), std::string::npos) << e.error().message;
+  // A deployment alone says nothing: refused.
+  auto alone = options_for(dir / "cache", env("RUNG_TEST_MODEL"));
+  ASSERT_TRUE(alone.set("deployment", env("RUNG_TEST_MANIFESTS_DIR") + "/bundled.deployment.json").ok());
+  e = rung::Engine::start(alone);
+  ASSERT_FALSE(e.ok());
+  EXPECT_NE(e.error().message.find("without a variant manifest"), std::string::npos) << e.error().message;
+  // A manifest that is not there is NOT_FOUND naming it.
+  auto missing = rung::Options::create().value();
+  ASSERT_TRUE(missing.set("cache_dir", (dir / "cache").string()).ok());
+  ASSERT_TRUE(missing.set("variant_manifest", (dir / "none.variants.json").string()).ok());
+  e = rung::Engine::start(missing);
+  ASSERT_FALSE(e.ok());
+  EXPECT_EQ(e.error().code, rung::ErrorCode::kNotFound) << e.error().message;
+  EXPECT_NE(e.error().message.find("none.variants.json"), std::string::npos) << e.error().message;
+  fs::remove_all(dir);
+}
+
 // The bundled manifest through the C ABI, as `rung prepare` takes it: on this CPU the
 // forms that pay (tools/make-forms.sh made them here), under their model ids, and the
 // same model id and rung for every model as the command reports for the same manifest.

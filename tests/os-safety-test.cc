@@ -238,13 +238,11 @@ TEST_F(OsSafetyTest, AWaiterStopsWaitingWhenItsStopFlagTurns) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     stop = true;
   });
-  const auto began = std::chrono::steady_clock::now();
   auto second = CacheLock::acquire(dir_ / "probe.lock", std::chrono::minutes(1), {}, &stop);
-  const auto waited = std::chrono::steady_clock::now() - began;
   quitting.join();
   ASSERT_FALSE(second);
+  // The flag's words, not the deadline's ("not released within 60 s"): no clock is read.
   EXPECT_THAT(second.error().message, HasSubstr("stopped while waiting for"));
-  EXPECT_LT(waited, std::chrono::seconds(30));  // stopped, not waited out: a bound, not a speed
   // Unset, the same wait would run to its deadline: the flag is what ended it.
   std::atomic<bool> never{false};
   auto third = CacheLock::acquire(dir_ / "probe.lock", std::chrono::milliseconds(200), {}, &never);

@@ -496,18 +496,49 @@ Result<std::shared_ptr<Engine>> Engine::start(EngineOptions options) {
   return std::shared_ptr<Engine>(new Engine(state));
 }
 
+namespace {
+
+// Under the state's mutex, held by the caller.
+std::string about_line_of(const Engine::State& s) {
+  std::string line;
+  if (!s.probe_done) {
+    line = fmt::format("{} · ONNX Runtime {} · probing", s.cpu().display, s.runtime.version);
+  } else if (s.outcome) {
+    line = s.outcome->about_line();
+  } else {
+    line = fmt::format("{} · ONNX Runtime {} · probe failed: {}", s.cpu().display, s.runtime.version, s.probe_error);
+  }
+  for (const auto& d : s.demotions) line += " · " + d;
+  return line;
+}
+
+// Under the state's mutex, held by the caller.
+std::string chosen_reason_of(const Engine::State& s) {
+  if (!s.probe_done) return "the floor serves until the probe reports";
+  if (!s.outcome) return "the probe failed: " + s.probe_error;
+  const auto& o = *s.outcome;
+  if (!o.forced_by.empty()) return "forced by " + o.forced_by;
+  for (const auto& r : o.rungs) {
+    if (r.rung != o.chosen) continue;
+    // Surely faster only when every model's interval lies under the floor's time;
+    // otherwise the acceptance ratio admitted it.
+    bool surely_faster = true;
+    for (const auto& m : r.models) surely_faster = surely_faster && m.ratio() > 0 && (m.pairs > 0 ? m.ratio_high : m.ratio()) < 1.0;
+    if (surely_faster) return "faster than the floor and faithful to it";
+    return fmt::format("within {:.1f}x the floor's time (acceptance ratio) and faithful to it", s.options.acceptance_ratio);
+  }
+  if (!o.model_errors.empty())
+    // Whole on its own (an application has no "above"): each model and why.
+    return o.model_errors.size() == 1 ? fmt::format("the floor could not run a probe model: {}", o.model_errors.front())
+                                      : fmt::format("the floor could not run {} probe models: {}", o.model_errors.size(), fmt::join(o.model_errors, " "));
+  return "no rung above the floor was both faster and faithful";
+}
+
+}  // namespace
+
 std::string Engine::about_line() const {
   std::lock_guard lock(state_->mutex);
-  std::string line;
-  if (!state_->probe_done) {
-    line = fmt::format("{} · ONNX Runtime {} · probing", state_->cpu().display, state_->runtime.version);
-  } else if (state_->outcome) {
-    line = state_->outcome->about_line();
-  } else {
-    line = fmt::format("{} · ONNX Runtime {} · probe failed: {}", state_->cpu().display, state_->runtime.version, state_->probe_error);
-  }
-  for (const auto& d : state_->demotions) line += " · " + d;
-  return line;
+  return about_line_of(*state_);
 }
 
 std::string Engine::chosen_rung() const {
@@ -517,24 +548,7 @@ std::string Engine::chosen_rung() const {
 
 std::string Engine::chosen_reason() const {
   std::lock_guard lock(state_->mutex);
-  if (!state_->probe_done) return "the floor serves until the probe reports";
-  if (!state_->outcome) return "the probe failed: " + state_->probe_error;
-  const auto& o = *state_->outcome;
-  if (!o.forced_by.empty()) return "forced by " + o.forced_by;
-  for (const auto& r : o.rungs) {
-    if (r.rung != o.chosen) continue;
-    // Surely faster only when every model's interval lies under the floor's time;
-    // otherwise the acceptance ratio admitted it.
-    bool surely_faster = true;
-    for (const auto& m : r.models) surely_faster = surely_faster && m.ratio() > 0 && (m.pairs > 0 ? m.ratio_high : m.ratio()) < 1.0;
-    if (surely_faster) return "faster than the floor and faithful to it";
-    return fmt::format("within {:.1f}x the floor's time (acceptance ratio) and faithful to it", state_->options.acceptance_ratio);
-  }
-  if (!o.model_errors.empty())
-    // Whole on its own (an application has no "above"): each model and why.
-    return o.model_errors.size() == 1 ? fmt::format("the floor could not run a probe model: {}", o.model_errors.front())
-                                      : fmt::format("the floor could not run {} probe models: {}", o.model_errors.size(), fmt::join(o.model_errors, " "));
-  return "no rung above the floor was both faster and faithful";
+  return chosen_reason_of(*state_);
 }
 
 Engine::ProbeProblems Engine::probe_problems() const {
@@ -560,10 +574,11 @@ const RuntimeBuild& Engine::runtime() const { return state_->runtime; }
 const std::map<std::string, ModelChoice>& Engine::model_choices() const { return state_->choices; }
 
 std::string Engine::decision_json() const {
-  const std::string about = about_line();
-  const std::string reason = chosen_reason();
+  // One lock for the whole document: its about line, reason and state describe one moment.
   std::lock_guard lock(state_->mutex);
   const State& s = *state_;
+  const std::string about = about_line_of(s);
+  const std::string reason = chosen_reason_of(s);
   nlohmann::json models = nlohmann::json::array();
   for (const auto& m : s.options.models) {
     nlohmann::json entry = {{"name", m.name}, {"variant", nullptr}};

@@ -53,14 +53,19 @@ std::vector<fs::path> subdirectories_newest_first(const fs::path& dir) {
   return out;
 }
 
-// A directory named by the caller or the environment: the library itself, or builds in subdirectories.
-std::vector<fs::path> libraries_under(const fs::path& dir) {
-  if (auto lib = library_in(dir)) return {*lib};
+// The builds in a `runtimes/` directory: one per subdirectory that holds a library, newest-named first.
+std::vector<fs::path> builds_in(const fs::path& dir) {
   std::vector<fs::path> out;
   for (const auto& sub : subdirectories_newest_first(dir)) {
     if (auto lib = library_in(sub)) out.push_back(*lib);
   }
   return out;
+}
+
+// A directory named by the caller or the environment: the library itself, or builds in subdirectories.
+std::vector<fs::path> libraries_under(const fs::path& dir) {
+  if (auto lib = library_in(dir)) return {*lib};
+  return builds_in(dir);
 }
 
 Status check_named_directory(const fs::path& dir, const std::string& what) {
@@ -125,24 +130,11 @@ Result<RuntimeSearch> search_runtimes(const RuntimeSearchOptions& options) {
     // from the running program (rung's own commands); never from an install prefix compiled in.
     const bool from_library = options.defaults_from == KitAnchor::kEngineLibrary;
     fs::path beside = options.executable_dir.value_or(from_library ? module_dir() : executable_dir());
-    if (!beside.empty()) {
-      fs::path runtimes = beside / "runtimes";
-      std::vector<fs::path> libs;
-      for (const auto& sub : subdirectories_newest_first(runtimes)) {
-        if (auto lib = library_in(sub)) libs.push_back(*lib);
-      }
-      add(runtimes, from_library ? SearchOrigin::kBesideLibrary : SearchOrigin::kBesideExecutable, libs);
-    }
+    if (!beside.empty()) add(beside / "runtimes", from_library ? SearchOrigin::kBesideLibrary : SearchOrigin::kBesideExecutable, builds_in(beside / "runtimes"));
     fs::path share = options.share_dir ? *options.share_dir
                      : beside.empty()  ? fs::path()
                                        : (beside / (from_library ? RUNG_DATA_FROM_LIBDIR : RUNG_DATA_FROM_BINDIR) / "runtimes").lexically_normal();
-    if (!share.empty()) {
-      std::vector<fs::path> libs;
-      for (const auto& sub : subdirectories_newest_first(share)) {
-        if (auto lib = library_in(sub)) libs.push_back(*lib);
-      }
-      add(share, SearchOrigin::kInstalledShare, libs);
-    }
+    if (!share.empty()) add(share, SearchOrigin::kInstalledShare, builds_in(share));
   }
   return search;
 }
