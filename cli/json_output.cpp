@@ -14,7 +14,7 @@ void JsonOutput::add_to(CLI::App& command, const std::string& what) {
   add_text(command, "--out-json", file, fmt::format("Write {} as JSON to FILE too ('-': stdout, as --json)", what))->type_name("FILE");
 }
 
-NamedPath JsonOutput::output() const { return {"--out-json", to_file() ? file : std::string()}; }
+NamedPath JsonOutput::output() const { return {"--out-json", to_file() ? path_from_utf8(file) : std::filesystem::path()}; }
 
 void JsonOutput::emit(const nlohmann::json& document) const {
   // Text that is not UTF-8 (a file name, a provider's message) is replaced, never a throw.
@@ -28,7 +28,7 @@ void JsonOutput::emit_text(std::string text) const {
     std::fflush(stdout);
   }
   if (to_file()) {
-    if (auto s = write_output_file(file, text); !s) throw CliError(kExitUsage, fmt::format("--out-json {}: {}", file, s.error().message));
+    if (auto s = write_output_file(path_from_utf8(file), text); !s) throw CliError(kExitUsage, fmt::format("--out-json {}: {}", file, s.error().message));
   }
 }
 

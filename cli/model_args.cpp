@@ -11,17 +11,19 @@
 #include <optional>
 
 #include "commands.h"
-#include "variants_args.h"
+#include "rung/directory.h"
 #include "rung/output_paths.h"
+#include "rung/path_text.h"
 #include "rung/user_dirs.h"
 #include "rung/variants.h"
+#include "variants_args.h"
 
 namespace rung::cli {
 namespace {
 namespace fs = std::filesystem;
 
 fs::path deps_dir() {
-  if (const char* env = std::getenv("RUNG_DEPS_DIR"); env != nullptr && *env) return env;
+  if (auto env = path_in_variable("RUNG_DEPS_DIR")) return *env;
   return RUNG_DEFAULT_DEPS_DIR;
 }
 
@@ -68,8 +70,10 @@ std::vector<ModelRegistration> bundled_models() {
   std::optional<InputSpec> silero_spec;  // read once: every bundled Silero VAD file takes the same inputs
   for (const char* sub : {"ppocr", "silero-vad"}) {
     std::vector<fs::path> files;
-    for (fs::directory_iterator it(deps_dir() / "models" / sub, ec), end; !ec && it != end; it.increment(ec)) {
-      if (it->path().extension() == ".onnx") files.push_back(it->path());
+    if (auto entries = list_directory(deps_dir() / "models" / sub)) {
+      for (const auto& e : *entries) {
+        if (e.extension() == ".onnx") files.push_back(e);
+      }
     }
     std::sort(files.begin(), files.end());
     for (const auto& f : files) {
@@ -99,7 +103,7 @@ Role parse_role(const std::string& s) {
 }  // namespace
 
 fs::path default_cache_dir() {
-  if (const char* env = std::getenv("RUNG_CACHE_DIR"); env != nullptr && *env) return env;
+  if (auto env = path_in_variable("RUNG_CACHE_DIR")) return *env;
   auto dir = user_cache_dir();
   if (!dir) throw CliError(kExitUsage, fmt::format("no cache directory: {} (or RUNG_CACHE_DIR, or --cache-dir)", dir.error().message));
   return *dir / "probe";
@@ -134,7 +138,7 @@ std::vector<ModelRegistration> ModelArgs::resolve() const {
   for (const auto& m : models) {
     auto [name, path] = split_assignment(m);
     ModelRegistration r;
-    r.f32 = fs::absolute(path);
+    r.f32 = fs::absolute(path_from_utf8(path));
     require_model_file("model " + m, r.f32);  // bench takes them as arguments, the others as --model
     r.name = name.empty() ? model_name_of(r.f32) : name;
     if (std::any_of(out.begin(), out.end(), [&](const ModelRegistration& x) { return x.name == r.name; })) {
@@ -159,7 +163,7 @@ void ModelArgs::apply_roles_and_specs(std::vector<ModelRegistration>& out) const
   // Without --input-spec, a spec named after the model in rung's specs directory feeds it.
   for (auto& m : out) {
     std::error_code ec;
-    fs::path spec_file = specs_dir() / (m.name + ".json");
+    fs::path spec_file = specs_dir() / path_from_utf8(m.name + ".json");
     if (!m.inputs.empty() || !fs::is_regular_file(spec_file, ec)) continue;
     auto spec = InputSpec::from_json_file(spec_file);
     if (!spec) throw CliError(kExitUsage, fmt::format("{}: {}", spec_file.string(), spec.error().message));
@@ -168,7 +172,7 @@ void ModelArgs::apply_roles_and_specs(std::vector<ModelRegistration>& out) const
   for (const auto& s : input_specs) {
     auto [name, file] = split_assignment(s);
     auto& m = find("--input-spec " + s, name);
-    auto spec = InputSpec::from_json_file(file);
+    auto spec = InputSpec::from_json_file(path_from_utf8(file));
     if (!spec) throw CliError(kExitUsage, fmt::format("--input-spec {}: {}", name, spec.error().message));
     m.inputs = *spec;
   }

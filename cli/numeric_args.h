@@ -18,6 +18,7 @@
 
 #include "rung/limits.h"
 #include "rung/number_text.h"
+#include "rung/path_text.h"
 
 namespace rung::cli {
 
@@ -88,7 +89,19 @@ template <class T>
 CLI::Option* add_text(CLI::App& app, const std::string& name, T& var, const std::string& description) {
   static_assert(numeric_detail::is_text_option<T>::value,
                 "add_text takes strings and paths (or lists of them); a number goes through add_number, with its range");
-  return app.add_option(name, var, description);
+  // A path is made from the argument's UTF-8 by rung/path_text.h, not by
+  // CLI11's assignment, which reads it in the system's code page on Windows.
+  if constexpr (std::is_same_v<T, std::filesystem::path>) {
+    return app.add_option_function<std::string>(name, [&var](const std::string& text) { var = path_from_utf8(text); }, description)
+        ->type_name("TEXT");
+  } else if constexpr (std::is_same_v<T, std::vector<std::filesystem::path>>) {
+    return app.add_option_function<std::vector<std::string>>(name, [&var](const std::vector<std::string>& texts) {
+      var.clear();
+      for (const auto& text : texts) var.push_back(path_from_utf8(text));
+    }, description)->type_name("TEXT");
+  } else {
+    return app.add_option(name, var, description);
+  }
 }
 
 // A thread count: 0 (the command's default) up to the logical CPUs this process may use.

@@ -17,6 +17,7 @@
 #include "rung/engine_core.h"
 #include "rung/rung_names.h"
 #include "rung/variants.h"
+#include "rung/path_text.h"
 #include "variants_args.h"
 
 namespace rung::cli {
@@ -49,7 +50,7 @@ int run_prepare(const PrepareOptions& c) {
   } else {
     o.models = c.models.resolve();
   }
-  o.cache_dir = c.cache_dir.empty() ? default_cache_dir() : fs::path(c.cache_dir);
+  o.cache_dir = c.cache_dir.empty() ? default_cache_dir() : path_from_utf8(c.cache_dir);
   {
     std::vector<NamedPath> inputs = {{"--ort-dir", c.runtime.ort_dir}, {"--variants", c.variants.manifest}, {"--deployment", c.variants.deployment}};
     for (const auto& m : o.models) inputs.push_back({"the model " + m.name, m.f32});

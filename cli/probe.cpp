@@ -13,6 +13,7 @@
 #include "reason_notes.h"
 #include "runtime_args.h"
 #include "rung/probe.h"
+#include "rung/path_text.h"
 
 namespace rung::cli {
 namespace {
@@ -103,7 +104,7 @@ int run_probe_command(const ProbeCliOptions& c) {
   }
   c.software_gpu.apply();
   ProbeOptions o;
-  o.cache_dir = c.cache_dir.empty() ? default_cache_dir() : fs::path(c.cache_dir);
+  o.cache_dir = c.cache_dir.empty() ? default_cache_dir() : path_from_utf8(c.cache_dir);
   check_output_directory_before_work({"--cache-dir", o.cache_dir});  // written in: never a file (a model, say)
   o.hardware_root = c.hardware_root;
   o.runs = c.runs;

@@ -4,6 +4,7 @@
 
 #include "commands.h"
 #include "numeric_args.h"
+#include "rung/path_text.h"
 
 namespace rung::cli {
 namespace fs = std::filesystem;
@@ -26,8 +27,8 @@ void VariantArgs::add_to(CLI::App& command) {
 }
 
 std::pair<variants::Manifest, variants::Deployment> VariantArgs::load() const {
-  const fs::path m = manifest.empty() ? bundled_manifest() : fs::path(manifest);
-  const fs::path d = deployment.empty() ? manifests_dir() / "bundled.deployment.json" : fs::path(deployment);
+  const fs::path m = manifest.empty() ? bundled_manifest() : path_from_utf8(manifest);
+  const fs::path d = deployment.empty() ? manifests_dir() / "bundled.deployment.json" : path_from_utf8(deployment);
   auto loaded = variants::load_manifest(m, {{"RUNG_DEPS_DIR", RUNG_DEFAULT_DEPS_DIR}});
   if (!loaded) throw CliError(kExitUsage, loaded.error().message);
   auto provisioned = variants::load_deployment(d);

@@ -3,15 +3,18 @@
 // Windows has no exec, and the tools beside these three stay Linux's for now
 // (docs/windows.md).
 #include "commands.h"
+#include "os/windows/text.h"
 #include "rung/runtime.h"
 
 namespace rung::cli {
 Result<ProbeOutcome> probe_decision(const ProbeOptions& options) { return run_probe(options); }
 }  // namespace rung::cli
 
-int main(int argc, char** argv) {
+// wmain (linked with -municode): the arguments in UTF-16, made UTF-8 once here.
+int wmain(int argc, wchar_t** wide_argv) {
+  rung::Utf8Arguments args(argc, wide_argv);
   auto program = rung::cli::start_rung_program();
   CLI::App& app = *program;
   rung::cli::add_engine_commands(app);
-  return rung::cli::run_command_line(app, argc, argv);
+  return rung::cli::run_command_line(app, args.argc(), args.argv());
 }

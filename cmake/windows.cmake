@@ -15,7 +15,8 @@ foreach(dir fmt nlohmann CLI)
 endforeach()
 add_library(rung_windows_headers INTERFACE)
 target_include_directories(rung_windows_headers SYSTEM INTERFACE "${RUNG_WINDOWS_HEADERS}" "${RUNG_ORT_INCLUDE_DIR}")
-target_compile_definitions(rung_windows_headers INTERFACE FMT_HEADER_ONLY ORT_API_MANUAL_INIT UNICODE _UNICODE WIN32_LEAN_AND_MEAN NOMINMAX
+# CLI11_HAS_FILESYSTEM 0: CLI11's path validators (rung uses none) would make paths from narrow text.
+target_compile_definitions(rung_windows_headers INTERFACE FMT_HEADER_ONLY ORT_API_MANUAL_INIT UNICODE _UNICODE WIN32_LEAN_AND_MEAN NOMINMAX CLI11_HAS_FILESYSTEM=0
                            _WIN32_WINNT=0x0A00)
 
 set(RUNG_WARNINGS -Wall -Wextra -Wpedantic -Werror)
@@ -26,8 +27,9 @@ set(_s "${PROJECT_SOURCE_DIR}/src")
 # default directories (%LOCALAPPDATA%); this process (ending with its parent, priority, memory);
 # files from outside read (regular files only); child processes (a Job Object, deadlines, crashes)
 # and the line channel to a worker (a named pipe); file identities and the file-hash cache.
-add_library(rung_os_windows STATIC
-  ${_s}/os/windows/library_files.cpp ${_s}/os/windows/dynamic_library.cpp ${_s}/os/dynamic_library.cpp ${_s}/os/windows/text.cpp
+set(RUNG_WINDOWS_OS_SOURCES
+  ${_s}/os/windows/library_files.cpp ${_s}/os/windows/dynamic_library.cpp ${_s}/os/dynamic_library.cpp ${_s}/os/windows/text.cpp ${_s}/os/path_text.cpp
+  ${_s}/os/windows/directory.cpp ${_s}/os/windows/long_path.cpp
   ${_s}/os/windows/hardware_description.cpp ${_s}/os/windows/machine.cpp ${_s}/os/windows/cpus.cpp
   ${_s}/os/sha256.cpp ${_s}/os/windows/sha256.cpp ${_s}/os/windows/atomic_file.cpp
   ${_s}/os/file_lock.cpp ${_s}/os/windows/file_lock.cpp ${_s}/os/windows/user_dirs.cpp ${_s}/os/windows/this_process.cpp
@@ -38,6 +40,7 @@ add_library(rung_os_windows STATIC
   ${_s}/os/process_identity.cpp ${_s}/os/windows/process_identity.cpp ${_s}/os/progress_file.cpp ${_s}/os/windows/progress_file.cpp
   ${_s}/os/termination.cpp ${_s}/os/windows/termination.cpp ${_s}/os/utc_now.cpp ${_s}/os/output_paths.cpp ${_s}/os/input_check.cpp ${_s}/os/command_line.cpp
   ${_s}/os/worker_location.cpp ${_s}/os/environment.cpp ${_s}/os/setting_names.cpp ${_s}/os/windows/loader_search.cpp)
+add_library(rung_os_windows STATIC ${RUNG_WINDOWS_OS_SOURCES})
 target_include_directories(rung_os_windows PUBLIC "${_s}" "${PROJECT_SOURCE_DIR}/include")
 target_link_libraries(rung_os_windows PUBLIC rung_windows_headers dxgi bcrypt advapi32 shell32 ole32 psapi)
 target_compile_options(rung_os_windows PRIVATE ${RUNG_WARNINGS})
@@ -63,13 +66,16 @@ target_compile_definitions(rung_engine_windows PRIVATE
 
 # The worker and `rung.exe` (doctor, probe and prepare): one program, not the
 # Linux front and rung-full, since Windows has no exec to hand a command on with.
-add_executable(rung_probe_worker_windows "${PROJECT_SOURCE_DIR}/worker/main.cpp")
+add_executable(rung_probe_worker_windows "${PROJECT_SOURCE_DIR}/worker/windows_main.cpp" "${PROJECT_SOURCE_DIR}/worker/kinds.cpp")
+target_link_options(rung_probe_worker_windows PRIVATE -municode)
 set_target_properties(rung_probe_worker_windows PROPERTIES OUTPUT_NAME rung-probe-worker RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}")
 target_link_libraries(rung_probe_worker_windows PRIVATE rung_engine_windows)
 set(_cli "${PROJECT_SOURCE_DIR}/cli")
-add_executable(rung_windows ${_cli}/windows_main.cpp ${_cli}/doctor.cpp ${_cli}/probe.cpp ${_cli}/prepare.cpp ${_cli}/program.cpp ${_cli}/command_line.cpp
+set(RUNG_WINDOWS_CLI_SOURCES ${_cli}/windows_main.cpp ${_cli}/doctor.cpp ${_cli}/probe.cpp ${_cli}/prepare.cpp ${_cli}/program.cpp ${_cli}/command_line.cpp
   ${_cli}/exit_code.cpp ${_cli}/json_output.cpp ${_cli}/model_args.cpp ${_cli}/numeric_args.cpp ${_cli}/output_check.cpp
   ${_cli}/progress.cpp ${_cli}/reason_notes.cpp ${_cli}/runtime_args.cpp ${_cli}/variants_args.cpp)
+add_executable(rung_windows ${RUNG_WINDOWS_CLI_SOURCES})
+target_link_options(rung_windows PRIVATE -municode)
 set_target_properties(rung_windows PROPERTIES OUTPUT_NAME rung RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}")
 target_link_libraries(rung_windows PRIVATE rung_engine_windows)
 target_compile_definitions(rung_windows PRIVATE RUNG_VERSION="${PROJECT_VERSION}"
@@ -92,6 +98,10 @@ if(RUNG_BUILD_TESTS)
     get_filename_component(name "${src}" NAME_WE)
     add_executable(${name} "${src}")
     target_link_libraries(${name} PRIVATE rung_engine_windows GTest::gtest_main GTest::gmock)
+    # abi-*: an application of rung_engine.dll, through the C ABI.
+    if(name MATCHES "^abi-")
+      target_link_libraries(${name} PRIVATE rung_engine_dll)
+    endif()
     target_include_directories(${name} PRIVATE "${PROJECT_SOURCE_DIR}/tests")  # the bodies shared with Linux's tests
     target_compile_options(${name} PRIVATE ${RUNG_WARNINGS})
     target_compile_definitions(${name} PRIVATE RUNG_TEST_WINDOWS_DEPS="${RUNG_WINDOWS_TEST_DEPS}" RUNG_TEST_MODELS="Z:${RUNG_DEPS_DIR}/models")
@@ -131,3 +141,36 @@ target_include_directories(c_classify_windows PRIVATE "${PROJECT_SOURCE_DIR}/inc
 set_target_properties(c_classify_windows PROPERTIES OUTPUT_NAME c-classify RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}"
   C_STANDARD 99 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF)
 target_compile_options(c_classify_windows PRIVATE -Wall -Wextra -Wpedantic -Werror)
+
+# Text becomes a path only through rung/path_text.h (UTF-8 read as UTF-8): a
+# std::filesystem::path made from a narrow string is read in the code page here.
+# The same sources compiled without inlining keep every conversion they make
+# as a template instance; tools/check-windows-path-text.py fails on any made
+# from a std::string, string_view or char pointer (a literal's char[N] is ASCII
+# and allowed), and on a directory iterator or remove_all (rung/directory.h).
+add_library(rung_windows_path_text_check OBJECT ${RUNG_WINDOWS_OS_SOURCES} ${RUNG_WINDOWS_ENGINE_SOURCES} ${RUNG_WINDOWS_CLI_SOURCES}
+  ${_s}/capi/abi.cpp ${_s}/capi/options.cpp "${PROJECT_SOURCE_DIR}/worker/windows_main.cpp" "${PROJECT_SOURCE_DIR}/worker/kinds.cpp")
+target_link_libraries(rung_windows_path_text_check PRIVATE rung_windows_headers)
+target_include_directories(rung_windows_path_text_check PRIVATE "${_s}" "${PROJECT_SOURCE_DIR}/include")
+target_compile_options(rung_windows_path_text_check PRIVATE -O0 -fno-inline -w -Wa,-mbig-obj)
+target_compile_definitions(rung_windows_path_text_check PRIVATE RUNG_BUILDING_ABI RUNG_VERSION="${PROJECT_VERSION}"
+  RUNG_DATA_FROM_BINDIR="share/rung" RUNG_DATA_FROM_LIBDIR="share/rung" RUNG_LIBEXEC_FROM_BINDIR="." RUNG_LIBEXEC_FROM_LIBDIR="."
+  RUNG_DEFAULT_DEPS_DIR="${RUNG_DEPS_DIR}" RUNG_SPECS_DIR="${PROJECT_SOURCE_DIR}/specs" RUNG_INSTALLED_SPECS_DIR="${CMAKE_INSTALL_FULL_DATADIR}/rung/specs"
+  RUNG_MANIFESTS_DIR="${PROJECT_SOURCE_DIR}/manifests" RUNG_INSTALLED_MANIFESTS_DIR="${CMAKE_INSTALL_FULL_DATADIR}/rung/manifests")
+set_target_properties(rung_windows_path_text_check PROPERTIES UNITY_BUILD OFF)  # a finding names its source
+file(GENERATE OUTPUT "${PROJECT_BINARY_DIR}/path-text-check-objects.txt" CONTENT "$<JOIN:$<TARGET_OBJECTS:rung_windows_path_text_check>,\n>\n")
+# And an object that makes a path from a std::string, which the check must refuse.
+add_library(rung_windows_path_text_planted OBJECT "${PROJECT_SOURCE_DIR}/tests/windows/planted_narrow_path.cc")
+target_compile_options(rung_windows_path_text_planted PRIVATE -O0 -fno-inline)
+file(GENERATE OUTPUT "${PROJECT_BINARY_DIR}/path-text-planted-objects.txt" CONTENT "$<JOIN:$<TARGET_OBJECTS:rung_windows_path_text_planted>,\n>\n")
+if(RUNG_BUILD_TESTS)
+  add_test(NAME windows.text_becomes_a_path_in_one_place
+    COMMAND /usr/bin/python3 "${PROJECT_SOURCE_DIR}/tools/check-windows-path-text.py" --nm "${CMAKE_NM}" --objdump "${CMAKE_OBJDUMP}"
+            --still "${PROJECT_SOURCE_DIR}/tools/windows-narrow-paths.txt"
+            "${PROJECT_BINARY_DIR}/path-text-check-objects.txt")
+  add_test(NAME windows.path_text_check_refuses_a_planted_conversion
+    COMMAND /usr/bin/python3 "${PROJECT_SOURCE_DIR}/tools/check-windows-path-text.py" --nm "${CMAKE_NM}" "${PROJECT_BINARY_DIR}/path-text-planted-objects.txt")
+  # Each planted way (a std::string, a string_view, a char pointer, remove_all) found by name.
+  set_tests_properties(windows.path_text_check_refuses_a_planted_conversion PROPERTIES
+    PASS_REGULAR_EXPRESSION "FAIL: 4 narrow conversion")
+endif()

@@ -16,6 +16,10 @@ SCENARIO:
            the same rules as on Linux: faster and the same outputs (taken), other
            outputs, a crash in its worker, a hang past the deadline; each verdict
            the one Linux's rung reaches on the same model
+  paths    paths beyond ASCII and past MAX_PATH: a model, a cache and an --out-json
+           under non-ASCII names, and a cache path over 300 characters, each used
+           as named (no other
+           directory made, the decision written, no probe work left behind)
 Prints "PASS <scenario>" at the end; anything else is a failure.
 """
 import argparse
@@ -192,9 +196,47 @@ def engine(r):
     print(line(win.stdout, "output "), "on both")
 
 
+def paths(r):
+    # wine turns its arguments and environment into UTF-16 by the Unix locale's charset.
+    utf8 = {"LC_ALL": "C.UTF-8"}
+    base = os.path.join(r.scratch, "données-中文")
+    os.makedirs(base)
+    model = os.path.join(base, "modèle-分类.onnx")
+    shutil.copy(os.path.join(r.args.deps, "models", "ppocr", "ch_ppocr_mobile_v2.0_cls_infer.onnx"), model)
+    cache = os.path.join(base, "cache-é")
+    out_json = os.path.join(base, "décision.json")
+
+    def decided(cache_dir, argv, env):
+        done = r.windows(["probe", "--ort-dir", windows_path(r.ort_dir), "--model", "cls=" + windows_path(model), "--json"] + argv,
+                         env=dict(utf8, **env))
+        outcome = json.loads(done.stdout)
+        expect(outcome["chosen"] == "cpu", f"probe chose {outcome['chosen']}")
+        expect(os.path.isfile(os.path.join(cache_dir, "probe.json")), f"no probe.json in {cache_dir}")
+        left = [f for f in os.listdir(cache_dir) if f.startswith("probe-work")]
+        expect(not left, f"probe work left in {cache_dir}: {left}")
+        return outcome, done
+
+    outcome, _ = decided(cache, ["--cache-dir", windows_path(cache), "--out-json", windows_path(out_json)], {})
+    expect(os.path.isfile(out_json), f"--out-json wrote no {out_json}: {os.listdir(base)}")
+    with open(out_json, encoding="utf-8") as f:
+        expect(json.load(f)["chosen"] == "cpu", f"{out_json} is not the decision")
+    expect(sorted(os.listdir(base)) == sorted(["modèle-分类.onnx", "cache-é", "décision.json"]),
+           f"{base} holds {os.listdir(base)}: a name was read in another code page")
+    with open(os.path.join(cache, "model-hashes.json"), encoding="utf-8") as f:
+        hashes = f.read()
+    expect("modèle-分类.onnx" in hashes, f"the cache's model hashes do not name the model's file as given:\n{hashes}")
+
+    # A cache path over 300 characters: once a hang (std::filesystem listed the current directory for it).
+    long_cache = r.scratch
+    while len(windows_path(long_cache)) < 300:
+        long_cache = os.path.join(long_cache, "c" * 60)
+    decided(long_cache, ["--cache-dir", windows_path(long_cache)], {})
+    print("non-ASCII model, cache and --out-json, and a", len(windows_path(long_cache)), "character cache path: used as named")
+
+
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("scenario", choices=["doctor", "probe", "engine", "rules"])
+    p.add_argument("scenario", choices=["doctor", "probe", "engine", "rules", "paths"])
     p.add_argument("--windows-build", required=True)
     p.add_argument("--linux-rung", required=True)
     p.add_argument("--model-writer", required=True)
@@ -204,7 +246,7 @@ def main():
     args = p.parse_args()
     scratch = tempfile.mkdtemp(prefix="rung-windows-cli.")
     try:
-        {"doctor": doctor, "probe": probe, "engine": engine, "rules": rules}[args.scenario](Runner(args, scratch))
+        {"doctor": doctor, "probe": probe, "engine": engine, "rules": rules, "paths": paths}[args.scenario](Runner(args, scratch))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     print("PASS", args.scenario)

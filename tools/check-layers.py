@@ -24,7 +24,7 @@ RANKS = {
 # Which folder implements each public header; result.h is the vocabulary every layer speaks.
 PUBLIC = {
     "result": None, "status": None,
-    "termination": "os", "terminal": "os", "command_line": "os", "user_dirs": "os", "output_paths": "os", "rung_programs": "os", "setting_names": "os",
+    "termination": "os", "terminal": "os", "command_line": "os", "user_dirs": "os", "path_text": "os", "directory": "os", "output_paths": "os", "rung_programs": "os", "setting_names": "os",
     "tensor": "core", "tolerance": "core", "hardware": "core", "ladder": "core", "model": "core",
     "geometry": "core", "input_spec": "core", "limits": "core", "printable": "core",
     "cpus": "os",

@@ -11,6 +11,7 @@
 #include "rung/cpus.h"
 #include "rung/limits.h"
 #include "rung/number_text.h"
+#include "rung/path_text.h"
 #include "rung/printable.h"
 #include "rung/variants.h"
 
@@ -42,7 +43,7 @@ Result<double> real(const std::string& key, const std::string& value, double lo,
 
 Result<std::filesystem::path> path(const std::string& key, const std::string& value) {
   if (value.empty()) return bad(key, value, "expected a path, not an empty text");
-  return std::filesystem::path(value);
+  return path_from_utf8(value);
 }
 
 Result<NumericForm> form_named(const std::string& key, const std::string& name) {
@@ -221,7 +222,7 @@ Status OptionSet::add_model(const std::string& name, const std::string& file, co
   if (file.empty()) return Error{ErrorCode::kInvalidArgument, fmt::format("model {}: no file given", name)};
   ModelRegistration m;
   m.name = name;
-  m.f32 = file;
+  m.f32 = path_from_utf8(file);
   bool known = false;
   for (Role r : {Role::kDetector, Role::kEmbedder, Role::kSegmenter, Role::kGeneric}) {
     if (role == role_name(r)) {

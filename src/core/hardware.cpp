@@ -17,6 +17,8 @@
 #include "os/json_input.h"
 #include "os/machine.h"
 #include "os/read_file.h"
+#include "rung/directory.h"
+#include "rung/path_text.h"
 #include "rung/printable.h"
 
 namespace rung {
@@ -106,16 +108,15 @@ std::vector<std::string_view> split_lines(std::string_view s) {
 
 // Names of the entries of a directory; nullopt when it cannot be listed.
 std::optional<std::vector<std::string>> list_dir(const fs::path& dir, bool skip_directories = false) {
-  std::error_code ec;
-  fs::directory_iterator it(dir, ec);
-  if (ec) return std::nullopt;
+  auto entries = list_directory(dir);
+  if (!entries) return std::nullopt;
   std::vector<std::string> names;
-  for (const fs::directory_iterator end; !ec && it != end; it.increment(ec)) {
+  for (const auto& e : *entries) {
     if (skip_directories) {
       std::error_code dec;
-      if (it->is_directory(dec)) continue;
+      if (fs::is_directory(e, dec)) continue;
     }
-    names.push_back(it->path().filename().string());
+    names.push_back(e.filename().string());
   }
   std::sort(names.begin(), names.end());
   return names;
@@ -141,7 +142,7 @@ void read_pci(const fs::path& root, Hardware& hw) {
   if (!names) return;
   hw.pci_visible = true;
   for (const auto& address : *names) {  // sorted by address already
-    const fs::path dev = devices / address;
+    const fs::path dev = devices / path_from_utf8(address);
     auto class_code = read_hex(dev / "class");
     if (!class_code) continue;
     const auto base_class = (*class_code >> 16) & 0xffu;
@@ -376,7 +377,7 @@ void read_core_classes(const fs::path& root, const std::map<int, std::string>& c
     int c = 0;
     if (n.size() < 4 || n.compare(0, 3, "cpu") != 0) continue;
     if (std::from_chars(n.data() + 3, n.data() + n.size(), c).ptr != n.data() + n.size()) continue;
-    const fs::path dir = root / "sys/devices/system/cpu" / n;
+    const fs::path dir = root / "sys/devices/system/cpu" / path_from_utf8(n);
     if (auto v = read_decimal(dir / "cpu_capacity")) capacity[c] = *v;
     if (auto v = read_decimal(dir / "cpufreq/cpuinfo_max_freq")) max_khz[c] = *v;
   }
@@ -421,13 +422,13 @@ std::optional<std::string> uevent_value(std::string_view text, std::string_view 
 // the GPU nodes of drivers that have no DRM render node (Arm's Mali driver, Adreno's kgsl).
 void read_soc_gpus(const fs::path& root, Hardware& hw) {
   for (const auto& node : hw.dri_render_nodes) {
-    const auto uevent = read_file(root / "sys/class/drm" / fs::path(node).filename() / "device/uevent");
+    const auto uevent = read_file(root / "sys/class/drm" / path_from_utf8(node).filename() / "device/uevent");
     if (!uevent || uevent_value(*uevent, "PCI_SLOT_NAME")) continue;
     const auto driver = uevent_value(*uevent, "DRIVER").value_or("");
     hw.soc_gpus.push_back({node, driver, vendor_from_gpu_driver(driver)});
   }
   for (const auto& [node, driver] : {std::pair{"mali0", "mali"}, std::pair{"kgsl-3d0", "kgsl"}}) {
-    if (path_exists(root / "dev" / node)) hw.soc_gpus.push_back({std::string("/dev/") + node, driver, vendor_from_gpu_driver(driver)});
+    if (path_exists(root / "dev" / path_from_utf8(node))) hw.soc_gpus.push_back({std::string("/dev/") + node, driver, vendor_from_gpu_driver(driver)});
   }
 }
 
@@ -447,7 +448,7 @@ std::string read_board(const fs::path& root) {
 //   {"dxgi_adapters": [{"name", "vendor_id" (hex text), "device_id", "dedicated_memory_mb", "software"}],
 //    "dxgi_problem": why no adapter could be listed (optional),
 //    "cpu": {"name", "logical_processors", "cores", "features": [...], "cores_by_efficiency_class": {"1": 6, "0": 8}}}
-constexpr const char* kWindowsDescription = "windows.json";
+constexpr char kWindowsDescription[] = "windows.json";
 
 Status read_windows_adapter(const nlohmann::json& a, std::size_t index, Hardware& hw) {
   JsonFields f(a, fmt::format("dxgi_adapters[{}]", index));

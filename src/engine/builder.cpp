@@ -10,14 +10,15 @@
 #include "jobs/compile.h"
 #include "jobs/runner.h"
 #include "os/atomic_file.h"
-#include "os/this_process.h"
 #include "os/file_hash.h"
 #include "os/file_lock.h"
 #include "os/json_input.h"
 #include "os/read_file.h"
+#include "os/this_process.h"
 #include "os/utc_now.h"
 #include "os/work_dir.h"
 #include "probe/attempts.h"
+#include "rung/directory.h"
 
 namespace rung {
 namespace fs = std::filesystem;
@@ -106,12 +107,14 @@ std::string refuse_after_deaths(const EngineBuildPlan& plan, const ModelRegistra
 // Under the build lock, what a killed builder left: temporaries and its work directories.
 void remove_stale_temporaries(const fs::path& root) {
   std::error_code ec;
-  for (fs::directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
-    if (it->is_directory(ec) && it->path().filename().string().rfind("work.", 0) == 0) fs::remove_all(it->path(), ec);
+  if (auto entries = list_directory(root)) {
+    for (const auto& e : *entries) {
+      if (fs::is_directory(fs::symlink_status(e, ec)) && e.filename().string().rfind("work.", 0) == 0) remove_tree(e, ec);
+    }
   }
-  for (fs::recursive_directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
-    if (it->is_regular_file(ec) && it->path().filename().string().find(".tmp.") != std::string::npos) {
-      fs::remove(it->path(), ec);
+  if (auto below = list_directory(root, {.recursive = true})) {
+    for (const auto& e : *below) {
+      if (fs::is_regular_file(fs::symlink_status(e, ec)) && e.filename().string().find(".tmp.") != std::string::npos) fs::remove(e, ec);
     }
   }
 }

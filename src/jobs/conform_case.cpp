@@ -7,8 +7,9 @@
 #include <chrono>
 #include <optional>
 
-#include "runtime/clean_error.h"
 #include "jobs/target_session.h"
+#include "rung/directory.h"
+#include "runtime/clean_error.h"
 #include "session/placement.h"
 #include "session/tensor_file.h"
 
@@ -31,11 +32,12 @@ std::optional<std::size_t> number_after(const std::string& name, const std::stri
 // The entries of `dir` named PREFIX<N><suffix>, by N.
 std::vector<std::pair<std::size_t, fs::path>> numbered(const fs::path& dir, const std::string& prefix, const std::string& suffix) {
   std::vector<std::pair<std::size_t, fs::path>> out;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir, ec)) {
-    const std::string name = e.path().filename().string();
+  auto entries = list_directory(dir);
+  if (!entries) return out;
+  for (const auto& e : *entries) {
+    const std::string name = e.filename().string();
     if (!name.ends_with(suffix)) continue;
-    if (auto n = number_after(name, prefix)) out.emplace_back(*n, e.path());
+    if (auto n = number_after(name, prefix)) out.emplace_back(*n, e);
   }
   std::sort(out.begin(), out.end());
   return out;

@@ -14,6 +14,7 @@
 #include "os/json_input.h"
 #include "os/read_file.h"
 #include "os/this_process.h"
+#include "rung/path_text.h"
 #include "rung/result.h"
 
 namespace rung {
@@ -90,7 +91,7 @@ int worker_main(int argc, char** argv, std::span<const JobKind> kinds) {
     }
   }
 
-  const std::filesystem::path job_file = argv[2];
+  const std::filesystem::path job_file = path_from_utf8(argv[2]);
   std::optional<LineChannel> channel;
   if (channel_fd) channel.emplace(*channel_fd);
   nlohmann::json result;

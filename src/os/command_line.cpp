@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "os/this_process.h"
+#include "rung/path_text.h"
 
 namespace rung {
 
@@ -12,7 +13,7 @@ std::string this_command_line() {
   for (std::size_t i = 0; i < args.size(); ++i) {
     std::string arg = args[i];
     if (i == 0) {
-      std::filesystem::path program(arg);
+      const std::filesystem::path program = path_from_utf8(arg);
       // "rung.exe" is the command "rung" on Windows.
       arg = program.extension() == ".exe" ? program.stem().string() : program.filename().string();
       // rung-full is what the `rung` front becomes (cli/front.cpp): a record names the command typed.

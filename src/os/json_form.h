@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cmath>
+#include <filesystem>
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "os/json_input.h"
+#include "rung/path_text.h"
 
 namespace rung {
 
@@ -83,8 +85,12 @@ void read_json(const nlohmann::json& j, T& v) {
     } else {
       read_json(j, v.emplace());
     }
+  } else if constexpr (std::is_same_v<T, std::filesystem::path>) {
+    // nlohmann-json 3.11.2 assigns the narrow string, which Windows reads in its code page.
+    if (!j.is_string()) throw nlohmann::json::type_error::create(302, "a path (text) is required, not " + std::string(j.type_name()), &j);
+    v = path_from_utf8(j.get_ref<const std::string&>());
   } else {
-    j.get_to(v);  // strings, doubles, paths, and structs with their own from_json
+    j.get_to(v);  // strings, doubles, and structs with their own from_json
   }
 }
 

@@ -13,6 +13,7 @@
 #include "os/elf_dynamic.h"
 #include "os/environment.h"
 #include "os/read_file.h"
+#include "rung/directory.h"
 
 namespace rung {
 namespace fs = std::filesystem;
@@ -191,8 +192,9 @@ class Resolver {
     std::vector<fs::path> dirs = directories(requester);
     dirs.insert(dirs.end(), paths_.system_dirs.begin(), paths_.system_dirs.end());
     for (const auto& d : dirs) {
-      std::error_code ec;
-      for (fs::directory_iterator it(d, ec), end; !ec && it != end; it.increment(ec)) consider(it->path().filename().string());
+      if (auto entries = list_directory(d)) {
+        for (const auto& e : *entries) consider(e.filename().string());
+      }
     }
     for (const auto& entry : paths_.cache) consider(entry.first);
     return {out.begin(), out.end()};

@@ -7,6 +7,7 @@
 #include "os/atomic_file.h"
 #include "os/file_identity.h"
 #include "os/this_process.h"
+#include "rung/directory.h"
 
 namespace rung {
 namespace fs = std::filesystem;
@@ -43,13 +44,12 @@ bool same_id(const Seen& a, const Seen& b) {
 
 // The file under `dir` that is `out`, if any: a hard link has another name.
 std::optional<fs::path> file_under(const fs::path& dir, const Seen& out) {
-  std::error_code ec;
-  std::size_t seen_entries = 0;
-  for (fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end; !ec && it != end; it.increment(ec)) {
-    if (++seen_entries > kMaxEntriesSearched) break;
-    if (same_id(seen(it->path()), out)) return it->path();
-  }
-  return std::nullopt;
+  std::optional<fs::path> found;
+  (void)visit_directory(dir, {.recursive = true, .skip_unreadable = true, .max_entries = kMaxEntriesSearched}, [&](const fs::path& e) {
+    if (same_id(seen(e), out)) found = e;
+    return !found;
+  });
+  return found;
 }
 
 std::string lexically(const fs::path& p) {

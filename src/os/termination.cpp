@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "os/termination_state.h"
+#include "rung/directory.h"
 
 namespace rung {
 namespace fs = std::filesystem;
@@ -34,7 +35,7 @@ void begin_termination() { ending = true; }
 void remove_tracked_work_dirs() {
   for (const auto& dir : work_dirs()) {
     std::error_code ec;
-    fs::remove_all(dir, ec);
+    remove_tree(dir, ec);
   }
 }
 
@@ -46,7 +47,7 @@ void track_work_dir(const fs::path& dir) {
       return;
     }
     std::error_code ec;
-    fs::remove_all(dir, ec);
+    remove_tree(dir, ec);
   }
   park_until_the_end();
 }

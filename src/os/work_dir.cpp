@@ -13,13 +13,15 @@
 #include "os/path_trust.h"
 #include "os/process_identity.h"
 #include "os/termination.h"
+#include "rung/directory.h"
+#include "rung/path_text.h"
 
 namespace rung {
 namespace fs = std::filesystem;
 
 fs::path temporary_root() {
   if (auto env = system_variable("TMPDIR")) {
-    const fs::path dir(*env);
+    const fs::path dir = path_from_utf8(*env);
     std::error_code ec;
     if (dir.is_absolute() && fs::is_directory(dir, ec) && check_path_trusted(dir)) return dir;
   }
@@ -54,13 +56,14 @@ bool first_visit(const fs::path& parent) {
 
 std::size_t remove_abandoned_work_dirs(const fs::path& parent) {
   std::size_t removed = 0;
-  std::error_code ec;
-  for (fs::directory_iterator it(parent, ec), end; !ec && it != end; it.increment(ec)) {
-    if (!named_as_made(it->path().filename().string())) continue;
-    auto maker = maker_of(it->path());
+  auto entries = list_directory(parent);
+  if (!entries) return 0;
+  for (const auto& e : *entries) {
+    if (!named_as_made(e.filename().string())) continue;
+    auto maker = maker_of(e);
     if (!maker || !process_has_ended(*maker)) continue;
     std::error_code rm;
-    fs::remove_all(it->path(), rm);  // removes links inside, never what they point to
+    remove_tree(e, rm);  // removes links inside, never what they point to
     if (!rm) ++removed;
   }
   return removed;
@@ -126,7 +129,7 @@ WorkDir::~WorkDir() { remove(); }
 void WorkDir::remove() {
   if (!owned_ || path_.empty()) return;
   std::error_code ec;
-  fs::remove_all(path_, ec);
+  remove_tree(path_, ec);
   untrack_work_dir(path_);
   owned_ = false;
 }

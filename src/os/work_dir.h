@@ -25,7 +25,7 @@ namespace rung {
 std::filesystem::path temporary_root();
 
 // The note inside each made work directory naming the process that made it.
-inline constexpr const char* kWorkDirOwnerFile = ".rung-owner";
+inline constexpr char kWorkDirOwnerFile[] = ".rung-owner";
 
 // Removes, under `parent`, the work directories whose makers have ended (as
 // above); how many. create() calls it once per parent and process.

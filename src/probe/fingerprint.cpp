@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "rung/directory.h"
 #include "rung/model.h"
 
 namespace rung {
@@ -18,11 +19,14 @@ nlohmann::json inputs_of(const InputSpec& spec, FileHashCache& hashes) {
   nlohmann::json j = {{"dims", spec.dims}, {"values", spec.values}};
   if (spec.tensors_dir.empty()) return j;
   nlohmann::json tensors = nlohmann::json::object();
-  std::error_code ec;
-  for (fs::directory_iterator it(spec.tensors_dir, ec), end; !ec && it != end; it.increment(ec)) {
-    if (it->is_regular_file(ec)) tensors[it->path().filename().string()] = hash_or_missing(hashes, it->path());
+  auto entries = list_directory(spec.tensors_dir);
+  if (entries) {
+    for (const auto& e : *entries) {
+      std::error_code ec;
+      if (fs::is_regular_file(e, ec)) tensors[e.filename().string()] = hash_or_missing(hashes, e);
+    }
   }
-  j["tensors"] = ec ? nlohmann::json("unreadable") : tensors;
+  j["tensors"] = entries ? tensors : nlohmann::json("unreadable");
   return j;
 }
 

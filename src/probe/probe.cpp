@@ -20,16 +20,17 @@
 #include "os/file_lock.h"
 #include "os/regular_file.h"
 #include "os/termination.h"
-#include "os/work_dir.h"
 #include "os/this_process.h"
+#include "os/work_dir.h"
 #include "os/worker_location.h"
 #include "probe/attempts.h"
 #include "probe/decision.h"
+#include "rung/directory.h"
+#include "rung/setting_names.h"
 #include "runtime/dependencies.h"
 #include "runtime/plugin_rungs.h"
 #include "runtime/software_gpu.h"
 #include "session/tensor_file.h"
-#include "rung/setting_names.h"
 
 namespace rung {
 namespace fs = std::filesystem;
@@ -100,7 +101,7 @@ class Walker {
   std::pair<Verdict, ProbeJobResult> run(const RungSpec& rung, const RegisteredModel& model, const fs::path& dir,
                                          const RungSpec* floor = nullptr) {
     std::error_code ec;
-    fs::remove_all(dir, ec);
+    remove_tree(dir, ec);
     create_directories_unless_ending(dir, ec);
     ProbeJob job = job_for(rung, model, dir);
     if (floor != nullptr) {

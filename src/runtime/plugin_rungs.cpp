@@ -10,8 +10,10 @@
 #include "os/environment.h"
 #include "os/library_files.h"
 #include "os/path_trust.h"
-#include "runtime/software_gpu.h"
+#include "rung/directory.h"
+#include "rung/path_text.h"
 #include "rung/setting_names.h"
+#include "runtime/software_gpu.h"
 
 namespace rung {
 namespace fs = std::filesystem;
@@ -63,13 +65,12 @@ Status check_plugin_library(const fs::path& library, bool allow_writable) {
 Result<std::vector<RungSpec>> plugin_rungs(const std::vector<fs::path>& plugin_dirs, bool allow_writable, bool read_environment) {
   std::vector<std::pair<std::string, fs::path>> dirs;
   for (const auto& d : plugin_dirs) dirs.emplace_back(fmt::format("plugin directory {}", d.string()), d);
-  if (auto env = rung_variable("RUNG_PLUGIN_DIR", read_environment)) dirs.emplace_back(fmt::format("RUNG_PLUGIN_DIR={}", *env), *env);
+  if (auto env = rung_variable("RUNG_PLUGIN_DIR", read_environment)) dirs.emplace_back(fmt::format("RUNG_PLUGIN_DIR={}", *env), path_from_utf8(*env));
   std::vector<RungSpec> out;
   for (const auto& [what, dir] : dirs) {
     if (auto s = check_trusted(what, dir, allow_writable); !s) return s.error();
-    std::error_code ec;
-    std::vector<fs::path> files;
-    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) files.push_back(it->path());
+    auto listed = list_directory(dir);
+    std::vector<fs::path> files = listed ? std::move(*listed) : std::vector<fs::path>{};
     std::sort(files.begin(), files.end());
     for (const auto& f : files) {
       if (!is_plugin_library(f)) continue;

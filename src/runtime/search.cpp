@@ -9,6 +9,8 @@
 #include "os/environment.h"
 #include "os/library_files.h"
 #include "os/worker_location.h"
+#include "rung/directory.h"
+#include "rung/path_text.h"
 
 namespace rung {
 namespace fs = std::filesystem;
@@ -43,9 +45,11 @@ bool is_library_name(const std::string& name) { return is_library_file_of(name, 
 // Subdirectories newest-named first, so that among equally fitting builds the newest wins.
 std::vector<fs::path> subdirectories_newest_first(const fs::path& dir) {
   std::vector<fs::path> out;
-  std::error_code ec;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    if (it->is_directory(ec)) out.push_back(it->path());
+  auto entries = list_directory(dir);
+  if (!entries) return out;
+  for (const auto& e : *entries) {
+    std::error_code ec;
+    if (fs::is_directory(e, ec)) out.push_back(e);
   }
   std::sort(out.begin(), out.end(), [](const fs::path& a, const fs::path& b) {
     return natural_less(b.filename().string(), a.filename().string());
@@ -86,9 +90,11 @@ Status check_named_directory(const fs::path& dir, const std::string& what) {
 
 std::optional<fs::path> library_in(const fs::path& dir) {
   std::vector<fs::path> found;
-  std::error_code ec;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    if (is_library_name(it->path().filename().string()) && it->is_regular_file(ec)) found.push_back(it->path());
+  auto entries = list_directory(dir);
+  if (!entries) return std::nullopt;
+  for (const auto& e : *entries) {
+    std::error_code ec;
+    if (is_library_name(e.filename().string()) && fs::is_regular_file(e, ec)) found.push_back(e);
   }
   if (found.empty()) return std::nullopt;
   std::sort(found.begin(), found.end(), [](const fs::path& a, const fs::path& b) {
@@ -122,8 +128,9 @@ Result<RuntimeSearch> search_runtimes(const RuntimeSearchOptions& options) {
   }
   if (auto env = rung_variable("RUNG_ORT_DIR", options.read_environment, /*empty_counts=*/true)) {
     // A setting that names no usable build is "no runtime" (exit 3) in every command, never another build in its place.
-    if (auto s = check_named_directory(*env, "RUNG_ORT_DIR"); !s) return Error{ErrorCode::kNoRuntime, s.error().message};
-    add(*env, SearchOrigin::kEnvironment, libraries_under(*env));
+    const fs::path dir = path_from_utf8(*env);
+    if (auto s = check_named_directory(dir, "RUNG_ORT_DIR"); !s) return Error{ErrorCode::kNoRuntime, s.error().message};
+    add(dir, SearchOrigin::kEnvironment, libraries_under(dir));
   }
   if (options.include_default_locations) {
     // Found from the engine library (an embedded engine: its kit, wherever the application put it) or

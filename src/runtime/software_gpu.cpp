@@ -10,16 +10,17 @@
 
 #include "os/child_environment.h"
 #include "os/environment.h"
-#include "os/path_trust.h"
 #include "os/json_input.h"
+#include "os/path_trust.h"
 #include "os/worker_location.h"
+#include "rung/directory.h"
 #include "runtime/search.h"
 
 namespace rung {
 namespace fs = std::filesystem;
 namespace {
 
-constexpr const char* kManifest = "lvp_icd.json";
+constexpr char kManifest[] = "lvp_icd.json";
 
 std::mutex mutex;
 std::optional<SoftwareGpu>& lent() {
@@ -54,9 +55,11 @@ Result<SoftwareGpu> read_adapter_dir(const fs::path& dir) {
 
 std::vector<fs::path> candidate_dirs(const fs::path& root) {
   std::vector<fs::path> out;
-  std::error_code ec;
-  for (fs::directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
-    if (it->is_directory(ec)) out.push_back(it->path());
+  auto entries = list_directory(root);
+  if (!entries) return out;
+  for (const auto& e : *entries) {
+    std::error_code ec;
+    if (fs::is_directory(e, ec)) out.push_back(e);
   }
   std::sort(out.rbegin(), out.rend());  // newest-named first
   return out;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "rung/directory.h"
 #include "session/tensor_file.h"
 
 namespace rung {
@@ -18,8 +19,10 @@ Result<std::vector<Tensor>> read_tensor_directory(const std::filesystem::path& d
   std::error_code ec;
   if (!std::filesystem::is_directory(dir, ec)) return Error{ErrorCode::kNotFound, fmt::format("{}: not a directory", dir.string())};
   std::vector<std::filesystem::path> files;
-  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
-    if (e.path().extension() == ".pb") files.push_back(e.path());
+  auto entries = list_directory(dir);
+  if (!entries) return entries.error();
+  for (const auto& e : *entries) {
+    if (e.extension() == ".pb") files.push_back(e);
   }
   std::sort(files.begin(), files.end());
   if (files.empty()) return Error{ErrorCode::kNotFound, fmt::format("{}: holds no .pb tensors", dir.string())};

@@ -40,6 +40,16 @@ TEST(WindowsUserDirs, AnAbsoluteLocalAppDataHoldsBoth) {
   EXPECT_EQ(*data, fs::path(L"C:\\Users\\someone\\AppData\\Local\\rung\\data"));
 }
 
+// A LOCALAPPDATA beyond ASCII is the folder it names, and its UTF-8 text says it
+// (wine sets its own LOCALAPPDATA over the Unix one, so the CLI's test cannot).
+TEST(WindowsUserDirs, ALocalAppDataBeyondAsciiIsTheFolderNamed) {
+  LocalAppData set(std::wstring(L"C:\\Users\\Zo\u00eb\\AppData-\u4e2d\\Local"));
+  auto cache = user_cache_dir();
+  ASSERT_TRUE(cache) << cache.error().message;
+  EXPECT_EQ(*cache, fs::path(L"C:\\Users\\Zo\u00eb\\AppData-\u4e2d\\Local\\rung\\cache"));
+  EXPECT_EQ(cache->string(), "C:\\Users\\Zo\xc3\xab\\AppData-\xe4\xb8\xad\\Local\\rung\\cache");
+}
+
 // Without the variable, the system's own folder: an absolute directory that exists.
 TEST(WindowsUserDirs, WithoutTheVariableTheKnownFolderIsUsed) {
   LocalAppData unset(std::nullopt);

@@ -11,6 +11,8 @@
 #include "os/windows/handle.h"
 #include "os/windows/security.h"
 #include "os/windows/text.h"
+#include "rung/directory.h"
+#include "rung/path_text.h"
 
 namespace rung {
 namespace fs = std::filesystem;
@@ -29,7 +31,7 @@ Result<fs::path> make_fresh_dir(const fs::path& under, const std::string& prefix
   for (int attempt = 0; attempt < 100 && code == ERROR_ALREADY_EXISTS; ++attempt) {
     std::string name = prefix + ".";
     for (int i = 0; i < 6; ++i) name += kLetters[random() % (sizeof kLetters - 1)];
-    const fs::path dir = under / name;
+    const fs::path dir = under / path_from_utf8(name);
     // The parent's inherited access list: the user's temporary and cache directories are the user's alone.
     if (CreateDirectoryW(dir.c_str(), nullptr)) return dir;
     code = GetLastError();
@@ -57,7 +59,7 @@ bool is_own(HANDLE h, bool directory) {
 std::optional<std::string> read_own_note(const fs::path& dir, const std::string& name, std::size_t max_bytes) {
   OwnedHandle d(open_itself(dir, READ_CONTROL | FILE_READ_ATTRIBUTES));
   if (!d.ok() || !is_own(d.h, true)) return std::nullopt;
-  OwnedHandle note(open_itself(dir / name, GENERIC_READ | READ_CONTROL));
+  OwnedHandle note(open_itself(dir / path_from_utf8(name), GENERIC_READ | READ_CONTROL));
   if (!note.ok() || !is_own(note.h, false) || GetFileType(note.h) != FILE_TYPE_DISK) return std::nullopt;
   LARGE_INTEGER size{};
   if (!GetFileSizeEx(note.h, &size) || static_cast<std::uint64_t>(size.QuadPart) >= max_bytes) return std::nullopt;
@@ -69,13 +71,14 @@ std::optional<std::string> read_own_note(const fs::path& dir, const std::string&
 }
 
 Status sync_and_rename_dir(const fs::path& dir, const fs::path& final_path) {
+  auto below = list_directory(dir, {.recursive = true});
+  if (!below) return below.error();
   std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    if (!it->is_regular_file(ec)) continue;
-    OwnedHandle file(open_itself(it->path(), GENERIC_WRITE));
+  for (const auto& e : *below) {
+    if (!fs::is_regular_file(fs::symlink_status(e, ec))) continue;
+    OwnedHandle file(open_itself(e, GENERIC_WRITE));
     if (file.ok()) FlushFileBuffers(file.h);
   }
-  if (ec) return Error{ErrorCode::kIo, fmt::format("{}: {}", dir.string(), ec.message())};
   if (fs::exists(fs::symlink_status(final_path, ec))) {
     return Error{ErrorCode::kInvalidArgument, fmt::format("{}: already there; nothing was replaced", final_path.string())};
   }

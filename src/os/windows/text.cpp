@@ -21,6 +21,12 @@ std::wstring wide_of(const std::string& utf8) {
   return out;
 }
 
+Utf8Arguments::Utf8Arguments(int argc, wchar_t** argv) {
+  for (int i = 0; i < argc; ++i) text_.push_back(utf8_of(argv[i]));
+  for (auto& t : text_) pointers_.push_back(t.data());
+  pointers_.push_back(nullptr);
+}
+
 std::string windows_error_text(unsigned long code) {
   wchar_t* buffer = nullptr;
   const DWORD n = FormatMessageW(FORMAT_MESSAGE_ALLOCATE_BUFFER | FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS, nullptr, code, 0,

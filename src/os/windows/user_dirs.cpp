@@ -10,6 +10,7 @@
 #include <string>
 
 #include "os/windows/text.h"
+#include "rung/path_text.h"
 #include "rung/user_dirs.h"
 
 namespace rung {
@@ -39,7 +40,7 @@ Result<fs::path> local_app_data() {
 Result<fs::path> under_local_app_data(const char* sub) {
   auto base = local_app_data();
   if (!base) return base.error();
-  return *base / "rung" / sub;
+  return *base / "rung" / path_from_utf8(sub);
 }
 
 }  // namespace

@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Fails when a Windows object makes a path from narrow text, or lists or removes
+a directory with std::filesystem (rung/path_text.h and rung/directory.h say why).
+
+  check-windows-path-text.py --nm x86_64-w64-mingw32-nm [--objdump ...] [--still SOURCES.txt] OBJECTS.txt
+
+OBJECTS.txt lists object files compiled with -O0 -fno-inline, so that every
+template instance a source makes is still in its object. A path made from a
+string literal (char[N], ASCII) is allowed; from a std::string, a string_view
+or a char pointer it is not.
+
+--still names the sources not yet ported (docs/windows.md): their narrow
+conversions are reported and tolerated, and a listed source that makes none
+fails too, so the list only shrinks. Any other source that makes one fails.
+"""
+import argparse
+import re
+import subprocess
+import sys
+
+NARROW = r"(std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >|std::basic_string_view<char, std::char_traits<char> >|char const\*|char\*)"
+RULES = [
+    (re.compile(r"std::filesystem::__cxx11::path::(path|operator=|operator/=|operator\+=|append|concat|assign)<" + NARROW + r"[,>]"),
+     "a path made from narrow text: use rung::path_from_utf8 (rung/path_text.h)"),
+    (re.compile(r"std::filesystem::(__cxx11::)?(recursive_)?directory_iterator::|std::filesystem::remove_all\("),
+     "a directory listed or removed by std::filesystem: use rung/directory.h"),
+]
+
+
+def call_sites(objdump, obj, symbols):
+    """The functions in `obj` that call one of `symbols`."""
+    out = subprocess.run([objdump, "-d", "-r", "-C", obj], capture_output=True, text=True).stdout
+    where, sites = "?", []
+    for line in out.splitlines():
+        m = re.match(r"^[0-9a-f]+ <(.*)>:$", line)
+        if m:
+            where = m.group(1)
+        elif ("IMAGE_REL_" in line or "R_X86_64" in line) and any(s in line for s in symbols):
+            if where not in sites and not any(where.startswith(s) for s in symbols):
+                sites.append(where)
+    return sites
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--nm", required=True)
+    ap.add_argument("--objdump", help="name the functions that make each conversion")
+    ap.add_argument("--still", help="sources whose narrow conversions are still to port, one per line")
+    ap.add_argument("objects")
+    args = ap.parse_args()
+    objects = [line.strip() for line in open(args.objects) if line.strip()]
+    if not objects:
+        sys.exit("check-windows-path-text: no objects listed")
+    still = set()
+    if args.still:
+        still = {l.split("#")[0].strip() for l in open(args.still)} - {""}
+    found, tolerated, cleaned = 0, 0, set()
+    for obj in objects:
+        source = next((s for s in still if obj.endswith("/" + s + ".obj") or obj.endswith("/" + s + ".o")), None)
+        out = subprocess.run([args.nm, "-C", obj], capture_output=True, text=True)
+        if out.returncode != 0:
+            sys.exit(f"check-windows-path-text: {args.nm} {obj}: {out.stderr.strip()}")
+        flagged = []
+        for line in out.stdout.splitlines():
+            symbol = line[19:] if len(line) > 19 else line
+            for rule, why in RULES:
+                if rule.search(symbol) and (why, symbol) not in flagged:
+                    flagged.append((why, symbol))
+        if source is not None:
+            if flagged:
+                tolerated += len(flagged)
+            else:
+                cleaned.add(source)
+            continue
+        for why, symbol in flagged:
+            found += 1
+            print(f"{obj}: {why}\n    {symbol}")
+        if flagged and args.objdump:
+            for site in call_sites(args.objdump, obj, [symbol.split("(")[0] for _, symbol in flagged]):
+                print(f"    called in {site}")
+    for source in sorted(cleaned):
+        print(f"{source}: makes no narrow conversion now: take it off {args.still}")
+    if found or cleaned:
+        print(f"FAIL: {found} narrow conversion(s) or std::filesystem listing(s) in {len(objects)} objects"
+              + (f", {len(cleaned)} source(s) listed as still to port that are ported" if cleaned else ""))
+        return 1
+    if tolerated:
+        print(f"({tolerated} narrow conversion(s) in the {len(still)} sources listed as still to port)")
+    print(f"PASS: {len(objects)} objects make paths from UTF-8 only, and list and remove through rung/directory.h")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
