@@ -184,13 +184,13 @@ void print_text(const RuntimeDiscovery& d, const Hardware& hw, const Ladder& lad
 
 int run_doctor(const DoctorOptions& opt) {
   {
-    std::vector<NamedPath> inputs = {{"--ort-dir", opt.runtime.ort_dir}};
-    for (const auto& d : opt.plugins.dirs) inputs.push_back({"--plugin-dir", d});
+    std::vector<NamedPath> inputs = {{"--ort-dir", path_from_utf8(opt.runtime.ort_dir)}};
+    for (const auto& d : opt.plugins.dirs) inputs.push_back({"--plugin-dir", path_from_utf8(d)});
     check_outputs_before_work({opt.json.output()}, inputs);
   }
   opt.software_gpu.apply();
   const AdapterFacts adapter = adapter_facts();
-  Hardware hw = detect_hardware(opt.hardware_root);
+  Hardware hw = detect_hardware(path_from_utf8(opt.hardware_root));
   RuntimeSearchOptions search;
   opt.runtime.apply_to(search);
   auto discovery = discover_runtimes(search, hw);

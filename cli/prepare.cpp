@@ -52,13 +52,13 @@ int run_prepare(const PrepareOptions& c) {
   }
   o.cache_dir = c.cache_dir.empty() ? default_cache_dir() : path_from_utf8(c.cache_dir);
   {
-    std::vector<NamedPath> inputs = {{"--ort-dir", c.runtime.ort_dir}, {"--variants", c.variants.manifest}, {"--deployment", c.variants.deployment}};
+    std::vector<NamedPath> inputs = {{"--ort-dir", path_from_utf8(c.runtime.ort_dir)}, {"--variants", path_from_utf8(c.variants.manifest)}, {"--deployment", path_from_utf8(c.variants.deployment)}};
     for (const auto& m : o.models) inputs.push_back({"the model " + m.name, m.f32});
-    for (const auto& s : c.models.input_specs) inputs.push_back({"--input-spec", file_of_assignment(s)});
+    for (const auto& s : c.models.input_specs) inputs.push_back({"--input-spec", path_from_utf8(file_of_assignment(s))});
     check_outputs_before_work({c.json.output()}, inputs);
   }
   check_output_directory_before_work({"--cache-dir", o.cache_dir});  // written in: never a file (a model, say)
-  o.hardware_root = c.hardware_root;
+  o.hardware_root = path_from_utf8(c.hardware_root);
   o.acceptance_ratio = c.accept_ratio;
   o.inference_threads = c.threads;
   o.isolate = !c.in_process;

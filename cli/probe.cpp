@@ -97,16 +97,16 @@ int run_probe_command(const ProbeCliOptions& c) {
   // The models first: one that cannot be read is named before anything else happens.
   const auto models = c.models.resolve();
   {
-    std::vector<NamedPath> inputs = {{"--ort-dir", c.runtime.ort_dir}};
+    std::vector<NamedPath> inputs = {{"--ort-dir", path_from_utf8(c.runtime.ort_dir)}};
     for (const auto& m : models) inputs.push_back({"the model " + m.name, m.f32});
-    for (const auto& s : c.models.input_specs) inputs.push_back({"--input-spec", file_of_assignment(s)});
+    for (const auto& s : c.models.input_specs) inputs.push_back({"--input-spec", path_from_utf8(file_of_assignment(s))});
     check_outputs_before_work({c.json.output()}, inputs);
   }
   c.software_gpu.apply();
   ProbeOptions o;
   o.cache_dir = c.cache_dir.empty() ? default_cache_dir() : path_from_utf8(c.cache_dir);
   check_output_directory_before_work({"--cache-dir", o.cache_dir});  // written in: never a file (a model, say)
-  o.hardware_root = c.hardware_root;
+  o.hardware_root = path_from_utf8(c.hardware_root);
   o.runs = c.runs;
   o.threads = c.threads;
   o.acceptance_ratio = c.accept_ratio;

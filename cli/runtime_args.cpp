@@ -12,7 +12,7 @@ void RuntimeArgs::add_to(CLI::App& command) {
 }
 
 void RuntimeArgs::apply_to(RuntimeSearchOptions& search) const {
-  if (!ort_dir.empty()) search.explicit_dir = ort_dir;
+  if (!ort_dir.empty()) search.explicit_dir = path_from_utf8(ort_dir);
   search.allow_writable_by_others = allow_writable;
 }
 
@@ -28,7 +28,11 @@ void PluginArgs::add_allow_to(CLI::App& command) {
 
 void PluginArgs::apply_to(RuntimeSearchOptions& search) const { search.allow_writable_plugins = allow_writable; }
 
-std::vector<std::filesystem::path> PluginArgs::paths() const { return {dirs.begin(), dirs.end()}; }
+std::vector<std::filesystem::path> PluginArgs::paths() const {
+  std::vector<std::filesystem::path> out;
+  for (const auto& d : dirs) out.push_back(path_from_utf8(d));
+  return out;
+}
 
 void SoftwareGpuArgs::add_to(CLI::App& command) {
   command.add_flag("--software-gpu", lend,
