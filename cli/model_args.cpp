@@ -70,7 +70,7 @@ std::vector<ModelRegistration> bundled_models() {
   std::optional<InputSpec> silero_spec;  // read once: every bundled Silero VAD file takes the same inputs
   for (const char* sub : {"ppocr", "silero-vad"}) {
     std::vector<fs::path> files;
-    if (auto entries = list_directory(deps_dir() / "models" / sub)) {
+    if (auto entries = list_directory(deps_dir() / "models" / path_from_utf8(sub))) {
       for (const auto& e : *entries) {
         if (e.extension() == ".onnx") files.push_back(e);
       }

@@ -29,7 +29,7 @@ set(_s "${PROJECT_SOURCE_DIR}/src")
 # and the line channel to a worker (a named pipe); file identities and the file-hash cache.
 set(RUNG_WINDOWS_OS_SOURCES
   ${_s}/os/windows/library_files.cpp ${_s}/os/windows/dynamic_library.cpp ${_s}/os/dynamic_library.cpp ${_s}/os/windows/text.cpp ${_s}/os/path_text.cpp
-  ${_s}/os/windows/directory.cpp ${_s}/os/windows/long_path.cpp
+  ${_s}/os/directory.cpp ${_s}/os/windows/directory.cpp ${_s}/os/windows/long_path.cpp
   ${_s}/os/windows/hardware_description.cpp ${_s}/os/windows/machine.cpp ${_s}/os/windows/cpus.cpp
   ${_s}/os/sha256.cpp ${_s}/os/windows/sha256.cpp ${_s}/os/windows/atomic_file.cpp
   ${_s}/os/file_lock.cpp ${_s}/os/windows/file_lock.cpp ${_s}/os/windows/user_dirs.cpp ${_s}/os/windows/this_process.cpp
@@ -64,9 +64,17 @@ target_compile_definitions(rung_engine_windows PRIVATE
   RUNG_DATA_FROM_BINDIR="share/rung" RUNG_DATA_FROM_LIBDIR="share/rung"
   RUNG_LIBEXEC_FROM_BINDIR="." RUNG_LIBEXEC_FROM_LIBDIR="." RUNG_VERSION="${PROJECT_VERSION}")
 
+# Both programs carry a manifest declaring them long-path aware (resource 1 of
+# type 24, RT_MANIFEST): Windows gives a program paths past MAX_PATH only then.
+enable_language(RC)
+set(RUNG_WINDOWS_MANIFEST_RC "${PROJECT_BINARY_DIR}/long_paths.rc")
+file(WRITE "${RUNG_WINDOWS_MANIFEST_RC}" "1 24 \"${_s}/os/windows/long_paths.manifest\"\n")
+set_source_files_properties("${RUNG_WINDOWS_MANIFEST_RC}" PROPERTIES OBJECT_DEPENDS "${_s}/os/windows/long_paths.manifest")
+
 # The worker and `rung.exe` (doctor, probe and prepare): one program, not the
 # Linux front and rung-full, since Windows has no exec to hand a command on with.
-add_executable(rung_probe_worker_windows "${PROJECT_SOURCE_DIR}/worker/windows_main.cpp" "${PROJECT_SOURCE_DIR}/worker/kinds.cpp")
+add_executable(rung_probe_worker_windows "${PROJECT_SOURCE_DIR}/worker/windows_main.cpp" "${PROJECT_SOURCE_DIR}/worker/kinds.cpp"
+  "${RUNG_WINDOWS_MANIFEST_RC}")
 target_link_options(rung_probe_worker_windows PRIVATE -municode)
 set_target_properties(rung_probe_worker_windows PROPERTIES OUTPUT_NAME rung-probe-worker RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}")
 target_link_libraries(rung_probe_worker_windows PRIVATE rung_engine_windows)
@@ -74,7 +82,7 @@ set(_cli "${PROJECT_SOURCE_DIR}/cli")
 set(RUNG_WINDOWS_CLI_SOURCES ${_cli}/windows_main.cpp ${_cli}/doctor.cpp ${_cli}/probe.cpp ${_cli}/prepare.cpp ${_cli}/program.cpp ${_cli}/command_line.cpp
   ${_cli}/exit_code.cpp ${_cli}/json_output.cpp ${_cli}/model_args.cpp ${_cli}/numeric_args.cpp ${_cli}/output_check.cpp
   ${_cli}/progress.cpp ${_cli}/reason_notes.cpp ${_cli}/runtime_args.cpp ${_cli}/variants_args.cpp)
-add_executable(rung_windows ${RUNG_WINDOWS_CLI_SOURCES})
+add_executable(rung_windows ${RUNG_WINDOWS_CLI_SOURCES} "${RUNG_WINDOWS_MANIFEST_RC}")
 target_link_options(rung_windows PRIVATE -municode)
 set_target_properties(rung_windows PROPERTIES OUTPUT_NAME rung RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}")
 target_link_libraries(rung_windows PRIVATE rung_engine_windows)
@@ -166,8 +174,16 @@ file(GENERATE OUTPUT "${PROJECT_BINARY_DIR}/path-text-planted-objects.txt" CONTE
 if(RUNG_BUILD_TESTS)
   add_test(NAME windows.text_becomes_a_path_in_one_place
     COMMAND /usr/bin/python3 "${PROJECT_SOURCE_DIR}/tools/check-windows-path-text.py" --nm "${CMAKE_NM}" --objdump "${CMAKE_OBJDUMP}"
-            --still "${PROJECT_SOURCE_DIR}/tools/windows-narrow-paths.txt"
             "${PROJECT_BINARY_DIR}/path-text-check-objects.txt")
+  add_test(NAME windows.programs_declare_long_paths
+    COMMAND /usr/bin/python3 "${PROJECT_SOURCE_DIR}/tools/check-windows-manifest.py" --windres "${CMAKE_RC_COMPILER}"
+            $<TARGET_FILE:rung_windows> $<TARGET_FILE:rung_probe_worker_windows>)
+  # A program built without the manifest is refused by name.
+  add_test(NAME windows.manifest_check_refuses_a_program_without_one
+    COMMAND /usr/bin/python3 "${PROJECT_SOURCE_DIR}/tools/check-windows-manifest.py" --windres "${CMAKE_RC_COMPILER}"
+            $<TARGET_FILE:rung_windows> $<TARGET_FILE:describe-hardware>)
+  set_tests_properties(windows.manifest_check_refuses_a_program_without_one PROPERTIES
+    PASS_REGULAR_EXPRESSION "describe-hardware.exe: .*no resource section.*FAIL: 1 of 2")
   add_test(NAME windows.path_text_check_refuses_a_planted_conversion
     COMMAND /usr/bin/python3 "${PROJECT_SOURCE_DIR}/tools/check-windows-path-text.py" --nm "${CMAKE_NM}" "${PROJECT_BINARY_DIR}/path-text-planted-objects.txt")
   # Each planted way (a std::string, a string_view, a char pointer, remove_all) found by name.

@@ -2,16 +2,12 @@
 """Fails when a Windows object makes a path from narrow text, or lists or removes
 a directory with std::filesystem (rung/path_text.h and rung/directory.h say why).
 
-  check-windows-path-text.py --nm x86_64-w64-mingw32-nm [--objdump ...] [--still SOURCES.txt] OBJECTS.txt
+  check-windows-path-text.py --nm x86_64-w64-mingw32-nm [--objdump ...] OBJECTS.txt
 
 OBJECTS.txt lists object files compiled with -O0 -fno-inline, so that every
 template instance a source makes is still in its object. A path made from a
 string literal (char[N], ASCII) is allowed; from a std::string, a string_view
 or a char pointer it is not.
-
---still names the sources not yet ported (docs/windows.md): their narrow
-conversions are reported and tolerated, and a listed source that makes none
-fails too, so the list only shrinks. Any other source that makes one fails.
 """
 import argparse
 import re
@@ -45,18 +41,13 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--nm", required=True)
     ap.add_argument("--objdump", help="name the functions that make each conversion")
-    ap.add_argument("--still", help="sources whose narrow conversions are still to port, one per line")
     ap.add_argument("objects")
     args = ap.parse_args()
     objects = [line.strip() for line in open(args.objects) if line.strip()]
     if not objects:
         sys.exit("check-windows-path-text: no objects listed")
-    still = set()
-    if args.still:
-        still = {l.split("#")[0].strip() for l in open(args.still)} - {""}
-    found, tolerated, cleaned = 0, 0, set()
+    found = 0
     for obj in objects:
-        source = next((s for s in still if obj.endswith("/" + s + ".obj") or obj.endswith("/" + s + ".o")), None)
         out = subprocess.run([args.nm, "-C", obj], capture_output=True, text=True)
         if out.returncode != 0:
             sys.exit(f"check-windows-path-text: {args.nm} {obj}: {out.stderr.strip()}")
@@ -66,26 +57,15 @@ def main():
             for rule, why in RULES:
                 if rule.search(symbol) and (why, symbol) not in flagged:
                     flagged.append((why, symbol))
-        if source is not None:
-            if flagged:
-                tolerated += len(flagged)
-            else:
-                cleaned.add(source)
-            continue
         for why, symbol in flagged:
             found += 1
             print(f"{obj}: {why}\n    {symbol}")
         if flagged and args.objdump:
             for site in call_sites(args.objdump, obj, [symbol.split("(")[0] for _, symbol in flagged]):
                 print(f"    called in {site}")
-    for source in sorted(cleaned):
-        print(f"{source}: makes no narrow conversion now: take it off {args.still}")
-    if found or cleaned:
-        print(f"FAIL: {found} narrow conversion(s) or std::filesystem listing(s) in {len(objects)} objects"
-              + (f", {len(cleaned)} source(s) listed as still to port that are ported" if cleaned else ""))
+    if found:
+        print(f"FAIL: {found} narrow conversion(s) or std::filesystem listing(s) in {len(objects)} objects")
         return 1
-    if tolerated:
-        print(f"({tolerated} narrow conversion(s) in the {len(still)} sources listed as still to port)")
     print(f"PASS: {len(objects)} objects make paths from UTF-8 only, and list and remove through rung/directory.h")
     return 0
 

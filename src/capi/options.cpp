@@ -177,7 +177,7 @@ Status OptionSet::set(const std::string& key, const std::string& value) {
       const std::string name = rest.substr(0, rest.size() - spec_suffix.size());
       ModelRegistration* m = model(name);
       if (m == nullptr) return bad(key, value, fmt::format("no model named '{}' was added (rung_options_add_model first)", name));
-      auto spec = InputSpec::from_json_file(value);
+      auto spec = InputSpec::from_json_file(path_from_utf8(value));
       if (!spec) return Error{spec.error().code, fmt::format("option {}: {}", key, spec.error().message)};
       m->inputs = std::move(*spec);
       return {};

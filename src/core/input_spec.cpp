@@ -11,6 +11,7 @@
 #include "os/json_input.h"
 #include "os/read_file.h"
 #include "rung/setting_names.h"
+#include "rung/path_text.h"
 
 namespace rung {
 namespace {
@@ -74,7 +75,7 @@ Result<InputSpec> InputSpec::from_json_text(const std::string& text, const std::
       if (!it->is_string() || it->get<std::string>().empty()) {
         return Error{ErrorCode::kInvalidArgument, "tensors must be a directory (a string)"};
       }
-      std::filesystem::path p = it->get<std::string>();
+      const std::filesystem::path p = path_from_utf8(it->get<std::string>());
       spec.tensors_dir = p.is_relative() && !base_dir.empty() ? base_dir / p : p;
     } else if (it.key() == "max_tensor_mb") {
       auto mb = json_integer(*it, 1, kMaxTensorMb);

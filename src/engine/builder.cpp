@@ -19,6 +19,7 @@
 #include "os/work_dir.h"
 #include "probe/attempts.h"
 #include "rung/directory.h"
+#include "rung/path_text.h"
 
 namespace rung {
 namespace fs = std::filesystem;
@@ -33,7 +34,7 @@ std::string engine_fingerprint(const EngineBuildPlan& plan, FileHashCache& hashe
                       {"rung", plan.rung.name},
                       {"provider", plan.rung.provider}};
   if (!plan.rung.plugin_library.empty()) {
-    auto digest = hashes.hash(plan.rung.plugin_library);
+    auto digest = hashes.hash(path_from_utf8(plan.rung.plugin_library));
     j["plugin_sha256"] = digest ? *digest : "missing";
   }
   return sha256_hex(j.dump()).substr(0, 16);
@@ -140,10 +141,10 @@ std::string died_refused_words(const std::string& what, int launches) {
 
 EngineSlot engine_slot(const EngineBuildPlan& plan, const ModelRegistration& model, const std::string& model_sha256) {
   FileHashCache hashes(plan.cache_dir);
-  fs::path dir = plan.cache_dir / "engines" / engine_fingerprint(plan, hashes) / precision_dir(plan.rung, model);
+  const fs::path dir = plan.cache_dir / "engines" / path_from_utf8(engine_fingerprint(plan, hashes)) / path_from_utf8(precision_dir(plan.rung, model));
   // A stem that cannot climb out of the cache, whatever the model is called (rung/model.h).
   std::string stem = fmt::format("{}-{}", model_file_stem(model.name), model_sha256.substr(0, 12));
-  return {dir / (stem + extension(plan.rung)), dir / (stem + ".failed.json"), dir / (stem + ".rewritten.onnx")};
+  return {dir / path_from_utf8(stem + extension(plan.rung)), dir / path_from_utf8(stem + ".failed.json"), dir / path_from_utf8(stem + ".rewritten.onnx")};
 }
 
 namespace {
@@ -155,7 +156,7 @@ EngineLanding build_engine(const EngineBuildPlan& plan, const ModelRegistration&
                            const fs::path& root, AttemptLedger& ledger, const std::string& launch) {
   std::error_code ec;
   fs::create_directories(slot.file.parent_path(), ec);
-  fs::path tmp = slot.file.parent_path() / fmt::format("{}.tmp.{}{}", slot.file.stem().string(), this_process_id(), slot.file.extension().string());
+  const fs::path tmp = slot.file.parent_path() / path_from_utf8(fmt::format("{}.tmp.{}{}", slot.file.stem().string(), this_process_id(), slot.file.extension().string()));
   CompileJob job;
   job.target.runtime_library = plan.build.library;
   job.target.allow_writable_runtime = plan.allow_writable_runtime;
@@ -208,7 +209,7 @@ std::vector<EngineLanding> build_engines(const EngineBuildPlan& plan,
                                          const std::atomic<bool>& stop) {
   std::vector<EngineLanding> out;
   FileHashCache hashes(plan.cache_dir);
-  const fs::path root = plan.cache_dir / "engines" / engine_fingerprint(plan, hashes);
+  const fs::path root = plan.cache_dir / "engines" / path_from_utf8(engine_fingerprint(plan, hashes));
   std::error_code ec;
   fs::create_directories(root, ec);
 

@@ -14,6 +14,7 @@
 #include "session/inputs.h"
 #include "session/placement.h"
 #include "session/tensor_file.h"
+#include "rung/path_text.h"
 
 namespace rung {
 namespace fs = std::filesystem;
@@ -49,7 +50,7 @@ void zero_generated(std::vector<Tensor>& inputs, const InputSpec& spec) {
 
 std::string provider_version_of(OrtProcess& process, const RungSpec& rung) {
   if (rung.append != AppendMethod::kPluginDevice) return process.build().version;  // built into the runtime build
-  auto names = process.plugin_ep_names(rung.plugin_library);
+  auto names = process.plugin_ep_names(path_from_utf8(rung.plugin_library));
   if (!names) return {};
   try {
     for (const auto& d : process.env().GetEpDevices()) {

@@ -12,6 +12,7 @@
 #include "runtime/clean_error.h"
 #include "session/placement.h"
 #include "session/tensor_file.h"
+#include "rung/path_text.h"
 
 namespace rung {
 namespace fs = std::filesystem;
@@ -100,7 +101,7 @@ std::string placement_text(const std::vector<std::pair<std::string, int>>& nodes
 std::vector<std::pair<std::string, int>> end_profile(Ort::Session& session) {
   try {
     Ort::AllocatorWithDefaultOptions alloc;
-    const fs::path written = session.EndProfilingAllocated(alloc).get();
+    const fs::path written = path_from_utf8(session.EndProfilingAllocated(alloc).get());
     std::vector<std::pair<std::string, int>> nodes;
     for (const auto& p : read_profile_placement(written).providers) nodes.emplace_back(p.provider, p.nodes);
     std::error_code ec;

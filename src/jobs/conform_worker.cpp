@@ -6,6 +6,7 @@
 #include "jobs/worker.h"
 #include "jobs/worker_rung.h"
 #include "runtime/clean_error.h"
+#include "rung/path_text.h"
 
 namespace rung {
 namespace fs = std::filesystem;
@@ -81,7 +82,7 @@ nlohmann::json conform_job_entry(const nlohmann::json& j, LineChannel* channel) 
     } else {
       try {
         read_json(request->at("test"), index);
-        dir = request->at("dir").get<std::string>();
+        dir = path_from_utf8(request->at("dir").get<std::string>());
       } catch (const nlohmann::json::exception& e) {
         error = e.what();
       }

@@ -11,6 +11,7 @@
 #include "os/json_input.h"
 #include "session/placement.h"
 #include "session/tensor_file.h"
+#include "rung/path_text.h"
 
 namespace rung {
 namespace {
@@ -53,7 +54,7 @@ Result<OpenSide> open_side(const ParityJob& job, LineChannel& channel) {
 Result<std::vector<Value>> read_inputs(const ModelIo& io, const std::filesystem::path& dir) {
   std::vector<Value> inputs;
   for (std::size_t k = 0; k < io.inputs.size(); ++k) {
-    auto v = read_value_file(dir / fmt::format("input_{}.pb", k), io.inputs[k].kind());
+    auto v = read_value_file(dir / path_from_utf8(fmt::format("input_{}.pb", k)), io.inputs[k].kind());
     if (!v) return v.error();
     v->name = io.inputs[k].name;
     if (v->kind == Value::Kind::kTensor) v->tensor.name = v->name;
@@ -104,12 +105,12 @@ nlohmann::json parity_job_entry(const nlohmann::json& j, LineChannel* channel) {
       if (!request) {
         problem = request.error().message;
       } else if (request->contains("placement")) {
-        const std::filesystem::path inputs_dir = request->at("placement").get<std::string>();
+        const std::filesystem::path inputs_dir = path_from_utf8(request->at("placement").get<std::string>());
         if (!channel->send(placement_answer(*side, inputs_dir, job.outputs_dir / "profile").dump())) return failed_result("the parent closed the channel");
         continue;
       } else {
         index = request->at("run");
-        dir = request->at("inputs").get<std::string>();
+        dir = path_from_utf8(request->at("inputs").get<std::string>());
       }
     } catch (const nlohmann::json::exception& e) {
       problem = e.what();
@@ -119,7 +120,7 @@ nlohmann::json parity_job_entry(const nlohmann::json& j, LineChannel* channel) {
       channel->send(nlohmann::json{{"done", nullptr}, {"error", error}}.dump());
       return failed_result(error);
     }
-    auto ms = run_input(side->prepared, dir, job.outputs_dir / std::to_string(index));
+    auto ms = run_input(side->prepared, dir, job.outputs_dir / path_from_utf8(std::to_string(index)));
     const auto answer = ms ? nlohmann::json{{"done", index}, {"ms", *ms}} : nlohmann::json{{"done", index}, {"error", ms.error().message}};
     if (!channel->send(answer.dump())) return failed_result("the parent closed the channel");
   }

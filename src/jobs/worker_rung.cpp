@@ -4,15 +4,16 @@
 
 #include "rung/standing.h"
 #include "runtime/plugin_rungs.h"
+#include "rung/path_text.h"
 
 namespace rung {
 
 Result<RungSpec> resolve_rung(OrtProcess& process, const RungSpec& named) {
   if (!named.plugin_library.empty()) {
-    auto eps = process.plugin_ep_names(named.plugin_library);
+    auto eps = process.plugin_ep_names(path_from_utf8(named.plugin_library));
     if (!eps) return eps.error();
     // The rung's id is the library's (rung/rung_names.h); its provider is the EP it registers.
-    RungSpec rung = plugin_rung(plugin_rung_name(named.plugin_library), named.plugin_library);
+    RungSpec rung = plugin_rung(plugin_rung_name(path_from_utf8(named.plugin_library)), named.plugin_library);
     rung.provider = eps->front();
     return rung;
   }

@@ -4,6 +4,7 @@
 
 #include "rung/directory.h"
 #include "rung/model.h"
+#include "rung/path_text.h"
 
 namespace rung {
 namespace fs = std::filesystem;
@@ -33,7 +34,7 @@ nlohmann::json inputs_of(const InputSpec& spec, FileHashCache& hashes) {
 // The provider libraries a rung loads beside the runtime, by content: a new CUDA provider is a new verdict.
 nlohmann::json provider_libraries_of(const RungSpec& rung, const RuntimeBuild& build, FileHashCache& hashes) {
   nlohmann::json j = nlohmann::json::object();
-  for (const auto& lib : rung.provider_libraries) j[lib] = hash_or_missing(hashes, build.library.parent_path() / lib);
+  for (const auto& lib : rung.provider_libraries) j[lib] = hash_or_missing(hashes, build.library.parent_path() / path_from_utf8(lib));
   return j;
 }
 
@@ -52,7 +53,7 @@ Result<std::string> make_fingerprint(const FingerprintInputs& in, FileHashCache&
   for (const auto& r : *in.ladder) {
     // The display name says which adapter a rung runs on (a lent software GPU renames WebGPU's).
     nlohmann::json rung = {{"name", r.name}, {"display", r.display}, {"provider", r.provider}, {"form", static_cast<int>(r.form)}};
-    if (!r.plugin_library.empty()) rung["plugin_sha256"] = hash_or_missing(hashes, r.plugin_library);
+    if (!r.plugin_library.empty()) rung["plugin_sha256"] = hash_or_missing(hashes, path_from_utf8(r.plugin_library));
     if (!r.provider_libraries.empty()) rung["provider_libraries"] = provider_libraries_of(r, *in.build, hashes);
     ladder.push_back(rung);
   }

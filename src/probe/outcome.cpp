@@ -8,6 +8,7 @@
 
 #include "os/json_input.h"
 #include "runtime/clean_error.h"
+#include "rung/path_text.h"
 
 namespace rung {
 namespace {
@@ -182,7 +183,7 @@ Result<ProbeOutcome> outcome_from_json(const nlohmann::json& j) {
 
   JsonFields rt(*runtime, "outcome: runtime");
   o.runtime_version = rt.text("version");
-  o.runtime_library = rt.text("library");
+  o.runtime_library = path_from_utf8(rt.text("library"));
   o.builds_found = static_cast<std::size_t>(rt.integer("builds_found", 0, 100'000));
   if (auto s = rt.finish(); !s) return s.error();
   auto fl = rung_from(*floor, "outcome: floor");

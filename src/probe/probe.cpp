@@ -31,6 +31,7 @@
 #include "runtime/plugin_rungs.h"
 #include "runtime/software_gpu.h"
 #include "session/tensor_file.h"
+#include "rung/path_text.h"
 
 namespace rung {
 namespace fs = std::filesystem;
@@ -152,7 +153,7 @@ std::vector<Tensor> read_outputs(const fs::path& dir) {
 }
 
 // A rung's or a model's name as a directory of the work tree: never "..", never a path.
-std::string sanitize(const std::string& s) { return model_file_stem(s); }
+fs::path sanitize(const std::string& s) { return path_from_utf8(model_file_stem(s)); }
 
 void progress(const ProbeOptions& o, const std::string& line) {
   if (o.on_progress) o.on_progress(line);

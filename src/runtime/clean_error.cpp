@@ -4,11 +4,12 @@
 #include <regex>
 
 #include "core/libraries.h"
+#include "rung/path_text.h"
 
 namespace rung {
 namespace {
 
-std::string file_name(const std::string& path) { return std::filesystem::path(path).filename().string(); }
+std::string file_name(const std::string& path) { return path_from_utf8(path).filename().string(); }
 
 // dlerror()'s text for a library that did not load, in the library table's words.
 // The library named before the colon is the one at fault, which is the one ONNX

@@ -8,6 +8,7 @@
 #include "core/libraries.h"
 #include "os/elf_dynamic.h"
 #include "os/library_files.h"
+#include "rung/path_text.h"
 
 namespace rung {
 namespace fs = std::filesystem;
@@ -30,7 +31,7 @@ bool looks_like_onnxruntime_version(std::string_view s) {
 std::string found_off_the_path(const ResolvedLibrary& lib, const std::vector<fs::path>& dirs) {
   for (const auto& d : dirs) {
     std::error_code ec;
-    if (fs::exists(d / lib.name, ec)) return d.string();
+    if (fs::exists(d / path_from_utf8(lib.name), ec)) return d.string();
   }
   return {};
 }
@@ -92,17 +93,17 @@ RungDependencies check_rung_dependencies(const RungSpec& rung, const RuntimeBuil
   if (rung.append == AppendMethod::kPluginDevice) {
     out.files.push_back(rung.plugin_library);
     std::error_code ec;
-    if (!fs::exists(rung.plugin_library, ec)) {
+    if (!fs::exists(path_from_utf8(rung.plugin_library), ec)) {
       out.problems.push_back(fmt::format("{} does not exist", rung.plugin_library));
     } else {
-      present.emplace_back(rung.plugin_library);
+      present.push_back(path_from_utf8(rung.plugin_library));
     }
   }
   for (const auto& name : rung.provider_libraries) {
     out.files.push_back(name);
     std::error_code ec;
-    if (fs::exists(dir / name, ec)) {
-      present.push_back(dir / name);
+    if (const fs::path file = dir / path_from_utf8(name); fs::exists(file, ec)) {
+      present.push_back(file);
     } else if (out.problems.empty()) {
       // The provider's own file first: when it is absent, the bridge's absence is no news.
       out.problems.push_back(fmt::format("{} ({}) is not beside {}", identify_library(name).what, name, core));
@@ -119,7 +120,7 @@ RungDependencies check_rung_dependencies(const RungSpec& rung, const RuntimeBuil
     for (const auto& lib : *core_needs) loaded.push_back({lib.name, lib.path});  // loaded, even where this search cannot say from where
   }
   const std::string bridge = library_file_name(std::string(kProviderStem) + "shared");
-  if (std::error_code ec; fs::exists(dir / bridge, ec)) loaded.push_back({bridge, dir / bridge});
+  if (std::error_code ec; fs::exists(dir / path_from_utf8(bridge), ec)) loaded.push_back({bridge, dir / path_from_utf8(bridge)});
   std::set<std::string> own_files;
   for (const auto& f : present) own_files.insert(f.filename().string());
   for (const auto& f : present) {

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include "rung/hardware.h"
+#include "rung/path_text.h"
 
 namespace rung {
 
@@ -15,14 +16,15 @@ Result<const RuntimeDiscovery*> RuntimeResolver::discovery() {
 
 Result<ResolvedRuntime> RuntimeResolver::resolve(const std::string& wanted) {
   std::error_code ec;
-  if (!wanted.empty() && std::filesystem::exists(wanted, ec)) {
-    if (std::filesystem::is_regular_file(wanted, ec)) {
-      auto b = load_runtime_build(wanted, search_.allow_writable_by_others);
+  const std::filesystem::path wanted_path = path_from_utf8(wanted);
+  if (!wanted.empty() && std::filesystem::exists(wanted_path, ec)) {
+    if (std::filesystem::is_regular_file(wanted_path, ec)) {
+      auto b = load_runtime_build(wanted_path, search_.allow_writable_by_others);
       if (!b) return Error{ErrorCode::kNoRuntime, b.error().message};
       return ResolvedRuntime{b->library, b->version};
     }
     RuntimeSearchOptions only = search_;
-    only.explicit_dir = wanted;
+    only.explicit_dir = wanted_path;
     only.include_default_locations = false;
     only.read_environment = false;
     auto d = discover_runtimes(only, detect_hardware("/"));

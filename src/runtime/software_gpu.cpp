@@ -15,6 +15,7 @@
 #include "os/worker_location.h"
 #include "rung/directory.h"
 #include "runtime/search.h"
+#include "rung/path_text.h"
 
 namespace rung {
 namespace fs = std::filesystem;
@@ -42,7 +43,7 @@ Result<SoftwareGpu> read_adapter_dir(const fs::path& dir) {
       !j["ICD"]["library_path"].is_string()) {
     return Error{ErrorCode::kInvalidArgument, fmt::format("{}: not a Vulkan driver manifest (no ICD.library_path)", gpu.manifest.string())};
   }
-  gpu.driver = j["ICD"]["library_path"].get<std::string>();
+  gpu.driver = path_from_utf8(j["ICD"]["library_path"].get<std::string>());
   if (!gpu.driver.is_absolute() || !fs::is_regular_file(gpu.driver, ec)) {
     return Error{ErrorCode::kNotFound, fmt::format("{}: names {}, which is not there (moved? run {} again)", gpu.manifest.string(),
                                                    gpu.driver.string(), kFetchCommand)};
@@ -74,7 +75,7 @@ std::string SoftwareGpu::describe() const {
 Result<SoftwareGpu> find_software_gpu(const SoftwareGpuSearch& search) {
   std::optional<fs::path> named = search.dir;
   if (!named && search.read_environment) {
-    if (auto env = rung_variable("RUNG_SOFTWARE_GPU_DIR", true)) named = fs::path(*env);
+    if (auto env = rung_variable("RUNG_SOFTWARE_GPU_DIR", true)) named = path_from_utf8(*env);
   }
   if (named) return read_adapter_dir(*named);
   std::vector<std::string> looked;

@@ -8,6 +8,7 @@
 #include "runtime/dependencies.h"
 #include "runtime/plugin_rungs.h"
 #include "runtime/software_gpu.h"
+#include "rung/path_text.h"
 
 namespace rung {
 namespace {
@@ -49,7 +50,8 @@ Result<std::vector<RungStanding>> ladder_standing(const Ladder& ladder, const Ru
     RungDependencies deps = check_rung_dependencies(rung, build, paths);
     for (const auto& name : deps.files) {
       std::error_code ec;
-      const std::filesystem::path file = std::filesystem::path(name).is_absolute() ? std::filesystem::path(name) : dir / name;
+      const std::filesystem::path named = path_from_utf8(name);
+      const std::filesystem::path file = named.is_absolute() ? named : dir / named;
       s.files.push_back({name, std::filesystem::exists(file, ec)});
     }
     for (const auto& lib : deps.libraries) {

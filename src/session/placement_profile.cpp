@@ -6,6 +6,7 @@
 #include "runtime/clean_error.h"
 #include "session/placement.h"
 #include "session/session.h"
+#include "rung/path_text.h"
 
 namespace rung {
 namespace fs = std::filesystem;
@@ -22,7 +23,7 @@ Result<NodePlacement> profile_placement(OrtProcess& process, const fs::path& mod
   for (int r = 0; r < std::max(runs, 1) && ran; ++r) ran = run_session(*session, inputs);
   try {
     Ort::AllocatorWithDefaultOptions alloc;
-    fs::path written = session->EndProfilingAllocated(alloc).get();
+    const fs::path written = path_from_utf8(session->EndProfilingAllocated(alloc).get());
     if (!ran) return Error{ErrorCode::kRuntime, "no placement profile: the profiled run failed: " + clean_error(ran.error().message)};
     NodePlacement p = read_profile_placement(written);
     for (auto& share : p.providers) share.kernel_us /= std::max(runs, 1);

@@ -8,6 +8,7 @@
 
 #include "core/onnx_types.h"
 #include "runtime/ort_api.h"
+#include "rung/path_text.h"
 
 namespace rung {
 namespace {
@@ -170,7 +171,7 @@ Result<std::vector<std::string>> OrtProcess::plugin_ep_names(const std::filesyst
 Status OrtProcess::append_plugin(Ort::SessionOptions& options, const RungSpec& rung,
                                  const std::map<std::string, std::string>& o) {
   std::lock_guard lock(mutex_);
-  auto names = register_plugin_locked(rung.plugin_library);
+  auto names = register_plugin_locked(path_from_utf8(rung.plugin_library));
   if (!names) return names.error();
   try {
     std::vector<Ort::ConstEpDevice> devices;

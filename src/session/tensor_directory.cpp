@@ -6,6 +6,7 @@
 
 #include "rung/directory.h"
 #include "session/tensor_file.h"
+#include "rung/path_text.h"
 
 namespace rung {
 
@@ -42,7 +43,7 @@ Status write_numbered(const std::vector<T>& items, const std::filesystem::path& 
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   for (std::size_t i = 0; i < items.size(); ++i) {
-    if (auto s = write(items[i], dir / fmt::format("output_{}.pb", i)); !s) return s;
+    if (auto s = write(items[i], dir / path_from_utf8(fmt::format("output_{}.pb", i))); !s) return s;
   }
   return {};
 }

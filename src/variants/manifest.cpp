@@ -11,6 +11,7 @@
 #include "os/environment.h"
 #include "os/json_input.h"
 #include "rung/ladder.h"
+#include "rung/path_text.h"
 
 namespace rung::variants {
 namespace fs = std::filesystem;
@@ -75,7 +76,7 @@ std::string expand(const std::string& text, const Expansion& defaults) {
 }
 
 fs::path local_path(const std::string& text, const fs::path& base, const Expansion& defaults) {
-  fs::path p = expand(text, defaults);
+  const fs::path p = path_from_utf8(expand(text, defaults));
   return p.is_absolute() ? p.lexically_normal() : (base / p).lexically_normal();
 }
 

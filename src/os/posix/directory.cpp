@@ -24,16 +24,6 @@ Status visit_directory(const fs::path& dir, const Listing& how, const std::funct
   return {};
 }
 
-Result<std::vector<fs::path>> list_directory(const fs::path& dir, const Listing& how) {
-  std::vector<fs::path> out;
-  Status listed = visit_directory(dir, how, [&](const fs::path& p) {
-    out.push_back(p);
-    return true;
-  });
-  if (!listed) return listed.error();
-  return out;
-}
-
 std::uintmax_t remove_tree(const fs::path& path, std::error_code& ec) {
   ec.clear();
   const std::uintmax_t n = fs::remove_all(path, ec);

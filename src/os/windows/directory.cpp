@@ -94,16 +94,6 @@ Status visit_directory(const fs::path& dir, const Listing& how, const std::funct
   return visit_into(dir, long_path_form(dir), how, visit, seen, go_on);
 }
 
-Result<std::vector<fs::path>> list_directory(const fs::path& dir, const Listing& how) {
-  std::vector<fs::path> out;
-  Status listed = visit_directory(dir, how, [&](const fs::path& p) {
-    out.push_back(p);
-    return true;
-  });
-  if (!listed) return listed.error();
-  return out;
-}
-
 std::uintmax_t remove_tree(const fs::path& path, std::error_code& ec) {
   ec.clear();
   return remove_long(long_path_form(path), ec);
