@@ -56,5 +56,52 @@ TEST(QuantisedSpeedTest, AnIntervalTouchingOneIsWithinNoiseNotSlower) {
   EXPECT_EQ(timed(std::vector<double>(6, 10.0), {10, 11, 11, 11, 11, 11}).judgement().call, SpeedCall::kWithinNoise);
 }
 
+// The refusal, on recorded times: each input changed alone from the one case
+// it refuses (an int8 form for the CPU, judged slower, not allowed), so a test
+// never waits on this machine's clock to call a form slower.
+const SpeedEvidence kSlower = timed(std::vector<double>(6, 10.0), {11, 12, 11, 13, 11, 12});
+
+TEST(SpeedRefusalTest, AnInt8FormForTheCpuJudgedSlowerIsRefusedNamingTheInterval) {
+  const auto refused = speed_refusal(NumericForm::kInt8, QdqTarget::kCpu, &kSlower, false);
+  ASSERT_TRUE(refused.has_value());
+  EXPECT_EQ(*refused, "speed · slower than f32 on this CPU (1.10-1.30x its time); --form w8 stores the weights as int8 and keeps float arithmetic");
+}
+
+TEST(SpeedRefusalTest, AW8FormIsRefusedTooWithoutPointingAtItself) {
+  const auto refused = speed_refusal(NumericForm::kW8, QdqTarget::kCpu, &kSlower, false);
+  ASSERT_TRUE(refused.has_value());
+  EXPECT_EQ(*refused, "speed · slower than f32 on this CPU (1.10-1.30x its time)");
+}
+
+TEST(SpeedRefusalTest, AllowedSlowerIsNeverRefused) {
+  EXPECT_FALSE(speed_refusal(NumericForm::kInt8, QdqTarget::kCpu, &kSlower, true));
+  EXPECT_FALSE(speed_refusal(NumericForm::kW8, QdqTarget::kCpu, &kSlower, true));
+}
+
+TEST(SpeedRefusalTest, AFormPlacedForAnNpuIsNotJudgedOnThisCpusClock) {
+  EXPECT_FALSE(speed_refusal(NumericForm::kInt8, QdqTarget::kNpu, &kSlower, false));
+}
+
+TEST(SpeedRefusalTest, SixteenBitAndFloatFormsAreAskedForAccuracyNotSpeed) {
+  for (NumericForm form : {NumericForm::kA16W8, NumericForm::kA16W16, NumericForm::kF16, NumericForm::kF32}) {
+    EXPECT_FALSE(speed_refusal(form, QdqTarget::kCpu, &kSlower, false)) << numeric_form_name(form);
+  }
+}
+
+TEST(SpeedRefusalTest, AnUntimedFormIsNotRefused) {
+  EXPECT_FALSE(speed_refusal(NumericForm::kInt8, QdqTarget::kCpu, nullptr, false));
+}
+
+TEST(SpeedRefusalTest, OnlyASlowerJudgementRefuses) {
+  // Five slower pairs are too few to judge; one faster pair in six leaves it unjudged; equal is noise; faster pays.
+  const SpeedEvidence too_few = timed({10, 10, 10, 10, 10}, {20, 20, 20, 20, 20});
+  const SpeedEvidence one_faster = timed(std::vector<double>(6, 10.0), {11, 12, 11, 13, 11, 9});
+  const SpeedEvidence equal = timed(std::vector<double>(20, 5.0), std::vector<double>(20, 5.0));
+  const SpeedEvidence faster = timed(std::vector<double>(6, 10.0), std::vector<double>(6, 8.0));
+  for (const SpeedEvidence* e : {&too_few, &one_faster, &equal, &faster}) {
+    EXPECT_FALSE(speed_refusal(NumericForm::kInt8, QdqTarget::kCpu, e, false)) << e->judgement().ratio;
+  }
+}
+
 }  // namespace
 }  // namespace rung

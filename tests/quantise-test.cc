@@ -953,46 +953,63 @@ TEST_F(QuantiseCliTest, TheReportTimesTheFormAgainstTheF32FileAndSplitsItsKernel
   EXPECT_TRUE(nlohmann::json::parse(test::read_text(dir_ / "timed" / "untimed.report.json"))["speed"].is_null());
 }
 
-// An int8 form placed for the CPU is there to be faster on it. The 8x8 classifier's
-// is about 1.6x slower in every pair; 40 pairs put the interval far from 1, so
-// these do not hang on one noisy run.
-TEST_F(QuantiseCliTest, AnInt8FormSlowerThanF32OnThisCpuIsRefusedUnlessAllowed) {
+// An int8 form placed for the CPU is there to be faster on it. Whether this
+// machine calls the 8x8 classifier's form slower is its clock's to say (about
+// 1.6x when idle; 1.03x once, under load), so the rule itself is pinned on
+// recorded times (SpeedRefusalTest); here each run must do what the verdict its
+// own report records asks, whichever it is.
+TEST_F(QuantiseCliTest, AnInt8FormIsRefusedExactlyWhenItsOwnTimedRunsCallItSlower) {
   const fs::path out = dir_ / "slow" / "classifier_i8.onnx";
   fs::create_directories(out.parent_path());
+  const fs::path report = fs::path(out).replace_extension(".report.json");
   const std::string args = test::classifier_quantise_args(dir_, "int8", "calibration", out, /*allow_slower=*/false) + " --speed-runs 40";
   auto r = quantise(args + " --out-json '" + (dir_ / "slow.json").string() + "'");
-  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
-  EXPECT_THAT(r.out, HasSubstr("PASS  classification"));  // its gates pass: speed alone refuses it
-  EXPECT_THAT(r.out, ContainsRegex("slower: [0-9.]+-[0-9.]+x f32's time run by run \\(95% interval of the median\\)"));
-  EXPECT_THAT(r.out, ContainsRegex("REFUSED   speed · slower than f32 on this CPU \\([0-9.]+-[0-9.]+x its time\\); --form w8 stores the weights as "
-                                   "int8 and keeps float arithmetic failed; nothing written"));
-  EXPECT_FALSE(fs::exists(out));
+  EXPECT_THAT(r.out, HasSubstr("PASS  classification"));  // its gates pass: speed alone can refuse it
   EXPECT_EQ(test::schema_errors(test::schema_path("quantise-report.schema.json"), dir_ / "slow.json"), "");
   auto j = nlohmann::json::parse(test::read_text(dir_ / "slow.json"));
-  EXPECT_EQ(j["decision"], "refused");
-  EXPECT_EQ(j["speed"]["verdict"], "slower");
-  EXPECT_GT(j["speed"]["interval"]["low"].get<double>(), 1.0);
   EXPECT_EQ(j["speed"]["f32_runs_ms"].size(), 40u);
+  EXPECT_EQ(j["speed"]["quantised_runs_ms"].size(), 40u);
   EXPECT_EQ(j["speed"]["slower_allowed"], false);
+  if (j["speed"]["verdict"] == "slower") {
+    EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+    EXPECT_THAT(r.out, ContainsRegex("slower: [0-9.]+-[0-9.]+x f32's time run by run \\(95% interval of the median\\)"));
+    EXPECT_THAT(r.out, ContainsRegex("REFUSED   speed · slower than f32 on this CPU \\([0-9.]+-[0-9.]+x its time\\); --form w8 stores the weights as "
+                                     "int8 and keeps float arithmetic failed; nothing written"));
+    EXPECT_FALSE(fs::exists(out));
+    EXPECT_EQ(j["decision"], "refused");
+    EXPECT_GT(j["speed"]["interval"]["low"].get<double>(), 1.0);
+  } else {
+    EXPECT_EQ(r.exit_code, 0) << "judged " << j["speed"]["verdict"] << ", not slower: nothing refuses it\n" << r.out << r.err;
+    EXPECT_THAT(r.out, Not(HasSubstr("REFUSED")));
+    EXPECT_EQ(j["decision"], "written");
+    EXPECT_TRUE(j["failed"].empty()) << j["failed"].dump();
+    fs::remove(out);
+  }
 
-  // Allowed: written, and its report says it was slower and allowed.
+  // Allowed: written whatever the clock says, its report saying whether it was slower.
   auto allowed = quantise(args + " --allow-slower");
   ASSERT_EQ(allowed.exit_code, 0) << allowed.out << allowed.err;
-  EXPECT_THAT(allowed.out, HasSubstr("; written all the same (--allow-slower)"));
-  j = nlohmann::json::parse(test::read_text(fs::path(out).replace_extension(".report.json")));
+  j = nlohmann::json::parse(test::read_text(report));
   EXPECT_EQ(j["decision"], "written");
   EXPECT_EQ(j["speed"]["slower_allowed"], true);
   EXPECT_TRUE(j["failed"].empty());
+  EXPECT_EQ(allowed.out.find("; written all the same (--allow-slower)") != std::string::npos, j["speed"]["verdict"] == "slower") << allowed.out;
 
-  // Forced: written as a failed form, speed named among what failed.
+  // Forced: written; when slower, as a failed form with speed named among what failed.
   fs::remove(out);
   auto forced = quantise(args + " --force");
-  EXPECT_EQ(forced.exit_code, 1) << forced.out << forced.err;
-  EXPECT_THAT(forced.out, HasSubstr("FORCED"));
-  j = nlohmann::json::parse(test::read_text(fs::path(out).replace_extension(".report.json")));
-  EXPECT_EQ(j["decision"], "forced");
-  ASSERT_EQ(j["failed"].size(), 1u);
-  EXPECT_THAT(j["failed"][0].get<std::string>(), HasSubstr("speed · slower than f32 on this CPU"));
+  j = nlohmann::json::parse(test::read_text(report));
+  EXPECT_TRUE(fs::exists(out));
+  if (j["speed"]["verdict"] == "slower") {
+    EXPECT_EQ(forced.exit_code, 1) << forced.out << forced.err;
+    EXPECT_THAT(forced.out, HasSubstr("FORCED"));
+    EXPECT_EQ(j["decision"], "forced");
+    ASSERT_EQ(j["failed"].size(), 1u);
+    EXPECT_THAT(j["failed"][0].get<std::string>(), HasSubstr("speed · slower than f32 on this CPU"));
+  } else {
+    EXPECT_EQ(forced.exit_code, 0) << forced.out << forced.err;
+    EXPECT_EQ(j["decision"], "written");
+  }
 }
 
 // A w8 form keeps the float graph's arithmetic on int8 weights: ONNX Runtime
@@ -1044,8 +1061,10 @@ TEST_F(QuantiseCliTest, SixteenBitAndNpuFormsAreTimedButNeverRefusedOnSpeed) {
     auto r = quantise(args + fmt::format(" --target {} --speed-runs 40 --calibrator percentile=99.99", target));
     ASSERT_EQ(r.exit_code, 0) << extra << "\n" << r.out << r.err;
     const auto j = nlohmann::json::parse(test::read_text(fs::path(out).replace_extension(".report.json")));
+    // Usually judged slower here (an 8x8 model's conversions outweigh its work); never
+    // refused whatever the verdict (the rule on recorded times: SpeedRefusalTest).
     EXPECT_EQ(j["decision"], "written") << extra;
-    EXPECT_EQ(j["speed"]["verdict"], "slower") << extra << ": the case this test is about (an 8x8 model's conversions outweigh its work)";
+    EXPECT_EQ(j["speed"]["quantised_runs_ms"].size(), 40u) << extra;
     EXPECT_TRUE(j["failed"].empty()) << extra;
   }
 }

@@ -523,19 +523,9 @@ Result<QuantiseOutcome> run_quantise(const QuantiseOptions& o) {
   }
 
   failing_titles(*ev.scored, ev.failed);
-  // An int8 form placed for the CPU is there to be faster on it: one slower in
-  // nearly every timed pair does not pay, whatever its gates say. A 16-bit form,
-  // or one placed for an NPU, is asked for its accuracy or its target, not for
-  // this CPU's clock.
-  bool slower_refused = false;
-  if (ev.speed && (ev.qdq.form == NumericForm::kInt8 || weights_only(ev.qdq.form)) && ev.qdq.target == QdqTarget::kCpu && !o.allow_slower) {
-    const SpeedJudgement j = ev.speed->judgement();
-    if (j.call == SpeedCall::kSlower) {
-      ev.failed.push_back(fmt::format("speed · slower than f32 on this CPU ({:.2f}-{:.2f}x its time){}", j.low, j.high,
-                                      weights_only(ev.qdq.form) ? "" : "; --form w8 stores the weights as int8 and keeps float arithmetic"));
-      slower_refused = true;
-    }
-  }
+  const std::optional<std::string> refused_on_speed = speed_refusal(ev.qdq.form, ev.qdq.target, ev.speed ? &*ev.speed : nullptr, o.allow_slower);
+  if (refused_on_speed) ev.failed.push_back(*refused_on_speed);
+  const bool slower_refused = refused_on_speed.has_value();
   ev.allow_slower = o.allow_slower;
   outcome.passed = ev.scored->passed() && !slower_refused;
   if (outcome.passed || o.force) {

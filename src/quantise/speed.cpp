@@ -8,6 +8,7 @@
 
 #include "quantise/calibration.h"
 #include "quantise/cpu_session.h"
+#include "quantise/qdq.h"
 #include "session/session.h"
 
 namespace rung {
@@ -71,6 +72,15 @@ SpeedJudgement SpeedEvidence::judgement() const {
   // The probe counts a tie as slower (moving must gain); a form that ties f32 costs nothing, so it is no slower.
   if (j.call == SpeedCall::kSlower && j.low <= 1.0) j.call = SpeedCall::kWithinNoise;
   return j;
+}
+
+std::optional<std::string> speed_refusal(NumericForm form, QdqTarget target, const SpeedEvidence* speed, bool allow_slower) {
+  if (speed == nullptr || allow_slower || target != QdqTarget::kCpu) return std::nullopt;
+  if (form != NumericForm::kInt8 && !weights_only(form)) return std::nullopt;
+  const SpeedJudgement j = speed->judgement();
+  if (j.call != SpeedCall::kSlower) return std::nullopt;
+  return fmt::format("speed · slower than f32 on this CPU ({:.2f}-{:.2f}x its time){}", j.low, j.high,
+                     weights_only(form) ? "" : "; --form w8 stores the weights as int8 and keeps float arithmetic");
 }
 
 Result<SpeedEvidence> measure_speed(OrtProcess& process, const fs::path& reference, const fs::path& candidate, const InputItem& item,

@@ -5,11 +5,14 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/speed_rule.h"
 #include "parity/inputs.h"
+#include "quantise/kernel_table.h"
+#include "rung/model.h"
 #include "rung/result.h"
 #include "session/placement.h"
 
@@ -43,6 +46,14 @@ struct SpeedEvidence {
   double speedup() const { return quantised.run_ms > 0 ? f32.run_ms / quantised.run_ms : 0; }
   SpeedJudgement judgement() const;  // by quantised_speed_rule(); ratio, low and high are form / f32
 };
+
+// The speed refusal: an int8 or w8 form placed for the CPU is there to be
+// faster on it, so one the judgement calls slower does not pay, whatever its
+// gates say. A 16-bit form, or one placed for an NPU, was asked for its
+// accuracy or its target, not for this CPU's clock; untimed (`speed` null) or
+// allowed slower, nothing is refused. What failed, in the report's words, or
+// nothing.
+std::optional<std::string> speed_refusal(NumericForm form, QdqTarget target, const SpeedEvidence* speed, bool allow_slower);
 
 // Runs `reference` (the f32 file) and `candidate` on `item`, `runs` times each
 // in turns after one warm-up, then profiles three runs of each under `work`.
