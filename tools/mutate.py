@@ -15,6 +15,9 @@ test can tell them apart from the original) are run but left out of the score.
   tools/mutate.py --concept                each mutant against its concept's test executables
   tools/mutate.py --tests REGEX            each mutant against ctest -R REGEX
   tools/mutate.py --only ID[,ID...]        just these mutants
+  tools/mutate.py --from-diff BASE         mutants made by rule from the lines added since BASE
+                                           (tools/diff_mutants.py), each against the tests the
+                                           build's records say can see its file (tools/test_selection.py)
 
 The scratch copy lives in --scratch (default: build-mutate/ in the tree, so
 ccache shares objects with the tree's own build/). It is synchronised from the
@@ -32,9 +35,14 @@ import shutil
 import signal
 import subprocess
 import sys
+import random
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from diff_mutants import mutants_from_diff  # noqa: E402
+from test_selection import TestMap  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_LIST = Path(__file__).resolve().parent / "mutants.txt"
@@ -217,6 +225,8 @@ class Bench:
         self.tree = tree
         self.build = tree / "build"
         self.log = log
+        self.test_map = None  # --from-diff: which tests see which file, read after the unmutated build
+        self.selected_tests = {}
 
     def configure(self):
         if (self.build / "CMakeCache.txt").exists():
@@ -245,9 +255,29 @@ class Bench:
                *self.targets(mutant)]
         return run(cmd, self.tree, timeout, self.log)
 
+    def tests_seeing(self, mutant):
+        """ctest numbers of the tests that can see the mutant's file (all selected mutants' for the baseline)."""
+        files = [mutant.file] if mutant else list(dict.fromkeys(m.file for m in self.args.selected))
+        numbers = set()
+        for f in files:
+            if f not in self.selected_tests:
+                if self.test_map is None:
+                    self.test_map = TestMap(self.build)
+                self.selected_tests[f] = [n for n, _ in self.test_map.tests_for(self.tree / f)]
+            numbers.update(self.selected_tests[f])
+        return sorted(numbers)
+
     def test(self, mutant, timeout):
         """(passed, timed out, seconds)"""
         started = time.monotonic()
+        if self.args.from_diff and not self.args.tests:
+            numbers = self.tests_seeing(mutant)
+            if not numbers:
+                return True, False, 0.0  # no test can see it: it survives, and the report says why
+            cmd = ["nice", "-n", str(self.args.nice), "ctest", "--test-dir", self.build, "-j", str(self.args.jobs),
+                   "--output-on-failure", "--stop-on-failure", "-I", "0,0,0," + ",".join(map(str, numbers))]
+            code, seconds = run(cmd, self.tree, timeout, self.log)
+            return code == 0, code is None, seconds
         if self.args.concept:
             for spec in self.test_specs(mutant):
                 exe, _, only = spec.partition(":")
@@ -269,6 +299,11 @@ def try_mutant(bench: Bench, mutant: Mutant) -> Result:
     count = mutant.occurrences(bench.tree)
     if count != 1:
         return Result(mutant, "stale", detail=f"snippet occurs {count} times in {mutant.file}")
+    if bench.args.from_diff:
+        if bench.test_map is None:
+            bench.test_map = TestMap(bench.build)
+        if not bench.test_map.objects_for(bench.tree / mutant.file):
+            return Result(mutant, "not-built", detail="this build compiles nothing from the file")
     started = time.monotonic()
     with Applied(bench.tree, mutant):
         code, seconds = bench.compile(mutant, bench.args.timeout)
@@ -277,6 +312,8 @@ def try_mutant(bench: Bench, mutant: Mutant) -> Result:
         passed, timed_out, _ = bench.test(mutant, bench.args.timeout - seconds)
     elapsed = time.monotonic() - started
     if passed:
+        if bench.args.from_diff and not bench.args.tests and not bench.tests_seeing(mutant):
+            return Result(mutant, "survived", elapsed, "no test can see this file")
         return Result(mutant, "equivalent" if mutant.equivalent else "survived", elapsed, mutant.equivalent)
     return Result(mutant, "killed", elapsed, "the tests timed out" if timed_out else "")
 
@@ -294,11 +331,12 @@ def table(results: list) -> str:
 
 
 def score_line(results: list) -> str:
-    counts = {s: sum(r.status == s for r in results) for s in ("killed", "survived", "equivalent", "stale", "build-failed")}
+    counts = {s: sum(r.status == s for r in results) for s in ("killed", "survived", "equivalent", "stale", "build-failed", "not-built")}
     judged = counts["killed"] + counts["survived"]
     score = f"{100.0 * counts['killed'] / judged:.1f}%" if judged else "n/a"
     return (f"score {score}: {counts['killed']} killed of {judged} (killed + survived); "
-            f"{counts['equivalent']} equivalent, {counts['stale']} stale, {counts['build-failed']} build-failed (not counted)")
+            f"{counts['equivalent']} equivalent, {counts['stale']} stale, {counts['build-failed']} build-failed, "
+            f"{counts['not-built']} not built here (not counted)")
 
 
 def commit_of(root: Path) -> str:
@@ -334,9 +372,22 @@ def main() -> int:
     p.add_argument("--mutants", type=Path, default=DEFAULT_LIST, help="the mutant list")
     p.add_argument("--json", type=Path, help="also write the results as JSON")
     p.add_argument("--no-baseline", action="store_true", help="skip checking that the unmutated tests pass")
+    p.add_argument("--from-diff", metavar="BASE", help="mutants made by rule from the lines added since BASE, not the list")
+    p.add_argument("--sample", type=int, help="with --from-diff: at most this many, drawn at random by --seed")
+    p.add_argument("--seed", type=int, default=1, help="the draw of --sample (default 1), so a run can be repeated")
     args = p.parse_args()
 
-    mutants = parse_mutants(args.mutants)
+    if args.from_diff:
+        if args.concept:
+            sys.exit("--concept runs a listed mutant's own tests; a made one's are found from the build (or give --tests)")
+        mutants = mutants_from_diff(ROOT, args.from_diff,
+                                    lambda i, f, w, o, r: Mutant(id=i, file=f, what=w, tests=[], original=o, replacement=r))
+        if args.sample is not None and args.sample < len(mutants):
+            made = len(mutants)
+            mutants = sorted(random.Random(args.seed).sample(mutants, args.sample), key=lambda m: (m.file, m.id))
+            print(f"{args.sample} of the {made} mutants made since {args.from_diff} (seed {args.seed})", flush=True)
+    else:
+        mutants = parse_mutants(args.mutants)
     if args.list:
         list_mutants(mutants, ROOT)
         return 0
@@ -389,7 +440,8 @@ def main() -> int:
             print(f"\ninterrupted ({e or 'Ctrl-C'}); the scratch copy is back to unmutated", file=sys.stderr)
     if not results:
         return 1
-    mode = "its concept's test executables" if args.concept else f"ctest -R {args.tests}" if args.tests else "the whole ctest suite"
+    mode = ("its concept's test executables" if args.concept else f"ctest -R {args.tests}" if args.tests
+            else "the tests the build's records say see its file" if args.from_diff else "the whole ctest suite")
     print()
     print(table(results))
     print(f"\n{score_line(results)}")
