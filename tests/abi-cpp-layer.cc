@@ -295,6 +295,22 @@ TEST_F(AbiLayer, AnOlderCallersSmallerStructIsFilledOnlyAsFarAsItReaches) {
   rung_status_free(st);
 }
 
+// An index runs from 0 to the count less one, for inputs and outputs alike:
+// the count itself is the first index refused.
+TEST_F(AbiLayer, AnIndexEqualToTheCountIsRefusedAndTheOneBelowIsServed) {
+  for (int32_t which : {RUNG_INPUTS, RUNG_OUTPUTS}) {
+    const std::size_t count = rung_session_describe(session().handle(), which);
+    ASSERT_GE(count, 1u) << which;
+    rung_io_info info{};
+    info.struct_size = sizeof info;
+    EXPECT_EQ(rung_session_io(session().handle(), which, count - 1, &info), nullptr) << which;
+    rung_status* st = rung_session_io(session().handle(), which, count, &info);
+    ASSERT_NE(st, nullptr) << "index " << count << " of " << count;
+    EXPECT_EQ(rung_status_code(st), RUNG_INVALID_ARGUMENT) << rung_status_message(st);
+    rung_status_free(st);
+  }
+}
+
 
 // Sets a variable for one scope (the engine must not read it unless asked).
 class ScopedVariable {
@@ -634,6 +650,41 @@ TEST(AbiDecision, TheDocumentIsTheCppEnginesFromTheC_Abi) {
   EXPECT_EQ(e->decision_json(), doc);  // the C++ layer's is the C function's
   EXPECT_EQ(rung_engine_decision_json(nullptr), nullptr);
   fs::remove_all(dir);
+}
+
+// Each whole-number key at both ends of its range, one value at a time: the
+// lowest it takes and the one below, the highest and the one above.
+TEST(AbiOptions, EachNumericKeyTakesItsBoundsAndRefusesOneBeyondEither) {
+  struct Range {
+    const char* key;
+    long long low, high;
+  };
+  const long long day_ms = 24LL * 3600 * 1000;
+  for (const Range& r : {Range{"probe_runs", 1, 1000}, Range{"probe_deadline_ms", 1, day_ms}, Range{"build_deadline_ms", 1, day_ms},
+                         Range{"worker_memory_mb", 0, 1LL << 24}, Range{"tensorrt_workspace_mb", 1, 1LL << 20}}) {
+    auto o = rung::Options::create().value();
+    EXPECT_TRUE(o.set(r.key, std::to_string(r.low)).ok()) << r.key << " takes " << r.low;
+    EXPECT_TRUE(o.set(r.key, std::to_string(r.high)).ok()) << r.key << " takes " << r.high;
+    for (long long beyond : {r.low - 1, r.high + 1}) {
+      auto st = o.set(r.key, std::to_string(beyond));
+      ASSERT_FALSE(st.ok()) << r.key << " refuses " << beyond;
+      EXPECT_EQ(st.error().code, rung::ErrorCode::kInvalidArgument);
+      EXPECT_NE(st.error().message.find(r.key), std::string::npos) << st.error().message;
+    }
+  }
+  // Threads: 0 (the default pool) to the CPUs this machine gives rung, which the refusal names.
+  auto o = rung::Options::create().value();
+  EXPECT_TRUE(o.set("inference_threads", "0").ok());
+  EXPECT_FALSE(o.set("inference_threads", "-1").ok());
+  auto st = o.set("inference_threads", "100000");
+  ASSERT_FALSE(st.ok());
+  const std::string said = st.error().message;
+  const auto at = said.find("this machine gives rung ");
+  ASSERT_NE(at, std::string::npos) << said;
+  const long cpus = std::strtol(said.c_str() + at + std::strlen("this machine gives rung "), nullptr, 10);
+  ASSERT_GE(cpus, 1) << said;
+  EXPECT_TRUE(o.set("inference_threads", std::to_string(cpus)).ok()) << cpus;
+  EXPECT_FALSE(o.set("inference_threads", std::to_string(cpus + 1)).ok()) << cpus + 1;
 }
 
 // The keys the kit and the manifest brought, each at its boundary.

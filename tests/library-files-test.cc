@@ -8,7 +8,10 @@
 
 #include <fmt/format.h>
 
+#include <elf.h>
+
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -38,7 +41,7 @@ TEST(LibraryFileNames, AStemBecomesThisSystemsFileNameAndBack) {
 
 TEST(LibraryFileNames, VersionsAreDigitsAndDotsAfterTheSuffix) {
   for (const char* yes : {"libx.so", "libx.so.1", "libx.so.1.30.0", "x.so"}) EXPECT_TRUE(is_library_file_name(yes)) << yes;
-  for (const char* no : {".so", "libx.so.", "libx.so..1", "libx.so.1a", "libx.sox", "libx.s", "libx", "libx.so.1.", ""}) {
+  for (const char* no : {".so", "libx.so.", "libx.so..1", "libx.so.1a", "libx.sox", "libx.so1", "libx.so12.0", "libx.s", "libx", "libx.so.1.", ""}) {
     EXPECT_FALSE(is_library_file_name(no)) << no;
   }
   EXPECT_TRUE(is_library_file_of("libonnxruntime.so", "onnxruntime"));
@@ -124,6 +127,26 @@ TEST_F(LibraryFileCheck, ATruncatedLibraryIsRefusedAndATooShortOneIsLeftToTheLoa
   std::ofstream(tiny, std::ios::binary) << "\x7f" "ELF";
   EXPECT_EQ(library_file_problem(tiny), "");
   EXPECT_EQ(library_file_problem(dir_ / "absent.so"), "cannot be read");
+}
+
+// Cut inside its program headers, a library is refused saying where they end;
+// cut exactly where they end, they are whole and the segments are what is short.
+TEST_F(LibraryFileCheck, ACutInsideTheProgramHeadersIsToldApartFromACutAfterThem) {
+  std::ifstream in(test::sim_ep_path(), std::ios::binary);
+  std::vector<char> whole((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_GT(whole.size(), 4096u);
+  Elf64_Ehdr eh{};
+  std::memcpy(&eh, whole.data(), sizeof eh);
+  ASSERT_GE(eh.e_phnum, 2);
+  const std::size_t ph_end = eh.e_phoff + std::size_t{eh.e_phnum} * sizeof(Elf64_Phdr);
+  auto cut_at = [&](std::size_t bytes) {
+    const fs::path cut = dir_ / fmt::format("cut-{}.so", bytes);
+    std::ofstream(cut, std::ios::binary).write(whole.data(), static_cast<std::streamsize>(bytes));
+    return library_file_problem(cut);
+  };
+  EXPECT_EQ(cut_at(ph_end - 1), fmt::format("truncated ELF: program headers end at byte {} but the file has {}", ph_end, ph_end - 1));
+  EXPECT_THAT(cut_at(ph_end), HasSubstr("truncated ELF: a segment ends at byte"));
+  EXPECT_THAT(cut_at(sizeof(Elf64_Ehdr) + 1), HasSubstr("program headers end at byte"));
 }
 
 }  // namespace

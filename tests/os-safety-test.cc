@@ -134,6 +134,29 @@ TEST_F(OsSafetyTest, ALinkIsJudgedByWhereItLiesAndWhereItPoints) {
   EXPECT_TRUE(check_path_trusted(dir_ / "safe" / "relative.so"));
 }
 
+// The sticky bit excuses a directory alone (it stops others renaming what they
+// do not own in it); on a file it means nothing, and group-writable is others.
+TEST_F(OsSafetyTest, AGroupWritableFileIsRefusedStickyBitOrNot) {
+  const fs::path lib = file("lib.so");
+  for (mode_t mode : {0664, 01664, 0620}) {
+    ::chmod(lib.c_str(), mode);
+    auto s = check_path_trusted(lib);
+    ASSERT_FALSE(s) << std::oct << mode;
+    EXPECT_EQ(s.error().code, ErrorCode::kPermission);
+    EXPECT_THAT(s.error().message, HasSubstr(fmt::format("{} is writable by other users (mode {:o})", lib.string(), mode)));
+  }
+  ::chmod(lib.c_str(), 01644);  // sticky, written by its owner alone: nothing for others
+  EXPECT_TRUE(check_path_trusted(lib));
+  ::chmod(lib.c_str(), 0644);
+  fs::create_directories(dir_ / "team" / "mine");
+  std::ofstream(dir_ / "team" / "mine" / "lib.so") << "x";
+  ::chmod((dir_ / "team" / "mine" / "lib.so").c_str(), 0644);
+  ::chmod((dir_ / "team").c_str(), 01775);  // a sticky directory the group shares is passed through
+  EXPECT_TRUE(check_path_trusted(dir_ / "team" / "mine" / "lib.so"));
+  ::chmod((dir_ / "team").c_str(), 0775);
+  EXPECT_FALSE(check_path_trusted(dir_ / "team" / "mine" / "lib.so"));
+}
+
 TEST_F(OsSafetyTest, AFileOthersCanWriteIsRefused) {
   const fs::path lib = file("lib.so");
   ::chmod(lib.c_str(), 0646);
