@@ -18,6 +18,7 @@
 #include "file_hash_cases.h"  // identities and the hash cache, held to the cases every system is
 #include "os/atomic_file.h"
 #include "os/file_hash.h"
+#include "os/sha256.h"
 #include "os/file_lock.h"
 #include "os/opened_file.h"
 #include "os/path_trust.h"
@@ -79,6 +80,41 @@ TEST_F(OsSafetyTest, DirectoryIsSaidToBeOne) {
   EXPECT_THAT(s.error().message, HasSubstr("is a directory"));
   EXPECT_TRUE(check_regular_file(file("m.onnx")));
   EXPECT_EQ(check_regular_file(dir_ / "absent").error().code, ErrorCode::kNotFound);
+}
+
+// The hash cache trusts a file's size, inode and modification time together:
+// each changed alone makes it hash again, a file swapped in by rename (same
+// size, same time, another inode) included.
+TEST_F(OsSafetyTest, TheHashCacheHashesAgainWhenSizeInodeOrTimeChangesAlone) {
+  const fs::path model = file("m.onnx", "aaaa");
+  const timespec pinned[2] = {{1'700'000'000, 5}, {1'700'000'000, 5}};
+  auto pin_time = [&](const fs::path& p, const timespec* t) { ASSERT_EQ(::utimensat(AT_FDCWD, p.c_str(), t, 0), 0); };
+  pin_time(model, pinned);
+  FileHashCache hashes(dir_ / "cache");
+  const std::string a = hashes.hash(model).value();
+  EXPECT_EQ(hashes.hash(model).value(), a);
+  EXPECT_EQ(hashes.files_hashed(), 1u) << "unchanged: read from the table";
+
+  // Another inode: the same size and time, swapped in by rename.
+  const fs::path other = file("other.onnx", "bbbb");
+  pin_time(other, pinned);
+  fs::rename(other, model);
+  const std::string b = hashes.hash(model).value();
+  EXPECT_NE(b, a);
+  EXPECT_EQ(hashes.files_hashed(), 2u);
+
+  // Another time alone: rewritten in place with the same length.
+  { std::ofstream(model, std::ios::in | std::ios::out) << "cccc"; }
+  const timespec later[2] = {{1'700'000'000, 6}, {1'700'000'000, 6}};
+  pin_time(model, later);
+  EXPECT_NE(hashes.hash(model).value(), b);
+  EXPECT_EQ(hashes.files_hashed(), 3u);
+
+  // Another size alone: the same inode, its time put back.
+  { std::ofstream(model, std::ios::app) << "d"; }
+  pin_time(model, later);
+  EXPECT_EQ(hashes.hash(model).value(), sha256_hex("ccccd"));
+  EXPECT_EQ(hashes.files_hashed(), 4u);
 }
 
 // --- the trust walk ---

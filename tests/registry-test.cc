@@ -16,6 +16,7 @@
 #include "graph/onnx_file.h"
 #include "model_builder.h"
 #include "os/file_hash.h"
+#include "os/sha256.h"
 #include "postgres_server.h"
 #include "registry/database.h"
 #include "registry/migrations.h"
@@ -880,6 +881,40 @@ TEST(RegistryPostgres, TheStatementTimeoutDefaultsToThirtySecondsAndCanBeSet) {
     EXPECT_EQ(db.error().code, ErrorCode::kInvalidArgument);
     EXPECT_THAT(db.error().message, HasSubstr(std::string("RUNG_REGISTRY_STATEMENT_TIMEOUT=") + bad));
   }
+}
+
+// A release's key is stored and compared across versions of rung, so the text
+// it hashes is pinned here byte for byte: sorted keys, no spaces, no cache as
+// null (never ""), a quantise report's recipe unwrapped, a recipe that is not
+// JSON kept as its string, and a listed key taken as it is.
+TEST(ReleaseKeyTest, TheKeyIsTheHashOfOnePinnedTextWhateverIsEmptyOrAbsent) {
+  Release r;
+  r.model = "tiny";
+  r.version = "1.0";
+  r.target = {"x86_64 CPU", "cpu"};
+  r.environment.runtime_version = "1.30.0";
+  r.environment.device = "dev";
+  r.environment.providers = {{"CPUExecutionProvider", "1.30.0"}};
+  r.recipe_json = R"({"b":2,"a":1})";
+  const std::string env = R"("environment":{"device":"dev","providers":{"CPUExecutionProvider":"1.30.0"},"runtime":{"name":"onnxruntime","version":"1.30.0"}})";
+  const std::string tail = R"("target":{"device_class":"x86_64 CPU","rung":"cpu"},"version":"1.0"})";
+  auto text = [&](const std::string& cache, const std::string& recipe) {
+    return R"({"cache":)" + cache + "," + env + R"(,"model":"tiny","recipe":)" + recipe + "," + tail;
+  };
+  EXPECT_EQ(r.release_key(), sha256_hex(text("null", R"({"a":1,"b":2})")));
+  r.cache_sha256 = "c0ffee";
+  EXPECT_EQ(r.release_key(), sha256_hex(text(R"("c0ffee")", R"({"a":1,"b":2})")));
+  r.cache_sha256.clear();
+  r.recipe_json = R"({"schema":"rung-quantise-report","recipe":{"form":"i8"}})";
+  EXPECT_EQ(r.release_key(), sha256_hex(text("null", R"({"form":"i8"})")));
+  r.recipe_json = "not json";
+  EXPECT_EQ(r.release_key(), sha256_hex(text("null", R"("not json")")));
+  r.recipe_json = "";
+  EXPECT_EQ(r.release_key(), sha256_hex(text("null", R"("")")));
+  r.environment.providers.clear();
+  EXPECT_NE(r.release_key(), sha256_hex(text("null", R"("")")));  // no providers is another environment
+  r.listed_key = "listed";
+  EXPECT_EQ(r.release_key(), "listed");
 }
 
 TEST(RecipeGatesTest, OnlyAQuantiseReportHasGatesAndOnlyWrittenWithEveryGatePassedPasses) {
