@@ -1,6 +1,10 @@
 #include <fmt/format.h>
 
+#include <cerrno>
+#include <cstdio>
 #include <exception>
+#include <string>
+#include <system_error>
 
 #include "commands.h"
 
@@ -12,7 +16,35 @@ int exit_code_for(ErrorCode code) { return exit_code_of(code); }
 static_assert(exit_code_of(ErrorCode::kInvalidArgument) == kExitUsage && exit_code_of(ErrorCode::kNoRuntime) == kExitNoRuntime &&
               exit_code_of(ErrorCode::kRuntime) == kExitFailed);
 
-int run_command_line(CLI::App& app, int argc, char** argv, void (*on_parse_error)()) {
+namespace {
+
+// What a command printed reached its reader, or the run failed: a full disk or a
+// closed file behind stdout is a lost result, never exit 0. Said on stderr where
+// stderr itself can still be written; a stderr that cannot be is a failure too.
+// A line on stderr that cannot throw: fmt::print does when the write fails (a full
+// disk behind 2>), and a throw from here would end the process in std::terminate.
+void say(const std::string& line) noexcept {
+  try {
+    fmt::print(stderr, "rung: {}\n", line);
+  } catch (...) {
+  }
+}
+
+// Why a write failed during the command, where fmt said (its exception carries errno).
+std::error_code g_failed_write;
+
+int with_streams_checked(int code) {
+  errno = 0;
+  const bool out_lost = std::fflush(stdout) != 0 || std::ferror(stdout) != 0;
+  const std::error_code why = errno != 0 ? std::error_code(errno, std::generic_category()) : g_failed_write;
+  if (out_lost) {
+    say(fmt::format("the output could not be written to standard output{}{}", why ? ": " : "", why ? why.message() : ""));
+  }
+  const bool err_lost = std::fflush(stderr) != 0 || std::ferror(stderr) != 0;
+  return (out_lost || err_lost) && code == kExitOk ? kExitFailed : code;
+}
+
+int run_parsed(CLI::App& app, int argc, char** argv, void (*on_parse_error)()) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -20,16 +52,30 @@ int run_command_line(CLI::App& app, int argc, char** argv, void (*on_parse_error
     int code = app.exit(e);
     return code == 0 ? 0 : kExitUsage;
   } catch (const CliError& e) {
-    fmt::print(stderr, "rung: {}\n", e.what());
+    say(e.what());
     return e.exit_code;
   } catch (const LibraryUnavailable& e) {
-    fmt::print(stderr, "rung: {}\n", e.what());
+    say(e.what());
+    return kExitFailed;
+  } catch (const std::system_error& e) {
+    // fmt::print's failed write: standard output or error is gone (a full disk, a closed file).
+    if (std::ferror(stdout) != 0 || std::ferror(stderr) != 0) {
+      g_failed_write = e.code();
+      return kExitFailed;
+    }
+    say(fmt::format("internal error: {}", e.what()));
     return kExitFailed;
   } catch (const std::exception& e) {
-    fmt::print(stderr, "rung: internal error: {}\n", e.what());
+    say(fmt::format("internal error: {}", e.what()));
     return kExitFailed;
   }
   return kExitOk;
+}
+
+}  // namespace
+
+int run_command_line(CLI::App& app, int argc, char** argv, void (*on_parse_error)()) {
+  return with_streams_checked(run_parsed(app, argc, argv, on_parse_error));
 }
 
 }  // namespace rung::cli

@@ -192,5 +192,30 @@ TEST_F(CliOutputTest, TheProbesFirstLineIsAShortSummary) {
   EXPECT_EQ(nlohmann::json::parse(j.out)["about"], "CPU · ONNX Runtime 1.30.0 · 3 rungs failed");
 }
 
+// --- output that cannot be written -------------------------------------------------
+
+// A result that never reached its reader is a failed run: stdout on a full disk
+// is exit 1 saying so, for the front's warm probe, rung-full's commands and help
+// alike; a stderr that cannot be written never aborts the command.
+TEST_F(CliOutputTest, StdoutOnAFullDiskIsExitOneSayingSoAndAFullStderrNeverAborts) {
+  const std::string probe = "probe --in-process --model tiny=" + q(model_) + " --cache-dir " + q(dir_ / "cache") + " --hardware-root " + cpu_vm() + ort();
+  ASSERT_EQ(rung(probe).exit_code, 0);  // decided: the next probe is answered by the front from the cache
+  for (const std::string args : {probe, probe + " --json", std::string("doctor"), std::string("doctor --json") + ort(), std::string("--help"),
+                                 std::string("bench --help")}) {
+    auto full = test::run_command("{ env -u RUNG_ORT_DIR " + q(test::cli_path()) + " " + args + " >/dev/full; }");
+    EXPECT_EQ(full.exit_code, 1) << args << "\n" << full.err;
+    EXPECT_THAT(full.err, HasSubstr("rung: the output could not be written to standard output")) << args;
+    auto fine = rung(args);
+    EXPECT_EQ(fine.exit_code, 0) << args << "\n" << fine.err;
+  }
+  // Errors said into a full stderr: the command's own exit code, never SIGABRT's 134.
+  for (const auto& [args, code] : std::vector<std::pair<std::string, int>>{{"probe --bogus", 2},
+                                                                        {"bench " + q(dir_ / "absent.onnx") + " --rung cpu" + ort(), 2},
+                                                                        {probe, 0}}) {
+    auto r = test::run_command("{ env -u RUNG_ORT_DIR " + q(test::cli_path()) + " " + args + " 2>/dev/full; }");
+    EXPECT_EQ(r.exit_code, code) << args;
+  }
+}
+
 }  // namespace
 }  // namespace rung
