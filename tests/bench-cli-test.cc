@@ -128,6 +128,22 @@ TEST_F(BenchCliTest, ASecondRunAppendsToTheRecord) {
   EXPECT_EQ(j["measurements"].size(), 2u);
 }
 
+// Eight benches appending to one record at once: each reads, merges and
+// rewrites it under the record's lock, so all eight measurements are there.
+TEST_F(BenchCliTest, EightBenchesAppendingToOneRecordAtOnceLoseNoMeasurement) {
+  const std::string file = (dir_ / "shared.json").string();
+  const std::string one = bench((dir_ / "tiny.onnx").string() + " --runs 2 --rung cpu --out-json '" + file + "' >/dev/null 2>&1");
+  std::string all = "pids=''; ";
+  for (int i = 0; i < 8; ++i) all += "( " + one + " ) & pids=\"$pids $!\"; ";
+  all += "rc=0; for p in $pids; do wait $p || rc=1; done; exit $rc";
+  std::ofstream(dir_ / "eight.sh") << all;
+  auto r = test::run_command("sh " + test::q(dir_ / "eight.sh"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(test::read_file(file));
+  EXPECT_EQ(j["measurements"].size(), 8u);
+  EXPECT_TRUE(fs::is_regular_file(dir_ / ".shared.json.lock")) << "the lock stays beside the record";
+}
+
 TEST_F(BenchCliTest, EveryTensorTypeIsGeneratedRunAndCompared) {
   using test::ElemType;
   test::ModelBuilder m(18);

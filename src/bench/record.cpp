@@ -2,11 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <chrono>
 #include <climits>
 #include <nlohmann/json.hpp>
 
 #include "os/atomic_file.h"
 #include "os/file_hash.h"
+#include "os/file_lock.h"
 #include "os/json_input.h"
 #include "os/read_file.h"
 
@@ -313,8 +316,32 @@ Status check_bench_record_target(const fs::path& file, const fs::path& model) {
   return {};
 }
 
+namespace {
+
+// Bench records are read, merged and rewritten: two benches appending to one
+// record at once would each write what they read, and one measurement would be
+// lost. Each record is updated under a lock on ".NAME.lock" beside it, kept
+// there (removing it would race with a waiter that opened it), taken in path
+// order so that two benches with the same records in another order cannot wait
+// for each other.
+constexpr std::chrono::minutes kRecordLockWait{2};
+
+fs::path record_lock_file(const fs::path& record) { return record.parent_path() / ("." + record.filename().string() + ".lock"); }
+
+}  // namespace
+
 Status write_bench_records(const BenchReport& report, const std::vector<fs::path>& files, const std::string& command) {
   if (files.size() != report.models.size()) return Error{ErrorCode::kInvalidArgument, "one record path per model is needed"};
+  std::vector<fs::path> by_path = files;
+  std::sort(by_path.begin(), by_path.end());
+  std::vector<CacheLock> locks;
+  for (const auto& f : by_path) {
+    std::error_code ec;
+    if (!f.parent_path().empty()) fs::create_directories(f.parent_path(), ec);
+    auto lock = CacheLock::acquire(record_lock_file(f), kRecordLockWait);
+    if (!lock) return Error{lock.error().code, fmt::format("{}: not appended to: {}", f.string(), lock.error().message)};
+    locks.push_back(std::move(*lock));
+  }
   std::vector<std::string> texts;
   for (std::size_t i = 0; i < files.size(); ++i) {
     std::string text = bench_record_json(report, report.models[i], command);
@@ -329,8 +356,6 @@ Status write_bench_records(const BenchReport& report, const std::vector<fs::path
     texts.push_back(std::move(text));
   }
   for (std::size_t i = 0; i < files.size(); ++i) {
-    std::error_code ec;
-    if (!files[i].parent_path().empty()) fs::create_directories(files[i].parent_path(), ec);
     if (auto s = write_file_atomically(files[i], texts[i]); !s) return s;
   }
   return {};
