@@ -19,6 +19,7 @@
 #include "numeric_args.h"
 #include "os/atomic_file.h"
 #include "os/json_input.h"
+#include "rung/json_text.h"
 #include "os/read_file.h"
 #include "os/this_process.h"
 #include "rung/pipeline.h"
@@ -243,7 +244,7 @@ int main(int argc, char** argv) {
   }
   fs::remove_all(scratch);
   if (!json.empty()) {
-    if (auto s = rung::write_file_atomically(json, out.dump(1) + "\n"); !s) {
+    if (auto s = rung::write_file_atomically(json, rung::json_text(out, 1) + "\n"); !s) {
       fmt::print(stderr, "pipeline-bench: {}\n", s.error().message);
       return 2;
     }

@@ -17,6 +17,7 @@
 #include "rung/bench_html.h"
 #include "rung/bench_record.h"
 #include "rung/output_paths.h"
+#include "rung/print.h"
 
 namespace rung::cli {
 namespace {
@@ -29,6 +30,7 @@ struct BenchCliOptions {
   std::vector<std::string> input_specs;  // NAME=FILE
   std::uint64_t max_tensor_mb = 0;
   RuntimeArgs runtime;
+  WorkerArgs workers;
   PluginArgs plugins;
   SoftwareGpuArgs software_gpu;
   std::string input = "random";          // random | zeros | DIR
@@ -77,21 +79,21 @@ std::string verdict(const BenchRow& r) {
 }
 
 void print_report(const BenchReport& rep) {
-  fmt::print("{} · ONNX Runtime {} · {} · threads {}\n", rep.hostname, rep.runtime_version, rep.cpu,
+  rung::print("{} · ONNX Runtime {} · {} · threads {}\n", rep.hostname, rep.runtime_version, rep.cpu,
              rep.settings.threads == 0 ? std::string("default") : std::to_string(rep.settings.threads));
-  fmt::print("{} warm-up, {}, {} round{}; inputs {}; times in ms\n", rep.settings.warmup,
+  rung::print("{} warm-up, {}, {} round{}; inputs {}; times in ms\n", rep.settings.warmup,
              rep.settings.duration_s > 0 ? fmt::format("runs for {:g} s", rep.settings.duration_s) : fmt::format("{} runs", rep.settings.runs),
              rep.settings.rounds, rep.settings.rounds == 1 ? "" : "s", rep.inputs_mode);
   bool any_else = false, any_forms = false;
   for (const auto& m : rep.models) {
     any_forms = any_forms || m.forms.size() > 1;
     if (m.forms.size() <= 1) {
-      fmt::print("\n{} ({}, {}, sha256 {}) · inputs {}\n", m.model_id, m.path.filename().string(), m.form, m.sha256.substr(0, 12),
+      rung::print("\n{} ({}, {}, sha256 {}) · inputs {}\n", m.model_id, m.path.filename().string(), m.form, m.sha256.substr(0, 12),
                  m.inputs_described);
     } else {
-      fmt::print("\n{} · {} forms\n", m.name, m.forms.size());
+      rung::print("\n{} · {} forms\n", m.name, m.forms.size());
       for (const auto& f : m.forms) {
-        fmt::print("  {:<6} {} ({}, sha256 {}) · inputs {}\n", f.label, f.path.filename().string(), f.form, f.sha256.substr(0, 12), f.inputs_described);
+        rung::print("  {:<6} {} ({}, sha256 {}) · inputs {}\n", f.label, f.path.filename().string(), f.form, f.sha256.substr(0, 12), f.inputs_described);
       }
     }
     std::size_t rw = 4, fw = 4, iw = 8;
@@ -100,30 +102,30 @@ void print_report(const BenchReport& rep) {
       fw = std::max(fw, r.model_form.size());
       iw = std::max(iw, r.model_id.size());
     }
-    fmt::print("  {:<{}} {:<{}} {:<{}} {:>17} {:>9} {:>9} {:>9} {:>9} {:>9} {:>6} {:>9} {:>8} {:>20} {:>20} {:>13}  {}\n", "rung", rw, "form", fw,
+    rung::print("  {:<{}} {:<{}} {:<{}} {:>17} {:>9} {:>9} {:>9} {:>9} {:>9} {:>6} {:>9} {:>8} {:>20} {:>20} {:>13}  {}\n", "rung", rw, "form", fw,
                "model id", iw, "build cold/cached", "first", "min", "p50", "p90", "p99", "cv", "inf/s", "peak MiB", "x floor [99%]",
                "x f32 [99%]", "placed", "output vs CPU");
     for (const auto& r : m.rows) {
       std::string name = r.match == OutputMatch::kReference ? r.display + " (floor)" : r.display;
       if (!r.ok) {
-        fmt::print("  {:<{}} {:<{}} {:<{}} failed ({}): {}\n", name, rw, r.model_form, fw, r.model_id, iw, r.failure_class, r.failure_reason);
+        rung::print("  {:<{}} {:<{}} {:<{}} failed ({}): {}\n", name, rw, r.model_form, fw, r.model_id, iw, r.failure_class, r.failure_reason);
         continue;
       }
       any_else = any_else || r.computes_something_else();
       const auto& l = r.latency;
-      fmt::print("  {:<{}} {:<{}} {:<{}} {:>17} {:>9} {:>9} {:>9} {:>9} {:>9} {:>5.1f}% {:>9} {:>8.0f} {} {} {:>13}  {}\n", name, rw, r.model_form, fw,
+      rung::print("  {:<{}} {:<{}} {:<{}} {:>17} {:>9} {:>9} {:>9} {:>9} {:>9} {:>5.1f}% {:>9} {:>8.0f} {} {} {:>13}  {}\n", name, rw, r.model_form, fw,
                  r.model_id, iw, ms(r.build_cold_ms) + " / " + ms(r.build_cached_ms), ms(r.first_run_ms), marked(r, ms(l.min)),
                  marked(r, ms(l.p50)), marked(r, ms(l.p90)), marked(r, ms(l.p99)), l.cv * 100,
                  marked(r, fmt::format("{:.1f}", r.throughput_per_s)), r.peak_rss_mb, right(marked(r, ratio_cell(r.x_floor)), 20),
                  right(marked(r, ratio_cell(r.x_f32)), 20), placed_cell(r), verdict(r));
-      for (const auto& e : r.evidence) fmt::print("  {:<{}} · {}\n", "", rw, e);
+      for (const auto& e : r.evidence) rung::print("  {:<{}} · {}\n", "", rw, e);
     }
   }
-  fmt::print("\nx floor: the row's time over the CPU floor's, the same form. x f32: the form's time over the f32 form's on the same rung.\n"
+  rung::print("\nx floor: the row's time over the CPU floor's, the same form. x f32: the form's time over the f32 form's on the same rung.\n"
              "Both: the median of paired run ratios (run k against run k of the same round) and its 99% sign-test interval, as the probe's speed rule.\n"
              "placed: nodes the rung's provider ran / all nodes, and their share of kernel time (ONNX Runtime's profile of one run).\n");
-  if (any_forms) fmt::print("Forms of one model: the files given one NAME (NAME=PATH, NAME:FORM=PATH, or NAME_FORM.onnx beside NAME).\n");
-  if (any_else) fmt::print("\n≠: the rung's outputs differ from the CPU's; its numbers are for something else.\n");
+  if (any_forms) rung::print("Forms of one model: the files given one NAME (NAME=PATH, NAME:FORM=PATH, or NAME_FORM.onnx beside NAME).\n");
+  if (any_else) rung::print("\n≠: the rung's outputs differ from the CPU's; its numbers are for something else.\n");
 }
 
 // One model file as given: PATH, NAME=PATH or NAME:FORM=PATH.
@@ -213,6 +215,7 @@ int run_bench_command(const BenchCliOptions& c) {
   o.rungs = c.rungs;
   o.hardware_root = c.hardware_root;
   o.deadline = deadline_from_seconds(c.deadline_s);
+  o.worker_memory_limit_mb = c.workers.memory_mb;
   c.runtime.apply_to(o.runtimes);
   c.plugins.apply_to(o.runtimes);
   o.plugin_dirs = c.plugins.paths();
@@ -325,13 +328,13 @@ int run_bench_command(const BenchCliOptions& c) {
   // With --json stdout carries the records and nothing else: the table and the files' names go to stderr.
   auto say = [&](const std::string& line) {
     if (json_stdout) {
-      fmt::print(stderr, "{}\n", line);
+      rung::print(stderr, "{}\n", line);
     } else {
-      fmt::print("{}\n", line);
+      rung::print("{}\n", line);
     }
   };
   if (!json_stdout) print_report(*result);
-  for (const auto& w : result->warnings) fmt::print(stderr, "rung: warning: {}\n", w);
+  for (const auto& w : result->warnings) rung::print(stderr, "rung: warning: {}\n", w);
   if (!record_files.empty()) {
     if (auto s = write_bench_records(*result, record_files, command); !s) throw CliError(kExitFailed, s.error().message);
     for (const auto& f : record_files) say("record: " + f.string());
@@ -344,7 +347,7 @@ int run_bench_command(const BenchCliOptions& c) {
     if (auto s = write_bench_html(c.html, *result, command); !s) throw CliError(kExitFailed, s.error().message);
     say("report: " + c.html);
   }
-  if (json_stdout) fmt::print("{}", bench_records_json(*result, command));
+  if (json_stdout) rung::print("{}", bench_records_json(*result, command));
   return kExitOk;
 }
 
@@ -382,6 +385,7 @@ void add_bench_command(CLI::App& app) {
   add_number(*cmd, "--deadline", c->deadline_s, "Seconds a rung may take per model and round before it is killed", deadline_seconds())
       ->capture_default_str();
   c->runtime.add_to(*cmd);
+  c->workers.add_to(*cmd);
   c->plugins.add_to(*cmd);
   c->software_gpu.add_to(*cmd);
   add_text(*cmd, "--hardware-root", c->hardware_root, "Read the hardware description under this directory (for testing)")->group("");

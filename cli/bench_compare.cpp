@@ -12,6 +12,7 @@
 #include "output_check.h"
 #include "rung/bench_compare.h"
 #include "rung/output_paths.h"
+#include "rung/print.h"
 
 namespace rung::cli {
 namespace {
@@ -89,14 +90,14 @@ nlohmann::json comparison_json(const BenchComparison& c) {
 
 void print_table(const BenchComparison& c) {
   auto side = [](const char* name, const CompareInput& in) {
-    fmt::print("{}: {} ({} record{}{})\n", name, in.path.string(), in.records.size(), in.records.size() == 1 ? "" : "s",
+    rung::print("{}: {} ({} record{}{})\n", name, in.path.string(), in.records.size(), in.records.size() == 1 ? "" : "s",
                in.date.empty() ? "" : ", measured " + in.date);
   };
   side("A", c.a);
   side("B", c.b);
-  for (const auto& n : c.notes) fmt::print("note: {}\n", n);
+  for (const auto& n : c.notes) rung::print("note: {}\n", n);
   const double t = c.options.threshold;
-  fmt::print("B/A: B's median time over A's, {:g}% interval (unpaired; bootstrap where both hold every run, else from p50/p90/count); "
+  rung::print("B/A: B's median time over A's, {:g}% interval (unpaired; bootstrap where both hold every run, else from p50/p90/count); "
              "regression above {:g}, improvement below {:g}\n\n",
              c.options.confidence * 100, 1 + t, 1 - t);
   std::size_t mw = 5, fw = 4, rw = 4;
@@ -105,7 +106,7 @@ void print_table(const BenchComparison& c) {
     fw = std::max(fw, r.form.size());
     rw = std::max(rw, r.rung_display.size());
   }
-  fmt::print("  {:<{}} {:<{}} {:<{}} {:>10} {:>10} {:>11} {:>7} {:>17} {:<9}  {}\n", "model", mw, "form", fw, "rung", rw, "A p50 ms", "B p50 ms",
+  rung::print("  {:<{}} {:<{}} {:<{}} {:>10} {:>10} {:>11} {:>7} {:>17} {:<9}  {}\n", "model", mw, "form", fw, "rung", rw, "A p50 ms", "B p50 ms",
              "runs A/B", "B/A", "interval", "method", "verdict");
   for (const auto& r : c.rows) {
     auto p50 = [](const std::optional<CompareSide>& s) { return s && s->runs > 0 ? ms(s->p50_ms) : std::string("-"); };
@@ -118,10 +119,10 @@ void print_table(const BenchComparison& c) {
     }
     std::string verdict = r.verdict == CompareVerdict::kRegression ? "REGRESSION" : compare_verdict_name(r.verdict);
     if (!r.reason.empty()) verdict += " (" + r.reason + ")";
-    fmt::print("  {:<{}} {:<{}} {:<{}} {:>10} {:>10} {:>11} {:>7} {:>17} {:<9}  {}\n", r.model, mw, r.form, fw, r.rung_display, rw, p50(r.a), p50(r.b),
+    rung::print("  {:<{}} {:<{}} {:<{}} {:>10} {:>10} {:>11} {:>7} {:>17} {:<9}  {}\n", r.model, mw, r.form, fw, r.rung_display, rw, p50(r.a), p50(r.b),
                runs(r.a) + "/" + runs(r.b), ratio, interval, method, verdict);
   }
-  fmt::print("\n{} regression{}, {} improvement{}, {} same, {} unclear, {} not compared, {} only in A, {} only in B\n",
+  rung::print("\n{} regression{}, {} improvement{}, {} same, {} unclear, {} not compared, {} only in A, {} only in B\n",
              c.count(CompareVerdict::kRegression), c.count(CompareVerdict::kRegression) == 1 ? "" : "s", c.count(CompareVerdict::kImprovement),
              c.count(CompareVerdict::kImprovement) == 1 ? "" : "s", c.count(CompareVerdict::kSame), c.count(CompareVerdict::kUnclear),
              c.count(CompareVerdict::kNotCompared), c.count(CompareVerdict::kOnlyInA), c.count(CompareVerdict::kOnlyInB));
@@ -139,7 +140,7 @@ int run_compare(const CompareCliOptions& o) {
   o.json.emit(comparison_json(*c));
   if (!o.html.empty()) {
     if (auto s = write_output_file(o.html, bench_comparison_html(*c)); !s) throw CliError(kExitUsage, fmt::format("--html {}: {}", o.html, s.error().message));
-    if (!o.json.on_stdout()) fmt::print("report: {}\n", o.html);
+    if (!o.json.on_stdout()) rung::print("report: {}\n", o.html);
   }
   const int regressions = c->count(CompareVerdict::kRegression);
   if (regressions == 0) return kExitOk;

@@ -11,6 +11,7 @@
 #include "output_check.h"
 #include "runtime_args.h"
 #include "rung/conform.h"
+#include "rung/print.h"
 
 namespace rung::cli {
 namespace {
@@ -20,6 +21,7 @@ struct ConformCliOptions {
   std::string filter, html, work_dir, hardware_root = "/";
   JsonOutput json;
   RuntimeArgs runtime;
+  WorkerArgs workers;
   PluginArgs plugins;
   SoftwareGpuArgs software_gpu;
   double atol = Tolerance::onnx_backend().atol;
@@ -44,6 +46,7 @@ int run_conform_command(const ConformCliOptions& c) {
   o.tolerance_name = c.atol == onnx.atol && c.rtol == onnx.rtol ? "onnx_backend" : "given";
   o.threads = c.threads;
   o.deadline = deadline_from_seconds(c.deadline_s);
+  o.worker_memory_limit_mb = c.workers.memory_mb;
   o.hardware_root = c.hardware_root;
   o.work_dir = c.work_dir;
   c.runtime.apply_to(o.runtimes);
@@ -59,7 +62,8 @@ int run_conform_command(const ConformCliOptions& c) {
     for (const auto& d : c.plugins.dirs) inputs.push_back({"--plugin-dir", d});
     inputs.push_back({"--ort-dir", c.runtime.ort_dir});
     check_outputs_before_work({c.json.output(), {"--html", c.html}}, inputs);
-    check_output_directory_before_work({"--work-dir", c.work_dir});
+    for (auto& s : rung_state()) inputs.push_back(std::move(s));
+    check_output_directory_before_work({"--work-dir", c.work_dir}, inputs);
   }
   const bool terminal = progress_on_terminal();
   if (terminal) o.on_progress = [](const std::string& line) { show_progress_line("conform: " + line); };
@@ -68,8 +72,8 @@ int run_conform_command(const ConformCliOptions& c) {
   if (!report) throw CliError(report.error());
   // With the record on stdout, the text a person reads is left out.
   if (!c.json.on_stdout()) {
-    fmt::print("{}", report->table());
-    if (c.details) fmt::print("\n{}", report->details());
+    rung::print("{}", report->table());
+    if (c.details) rung::print("\n{}", report->details());
   }
   if (c.json.on_stdout() || c.json.to_file()) c.json.emit_text(report->to_json(command_line()));
   if (!c.html.empty()) {
@@ -104,6 +108,7 @@ void add_conform_command(CLI::App& app) {
   add_number(*cmd, "--threads", c->threads, "Intra-op threads per session (0: ONNX Runtime's default)", thread_count())->capture_default_str();
   add_number(*cmd, "--deadline", c->deadline_s, "Seconds a test may take before its worker is killed", deadline_seconds())->capture_default_str();
   c->runtime.add_to(*cmd);
+  c->workers.add_to(*cmd);
   c->plugins.add_to(*cmd);
   c->software_gpu.add_to(*cmd);
   add_text(*cmd, "--work-dir", c->work_dir, "Keep the workers' logs here (default: a temporary directory, removed)")->group("");

@@ -10,6 +10,7 @@
 #include "output_check.h"
 #include "runtime_args.h"
 #include "rung/hardware.h"
+#include "rung/print.h"
 #include "rung/printable.h"
 #include "rung/ladder.h"
 #include "rung/runtime.h"
@@ -135,50 +136,50 @@ nlohmann::json standing_json(const RungStanding& s) {
 
 void print_text(const RuntimeDiscovery& d, const Hardware& hw, const Ladder& ladder,
                 const std::vector<RungStanding>& standing, const std::string& about, const AdapterFacts& adapter) {
-  fmt::print("{}\n\n", about);
-  fmt::print("Runtime builds\n");
+  rung::print("{}\n\n", about);
+  rung::print("Runtime builds\n");
   for (std::size_t i = 0; i < d.builds.size(); ++i) {
     const auto& b = d.builds[i];
     bool chosen = d.chosen && *d.chosen == i;
     if (b.loaded) {
-      fmt::print("  {} {} ({})\n", chosen ? "*" : " ", b.library.string(), origin_name(b.origin));
-      fmt::print("      ONNX Runtime {}, API {}, providers: {}\n", b.version, b.api_version, fmt::join(b.providers, ", "));
-      fmt::print("      score {}: {}\n", b.score, b.score_reason);
+      rung::print("  {} {} ({})\n", chosen ? "*" : " ", b.library.string(), origin_name(b.origin));
+      rung::print("      ONNX Runtime {}, API {}, providers: {}\n", b.version, b.api_version, fmt::join(b.providers, ", "));
+      rung::print("      score {}: {}\n", b.score, b.score_reason);
     } else {
-      fmt::print("  x {} ({})\n      skipped: {}\n", b.library.string(), origin_name(b.origin), b.skipped_reason);
+      rung::print("  x {} ({})\n      skipped: {}\n", b.library.string(), origin_name(b.origin), b.skipped_reason);
     }
   }
-  fmt::print("  chosen: {}\n", d.choice_reason);
-  fmt::print("  searched:");
-  for (const auto& s : d.searched) fmt::print(" {}{}", s.path.string(), s.exists ? "" : " (missing)");
-  fmt::print("\n\nHardware\n");
-  fmt::print("  os: {}\n", os_name(hw.os));
-  fmt::print("  cpu: {} ({} cores, {} threads)\n", hw.cpu.model.empty() ? "unknown" : hw.cpu.model, hw.cpu.physical_cores, hw.cpu.logical_cpus);
-  fmt::print("  inference pool: {}\n", inference_threads_reason(hw.cpu));
-  fmt::print("  quantised speed: {}\n", quantised_speed_line(quantised_speed_features(hw.cpu)));
-  if (!hw.board.empty()) fmt::print("  board: {}\n", hw.board);
-  if (hw.gpus.empty() && hw.soc_gpus.empty()) fmt::print("  gpu: none seen{}\n", hw.pci_visible ? "" : " (PCI not visible)");
+  rung::print("  chosen: {}\n", d.choice_reason);
+  rung::print("  searched:");
+  for (const auto& s : d.searched) rung::print(" {}{}", s.path.string(), s.exists ? "" : " (missing)");
+  rung::print("\n\nHardware\n");
+  rung::print("  os: {}\n", os_name(hw.os));
+  rung::print("  cpu: {} ({} cores, {} threads)\n", hw.cpu.model.empty() ? "unknown" : hw.cpu.model, hw.cpu.physical_cores, hw.cpu.logical_cpus);
+  rung::print("  inference pool: {}\n", inference_threads_reason(hw.cpu));
+  rung::print("  quantised speed: {}\n", quantised_speed_line(quantised_speed_features(hw.cpu)));
+  if (!hw.board.empty()) rung::print("  board: {}\n", hw.board);
+  if (hw.gpus.empty() && hw.soc_gpus.empty()) rung::print("  gpu: none seen{}\n", hw.pci_visible ? "" : " (PCI not visible)");
   for (const auto& g : hw.soc_gpus)
-    fmt::print("  gpu: {} on the SoC at {} ({})\n",
+    rung::print("  gpu: {} on the SoC at {} ({})\n",
                g.vendor == Vendor::kArm ? "Arm Mali" : g.vendor == Vendor::kQualcomm ? "Qualcomm Adreno" : "a GPU", g.node,
                g.driver.empty() ? "no driver named" : "driver " + g.driver);
-  for (const auto& g : hw.gpus) fmt::print("  gpu: {} {:04x}:{:04x} at {}\n", vendor_name(g.vendor), g.vendor_id, g.device_id, g.address);
+  for (const auto& g : hw.gpus) rung::print("  gpu: {} {:04x}:{:04x} at {}\n", vendor_name(g.vendor), g.vendor_id, g.device_id, g.address);
   for (const auto& a : hw.adapters) {
-    fmt::print("  adapter: {} ({:04x}:{:04x}, {})\n", printable(a.name), a.vendor_id, a.device_id,
+    rung::print("  adapter: {} ({:04x}:{:04x}, {})\n", printable(a.name), a.vendor_id, a.device_id,
                a.software ? "software, no GPU" : fmt::format("{} MB dedicated", a.dedicated_memory_mb));
   }
-  for (const auto& u : hw.unreadable) fmt::print("  unreadable: {}\n", printable(u));
-  if (hw.nvidia_driver) fmt::print("  nvidia driver: {}\n", *hw.nvidia_driver);
-  if (!hw.nvidia_device_nodes.empty()) fmt::print("  nvidia nodes: {}\n", fmt::join(hw.nvidia_device_nodes, " "));
-  if (hw.rocm_kfd) fmt::print("  rocm: /dev/kfd\n");
-  if (!hw.dri_render_nodes.empty()) fmt::print("  render nodes: {}\n", fmt::join(hw.dri_render_nodes, " "));
-  if (hw.soc) fmt::print("  soc: {} {} {} ({})\n", hw.soc->vendor, hw.soc->family, hw.soc->machine, hw.soc->soc_id);
-  if (hw.hexagon_dsp) fmt::print("  hexagon: compute DSP present\n");
-  fmt::print("  identity: {}\n", hw.identity());
-  fmt::print("  software gpu: {}\n", adapter.line());
-  fmt::print("\nLadder ({})\n", fmt::join(ladder.platforms, ", "));
+  for (const auto& u : hw.unreadable) rung::print("  unreadable: {}\n", printable(u));
+  if (hw.nvidia_driver) rung::print("  nvidia driver: {}\n", *hw.nvidia_driver);
+  if (!hw.nvidia_device_nodes.empty()) rung::print("  nvidia nodes: {}\n", fmt::join(hw.nvidia_device_nodes, " "));
+  if (hw.rocm_kfd) rung::print("  rocm: /dev/kfd\n");
+  if (!hw.dri_render_nodes.empty()) rung::print("  render nodes: {}\n", fmt::join(hw.dri_render_nodes, " "));
+  if (hw.soc) rung::print("  soc: {} {} {} ({})\n", hw.soc->vendor, hw.soc->family, hw.soc->machine, hw.soc->soc_id);
+  if (hw.hexagon_dsp) rung::print("  hexagon: compute DSP present\n");
+  rung::print("  identity: {}\n", hw.identity());
+  rung::print("  software gpu: {}\n", adapter.line());
+  rung::print("\nLadder ({})\n", fmt::join(ladder.platforms, ", "));
   for (const auto& s : standing) {
-    fmt::print("  {:<10} {:<28} {:<24} {}\n", s.rung.display, s.rung.provider, form_name(s.rung.form), s.note);
+    rung::print("  {:<10} {:<28} {:<24} {}\n", s.rung.display, s.rung.provider, form_name(s.rung.form), s.note);
   }
 }
 

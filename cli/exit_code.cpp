@@ -7,6 +7,8 @@
 #include <system_error>
 
 #include "commands.h"
+#include "parse_error.h"
+#include "rung/print.h"
 
 namespace rung::cli {
 
@@ -25,7 +27,7 @@ namespace {
 // disk behind 2>), and a throw from here would end the process in std::terminate.
 void say(const std::string& line) noexcept {
   try {
-    fmt::print(stderr, "rung: {}\n", line);
+    rung::print(stderr, "rung: {}\n", line);
   } catch (...) {
   }
 }
@@ -49,7 +51,7 @@ int run_parsed(CLI::App& app, int argc, char** argv, void (*on_parse_error)()) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (on_parse_error != nullptr) on_parse_error();
-    int code = app.exit(e);
+    int code = print_parse_error(app, e);
     return code == 0 ? 0 : kExitUsage;
   } catch (const CliError& e) {
     say(e.what());

@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "commands.h"
+#include "rung/print.h"
 #include "rung/rung_programs.h"
 #include "rung/termination.h"
 
@@ -22,11 +23,11 @@ char** g_argv = nullptr;
 [[noreturn]] void become_full() {
   const std::filesystem::path full = rung::find_rung_program("rung-full");
   if (full.empty()) {
-    fmt::print(stderr, "rung: rung-full, which runs this command, is neither beside this program nor in the libexec/rung beside its bin/: build or install it (target rung_full)\n");
+    rung::print(stderr, "rung: rung-full, which runs this command, is neither beside this program nor in the libexec/rung beside its bin/: build or install it (target rung_full)\n");
   } else {
     std::fflush(stdout);
     auto failed = rung::become_program(full, g_argv);
-    fmt::print(stderr, "rung: {}\n", failed.error().message);
+    rung::print(stderr, "rung: {}\n", failed.error().message);
   }
   std::exit(rung::cli::kExitFailed);
 }

@@ -6,6 +6,8 @@
 
 #include "commands.h"
 #include "numeric_args.h"
+#include "rung/json_text.h"
+#include "rung/print.h"
 
 namespace rung::cli {
 
@@ -18,13 +20,13 @@ NamedPath JsonOutput::output() const { return {"--out-json", to_file() ? path_fr
 
 void JsonOutput::emit(const nlohmann::json& document) const {
   // Text that is not UTF-8 (a file name, a provider's message) is replaced, never a throw.
-  emit_text(document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
+  emit_text(json_text(document, 2));
 }
 
 void JsonOutput::emit_text(std::string text) const {
   if (text.empty() || text.back() != '\n') text += "\n";
   if (on_stdout()) {
-    std::fwrite(text.data(), 1, text.size(), stdout);
+    print_text(stdout, text);  // json_text's output has no control characters to escape
     std::fflush(stdout);
   }
   if (to_file()) {

@@ -102,11 +102,24 @@ Role parse_role(const std::string& s) {
 
 }  // namespace
 
-fs::path default_cache_dir() {
+namespace {
+Result<fs::path> cache_dir_in_effect() {
   if (auto env = path_in_variable("RUNG_CACHE_DIR")) return *env;
   auto dir = user_cache_dir();
-  if (!dir) throw CliError(kExitUsage, fmt::format("no cache directory: {} (or RUNG_CACHE_DIR, or --cache-dir)", dir.error().message));
+  if (!dir) return dir.error();
   return *dir / "probe";
+}
+}  // namespace
+
+fs::path default_cache_dir() {
+  auto dir = cache_dir_in_effect();
+  if (!dir) throw CliError(kExitUsage, fmt::format("no cache directory: {} (or RUNG_CACHE_DIR, or --cache-dir)", dir.error().message));
+  return *dir;
+}
+
+std::optional<fs::path> cache_dir_if_any() {
+  auto dir = cache_dir_in_effect();
+  return dir ? std::optional<fs::path>(*dir) : std::nullopt;
 }
 
 void require_model_file(const std::string& option, const fs::path& file) {

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,5 +39,7 @@ void add_max_tensor_option(CLI::App& command, std::uint64_t& mb);
 // $XDG_CACHE_HOME/rung/probe, ~/.cache/rung/probe, or <tmp>/rung-<uid>/cache/probe.
 // Throws CliError (usage) naming what to set when none of them can be used.
 std::filesystem::path default_cache_dir();
+// The same, or nullopt where there is none (HOME unset and no private directory to be had).
+std::optional<std::filesystem::path> cache_dir_if_any();
 
 }  // namespace rung::cli

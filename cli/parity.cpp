@@ -13,6 +13,7 @@
 #include "output_check.h"
 #include "runtime_args.h"
 #include "rung/parity.h"
+#include "rung/print.h"
 
 namespace rung::cli {
 namespace {
@@ -22,6 +23,7 @@ struct ParityCliOptions {
   JsonOutput json;
   bool show = false;
   RuntimeArgs runtime;
+  WorkerArgs workers;
   PluginArgs plugins;
   SoftwareGpuArgs software_gpu;
   std::size_t random = 0;
@@ -78,6 +80,7 @@ void run_parity_command(const ParityCliOptions& c) {
   c.runtime.apply_to(o.runtimes);
   c.plugins.apply_to(o.runtimes);
   o.deadline = deadline_from_seconds(c.deadline_s);
+  o.worker_memory_limit_mb = c.workers.memory_mb;
   // The report may not be an input: a side's model, stored outputs, plugin or runtime, the inputs, the gate file, a spec.
   {
     std::vector<NamedPath> inputs;
@@ -94,7 +97,8 @@ void run_parity_command(const ParityCliOptions& c) {
     inputs.push_back({"--input-spec", file_of_assignment(c.input_spec)});
     inputs.push_back({"--ort-dir", c.runtime.ort_dir});
     check_outputs_before_work({c.json.output()}, inputs);
-    check_output_directory_before_work({"--work-dir", c.work_dir});
+    for (auto& s : rung_state()) inputs.push_back(std::move(s));
+    check_output_directory_before_work({"--work-dir", c.work_dir}, inputs);
   }
   const bool terminal = progress_on_terminal();
   if (terminal) o.on_progress = [](const std::string& line) { show_progress_line("parity: " + line); };
@@ -105,14 +109,14 @@ void run_parity_command(const ParityCliOptions& c) {
     const std::string line = fmt::format("recorded {} input set{} into {}: {}\n"
                                          "compare on another machine: rung parity --ref expected:{} --inputs {} --cand MODEL[,rung=...]\n",
                                          made->input_sets, made->input_sets == 1 ? "" : "s", c.record, made->describe(), c.record, c.record);
-    if (!c.json.on_stdout()) fmt::print("{}", line);
+    if (!c.json.on_stdout()) rung::print("{}", line);
     if (c.json.on_stdout() || c.json.to_file()) c.json.emit_text(made->to_json());
     return;
   }
   auto report = run_parity(o);
   if (terminal) clear_progress_line();
   if (!report) throw CliError(report.error());
-  if (!c.json.on_stdout()) fmt::print("{}", report->text());
+  if (!c.json.on_stdout()) rung::print("{}", report->text());
   if (c.json.on_stdout() || c.json.to_file()) c.json.emit_text(report->to_json());
   if (!report->passed()) throw CliError(kExitFailed, "parity: a gate failed (see above)");
 }
@@ -144,6 +148,7 @@ void add_parity_command(CLI::App& app) {
   add_number(*cmd, "--deadline", c->deadline_s, "Seconds a side may take to build its session or run one input", deadline_seconds())
       ->capture_default_str();
   c->runtime.add_to(*cmd);
+  c->workers.add_to(*cmd);
   add_max_tensor_option(*cmd, c->max_tensor_mb);
   c->plugins.add_allow_to(*cmd);
   c->software_gpu.add_to(*cmd);

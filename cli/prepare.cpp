@@ -15,6 +15,7 @@
 #include "reason_notes.h"
 #include "runtime_args.h"
 #include "rung/engine_core.h"
+#include "rung/print.h"
 #include "rung/rung_names.h"
 #include "rung/variants.h"
 #include "rung/path_text.h"
@@ -28,6 +29,7 @@ struct PrepareOptions {
   ModelArgs models;
   VariantArgs variants;
   RuntimeArgs runtime;
+  WorkerArgs workers;
   PluginArgs plugins;
   std::string cache_dir;
   std::string hardware_root = "/";
@@ -51,18 +53,17 @@ int run_prepare(const PrepareOptions& c) {
     o.models = c.models.resolve();
   }
   o.cache_dir = c.cache_dir.empty() ? default_cache_dir() : path_from_utf8(c.cache_dir);
-  {
-    std::vector<NamedPath> inputs = {{"--ort-dir", path_from_utf8(c.runtime.ort_dir)}, {"--variants", path_from_utf8(c.variants.manifest)}, {"--deployment", path_from_utf8(c.variants.deployment)}};
-    for (const auto& m : o.models) inputs.push_back({"the model " + m.name, m.f32});
-    for (const auto& s : c.models.input_specs) inputs.push_back({"--input-spec", path_from_utf8(file_of_assignment(s))});
-    check_outputs_before_work({c.json.output()}, inputs);
-  }
-  check_output_directory_before_work({"--cache-dir", o.cache_dir});  // written in: never a file (a model, say)
+  std::vector<NamedPath> inputs = {{"--ort-dir", path_from_utf8(c.runtime.ort_dir)}, {"--variants", path_from_utf8(c.variants.manifest)}, {"--deployment", path_from_utf8(c.variants.deployment)}};
+  for (const auto& m : o.models) inputs.push_back({"the model " + m.name, m.f32});
+  for (const auto& s : c.models.input_specs) inputs.push_back({"--input-spec", path_from_utf8(file_of_assignment(s))});
+  check_outputs_before_work({c.json.output()}, inputs, o.cache_dir);
+  check_output_directory_before_work({"--cache-dir", o.cache_dir}, inputs);  // written in: never a file (a model, say), nor an input's folder
   o.hardware_root = path_from_utf8(c.hardware_root);
   o.acceptance_ratio = c.accept_ratio;
   o.inference_threads = c.threads;
   o.isolate = !c.in_process;
   c.runtime.apply_to(o.runtimes);
+  o.worker_memory_limit_mb = c.workers.memory_mb;
   c.plugins.apply_to(o.runtimes);
   o.plugin_dirs = c.plugins.paths();
   if (!c.use_rung.empty()) o.forced_rung = c.use_rung;
@@ -77,7 +78,8 @@ int run_prepare(const PrepareOptions& c) {
     for (const auto& f : p.failures) {
       if (std::find(said->begin(), said->end(), f) != said->end()) continue;
       said->push_back(f);
-      fmt::print(stderr, "{}rung: {}\n", progress_clear_prefix(terminal), f);
+      if (terminal) clear_progress_line();
+      rung::print(stderr, "rung: {}\n", f);
     }
     if (terminal && !*settled) show_progress_line(fmt::format("Preparing engines · {} of {}", p.landed, p.total));
   };
@@ -92,7 +94,7 @@ int run_prepare(const PrepareOptions& c) {
   // A probe model the floor could not run is said first: it is why that model,
   // and maybe every model, stays on the CPU.
   const auto problems = (*engine)->probe_problems();
-  for (const auto& e : problems.model_errors) fmt::print(stderr, "rung: {}\n", e);
+  for (const auto& e : problems.model_errors) rung::print(stderr, "rung: {}\n", e);
   auto job = (*engine)->open_job();
   if (!job) throw CliError(kExitFailed, job.error().message);
 
@@ -133,12 +135,12 @@ int run_prepare(const PrepareOptions& c) {
     c.json.emit(out);
   }
   if (!c.json.on_stdout()) {
-    fmt::print("{}\n", (*engine)->about_line());
-    fmt::print("rung: {} ({}); {} inference thread{}\n\n", rung_display_name((*engine)->chosen_rung()), (*engine)->chosen_reason(),
+    rung::print("{}\n", (*engine)->about_line());
+    rung::print("rung: {} ({}); {} inference thread{}\n\n", rung_display_name((*engine)->chosen_rung()), (*engine)->chosen_reason(),
                (*engine)->inference_threads(), (*engine)->inference_threads() == 1 ? "" : "s");
-    fmt::print("  {:<24} {:<16} {:<14} {:<28} {}\n", "model", "variant", "rung", "model id", "why");
-    for (const auto& r : rows) fmt::print("{}\n", r);
-    fmt::print("{}", notes.text());
+    rung::print("  {:<24} {:<16} {:<14} {:<28} {}\n", "model", "variant", "rung", "model id", "why");
+    for (const auto& r : rows) rung::print("{}\n", r);
+    rung::print("{}", notes.text());
   }
   // Inputs refused before anything ran are an input error, as in `rung probe`.
   if (problems.inputs_refused) return kExitUsage;
@@ -160,6 +162,7 @@ void add_prepare_command(CLI::App& app) {
   add_text(*cmd, "--use-rung", c->use_rung, "Force a rung at or below the chosen one (also RUNG_FORCE_RUNG)");
   add_text(*cmd, "--cache-dir", c->cache_dir, "Where the decision and the engines are cached (default: RUNG_CACHE_DIR or ~/.cache/rung/probe)");
   c->runtime.add_to(*cmd);
+  c->workers.add_to(*cmd);
   c->plugins.add_to(*cmd);
   add_text(*cmd, "--hardware-root", c->hardware_root, "Read the hardware description under this directory (for testing)")->group("");
   cmd->callback([c] {

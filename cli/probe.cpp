@@ -12,6 +12,7 @@
 #include "output_check.h"
 #include "reason_notes.h"
 #include "runtime_args.h"
+#include "rung/print.h"
 #include "rung/probe.h"
 #include "rung/path_text.h"
 
@@ -22,6 +23,7 @@ namespace fs = std::filesystem;
 struct ProbeCliOptions {
   ModelArgs models;
   RuntimeArgs runtime;
+  WorkerArgs workers;
   PluginArgs plugins;
   SoftwareGpuArgs software_gpu;
   std::vector<std::string> probe_models;
@@ -56,7 +58,7 @@ std::string placed_cell(const Measurement& m) {
 
 void print_cells(std::size_t width, const std::string& rung, const std::string& model, const std::string& build, const std::string& median,
                  const std::string& ratio, const std::string& placed, const std::string& verdict) {
-  fmt::print("  {:<{}} {:<32} {:>9} {:>10} {:>20} {:>13}  {}\n", rung, width, model, build, median, ratio, placed, verdict);
+  rung::print("  {:<{}} {:<32} {:>9} {:>10} {:>20} {:>13}  {}\n", rung, width, model, build, median, ratio, placed, verdict);
 }
 
 // The verdict and its reason; a long reason (the same one on every row of a rung) as a note under the table.
@@ -82,7 +84,7 @@ void print_table(const ProbeOutcome& out) {
     }
     for (const auto& m : r.models) print_row(width, notes, r.display, m, verdict_name(m.verdict), m.reason);
   }
-  fmt::print("{}", notes.text());
+  rung::print("{}", notes.text());
 }
 
 // The first line: the library's summary, and where the reasons are when a rung was passed over.
@@ -96,16 +98,14 @@ std::string first_line(const ProbeOutcome& out) {
 int run_probe_command(const ProbeCliOptions& c) {
   // The models first: one that cannot be read is named before anything else happens.
   const auto models = c.models.resolve();
-  {
-    std::vector<NamedPath> inputs = {{"--ort-dir", path_from_utf8(c.runtime.ort_dir)}};
-    for (const auto& m : models) inputs.push_back({"the model " + m.name, m.f32});
-    for (const auto& s : c.models.input_specs) inputs.push_back({"--input-spec", path_from_utf8(file_of_assignment(s))});
-    check_outputs_before_work({c.json.output()}, inputs);
-  }
+  std::vector<NamedPath> inputs = {{"--ort-dir", path_from_utf8(c.runtime.ort_dir)}};
+  for (const auto& m : models) inputs.push_back({"the model " + m.name, m.f32});
+  for (const auto& s : c.models.input_specs) inputs.push_back({"--input-spec", path_from_utf8(file_of_assignment(s))});
+  check_outputs_before_work({c.json.output()}, inputs, path_from_utf8(c.cache_dir));
   c.software_gpu.apply();
   ProbeOptions o;
   o.cache_dir = c.cache_dir.empty() ? default_cache_dir() : path_from_utf8(c.cache_dir);
-  check_output_directory_before_work({"--cache-dir", o.cache_dir});  // written in: never a file (a model, say)
+  check_output_directory_before_work({"--cache-dir", o.cache_dir}, inputs);  // written in: never a file (a model, say), nor an input's folder
   o.hardware_root = path_from_utf8(c.hardware_root);
   o.runs = c.runs;
   o.threads = c.threads;
@@ -116,6 +116,7 @@ int run_probe_command(const ProbeCliOptions& c) {
   o.reprobe = c.reprobe;
   o.isolate = !c.in_process;
   o.deadline = deadline_from_seconds(c.deadline_s);
+  o.worker_memory_limit_mb = c.workers.memory_mb;
   c.runtime.apply_to(o.runtimes);
   c.plugins.apply_to(o.runtimes);
   o.plugin_dirs = c.plugins.paths();
@@ -128,19 +129,22 @@ int run_probe_command(const ProbeCliOptions& c) {
   if (terminal) {
     o.on_progress = [](const std::string& line) { show_progress_line("probing " + line); };
   }
-  o.on_log = [terminal](const std::string& line) { fmt::print(stderr, "{}rung: {}\n", progress_clear_prefix(terminal), line); };
+  o.on_log = [terminal](const std::string& line) {
+    if (terminal) clear_progress_line();
+    rung::print(stderr, "rung: {}\n", line);
+  };
   auto result = probe_decision(o);
   if (terminal) clear_progress_line();
   if (!result) throw CliError(result.error());
   const ProbeOutcome& out = *result;
-  for (const auto& e : out.model_errors) fmt::print(stderr, "rung: {}\n", e);
+  for (const auto& e : out.model_errors) rung::print(stderr, "rung: {}\n", e);
   if (c.json.on_stdout() || c.json.to_file()) c.json.emit_text(out.to_json());
   if (!c.json.on_stdout()) {
-    fmt::print("{}\n", first_line(out));
+    rung::print("{}\n", first_line(out));
     if (out.from_cache) {
-      fmt::print("(from the cache {}: nothing changed since it was written; --force probes again)\n", out.cache_file.string());
+      rung::print("(from the cache {}: nothing changed since it was written; --force probes again)\n", out.cache_file.string());
     }
-    fmt::print("\n");
+    rung::print("\n");
     print_table(out);
   }
   // Inputs refused before anything ran are an input error, not a no.
@@ -177,6 +181,7 @@ void add_probe_command(CLI::App& app) {
   add_text(*cmd, "--use-rung", c->use_rung, "Force a rung at or below the chosen one (also RUNG_FORCE_RUNG)");
   add_text(*cmd, "--cache-dir", c->cache_dir, "Where the decision is cached (default: RUNG_CACHE_DIR or ~/.cache/rung/probe)");
   c->runtime.add_to(*cmd);
+  c->workers.add_to(*cmd);
   c->plugins.add_to(*cmd);
   c->software_gpu.add_to(*cmd);
   add_text(*cmd, "--hardware-root", c->hardware_root, "Read the hardware description under this directory (for testing)")->group("");

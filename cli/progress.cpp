@@ -4,6 +4,7 @@
 
 #include <cstdio>
 
+#include "rung/print.h"
 #include "rung/terminal.h"
 
 namespace rung::cli {
@@ -13,10 +14,11 @@ constexpr const char* kClearLine = "\r\033[K";  // back to the line's start, era
 
 bool progress_on_terminal() { return stderr_is_terminal(); }
 
-void show_progress_line(const std::string& text) { fmt::print(stderr, "{}{}", kClearLine, text); }
+void show_progress_line(const std::string& text) {
+  print_verbatim(stderr, kClearLine);
+  print_text(stderr, text);  // a model's or an image's name in it is escaped like any other print
+}
 
-void clear_progress_line() { fmt::print(stderr, "{}", kClearLine); }
-
-const char* progress_clear_prefix(bool on_terminal) { return on_terminal ? kClearLine : ""; }
+void clear_progress_line() { print_verbatim(stderr, kClearLine); }
 
 }  // namespace rung::cli

@@ -2,7 +2,7 @@
 // and only when stderr is a terminal, so a log or a pipe never holds carriage
 // returns or escape sequences. A command asks `progress_on_terminal()` once and
 // draws with `show_progress_line`; a message printed while a line is drawn
-// starts with `progress_clear_prefix(on)`.
+// clears it first (`clear_progress_line`).
 #pragma once
 
 #include <string>
@@ -15,7 +15,5 @@ bool progress_on_terminal();
 void show_progress_line(const std::string& text);
 // Clears the line drawn so far.
 void clear_progress_line();
-// What a message line starts with so that it overwrites a drawn line: "" off a terminal.
-const char* progress_clear_prefix(bool on_terminal);
 
 }  // namespace rung::cli

@@ -11,8 +11,10 @@
 #include "numeric_args.h"
 #include "progress.h"
 #include "output_check.h"
+#include "rung/path_text.h"
 #include "runtime_args.h"
 #include "rung/parity.h"
+#include "rung/print.h"
 #include "rung/quantise.h"
 
 namespace rung::cli {
@@ -74,7 +76,12 @@ void run_quantise_command(QuantiseCli& c, const std::string& command_line) {
     std::vector<NamedPath> inputs = {{"the model", c.model}, {"--gate", c.gate}, {"--calibration", c.calibration}, {"--holdout", c.holdout},
                                      {"--ort-dir", c.shared.runtime.ort_dir}};
     for (const auto& f : files_named_by_gate_file(c.gate)) inputs.push_back({"the gate file's " + f.filename().string(), f});
-    check_outputs_before_work({c.json.output(), {"--out", c.out}}, inputs);
+    // Without --out-json the report goes beside a written model: checked too.
+    const NamedPath report = c.json.to_file() || c.out.empty() ? c.json.output()
+                                                               : NamedPath{"the report", path_from_utf8(c.out).replace_extension(".report.json")};
+    check_outputs_before_work({{"--out", path_from_utf8(c.out)}, report}, inputs);
+    for (auto& s : rung_state()) inputs.push_back(std::move(s));
+    check_output_directory_before_work({"--work-dir", path_from_utf8(c.shared.work_dir)}, inputs);
   }
   c.o.model = c.model;
   c.o.calibration_dir = c.calibration;
@@ -88,10 +95,10 @@ void run_quantise_command(QuantiseCli& c, const std::string& command_line) {
   clear_progress(c.o.settings);
   if (!outcome) throw CliError(outcome.error());
   if (c.json.on_stdout()) {
-    fmt::print("{}\n", outcome->json);
+    rung::print("{}\n", outcome->json);
   } else {
-    fmt::print("{}", outcome->text);
-    if (!outcome->report_file.empty()) fmt::print("report    {}\n", outcome->report_file.string());
+    rung::print("{}", outcome->text);
+    if (!outcome->report_file.empty()) rung::print("report    {}\n", outcome->report_file.string());
   }
   if (!outcome->passed) {
     throw CliError(kExitFailed, outcome->written ? "quantise: a gate failed; written anyway (--force)" : "quantise: a gate failed; nothing written");
@@ -106,6 +113,14 @@ struct UpgradeCli {
 
 void run_upgrade_command(UpgradeCli& c) {
   require_model_file("the model", c.model);
+  {
+    std::vector<NamedPath> inputs = {{"the model", path_from_utf8(c.model)}, {"--inputs", path_from_utf8(c.inputs)}, {"--gate", path_from_utf8(c.gate)},
+                                     {"--preprocess", path_from_utf8(c.preprocess)}, {"--ort-dir", path_from_utf8(c.shared.runtime.ort_dir)}};
+    for (const auto& f : files_named_by_gate_file(c.gate)) inputs.push_back({"the gate file's " + f.filename().string(), f});
+    check_outputs_before_work({{"--out", path_from_utf8(c.out)}}, inputs);
+    for (auto& s : rung_state()) inputs.push_back(std::move(s));
+    check_output_directory_before_work({"--work-dir", path_from_utf8(c.shared.work_dir)}, inputs);
+  }
   c.o.model = c.model;
   c.o.out = c.out;
   c.o.inputs_dir = c.inputs;
@@ -116,7 +131,7 @@ void run_upgrade_command(UpgradeCli& c) {
   auto outcome = run_upgrade(c.o);
   clear_progress(c.o.settings);
   if (!outcome) throw CliError(outcome.error());
-  fmt::print("{}", outcome->text);
+  rung::print("{}", outcome->text);
   if (!outcome->proven) throw CliError(kExitFailed, fmt::format("upgrade: output '{}' differs; nothing written", outcome->failing_output));
 }
 

@@ -11,9 +11,12 @@
 #include "commands.h"
 #include "json_output.h"
 #include "numeric_args.h"
+#include "rung/json_text.h"
 #include "output_check.h"
+#include "rung/path_text.h"
 #include "runtime_args.h"
 #include "rung/hardware.h"
+#include "rung/print.h"
 #include "rung/printable.h"
 #include "rung/registry.h"
 #include "rung/runtime.h"
@@ -105,7 +108,7 @@ std::string recipe_of(const RegistryCliOptions& o) {
     if (eq == std::string::npos || eq == 0) throw CliError(kExitUsage, fmt::format("--setting {}: expected KEY=VALUE", shown(s)));
     recipe["settings"][s.substr(0, eq)] = s.substr(eq + 1);
   }
-  return recipe.dump();
+  return json_text(recipe);
 }
 
 // "classification · y (decision: forced)": a report's failing gates, escaped for the terminal.
@@ -195,21 +198,21 @@ std::string precision_text(const PrecisionEvidence& p) {
 }
 
 void print_release(const Release& r) {
-  fmt::print("release {}: {} {} for {}\n", r.id, shown(r.model), shown(r.version), shown(r.target_label()));
-  fmt::print("  key          {}\n", r.release_key());
-  fmt::print("  artifact     {}\n", shown(r.artifact.path.string()));
-  fmt::print("               sha256 {}\n", shown(r.artifact.sha256));
-  fmt::print("               stable {}\n", r.artifact.stable_sha256.empty() ? "(not an ONNX graph)" : shown(r.artifact.stable_sha256));
-  fmt::print("               {} bytes, {}\n", r.artifact.size_bytes, r.artifact.retained ? "retained" : "not retained: " + shown(r.artifact.not_retained_reason));
-  fmt::print("  precision    {}\n", precision_text(r.precision));
-  fmt::print("  recipe       {}\n", printable(r.recipe_json, 157));
-  if (r.gate_failed) fmt::print("  gate         FAILED: {}; registered with --gate-failed\n", gates_text(*r.gate_failed));
-  fmt::print("  environment  ORT {} · {}\n", shown(r.environment.runtime_version), shown(r.environment.device));
-  for (const auto& [provider, version] : r.environment.providers) fmt::print("               {} {}\n", shown(provider), shown(version));
-  fmt::print("  cache        {}\n", r.cache_sha256.empty() ? "none" : fmt::format("{} (sha256 {})", shown(r.cache_file), shown(r.cache_sha256)));
-  if (r.evidence.empty()) fmt::print("  evidence     none\n");
-  for (std::size_t i = 0; i < r.evidence.size(); ++i) fmt::print("  {}{}\n", i == 0 ? "evidence     " : "             ", shown(r.evidence[i].summary));
-  fmt::print("  registered   {}\n", shown(r.registered_at));
+  rung::print("release {}: {} {} for {}\n", r.id, shown(r.model), shown(r.version), shown(r.target_label()));
+  rung::print("  key          {}\n", r.release_key());
+  rung::print("  artifact     {}\n", shown(r.artifact.path.string()));
+  rung::print("               sha256 {}\n", shown(r.artifact.sha256));
+  rung::print("               stable {}\n", r.artifact.stable_sha256.empty() ? "(not an ONNX graph)" : shown(r.artifact.stable_sha256));
+  rung::print("               {} bytes, {}\n", r.artifact.size_bytes, r.artifact.retained ? "retained" : "not retained: " + shown(r.artifact.not_retained_reason));
+  rung::print("  precision    {}\n", precision_text(r.precision));
+  rung::print("  recipe       {}\n", printable(r.recipe_json, 157));
+  if (r.gate_failed) rung::print("  gate         FAILED: {}; registered with --gate-failed\n", gates_text(*r.gate_failed));
+  rung::print("  environment  ORT {} · {}\n", shown(r.environment.runtime_version), shown(r.environment.device));
+  for (const auto& [provider, version] : r.environment.providers) rung::print("               {} {}\n", shown(provider), shown(version));
+  rung::print("  cache        {}\n", r.cache_sha256.empty() ? "none" : fmt::format("{} (sha256 {})", shown(r.cache_file), shown(r.cache_sha256)));
+  if (r.evidence.empty()) rung::print("  evidence     none\n");
+  for (std::size_t i = 0; i < r.evidence.size(); ++i) rung::print("  {}{}\n", i == 0 ? "evidence     " : "             ", shown(r.evidence[i].summary));
+  rung::print("  registered   {}\n", shown(r.registered_at));
 }
 
 std::string evidence_counts(const Release& r) {
@@ -228,7 +231,7 @@ void print_table(const std::vector<std::vector<std::string>>& rows) {
   for (const auto& row : rows) {
     std::string line = " ";
     for (std::size_t c = 0; c < row.size(); ++c) line += fmt::format(" {:<{}}", row[c], c + 1 == row.size() ? 0 : width[c]);
-    fmt::print("{}\n", line);
+    rung::print("{}\n", line);
   }
 }
 
@@ -243,9 +246,13 @@ std::string registry_file(const RegistryCliOptions& o) {
 
 // The JSON written (--out-json) is none of what the command reads, nor the registry it writes.
 void check_registry_is_no_input(const RegistryCliOptions& o, std::vector<NamedPath> inputs) {
-  std::vector<NamedPath> outputs = {o.json.output()};
-  if (const std::string file = registry_file(o); !file.empty()) outputs.push_back({"--registry", file, /*parents_made=*/true});
-  check_outputs_before_work(outputs, inputs);
+  // The registry is rung's own state, and this command's to write: checked against what the
+  // command reads, and then one of the inputs the JSON output may not replace or share.
+  if (const std::string file = registry_file(o); !file.empty()) {
+    if (auto s = check_output_paths({{"--registry", path_from_utf8(file), /*parents_made=*/true}}, inputs); !s) throw CliError(kExitUsage, s.error().message);
+    inputs.push_back({"--registry", path_from_utf8(file)});
+  }
+  check_outputs_before_work({o.json.output()}, inputs);
 }
 
 // A command that only reads the registry: --out-json is not the registry's file.
@@ -253,7 +260,7 @@ void check_json_is_no_input(const RegistryCliOptions& o) { check_outputs_before_
 
 bool wants_json(const RegistryCliOptions& o) { return o.json.on_stdout() || o.json.to_file(); }
 
-void emit(const RegistryCliOptions& o, const json& document) { o.json.emit_text(document.dump(2, ' ', false, json::error_handler_t::replace)); }
+void emit(const RegistryCliOptions& o, const json& document) { o.json.emit_text(json_text(document, 2)); }
 
 void run_add(const RegistryCliOptions& o) {
   {
@@ -272,7 +279,7 @@ void run_add(const RegistryCliOptions& o) {
   const char* kind = outcome.kind == AddOutcome::Kind::kAdded ? "added" : outcome.kind == AddOutcome::Kind::kAlreadyRegistered ? "already registered" : "refused";
   if (wants_json(o)) o.json.emit_text(outcome.to_json());
   if (!o.json.on_stdout() && outcome.kind != AddOutcome::Kind::kRefused) {
-    fmt::print("{} · {}{}\n", kind, shown(registry.describe()),
+    rung::print("{} · {}{}\n", kind, shown(registry.describe()),
                outcome.kind == AddOutcome::Kind::kAlreadyRegistered ? fmt::format(" · {} new evidence", outcome.evidence_added) : "");
     print_release(outcome.release);
   }
@@ -294,7 +301,7 @@ void run_list(const RegistryCliOptions& o) {
     emit(o, json{{"registry", registry.describe()}, {"releases", list}});
   }
   if (o.json.on_stdout()) return;
-  fmt::print("{} · {} release{}\n", shown(registry.describe()), releases.size(), releases.size() == 1 ? "" : "s");
+  rung::print("{} · {} release{}\n", shown(registry.describe()), releases.size(), releases.size() == 1 ? "" : "s");
   if (releases.empty()) return;
   std::vector<std::vector<std::string>> rows = {{"id", "model", "version", "target", "artifact", "retention", "evidence"}};
   for (const auto& r : releases) {
@@ -337,9 +344,9 @@ void run_fleet(const RegistryCliOptions& o) {
   auto models = value_or_fail(registry.fleet());
   if (wants_json(o)) emit(o, json{{"registry", registry.describe()}, {"models", fleet_json(models)}});
   if (o.json.on_stdout()) return;
-  fmt::print("{} · {} model{} measured\n", shown(registry.describe()), models.size(), models.size() == 1 ? "" : "s");
+  rung::print("{} · {} model{} measured\n", shown(registry.describe()), models.size(), models.size() == 1 ? "" : "s");
   for (const auto& m : models) {
-    fmt::print("\n{} (sha256 {})\n", shown(m.name), cell(short_hash(m.sha256)));
+    rung::print("\n{} (sha256 {})\n", shown(m.name), cell(short_hash(m.sha256)));
     std::vector<std::string> header = {"device", "ORT"};
     for (const auto& r : m.rungs) header.push_back(cell(r));
     std::vector<std::vector<std::string>> rows = {header};
@@ -362,7 +369,7 @@ void run_show(const RegistryCliOptions& o) {
   if (wants_json(o)) o.json.emit_text(found.size() == 1 ? found.front().to_json() : releases_json(found));
   if (o.json.on_stdout()) return;
   for (std::size_t i = 0; i < found.size(); ++i) {
-    if (i > 0) fmt::print("\n");
+    if (i > 0) rung::print("\n");
     print_release(found[i]);
   }
 }
@@ -383,7 +390,7 @@ void run_verify(const RegistryCliOptions& o) {
     emit(o, json{{"registry", registry.describe()}, {"releases", list}, {"ok", !bad}});
   }
   if (!o.json.on_stdout()) {
-    fmt::print("{} · verifying {} release{}\n", shown(registry.describe()), lines.size(), lines.size() == 1 ? "" : "s");
+    rung::print("{} · verifying {} release{}\n", shown(registry.describe()), lines.size(), lines.size() == 1 ? "" : "s");
     std::vector<std::vector<std::string>> rows = {{"id", "model", "version", "target", "state"}};
     for (const auto& l : lines) {
       std::string state = verify_state_name(l.state);
@@ -395,7 +402,7 @@ void run_verify(const RegistryCliOptions& o) {
     for (VerifyState s : {VerifyState::kOk, VerifyState::kChanged, VerifyState::kMissing, VerifyState::kNotRetained}) {
       if (counts[s] > 0) parts.push_back(fmt::format("{} {}", counts[s], verify_state_name(s)));
     }
-    fmt::print("{}\n", parts.empty() ? std::string("nothing to verify") : fmt::format("{}", fmt::join(parts, ", ")));
+    rung::print("{}\n", parts.empty() ? std::string("nothing to verify") : fmt::format("{}", fmt::join(parts, ", ")));
   }
   if (bad) throw CliError(kExitFailed, "an artifact the registry retains has changed or is missing");
 }
@@ -414,7 +421,7 @@ void run_import(const RegistryCliOptions& o) {
                  {"measurements_known", outcome.measurements_known}, {"devices", outcome.devices}});
   }
   if (o.json.on_stdout()) return;
-  fmt::print("{} · imported {} record{} from {} device{}: {} measurement{} new, {} already there\n", shown(registry.describe()), outcome.records,
+  rung::print("{} · imported {} record{} from {} device{}: {} measurement{} new, {} already there\n", shown(registry.describe()), outcome.records,
              outcome.records == 1 ? "" : "s", outcome.devices, outcome.devices == 1 ? "" : "s", outcome.measurements_new,
              outcome.measurements_new == 1 ? "" : "s", outcome.measurements_known);
 }

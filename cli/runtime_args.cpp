@@ -34,6 +34,13 @@ std::vector<std::filesystem::path> PluginArgs::paths() const {
   return out;
 }
 
+void WorkerArgs::add_to(CLI::App& command) {
+  add_number(command, "--worker-memory-mb", memory_mb,
+             "The most data each worker process may hold (default: half this machine's memory, at least 2048; 0: no limit): a provider "
+             "that allocates without end ends its worker, which says it ran out of memory",
+             {0, kMaxWorkerMemoryMib, "MiB", "0: no limit"});
+}
+
 void SoftwareGpuArgs::add_to(CLI::App& command) {
   command.add_flag("--software-gpu", lend,
                    "Lend Mesa's lavapipe (software Vulkan, fetched by tools/fetch-deps.sh) to the workers, so the WebGPU rung runs "

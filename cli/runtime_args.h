@@ -5,10 +5,12 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include "rung/limits.h"
 #include "rung/runtime.h"
 
 namespace rung::cli {
@@ -32,6 +34,14 @@ struct PluginArgs {
   void add_allow_to(CLI::App& command);
   void apply_to(RuntimeSearchOptions& search) const;
   std::vector<std::filesystem::path> paths() const;
+};
+
+// --worker-memory-mb N: the most data each worker process may hold (rung/limits.h);
+// by default half the machine's memory, at least 2048 MiB; 0: no limit.
+struct WorkerArgs {
+  std::uint64_t memory_mb = kWorkerMemoryDefault;
+
+  void add_to(CLI::App& command);
 };
 
 // --software-gpu: lend Mesa's lavapipe (software Vulkan) to the command's child

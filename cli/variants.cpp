@@ -13,6 +13,7 @@
 #include "runtime_args.h"
 #include "rung/engine_core.h"
 #include "rung/hardware.h"
+#include "rung/print.h"
 #include "rung/variants.h"
 #include "rung/manifest_lint.h"
 #include "variants_args.h"
@@ -78,11 +79,11 @@ void run_resolve(const ResolveOptions& o) {
                             {"groups", groups}});
   }
   if (!o.json.on_stdout()) {
-    fmt::print("{} · ONNX Runtime {} · platforms {} · rungs {} · offered by the deployment {}\n\n", hardware.identity(), build.version,
+    rung::print("{} · ONNX Runtime {} · platforms {} · rungs {} · offered by the deployment {}\n\n", hardware.identity(), build.version,
                fmt::join(facts.platforms, ", "), fmt::join(facts.rungs, ", "), fmt::join(offered, ", "));
-    fmt::print("  {:<24} {:<18} {:<12} {:<28} {}\n", "group", "variant", "rung", "model id", "why");
-    for (const auto& r : rows) fmt::print("{}\n", r);
-    fmt::print("{}", notes.text());
+    rung::print("  {:<24} {:<18} {:<12} {:<28} {}\n", "group", "variant", "rung", "model id", "why");
+    for (const auto& r : rows) rung::print("{}\n", r);
+    rung::print("{}", notes.text());
   }
   if (failed) throw CliError(kExitFailed, "some groups resolve to no variant here (see above)");
 }
@@ -114,11 +115,11 @@ void run_lint(const LintCliOptions& o) {
   if (!o.json.on_stdout()) {
     std::size_t variant_count = 0;
     for (const auto& g : manifest.groups) variant_count += g.variants.size();
-    fmt::print("{} · {} group{}, {} variant{} · deployment {} provisions {}\n", manifest.path.string(), manifest.groups.size(),
+    rung::print("{} · {} group{}, {} variant{} · deployment {} provisions {}\n", manifest.path.string(), manifest.groups.size(),
                manifest.groups.size() == 1 ? "" : "s", variant_count, variant_count == 1 ? "" : "s", deployment.path.string(),
                deployment.provisions.empty() ? std::string("the CPU only") : fmt::format("{}", fmt::join(deployment.provisions, ", ")));
-    for (const auto& f : *findings) fmt::print("  {:<13} {}: {}\n", variants::finding_kind_name(f.kind), f.subject, f.message);
-    fmt::print("{}\n", findings->empty() ? "clean" : fmt::format("{} finding{}", findings->size(), findings->size() == 1 ? "" : "s"));
+    for (const auto& f : *findings) rung::print("  {:<13} {}: {}\n", variants::finding_kind_name(f.kind), f.subject, f.message);
+    rung::print("{}\n", findings->empty() ? "clean" : fmt::format("{} finding{}", findings->size(), findings->size() == 1 ? "" : "s"));
   }
   if (!findings->empty()) throw CliError(kExitFailed, fmt::format("the manifest has {} finding{}", findings->size(), findings->size() == 1 ? "" : "s"));
 }

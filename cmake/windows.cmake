@@ -35,7 +35,7 @@ set(RUNG_WINDOWS_OS_SOURCES
   ${_s}/os/file_lock.cpp ${_s}/os/windows/file_lock.cpp ${_s}/os/windows/user_dirs.cpp ${_s}/os/windows/this_process.cpp
   ${_s}/os/read_file.cpp ${_s}/os/regular_file.cpp ${_s}/os/windows/opened_file.cpp
   ${_s}/os/child_environment.cpp ${_s}/os/windows/child_environment.cpp ${_s}/os/windows/child_process.cpp ${_s}/os/line_channel.cpp ${_s}/os/windows/line_channel.cpp
-  ${_s}/os/file_hash.cpp ${_s}/os/windows/file_identity.cpp ${_s}/os/json_input.cpp
+  ${_s}/os/file_hash.cpp ${_s}/os/windows/file_identity.cpp ${_s}/os/json_input.cpp ${_s}/os/json_text.cpp ${_s}/os/utf8.cpp ${_s}/os/printable.cpp ${_s}/os/print.cpp
   ${_s}/os/windows/security.cpp ${_s}/os/windows/path_trust.cpp ${_s}/os/work_dir.cpp ${_s}/os/windows/fresh_dir.cpp
   ${_s}/os/process_identity.cpp ${_s}/os/windows/process_identity.cpp ${_s}/os/progress_file.cpp ${_s}/os/windows/progress_file.cpp
   ${_s}/os/termination.cpp ${_s}/os/windows/termination.cpp ${_s}/os/utc_now.cpp ${_s}/os/output_paths.cpp ${_s}/os/input_check.cpp ${_s}/os/command_line.cpp
@@ -127,7 +127,7 @@ rung_link_runtimes_beside_programs("${RUNG_DEPS_DIR}/windows/runtimes")
 # rung.exe, as plugins/librung_sim_ep.so on Linux): the same sources, its exports
 # named by sim_ep.def.
 set(_sim "${PROJECT_SOURCE_DIR}/plugins/sim-accelerator")
-add_library(rung_sim_ep_windows SHARED ${_sim}/sim_ep.cpp ${_sim}/sim_ep_knobs.cpp ${_sim}/sim_ep_kernels.cpp ${_sim}/sim_ep_memo.cpp
+add_library(rung_sim_ep_windows SHARED ${_sim}/sim_ep.cpp ${_sim}/sim_ep_knobs.cpp ${_sim}/sim_ep_fork.cpp ${_sim}/sim_ep_kernels.cpp ${_sim}/sim_ep_memo.cpp
   ${_sim}/sim_ep_ort.cpp ${_sim}/sim_ep.def)
 target_link_libraries(rung_sim_ep_windows PRIVATE rung_windows_headers)
 target_compile_definitions(rung_sim_ep_windows PRIVATE "RUNG_SIM_EP_EXPORT=extern \"C\"")

@@ -21,6 +21,7 @@ namespace rung {
 namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using test::ElemType;
 
 
@@ -203,6 +204,41 @@ TEST_F(ConformCliTest, AValueRungCannotReadFailsTheRunAndSaysWhich) {
   EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(CPU · ONNX Runtime 1\.30\.0\s+0\s+0\s+0\s+0\s+1)"))) << r.out;
   EXPECT_THAT(r.out, HasSubstr("input_0.pb: not an ONNX TensorProto"));
   EXPECT_THAT(r.err, HasSubstr("rung could not feed 1 test"));
+}
+
+// The filter is matched by RE2 (conform/filter.h): taken up to 1000 bytes, refused
+// beyond (exit 2, before any worker), and never a crash however long or deep.
+TEST_F(ConformCliTest, AFilterIsTakenUpToItsBoundAndALongerOrDeeperOneIsRefusedNotACrash) {
+  build_suite();
+  const std::string suite = " --suite '" + (dir_ / "suite").string() + "' --rung cpu --filter ";
+  auto padded = [](std::string p, std::size_t bytes) { return p + std::string(bytes - p.size(), 'z'); };
+  // Exactly at the bound: taken, and it finds test_add alone (the padding is an alternative that finds nothing).
+  auto at = test::run_command(conform(suite + "'" + padded("test_add$|", 1000) + "'"));
+  EXPECT_EQ(at.exit_code, 0) << at.err;
+  EXPECT_THAT(at.out, HasSubstr("1 tests in"));
+  // One byte over, and far over: refused by length, the length said.
+  auto over = test::run_command(conform(suite + "'" + padded("test_add$|", 1001) + "'"));
+  EXPECT_EQ(over.exit_code, 2);
+  EXPECT_THAT(over.err, HasSubstr("--filter is 1001 bytes long; at most 1000 are taken"));
+  auto huge = test::run_command(conform(suite + "'" + padded("test_add$|", 100000) + "'"));
+  EXPECT_EQ(huge.exit_code, 2);
+  EXPECT_THAT(huge.err, HasSubstr("--filter is 100000 bytes long"));
+  auto nested = test::run_command(conform(suite + "'" + std::string(20000, '(') + "test_add" + std::string(20000, ')') + "'"));
+  EXPECT_EQ(nested.exit_code, 2);
+  EXPECT_THAT(nested.err, HasSubstr("--filter is 40008 bytes long"));
+  // Deep nesting within the bound is matched without recursion.
+  auto deep = test::run_command(conform(suite + "'" + std::string(490, '(') + "test_add$" + std::string(490, ')') + "'"));
+  EXPECT_EQ(deep.exit_code, 0) << deep.err;
+  EXPECT_THAT(deep.out, HasSubstr("1 tests in"));
+  // Nested repetition, exponential for a backtracking matcher, is linear here.
+  auto repeated = test::run_command(conform(suite + "'^(([a-z_/]*)*)*x$|test_add$'"));
+  EXPECT_EQ(repeated.exit_code, 0) << repeated.err;
+  EXPECT_THAT(repeated.out, HasSubstr("1 tests in"));
+  // A backreference is no regular expression RE2 runs: refused, with its reason.
+  auto backref = test::run_command(conform(suite + "'(add)\\1'"));
+  EXPECT_EQ(backref.exit_code, 2);
+  EXPECT_THAT(backref.err, HasSubstr("is not a regular expression: invalid escape sequence"));
+  for (const auto* r : {&over, &huge, &nested, &backref}) EXPECT_THAT(r->err, Not(HasSubstr("internal error")));
 }
 
 TEST_F(ConformCliTest, UsageErrorsAreSaidAndExitTwo) {

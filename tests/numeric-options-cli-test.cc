@@ -63,6 +63,11 @@ const std::string kOcr = "images --models models --cache-dir cache";
 // checked by its declaration (tools/check-options.py); add it here to pin its range.
 const std::vector<NumericOption> kOptions = {
     {"probe_deadline", "rung", kProbe, "--deadline", Kind::kReal, "0.001", "86400", "0.0009", "86400.001"},
+    {"probe_worker_memory_mb", "rung", kProbe, "--worker-memory-mb", Kind::kWhole, "0", "16777216", "-1", "16777217"},
+    {"prepare_worker_memory_mb", "rung", kPrepare, "--worker-memory-mb", Kind::kWhole, "0", "16777216", "-1", "16777217"},
+    {"bench_worker_memory_mb", "rung", kBench, "--worker-memory-mb", Kind::kWhole, "0", "16777216", "-1", "16777217"},
+    {"parity_worker_memory_mb", "rung", kParity, "--worker-memory-mb", Kind::kWhole, "0", "16777216", "-1", "16777217"},
+    {"conform_worker_memory_mb", "rung", kConform, "--worker-memory-mb", Kind::kWhole, "0", "16777216", "-1", "16777217"},
     {"probe_runs", "rung", kProbe, "--runs", Kind::kWhole, "1", "1000000", "0", "1000001"},
     {"probe_threads", "rung", kProbe, "--threads", Kind::kWhole, "0", kCpus, "-1", kCpusPlusOne},
     {"probe_accept_ratio", "rung", kProbe, "--accept-ratio", Kind::kReal, "0.01", "10000", "0.009", "10000.5"},

@@ -47,7 +47,7 @@ TEST_F(OutputPathsTest, ANewFileOrAnExistingFileThatIsNoInputIsFine) {
   EXPECT_TRUE(check(dir_ / "q.onnx").ok());
   test::write_text(dir_ / "old.onnx", "an old output");
   EXPECT_TRUE(check(dir_ / "old.onnx").ok());
-  EXPECT_TRUE(check(dir_ / "set" / "new.onnx").ok()) << "a new file beside the inputs is none of them";
+  EXPECT_TRUE(check(dir_ / "set2.onnx").ok()) << "a name that starts like an input directory's is not in it";
   EXPECT_TRUE(check_output_paths({{"--out", ""}}, {{"the model", dir_ / "model.onnx"}}).ok()) << "no output given";
 }
 
@@ -69,6 +69,34 @@ TEST_F(OutputPathsTest, AFileInAnInputDirectoryIsRefusedUnderAnyName) {
   EXPECT_THAT(in_set.error().message, HasSubstr("in --calibration " + (dir_ / "set").string()));
   fs::create_hard_link(dir_ / "set" / "deeper" / "img.png", dir_ / "elsewhere.png");
   EXPECT_THAT(check(dir_ / "elsewhere.png").error().message, HasSubstr((dir_ / "set" / "deeper" / "img.png").string()));
+}
+
+// A file written into an input directory is read by the next run as one of its
+// inputs: refused, new or not, however the directory is reached.
+TEST_F(OutputPathsTest, AnyFileInsideAnInputDirectoryNewOrNotIsRefusedHoweverItIsReached) {
+  const std::string set = (dir_ / "set").string();
+  for (const fs::path& out : {dir_ / "set" / "new.onnx", dir_ / "set" / "deeper" / "new.onnx", dir_ / "set" / "deeper" / ".." / "new.onnx",
+                              dir_ / "elsewhere" / ".." / "set" / "new.onnx"}) {
+    if (out.string().find("elsewhere") != std::string::npos) fs::create_directories(dir_ / "elsewhere");
+    auto s = check(out);
+    ASSERT_FALSE(s.ok()) << out;
+    EXPECT_EQ(s.error().code, ErrorCode::kInvalidArgument);
+    EXPECT_THAT(s.error().message, HasSubstr("--out " + out.string() + " is inside --calibration " + set)) << out;
+  }
+  // Through a symbolic link to the directory, or to a directory inside it.
+  fs::create_directory_symlink(dir_ / "set", dir_ / "set-link");
+  fs::create_directory_symlink(dir_ / "set" / "deeper", dir_ / "deeper-link");
+  EXPECT_FALSE(check(dir_ / "set-link" / "new.onnx").ok());
+  EXPECT_FALSE(check(dir_ / "deeper-link" / "new.onnx").ok());
+  // An existing file there is one of the set's files: refused as the input it is.
+  test::write_text(dir_ / "set" / "old.onnx", "an input now");
+  EXPECT_THAT(check(dir_ / "set" / "old.onnx").error().message, HasSubstr("in --calibration " + set + " (the same file): it would be replaced"));
+  // Beside the directory, above it, or in a sibling: fine.
+  fs::create_directories(dir_ / "set2");
+  EXPECT_TRUE(check(dir_ / "set2" / "new.onnx").ok());
+  EXPECT_TRUE(check(dir_ / "new.onnx").ok());
+  // A file input's directory is no input directory.
+  EXPECT_TRUE(check_output_paths({{"--out", dir_ / "set" / "deeper" / "x.onnx"}}, {{"the image", dir_ / "set" / "deeper" / "img.png"}}).ok());
 }
 
 TEST_F(OutputPathsTest, TwoOutputsThatAreOneFileAreRefused) {
@@ -115,7 +143,13 @@ TEST_F(OutputPathsTest, ADirectoryNotWritableByTheUserIsRefused) {
   fs::permissions(dir_ / "locked", fs::perms(0700));
 }
 
-TEST_F(OutputPathsTest, ADirectoryWrittenInMayNotBeAFile) {
+TEST_F(OutputPathsTest, ADirectoryWrittenInMayNotBeAFileNorBeOrBeInsideAnInputDirectory) {
+  const std::vector<NamedPath> inputs = {{"--calibration", dir_ / "set"}};
+  EXPECT_THAT(check_output_directory({"--work-dir", dir_ / "set"}, inputs).error().message,
+              HasSubstr("--work-dir " + (dir_ / "set").string() + " is inside --calibration " + (dir_ / "set").string()));
+  EXPECT_FALSE(check_output_directory({"--work-dir", dir_ / "set" / "deeper"}, inputs).ok());
+  EXPECT_FALSE(check_output_directory({"--work-dir", dir_ / "set" / "not-yet"}, inputs).ok());
+  EXPECT_TRUE(check_output_directory({"--work-dir", dir_ / "not-yet"}, inputs).ok());
   EXPECT_TRUE(check_output_directory({"--cache-dir", dir_ / "set"}).ok());
   EXPECT_TRUE(check_output_directory({"--cache-dir", dir_ / "not-yet"}).ok());
   EXPECT_THAT(check_output_directory({"--cache-dir", dir_ / "model.onnx"}).error().message,
@@ -271,6 +305,56 @@ TEST_F(OutputsCliTest, ConformNeverWritesOverItsSuite) {
   expect_refused(rung(conform + " --out-json " + q(dir_ / "c.out") + " --html " + q(dir_ / "c.out")), {"name the same file"}, "--out-json = --html");
   expect_refused(rung(conform + " --out-json " + q(dir_ / "missing" / "c.json")), {"does not exist"}, "--out-json missing/dir");
   EXPECT_EQ(test::read_file(model), suite_model);
+}
+
+// An output never lands inside an input directory (the next run would read it
+// as an input) nor inside rung's own state (the cache, the data directory, the
+// registry): refused at argument time, before any calibration, timing or probe.
+TEST_F(OutputsCliTest, NoCommandWritesIntoAnInputDirectoryOrIntoRungsStateAndItRefusesBeforeWork) {
+  const fs::path state = dir_ / "state";
+  fs::create_directories(state / "cache");
+  fs::create_directories(state / "data" / "rung");
+  const std::string parity = "parity --ref " + test::side(dir_ / "a.onnx") + " --cand " + test::side(dir_ / "a.onnx");
+  const std::string conform = "conform --suite " + q(dir_ / "suite") + " --rung cpu" + ort() + hw();
+  const std::string upgrade = "upgrade " + q(dir_ / "a.onnx") + " --opset 17 --inputs " + q(dir_ / "inputs") + ort();
+  const std::string bench = "bench a=" + q(dir_ / "a.onnx") + " --rung cpu --runs 1 --input " + q(dir_ / "inputs") + ort() + hw();
+  const std::string probe = "probe --model a=" + q(dir_ / "a.onnx") + ort() + hw();
+  struct Case {
+    std::string env, args, said, made;  // `made`: the file or directory that must not appear
+  };
+  const std::string cal = (dir_ / "calibration").string(), inputs = (dir_ / "inputs").string(), suite = (dir_ / "suite").string();
+  const std::vector<Case> cases = {
+      {"", quantise("--out " + q(dir_ / "calibration" / "new.onnx")), "is inside --calibration " + cal, (dir_ / "calibration" / "new.onnx").string()},
+      {"", quantise("--out " + q(dir_ / "q.onnx") + " --out-json " + q(dir_ / "holdout" / "r.json")), "is inside --holdout", (dir_ / "holdout" / "r.json").string()},
+      {"", quantise("--out " + q(dir_ / "holdout" / ".." / "calibration" / "q.onnx")), "is inside --calibration", (dir_ / "calibration" / "q.onnx").string()},
+      {"", quantise("--out " + q(dir_ / "q.onnx") + " --work-dir " + q(dir_ / "calibration" / "w")), "--work-dir " + cal + "/w is inside --calibration", (dir_ / "calibration" / "w").string()},
+      {"", parity + " --inputs " + q(dir_ / "inputs") + " --out-json " + q(dir_ / "inputs" / "new.json"), "is inside --inputs " + inputs, (dir_ / "inputs" / "new.json").string()},
+      {"", parity + " --inputs " + q(dir_ / "inputs") + " --work-dir " + q(dir_ / "inputs" / "w"), "--work-dir " + inputs + "/w is inside --inputs", (dir_ / "inputs" / "w").string()},
+      {"", conform + " --out-json " + q(dir_ / "suite" / "c.json"), "is inside --suite " + suite, (dir_ / "suite" / "c.json").string()},
+      {"", conform + " --work-dir " + q(dir_ / "suite" / "test_relu"), "--work-dir " + suite + "/test_relu is inside --suite", ""},
+      {"", upgrade + " --out " + q(dir_ / "inputs" / "u.onnx"), "is inside --inputs " + inputs, (dir_ / "inputs" / "u.onnx").string()},
+      {"", bench + " --out-json " + q(dir_ / "inputs" / "b.json"), "is inside --input " + inputs, (dir_ / "inputs" / "b.json").string()},
+      // rung's state: the cache named, the cache in effect, the data directory, the registry named.
+      {"", probe + " --cache-dir " + q(state / "cache") + " --out-json " + q(state / "cache" / "probe.json"), "is inside rung's cache " + (state / "cache").string(),
+       (state / "cache" / "probe.json").string()},
+      {"RUNG_CACHE_DIR=" + q(state / "cache"), probe + " --out-json " + q(state / "cache" / "new.json"), "is inside rung's cache", (state / "cache" / "new.json").string()},
+      {"RUNG_CACHE_DIR=" + q(state / "cache"), bench + " --out-json " + q(state / "cache" / "b.json"), "is inside rung's cache", (state / "cache" / "b.json").string()},
+      {"XDG_DATA_HOME=" + q(state / "data"), quantise("--out " + q(state / "data" / "rung" / "registry.sqlite")), "is inside rung's data directory (the registry)",
+       (state / "data" / "rung" / "registry.sqlite").string()},
+      {"RUNG_REGISTRY=sqlite:" + (dir_ / "team.sqlite").string(), upgrade + " --out " + q(dir_ / "team.sqlite"), "is the registry (RUNG_REGISTRY)", ""},
+  };
+  test::write_text(dir_ / "team.sqlite", "a registry");
+  for (const auto& c : cases) {
+    const auto r = test::run_command("env -u RUNG_ORT_DIR -u RUNG_CACHE_DIR -u RUNG_REGISTRY " + c.env + " " + q(test::cli_path()) + " " + c.args);
+    expect_refused(r, {c.said}, c.args);
+    EXPECT_EQ(r.out, "") << "it did work before refusing: " << c.args;
+    if (!c.made.empty()) EXPECT_FALSE(fs::exists(c.made)) << c.made;
+  }
+  EXPECT_EQ(test::read_file(dir_ / "team.sqlite"), "a registry");
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_ / "inputs"), {}), 2);
+  EXPECT_EQ(std::distance(fs::directory_iterator(state / "cache"), {}), 0);
+  fs::remove_all(state);
+  fs::remove(dir_ / "team.sqlite");
 }
 
 TEST_F(OutputsCliTest, ProbeAndPrepareRefuseACacheDirectoryThatIsAFile) {

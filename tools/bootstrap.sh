@@ -35,7 +35,7 @@ started=$SECONDS
 # What the CLI links against, and npm for the fetch.
 MAIN_PACKAGES=(g++ cmake make pkg-config ca-certificates
                nlohmann-json3-dev libcli11-dev libfmt-dev libssl-dev libsqlite3-dev
-               libonnx-dev libprotobuf-dev protobuf-compiler libstb-dev libpq-dev
+               libonnx-dev libprotobuf-dev protobuf-compiler libstb-dev libpq-dev libre2-dev
                # The kit's Python package: numpy, and pip, wheel and venv to make and install its wheel.
                python3-numpy python3-pip python3-wheel python3-setuptools python3-venv)
 # What only the tests, benchmarks and fuzzers need.

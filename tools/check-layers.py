@@ -24,9 +24,9 @@ RANKS = {
 # Which folder implements each public header; result.h is the vocabulary every layer speaks.
 PUBLIC = {
     "result": None, "status": None,
-    "termination": "os", "terminal": "os", "command_line": "os", "user_dirs": "os", "path_text": "os", "directory": "os", "output_paths": "os", "rung_programs": "os", "setting_names": "os",
+    "termination": "os", "terminal": "os", "command_line": "os", "user_dirs": "os", "path_text": "os", "json_text": "os", "print": "os", "directory": "os", "output_paths": "os", "rung_programs": "os", "setting_names": "os",
     "tensor": "core", "tolerance": "core", "hardware": "core", "ladder": "core", "model": "core",
-    "geometry": "core", "input_spec": "core", "limits": "core", "printable": "core",
+    "geometry": "core", "input_spec": "core", "limits": "core", "printable": "os",
     "cpus": "os",
     "runtime": "runtime", "standing": "runtime", "software_gpu": "runtime", "rung_names": "runtime",
     "decode": "decode", "image": "image",

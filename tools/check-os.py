@@ -31,6 +31,10 @@ ALLOWED = [
      "a backend-test runner that shares no code with rung by design (it checks rung conform's figures): it opens ONNX Runtime itself"),
     ("bench/conform-bare.cc", "OS call", "as above: dlopen and dlsym of its own, not rung's loader"),
     ("bench/conform-bare.cc", "library file name", "as above: it finds ONNX Runtime's file itself"),
+    ("plugins/sim-accelerator/sim_ep_fork.cpp", "OS macro", "the simulated accelerator, a test plugin and not rung: fork_at forks for real, where there is fork"),
+    ("plugins/sim-accelerator/sim_ep_fork.cpp", "OS header", "as above"),
+    ("plugins/sim-accelerator/sim_ep_fork.cpp", "OS call", "as above: a provider that leaves a process behind, which only fork(2) makes"),
+    ("plugins/sim-accelerator/sim_ep_fork.cpp", "OS type", "as above"),
     ("src/runtime/clean_error.cpp", "library file name",
      "a pattern over the messages ONNX Runtime and the Linux loader write, which name .so files"),
 ]

@@ -9,10 +9,11 @@ template instance a source makes is still in its object. A path made from a
 string literal (char[N], ASCII) is allowed; from a std::string, a string_view
 or a char pointer it is not.
 """
-import argparse
 import re
 import subprocess
 import sys
+
+from object_symbols import call_sites, checker_arguments
 
 NARROW = r"(std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >|std::basic_string_view<char, std::char_traits<char> >|char const\*|char\*)"
 RULES = [
@@ -23,29 +24,8 @@ RULES = [
 ]
 
 
-def call_sites(objdump, obj, symbols):
-    """The functions in `obj` that call one of `symbols`."""
-    out = subprocess.run([objdump, "-d", "-r", "-C", obj], capture_output=True, text=True).stdout
-    where, sites = "?", []
-    for line in out.splitlines():
-        m = re.match(r"^[0-9a-f]+ <(.*)>:$", line)
-        if m:
-            where = m.group(1)
-        elif ("IMAGE_REL_" in line or "R_X86_64" in line) and any(s in line for s in symbols):
-            if where not in sites and not any(where.startswith(s) for s in symbols):
-                sites.append(where)
-    return sites
-
-
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--nm", required=True)
-    ap.add_argument("--objdump", help="name the functions that make each conversion")
-    ap.add_argument("objects")
-    args = ap.parse_args()
-    objects = [line.strip() for line in open(args.objects) if line.strip()]
-    if not objects:
-        sys.exit("check-windows-path-text: no objects listed")
+    args, objects = checker_arguments("check-windows-path-text", "name the functions that make each conversion")
     found = 0
     for obj in objects:
         out = subprocess.run([args.nm, "-C", obj], capture_output=True, text=True)

@@ -16,13 +16,16 @@
 #include <optional>
 #include <stop_token>
 
-#include "numeric_args.h"  // rung's CLI declares its options the same way: every number with its range
+#include "numeric_args.h"
+#include "parse_error.h"  // and prints its help and parse errors the same way: escaped  // rung's CLI declares its options the same way: every number with its range
 #include "progress.h"      // and draws progress the same way: only on a terminal
 #include "rung/cpus.h"
 #include "rung/decode.h"
 #include "rung/engine_core.h"
 #include "rung/image.h"
+#include "rung/json_text.h"
 #include "rung/pipeline.h"
+#include "rung/print.h"
 #include "rung/runtime.h"
 #include "rung/rung_names.h"
 
@@ -110,7 +113,7 @@ class Progress {
     if (!on_) return;
     const std::size_t width = 30, filled = total_ ? width * done / total_ : width;
     rung::cli::show_progress_line(fmt::format("[{}{}] {}/{}", std::string(filled, '#'), std::string(width - filled, ' '), done, total_));
-    if (done == total_) fmt::print(stderr, "\n");
+    if (done == total_) rung::print(stderr, "\n");
   }
 
  private:
@@ -126,18 +129,18 @@ class Writer {
     nlohmann::json j{{"image", page.file.string()}};
     if (!page.ok()) {
       ++failures_;
-      fmt::print(stderr, "ocr-lines: {}\n", page.error);
+      rung::print(stderr, "ocr-lines: {}\n", page.error);
       j["error"] = page.error;
     } else if (!s_.json) {
-      fmt::print("{}\n", page.file.filename().string());
-      for (const auto& l : page.lines) fmt::print("  {}  ({:.2f})\n", l.text, l.confidence);
+      rung::print("{}\n", page.file.filename().string());
+      for (const auto& l : page.lines) rung::print("  {}  ({:.2f})\n", l.text, l.confidence);
     }
     nlohmann::json lines = nlohmann::json::array();
     for (const auto& l : page.lines) lines.push_back({{"text", l.text}, {"confidence", l.confidence}, {"box", quad_json(l.box)}, {"turned", l.turned}});
     j["lines"] = lines;
     j["model_ids"] = job_.model_ids();
     if (!s_.truth.empty() && page.ok()) score(page, j);
-    if (s_.json) fmt::print("{}\n", j.dump());
+    if (s_.json) rung::print("{}\n", rung::json_text(j));
     std::fflush(stdout);
     progress_.step(++done_);
   }
@@ -150,7 +153,7 @@ class Writer {
   void score(const rung::OcrPage& page, nlohmann::json& j) {
     const auto& truth = truth_.lines.at(page.index);
     if (!truth) {
-      fmt::print(stderr, "ocr-lines: {}\n", truth_.missing.at(page.index));
+      rung::print(stderr, "ocr-lines: {}\n", truth_.missing.at(page.index));
       j["truth"] = {{"error", truth_.missing.at(page.index)}};
       return;
     }
@@ -179,33 +182,33 @@ int run(const Settings& s, rung::core::EngineOptions options) {
   }
   auto files = list_images(s.inputs);
   if (!files) {
-    fmt::print(stderr, "ocr-lines: {}\n", files.error().message);
+    rung::print(stderr, "ocr-lines: {}\n", files.error().message);
     return kExitUsage;
   }
   Truth truth;
   if (!s.truth.empty()) {
     auto read = read_truth(s.truth, *files);
     if (!read) {
-      fmt::print(stderr, "ocr-lines: --truth: {}\n", read.error().message);
+      rung::print(stderr, "ocr-lines: --truth: {}\n", read.error().message);
       return kExitUsage;
     }
     truth = std::move(*read);
   }
   auto chars = rung::CharacterList::from_file(s.models / "ppocr_keys_v1.txt");
   if (!chars) {
-    fmt::print(stderr, "ocr-lines: {}\n", chars.error().message);
+    rung::print(stderr, "ocr-lines: {}\n", chars.error().message);
     return kExitUsage;
   }
   auto engine = rung::core::Engine::start(options);
   if (!engine) {
-    fmt::print(stderr, "ocr-lines: {}\n", engine.error().message);
+    rung::print(stderr, "ocr-lines: {}\n", engine.error().message);
     return engine.error().code == rung::ErrorCode::kInvalidArgument ? kExitUsage : kExitNoRuntime;
   }
   // An application would not wait: its first job runs on the floor while the probe works.
   if (s.wait) (*engine)->wait_until_settled();
   auto job = (*engine)->open_job();
   if (!job) {
-    fmt::print(stderr, "ocr-lines: {}\n", job.error().message);
+    rung::print(stderr, "ocr-lines: {}\n", job.error().message);
     return kExitFailed;
   }
   Writer writer(s, truth, **job, files->size());
@@ -218,7 +221,7 @@ int run(const Settings& s, rung::core::EngineOptions options) {
   std::signal(SIGINT, [](int) { interrupted = 1; });
   auto report = rung::run_ocr_pipeline(**job, *chars, *files, pipeline, stop.get_token());
   if (!report) {
-    fmt::print(stderr, "ocr-lines: {}\n", report.error().message);
+    rung::print(stderr, "ocr-lines: {}\n", report.error().message);
     return exit_code_for(report.error().code);
   }
   const rung::TextScore& t = writer.total();
@@ -227,17 +230,17 @@ int run(const Settings& s, rung::core::EngineOptions options) {
     std::string truth_part;
     if (!s.truth.empty()) {
       const nlohmann::json scored{{"pages", writer.scored()}, {"cer", t.cer()}, {"line_recall", t.recall()}, {"lines", t.truth_lines}, {"found", t.found_lines}};
-      truth_part = ",\"truth\":" + scored.dump();
+      truth_part = ",\"truth\":" + rung::json_text(scored);
     }
-    fmt::print("{{\"report\":{}{}}}\n", report->json(), truth_part);
+    rung::print("{{\"report\":{}{}}}\n", report->json(), truth_part);
   } else {
     std::vector<std::string> ids;
     for (const auto& [model, id] : report->model_ids) ids.push_back(fmt::format("{}={} on {}", model, id, rung::rung_display_name(report->model_rungs[model])));
-    fmt::print("models: {}\n", fmt::join(ids, ", "));
-    fmt::print("{}\n", (*engine)->about_line());
-    fmt::print("{}", report->table());
+    rung::print("models: {}\n", fmt::join(ids, ", "));
+    rung::print("{}\n", (*engine)->about_line());
+    rung::print("{}", report->table());
     if (!s.truth.empty()) {
-      fmt::print("truth: {} pages, {} of {} lines found ({:.2f}%), character error rate {:.2f}% (spaces counted)\n", writer.scored(),
+      rung::print("truth: {} pages, {} of {} lines found ({:.2f}%), character error rate {:.2f}% (spaces counted)\n", writer.scored(),
                  t.found_lines, t.truth_lines, 100 * t.recall(), 100 * t.cer());
     }
   }
@@ -283,7 +286,7 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : kExitUsage;  // --help is 0; CLI11's own codes (104, 105, ...) are all usage errors
+    return rung::cli::print_parse_error(app, e) == 0 ? 0 : kExitUsage;  // --help is 0; CLI11's own codes (104, 105, ...) are all usage errors
   }
   if (no_classifier) s.pipeline.classifier.clear();
   rung::core::EngineOptions options;
@@ -295,7 +298,7 @@ int main(int argc, char** argv) {
     return run(s, options);
   } catch (const std::exception& e) {
     // rung's library returns its errors; this catches the example's own slips, never an abort.
-    fmt::print(stderr, "ocr-lines: internal error: {}\n", e.what());
+    rung::print(stderr, "ocr-lines: internal error: {}\n", e.what());
     return kExitFailed;
   }
 }

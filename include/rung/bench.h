@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "rung/input_spec.h"
+#include "rung/limits.h"
 #include "rung/model.h"
 #include "rung/result.h"
 #include "rung/runtime.h"
@@ -55,6 +56,7 @@ struct BenchOptions {
   std::vector<std::filesystem::path> plugin_dirs;  // plus RUNG_PLUGIN_DIR: each plugin EP library is a rung
   std::filesystem::path worker;     // default: RUNG_PROBE_WORKER, beside the executable, libexec
   std::chrono::milliseconds deadline{900'000};  // per child; a compiling rung's cold build can take minutes
+  std::uint64_t worker_memory_limit_mb = kWorkerMemoryDefault;  // MiB a worker may hold (rung/limits.h); 0: no limit
   std::uint64_t seed = 20260919;
   // Called as each child starts (runs_done 0), then about every 200 ms while it
   // times runs (from a helper thread; never two calls at once). runs_total 0 with --duration.

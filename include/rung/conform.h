@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "rung/limits.h"
 #include "rung/result.h"
 #include "rung/runtime.h"
 #include "rung/tolerance.h"
@@ -38,7 +39,7 @@ struct ConformOptions {
   // test is a folder with model.onnx. Empty: Debian's libonnx-testdata.
   std::vector<std::filesystem::path> suites;
   std::vector<ConformRung> rungs;  // empty: this device's ladder on the chosen build
-  std::string filter;              // an ECMAScript regex searched in each test's id ("node/test_abs")
+  std::string filter;              // a regular expression (RE2) searched in each test's id ("node/test_abs"), at most 1000 bytes
   Tolerance tolerance = Tolerance::onnx_backend();
   std::string tolerance_name = "onnx_backend";
   int threads = 1;                 // intra-op threads per session
@@ -48,6 +49,7 @@ struct ConformOptions {
   std::filesystem::path worker;    // default: RUNG_PROBE_WORKER, beside the executable, libexec
   std::filesystem::path work_dir;  // default: a fresh directory under the temp dir, removed afterwards
   std::chrono::milliseconds deadline{120'000};  // per test (and per worker start)
+  std::uint64_t worker_memory_limit_mb = kWorkerMemoryDefault;  // MiB a worker may hold (rung/limits.h); 0: no limit
   std::function<void(const std::string&)> on_progress;
 };
 

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "rung/hardware.h"
+#include "rung/limits.h"
 #include "rung/model.h"
 #include "rung/result.h"
 #include "rung/runtime.h"
@@ -64,9 +65,10 @@ struct EngineOptions {
   std::chrono::milliseconds probe_deadline{180'000};
   bool isolate = true;                            // probe and engine builds in child processes
   std::filesystem::path worker;
-  // The most data a worker may hold, in MiB (0: no limit): a provider that allocates
+  // The most data a worker may hold, in MiB: by default half the machine's memory
+  // (rung/limits.h's kWorkerMemoryDefault); 0: no limit. A provider that allocates
   // without end ends its worker, which says so, and the rung is refused as crashed.
-  std::uint64_t worker_memory_limit_mb = 0;
+  std::uint64_t worker_memory_limit_mb = kWorkerMemoryDefault;
   std::optional<std::string> forced_rung;
   std::vector<std::filesystem::path> plugin_dirs;
   // Inference pool when 0: default_inference_threads (a big.LITTLE CPU's fast cores, else

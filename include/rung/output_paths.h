@@ -29,13 +29,16 @@ bool same_file(const std::filesystem::path& a, const std::filesystem::path& b);
 // Ok, or kInvalidArgument naming the output and the reason, and the other path
 // where there is one: "--out m.onnx is the model m.onnx (the same file): it
 // would be replaced", "--report r.json and --out r.json name the same file",
-// "--out d is a directory", "--out x/q.onnx: the directory x does not exist".
-// Outputs and inputs with an empty path are skipped.
+// "--out d is a directory", "--out x/q.onnx: the directory x does not exist",
+// "--out cal/new.onnx is inside --calibration cal": an output is never
+// written into an input directory, new or not, so the next run does not read
+// it as an input. Outputs and inputs with an empty path are skipped.
 Status check_output_paths(const std::vector<NamedPath>& outputs, const std::vector<NamedPath>& inputs);
 
-// A directory a command writes in and makes when missing (a cache): ok when
-// missing or a directory; kInvalidArgument when it is a file (an input, say).
-Status check_output_directory(const NamedPath& dir);
+// A directory a command writes in and makes when missing (a cache, a work
+// directory): ok when missing or a directory; kInvalidArgument when it is a
+// file (an input, say), or is or is inside one of `inputs`' directories.
+Status check_output_directory(const NamedPath& dir, const std::vector<NamedPath>& inputs = {});
 
 }  // namespace rung
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "rung/input_spec.h"
+#include "rung/limits.h"
 #include "rung/result.h"
 #include "rung/runtime.h"
 
@@ -58,6 +59,7 @@ struct ParityOptions {
   std::filesystem::path worker;           // default: RUNG_PROBE_WORKER, beside the executable, libexec
   std::filesystem::path work_dir;         // default: a fresh directory under the temp dir, removed afterwards
   std::chrono::milliseconds deadline{300'000};  // per worker step (session build, one input)
+  std::uint64_t worker_memory_limit_mb = kWorkerMemoryDefault;  // MiB a worker may hold (rung/limits.h); 0: no limit
   std::function<void(const std::string&)> on_progress;
   bool show = false;  // every input's decoded decisions on both sides, in the report
   // --input-spec: dims and values for the model's inputs, over the gate file's "inputs".

@@ -17,6 +17,12 @@ namespace rung {
 // (a listing's cell); the rest prints whole.
 std::string printable(std::string_view text, std::size_t max_bytes = std::string_view::npos);
 
+// The same for text that spans lines (a report, a message, a log's tail): the
+// line break and the tab are kept, everything else printable() escapes is
+// escaped, with no limit. What every print of rung's programs passes through
+// (rung/print.h).
+std::string printable_lines(std::string_view text);
+
 // Why `text` cannot be stored as a name: "" when it is fine, else "holds a
 // control character (\x1b at byte 4)" or "is not UTF-8 (byte \xff at 2)".
 // Fine: valid UTF-8 without any character printable() would escape.

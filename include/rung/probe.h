@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "rung/limits.h"
 #include "rung/model.h"
 #include "rung/result.h"
 #include "rung/runtime.h"
@@ -95,8 +96,9 @@ struct ProbeOptions {
   // When set and it turns true (an engine being freed), a worker running is killed
   // and the probe returns an error at once, caching nothing.
   const std::atomic<bool>* stop = nullptr;
-  // The most data a worker may hold, in MiB (0: no limit; jobs/runner.h).
-  std::uint64_t worker_memory_limit_mb = 0;
+  // The most data a worker may hold, in MiB: by default half the machine's memory
+  // (rung/limits.h's kWorkerMemoryDefault); 0: no limit.
+  std::uint64_t worker_memory_limit_mb = kWorkerMemoryDefault;
   // Progress as the probe goes ("CPU floor · ppocr_det_v4", "WebGPU · ppocr_det_v4").
   std::function<void(const std::string&)> on_progress;
   // Each log line as soon as it is known (a launch may die right after it).

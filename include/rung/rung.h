@@ -117,8 +117,9 @@ RUNG_API void rung_options_free(rung_options* options);
  *   acceptance_ratio           how much slower than the floor a faithful rung may be, 0.01 to 10000 (default 1)
  *   probe_deadline_ms          per probe, 1 to 86400000 (default 180000)
  *   build_deadline_ms          per engine build, 1 to 86400000 (default 1800000)
- *   worker_memory_mb           the most data a worker may hold, 0 (no limit, the default) to 16777216:
- *                              a provider that allocates without end ends its worker, which says so
+ *   worker_memory_mb           the most data a worker may hold, 0 (no limit) to 16777216; default half
+ *                              the machine's memory, at least 2048: a provider that allocates without
+ *                              end ends its worker, which says so ("ran out of memory")
  *   hardware_root              the file system root the hardware is read from (default "/")
  *   tensorrt_workspace_mb      TensorRT's workspace, 1 to 1048576 (default 512)
  *   variant_manifest           a variant manifest file (version 3): its groups are the models, each

@@ -135,6 +135,8 @@ std::optional<std::string> parse_knobs(const KnobSource& primary, Knobs& out) {
     if ((err = parse_stages("hang_at", *v, k.hang_at))) return err;
   if (auto v = lookup("grow_at"))
     if ((err = parse_stages("grow_at", *v, k.grow_at))) return err;
+  if (auto v = lookup("fork_at"))
+    if ((err = parse_stages("fork_at", *v, k.fork_at))) return err;
   if (auto v = lookup("compile_delay_ms"))
     if ((err = parse_int("compile_delay_ms", *v, k.compile_delay_ms))) return err;
   if (auto v = lookup("compute_delay_us"))
@@ -178,6 +180,10 @@ bool simulate_stage(const Knobs& knobs, Stage stage) {
   if (knobs.hang_at.count(stage)) {
     trace(knobs, "hang", stage_name(stage));
     for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
+  }
+  if (knobs.fork_at.count(stage)) {
+    const long pid = leave_a_child_behind();
+    if (pid > 0) trace(knobs, "fork", std::to_string(pid) + " " + stage_name(stage));
   }
   if (knobs.grow_at.count(stage)) {
     trace(knobs, "grow", stage_name(stage));

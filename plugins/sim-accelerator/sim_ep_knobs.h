@@ -21,6 +21,8 @@
 //   hang_at           stage(s) that sleep forever (same stage names).
 //   grow_at           stage(s) that allocate memory without end, 64 MiB at a time, each written so the
 //                     pages are real (same stage names): a provider that leaks until something stops it.
+//   fork_at           stage(s) that fork a child which ignores SIGTERM, appends "fork <pid> <stage>" to trace_file and
+//                     sleeps ten minutes: a provider that leaves a process behind (POSIX only).
 //   compile_delay_ms  sleep at the start of each Compile call (one call compiles all of a graph's claimed nodes).
 //   compute_delay_us  sleep in every compute call (once per claimed node per Run).
 //   trace_file        path; "compile <Op> <fused node>", "compute <Op> <fused node>", "reuse <Op> <fused node>"
@@ -65,6 +67,7 @@ struct Knobs {
   std::set<Stage> abort_at;      // `abort_at`: std::abort() at these stages
   std::set<Stage> hang_at;       // `hang_at`: sleep forever at these stages
   std::set<Stage> grow_at;       // `grow_at`: allocate without end at these stages
+  std::set<Stage> fork_at;       // `fork_at`: leave a forked child behind at these stages
   int64_t compile_delay_ms = 0;  // `compile_delay_ms`: sleep per Compile call
   int64_t compute_delay_us = 0;  // `compute_delay_us`: sleep per compute call
   bool memoise = false;          // `memoise`: reuse a node's output when its inputs are unchanged
@@ -86,6 +89,10 @@ std::optional<std::string> parse_knobs(const KnobSource& primary, Knobs& out);
 
 // Appends "<event> <detail>\n" to the trace file, if one is configured. Thread-safe.
 void trace(const Knobs& knobs, std::string_view event, std::string_view detail);
+
+// fork_at: a child that ignores SIGTERM and sleeps ten minutes, what a provider leaves
+// behind; its process id, or 0 where there is no fork (Windows). sim_ep_fork.cpp.
+long leave_a_child_behind();
 
 // Applies abort_at / hang_at / grow_at for `stage` (never returns if one is set) and reports whether fail_at has it.
 bool simulate_stage(const Knobs& knobs, Stage stage);

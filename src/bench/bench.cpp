@@ -138,7 +138,7 @@ class Runner {
         if (in >> done >> total && done > 0) o_.on_progress(shown_name(model), rung.display, round, done, total);
       };
     }
-    return judged(jobs_.run({"bench", job, o_.deadline, dir, on_wait}));
+    return judged(jobs_.run({"bench", job, o_.deadline, dir, on_wait, nullptr, o_.worker_memory_limit_mb}));
   }
 
  private:

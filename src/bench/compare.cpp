@@ -14,6 +14,7 @@
 #include "core/sample_stats.h"
 #include "bench/ms_text.h"
 #include "os/json_input.h"
+#include "rung/json_text.h"
 
 namespace rung {
 namespace fs = std::filesystem;
@@ -167,7 +168,7 @@ Result<std::optional<std::vector<double>>> every_run(const Json& row, const fs::
     out.reserve(v.size());
     for (const auto& x : v) {
       auto d = json_finite(x);
-      if (!d || *d < 0) return bad(file, fmt::format("{}.{} holds {}, not a time in ms", where, key, x.dump().substr(0, 40)));
+      if (!d || *d < 0) return bad(file, fmt::format("{}.{} holds {}, not a time in ms", where, key, json_text(x).substr(0, 40)));
       out.push_back(*d);
     }
     return std::optional<std::vector<double>>(std::move(out));
@@ -310,7 +311,7 @@ Result<std::vector<SideModel>> read_side(const fs::path& path, CompareInput& inp
 }
 
 std::string env_text(const Json& meas, const char* key) {
-  return meas.contains("env") && meas["env"].is_object() && meas["env"].contains(key) ? meas["env"][key].dump() : "";
+  return meas.contains("env") && meas["env"].is_object() && meas["env"].contains(key) ? json_text(meas["env"][key]) : "";
 }
 
 std::string unquoted(const std::string& dumped) {
@@ -337,7 +338,7 @@ void note_differences(const SideModel& a, const SideModel& b, std::vector<std::s
   };
   if (runtime(ma) != runtime(mb)) {
     auto name = [](const Json& r) {
-      return fmt::format("{} (API {}, {})", json_string_or(r, "version", "?"), r.is_object() && r.contains("api_version") ? r["api_version"].dump() : "?",
+      return fmt::format("{} (API {}, {})", json_string_or(r, "version", "?"), r.is_object() && r.contains("api_version") ? json_text(r["api_version"]) : "?",
                          json_string_or(r, "library", "?"));
     };
     add(fmt::format("A and B ran on different ONNX Runtime builds: A {}, B {}", name(runtime(ma)), name(runtime(mb))));
@@ -362,7 +363,7 @@ void note_differences(const SideModel& a, const SideModel& b, std::vector<std::s
   for (const auto& k : keys) {
     auto value = [&k](const Json& m) -> std::string {
       if (k.rfind("env.", 0) == 0) return env_text(m, k.substr(4).c_str());
-      return m.contains(k) ? m[k].dump() : "";
+      return m.contains(k) ? json_text(m[k]) : "";
     };
     const std::string va = value(ma), vb = value(mb);
     if (va == vb) continue;
@@ -371,7 +372,7 @@ void note_differences(const SideModel& a, const SideModel& b, std::vector<std::s
   }
   std::vector<std::string> settings;
   for (const char* k : {"warmup", "runs", "duration_s", "rounds", "inputs"}) {
-    auto s = [k](const Json& m) { return m.contains("settings") && m["settings"].is_object() && m["settings"].contains(k) ? m["settings"][k].dump() : ""; };
+    auto s = [k](const Json& m) { return m.contains("settings") && m["settings"].is_object() && m["settings"].contains(k) ? json_text(m["settings"][k]) : ""; };
     if (s(ma) != s(mb)) settings.push_back(fmt::format("{} {} against {}", k, unquoted(s(ma)), unquoted(s(mb))));
   }
   if (!settings.empty()) {

@@ -11,6 +11,7 @@
 #include "os/file_hash.h"
 #include "os/file_lock.h"
 #include "os/json_input.h"
+#include "rung/json_text.h"
 #include "os/read_file.h"
 
 namespace rung {
@@ -129,7 +130,7 @@ Result<json> parse_record(const std::string& text, const std::string& what) {
   if (text_at(j, "schema") != kBenchRecordSchema) return Error{ErrorCode::kInvalidArgument, fmt::format("{} is not a rung bench record", what)};
   if (!j.contains("schema_version") || json_integer(j["schema_version"], 0, INT32_MAX) != kBenchRecordSchemaVersion) {
     return Error{ErrorCode::kInvalidArgument, fmt::format("{} has schema version {}; this rung writes {}", what,
-                                                          j.contains("schema_version") ? j["schema_version"].dump().substr(0, 40) : "none",
+                                                          j.contains("schema_version") ? json_text(j["schema_version"]).substr(0, 40) : "none",
                                                           kBenchRecordSchemaVersion)};
   }
   if (!j.contains("measurements") || !j["measurements"].is_array() || !j.contains("model") || !j["model"].is_object()) {
@@ -207,13 +208,13 @@ json record_document(const BenchReport& report, const BenchModelReport& m, const
 }
 
 std::string bench_record_json(const BenchReport& report, const BenchModelReport& m, const std::string& command) {
-  return record_document(report, m, command).dump(2) + "\n";
+  return json_text(record_document(report, m, command), 2) + "\n";
 }
 
 std::string bench_records_json(const BenchReport& report, const std::string& command) {
   json all = json::array();
   for (const auto& m : report.models) all.push_back(record_document(report, m, command));
-  return all.dump(2) + "\n";
+  return json_text(all, 2) + "\n";
 }
 
 namespace {
@@ -273,7 +274,7 @@ Result<std::string> merge_bench_records(const std::string& existing, const std::
   const std::string file_b = (*b)["model"].contains("file") && (*b)["model"]["file"].is_string() ? (*b)["model"]["file"].get<std::string>() : "?";
   if (auto s = same_model(*a, (*b)["model"]["sha256"], file_b); !s) return s.error();
   for (const auto& m : (*b)["measurements"]) (*a)["measurements"].push_back(m);
-  return a->dump(2) + "\n";
+  return json_text(*a, 2) + "\n";
 }
 
 Result<std::vector<fs::path>> bench_record_paths(const fs::path& target, const std::vector<std::string>& names) {

@@ -17,6 +17,7 @@
 
 #include "capi/options.h"
 #include "core/onnx_types.h"
+#include "rung/json_text.h"
 #include "rung/engine.h"  // abi_detail::error_code: one mapping of the C codes
 #include "rung/engine_core.h"
 #include "rung/printable.h"
@@ -292,7 +293,7 @@ rung_status* rung_engine_open_job(rung_engine* engine, rung_job** out) {
 void rung_job_free(rung_job* job) { delete job; }
 const char* rung_job_rung(const rung_job* job) { return job == nullptr ? "" : job->job->rung().c_str(); }
 char* rung_job_model_ids_json(const rung_job* job) {
-  return job == nullptr ? nullptr : guarded_text([&] { return nlohmann::json(job->job->model_ids()).dump(); });
+  return job == nullptr ? nullptr : guarded_text([&] { return json_text(nlohmann::json(job->job->model_ids())); });
 }
 
 rung_status* rung_job_session(rung_job* job, const char* model_name, rung_session** out) {

@@ -9,6 +9,7 @@
 
 #include "jobs/conform_case.h"
 #include "os/atomic_file.h"
+#include "rung/json_text.h"
 #include "os/utc_now.h"
 #include "rung/conform.h"
 #include "rung/rung_names.h"
@@ -231,7 +232,7 @@ std::string ConformReport::to_json(const std::string& command_line) const {
                       {"outcomes", conform_outcomes()},
                       {"columns", cols},
                       {"tests", tests_json}};
-  return j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace);  // text that is not UTF-8 is replaced, never a throw
+  return json_text(j, 1);  // text that is not UTF-8 is replaced, never a throw
 }
 
 Status ConformReport::write_json(const std::filesystem::path& path, const std::string& command_line) const {

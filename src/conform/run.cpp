@@ -5,13 +5,14 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <regex>
 
+#include "conform/filter.h"
 #include "conform/suite.h"
 #include "core/thread_limit.h"
 #include "jobs/conform_worker.h"
 #include "jobs/runner.h"
 #include "os/json_input.h"
+#include "rung/json_text.h"
 #include "os/termination.h"
 #include "os/work_dir.h"
 #include "os/worker_location.h"
@@ -48,7 +49,7 @@ class ColumnWorker {
     std::error_code ec;
     create_directories_unless_ending(job_.profile_dir, ec);
     // A directory per start: the log of a worker a test killed stays to be read.
-    auto started = runner_.start({"conform", job_, o_.deadline, dir_ / fmt::format("worker-{}", starts_), {}});
+    auto started = runner_.start({"conform", job_, o_.deadline, dir_ / fmt::format("worker-{}", starts_), {}, nullptr, o_.worker_memory_limit_mb});
     if (!started) return started.error();
     worker_ = std::move(*started);
     auto line = worker_->receive();
@@ -70,7 +71,7 @@ class ColumnWorker {
       if (auto s = start(); !s) return {"crashed", "the worker could not be started again: " + s.error().message, 0, 0, 0, 0, {}};
     }
     const auto t0 = std::chrono::steady_clock::now();
-    if (auto s = worker_->send(nlohmann::json{{"test", index}, {"dir", test.dir.string()}}.dump()); !s) {
+    if (auto s = worker_->send(json_text(nlohmann::json{{"test", index}, {"dir", path_json(test.dir)}})); !s) {
       worker_.reset();
       return {"crashed", s.error().message, 0, 0, 0, 0, {}};
     }
@@ -179,13 +180,9 @@ Result<ConformReport> run_conform(const ConformOptions& o) {
   auto tests = find_tests(report.suites);
   if (!tests) return tests.error();
   if (!o.filter.empty()) {
-    std::regex re;
-    try {
-      re = std::regex(o.filter);
-    } catch (const std::regex_error& e) {
-      return Error{ErrorCode::kInvalidArgument, fmt::format("--filter '{}' is not a regular expression: {}", o.filter, e.what())};
-    }
-    std::erase_if(*tests, [&](const ConformTest& t) { return !std::regex_search(t.id, re); });
+    auto filter = TestFilter::make(o.filter);
+    if (!filter) return filter.error();
+    std::erase_if(*tests, [&](const ConformTest& t) { return !filter->finds_in(t.id); });
     if (tests->empty()) return Error{ErrorCode::kInvalidArgument, fmt::format("--filter '{}' leaves no test", o.filter)};
   }
   report.tests = std::move(*tests);

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "os/json_input.h"
+#include "rung/json_text.h"
 #include "os/read_file.h"
 #include "rung/setting_names.h"
 #include "rung/path_text.h"
@@ -38,7 +39,7 @@ Status check_dim_key(const std::string& key) {
 std::string InputSpec::canonical() const {
   nlohmann::json j = {{"dims", dims}, {"values", values}, {"tensors", tensors_dir.string()}};
   if (max_tensor_bytes != kDefaultMaxTensorBytes) j["max_tensor_mb"] = max_tensor_bytes / kMiB;
-  return j.dump();
+  return json_text(j);
 }
 
 Result<InputSpec> InputSpec::from_json_text(const std::string& text, const std::filesystem::path& base_dir) {
@@ -55,7 +56,7 @@ Result<InputSpec> InputSpec::from_json_text(const std::string& text, const std::
         auto v = json_integer(*d, 1, INT64_MAX);
         if (!v) {
           return Error{ErrorCode::kInvalidArgument,
-                       fmt::format("dims.{} must be a positive whole number, not {}", d.key(), d->dump().substr(0, 40))};
+                       fmt::format("dims.{} must be a positive whole number, not {}", d.key(), json_text(*d).substr(0, 40))};
         }
         spec.dims[d.key()] = *v;
       }

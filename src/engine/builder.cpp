@@ -13,6 +13,7 @@
 #include "os/file_hash.h"
 #include "os/file_lock.h"
 #include "os/json_input.h"
+#include "rung/json_text.h"
 #include "os/read_file.h"
 #include "os/this_process.h"
 #include "os/utc_now.h"
@@ -37,7 +38,7 @@ std::string engine_fingerprint(const EngineBuildPlan& plan, FileHashCache& hashe
     auto digest = hashes.hash(path_from_utf8(plan.rung.plugin_library));
     j["plugin_sha256"] = digest ? *digest : "missing";
   }
-  return sha256_hex(j.dump()).substr(0, 16);
+  return sha256_hex(json_text(j)).substr(0, 16);
 }
 
 // One directory per arithmetic: a quantised form's engines never share one with f32 or fp16.
@@ -86,7 +87,7 @@ BuildTry compile_in_child(const EngineBuildPlan& plan, const CompileJob& job, co
 std::string ledger_key(const EngineSlot& slot) { return (slot.file.parent_path().filename() / slot.file.stem()).string(); }
 
 void write_failure_record(const EngineSlot& slot, const nlohmann::json& record) {
-  (void)write_file_atomically(slot.failure_record, record.dump(2));
+  (void)write_file_atomically(slot.failure_record, json_text(record, 2));
 }
 
 // Deaths in kStrikesToRefuse launches in a row: recorded like a verdict, so the

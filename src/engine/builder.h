@@ -44,7 +44,7 @@ struct EngineBuildPlan {
   // When it turns true (the engine is being freed), a compile in its worker is killed:
   // no verdict, no strike (a stop is no evidence about the model).
   const std::atomic<bool>* cancel = nullptr;
-  std::uint64_t memory_limit_mb = 0;  // a compile's worker holds at most this much data (0: no limit)
+  std::uint64_t memory_limit_mb = kWorkerMemoryDefault;  // a compile's worker holds at most this much data (0: no limit)
   std::size_t tensorrt_workspace_bytes = std::size_t{512} << 20;
   std::uint64_t input_seed = 0;         // the probe's: a compile-ready rewrite is proved on these inputs
   std::string launch;                   // this start (new_launch_id()); empty: build_engines makes one per call

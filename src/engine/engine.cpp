@@ -16,6 +16,7 @@
 #include "core/thread_limit.h"
 #include "engine/builder.h"
 #include "engine/placement.h"
+#include "rung/json_text.h"
 #include "os/regular_file.h"
 #include "os/this_process.h"
 #include "os/worker_location.h"
@@ -616,7 +617,7 @@ std::string Engine::decision_json() const {
                    {"failures", s.progress.failures}, {"done", s.progress.done}}},
       {"demotions", s.demotions}};
   // Text from files, logs and providers may hold any bytes: replaced, never thrown on.
-  return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+  return json_text(doc, 2);
 }
 
 StartFacts start_facts(const Hardware& hardware, const RuntimeBuild& build, const std::vector<fs::path>& plugin_dirs) {

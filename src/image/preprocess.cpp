@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "os/json_input.h"
+#include "rung/json_text.h"
 #include "rung/image.h"
 
 namespace rung {
@@ -85,7 +86,7 @@ std::string ImagePreprocess::to_json_text() const {
                       {"multiple", multiple}, {"pad", pad},       {"channels", channels}, {"scale", scale},
                       {"mean", mean},         {"std", stddev},    {"layout", layout},
                       {"type", element_type_name(type)}};
-  return j.dump();
+  return json_text(j);
 }
 
 namespace {

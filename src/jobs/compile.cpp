@@ -8,6 +8,7 @@
 #include "jobs/target_session.h"
 #include "os/atomic_file.h"
 #include "os/json_input.h"
+#include "rung/json_text.h"
 #include "os/read_file.h"
 #include "rung/tolerance.h"
 #include "session/inputs.h"
@@ -83,7 +84,7 @@ Result<CompileSource> compile_source(OrtProcess& process, const CompileJob& job)
     return Error{same.error().code, fmt::format("rewritten graph not used, {}; the rewrite: {}", same.error().message, rewrite->describe())};
   }
   nlohmann::json note = {{"model", job.target.model.string()}, {"rewrite", rewrite->describe()}};
-  if (auto s = write_file_atomically(note_of(job.rewritten), note.dump(2)); !s) return s.error();
+  if (auto s = write_file_atomically(note_of(job.rewritten), json_text(note, 2)); !s) return s.error();
   return CompileSource{job.rewritten, {}};
 }
 

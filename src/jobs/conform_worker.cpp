@@ -5,6 +5,7 @@
 #include "jobs/target_session.h"
 #include "jobs/worker.h"
 #include "jobs/worker_rung.h"
+#include "rung/json_text.h"
 #include "runtime/clean_error.h"
 #include "rung/path_text.h"
 
@@ -28,7 +29,7 @@ Status attach_check(OrtProcess& process, const RungSpec& rung, const JobTarget& 
 // its rung, or why the rung cannot start.
 Result<ConformJob> open_column(const ConformJob& job, LineChannel& channel, OrtProcess*& process) {
   auto refuse = [&](const char* stage, const std::string& error) -> Error {
-    channel.send(nlohmann::json{{"ready", false}, {"stage", stage}, {"error", clean_error(error)}}.dump());
+    channel.send(json_text(nlohmann::json{{"ready", false}, {"stage", stage}, {"error", clean_error(error)}}));
     return Error{ErrorCode::kRuntime, clean_error(error)};
   };
   auto installed = install_runtime(job.target);
@@ -37,9 +38,8 @@ Result<ConformJob> open_column(const ConformJob& job, LineChannel& channel, OrtP
   auto rung = resolve_rung(*process, job.target.rung);
   if (!rung) return refuse("rung", rung.error().message);
   if (auto s = attach_check(*process, *rung, job.target); !s) return refuse("rung", s.error().message);
-  if (!channel.send(nlohmann::json{{"ready", true}, {"version", process->build().version}, {"rung", rung->display},
-                                   {"provider", rung->provider}}
-                        .dump())) {
+  if (!channel.send(json_text(nlohmann::json{{"ready", true}, {"version", process->build().version}, {"rung", rung->display},
+                                   {"provider", rung->provider}}))) {
     return Error{ErrorCode::kIo, "the parent closed the channel"};
   }
   ConformJob resolved = job;
@@ -82,18 +82,18 @@ nlohmann::json conform_job_entry(const nlohmann::json& j, LineChannel* channel) 
     } else {
       try {
         read_json(request->at("test"), index);
-        dir = path_from_utf8(request->at("dir").get<std::string>());
+        read_json(request->at("dir"), dir);  // text, or path_bytes when not UTF-8
       } catch (const nlohmann::json::exception& e) {
         error = e.what();
       }
     }
     if (!error.empty()) {
       error = fmt::format("malformed request: {}", error);
-      channel->send(nlohmann::json{{"done", nullptr}, {"error", error}}.dump());
+      channel->send(json_text(nlohmann::json{{"done", nullptr}, {"error", error}}));
       return failed_result(error);
     }
     const ConformCaseResult r = run_conform_case(*process, *resolved, dir);
-    if (!channel->send(nlohmann::json{{"done", index}, {"result", r}}.dump())) return failed_result("the parent closed the channel");
+    if (!channel->send(json_text(nlohmann::json{{"done", index}, {"result", r}}))) return failed_result("the parent closed the channel");
   }
   return {{"ok", true}};
 }

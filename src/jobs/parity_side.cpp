@@ -8,7 +8,9 @@
 #include "jobs/target_session.h"
 #include "jobs/worker.h"
 #include "jobs/worker_rung.h"
+#include "os/json_form.h"
 #include "os/json_input.h"
+#include "rung/json_text.h"
 #include "session/placement.h"
 #include "session/tensor_file.h"
 #include "rung/path_text.h"
@@ -27,7 +29,7 @@ struct OpenSide {
 // Builds the side's session and says so to the parent (ready, or why not).
 Result<OpenSide> open_side(const ParityJob& job, LineChannel& channel) {
   auto refuse = [&](const char* stage, const std::string& error) -> Error {
-    channel.send(nlohmann::json{{"ready", false}, {"stage", stage}, {"error", error}}.dump());
+    channel.send(json_text(nlohmann::json{{"ready", false}, {"stage", stage}, {"error", error}}));
     return Error{ErrorCode::kRuntime, error};
   };
   auto process = install_runtime(job.target);
@@ -42,9 +44,8 @@ Result<OpenSide> open_side(const ParityJob& job, LineChannel& channel) {
   if (!prepared) return refuse("build", prepared.error().message);
   OpenSide side{std::move(*prepared), *process, session_settings(resolved), job.target.model};
   const RuntimeBuild& build = (*process)->build();
-  if (!channel.send(nlohmann::json{{"ready", true}, {"version", build.version}, {"api", build.api_version}, {"rung", rung->display},
-                                   {"io", side.prepared.io}}
-                        .dump())) {
+  if (!channel.send(json_text(nlohmann::json{{"ready", true}, {"version", build.version}, {"api", build.api_version}, {"rung", rung->display},
+                                   {"io", side.prepared.io}}))) {
     return Error{ErrorCode::kIo, "the parent closed the channel"};
   }
   return side;
@@ -105,24 +106,25 @@ nlohmann::json parity_job_entry(const nlohmann::json& j, LineChannel* channel) {
       if (!request) {
         problem = request.error().message;
       } else if (request->contains("placement")) {
-        const std::filesystem::path inputs_dir = path_from_utf8(request->at("placement").get<std::string>());
-        if (!channel->send(placement_answer(*side, inputs_dir, job.outputs_dir / "profile").dump())) return failed_result("the parent closed the channel");
+        std::filesystem::path inputs_dir;
+        read_json(request->at("placement"), inputs_dir);  // text, or path_bytes when not UTF-8
+        if (!channel->send(json_text(placement_answer(*side, inputs_dir, job.outputs_dir / "profile")))) return failed_result("the parent closed the channel");
         continue;
       } else {
-        index = request->at("run");
-        dir = path_from_utf8(request->at("inputs").get<std::string>());
+        read_json(request->at("run"), index);
+        read_json(request->at("inputs"), dir);
       }
     } catch (const nlohmann::json::exception& e) {
       problem = e.what();
     }
     if (!problem.empty()) {
       const std::string error = fmt::format("malformed request: {}", problem);
-      channel->send(nlohmann::json{{"done", nullptr}, {"error", error}}.dump());
+      channel->send(json_text(nlohmann::json{{"done", nullptr}, {"error", error}}));
       return failed_result(error);
     }
     auto ms = run_input(side->prepared, dir, job.outputs_dir / path_from_utf8(std::to_string(index)));
     const auto answer = ms ? nlohmann::json{{"done", index}, {"ms", *ms}} : nlohmann::json{{"done", index}, {"error", ms.error().message}};
-    if (!channel->send(answer.dump())) return failed_result("the parent closed the channel");
+    if (!channel->send(json_text(answer))) return failed_result("the parent closed the channel");
   }
   return {{"ok", true}};
 }

@@ -6,8 +6,11 @@
 #include <cstring>
 #include <optional>
 
+#include "jobs/worker.h"
 #include "os/atomic_file.h"
 #include "os/json_input.h"
+#include "os/machine.h"
+#include "rung/json_text.h"
 #include "os/read_file.h"
 #include "os/termination.h"
 #include "os/this_process.h"
@@ -23,11 +26,14 @@ std::string last_line(std::string text) {
 }
 
 // How a worker that ended without (or before) its result ended.
-JobOutcome outcome_of_exit(const ChildExit& exit, std::chrono::milliseconds deadline, const fs::path& work_dir) {
+JobOutcome outcome_of_exit(const ChildExit& exit, std::chrono::milliseconds deadline, const fs::path& work_dir, std::uint64_t memory_limit_mb) {
   JobOutcome out;
   if (exit.timed_out) {
     out.status = JobOutcome::Status::kTimedOut;
     out.deadline = deadline;
+  } else if (exit.exit_code == kWorkerOutOfMemory && memory_limit_mb > 0) {
+    out.status = JobOutcome::Status::kCrashed;
+    out.out_of_memory_mb = memory_limit_mb;
   } else if (exit.signal != 0) {
     out.status = JobOutcome::Status::kCrashed;
     out.signal = exit.signal;
@@ -42,7 +48,7 @@ JobOutcome outcome_of_exit(const ChildExit& exit, std::chrono::milliseconds dead
 }
 
 // The result the worker wrote, when it exited of itself and wrote one.
-JobOutcome outcome_of(const ChildExit& exit, std::chrono::milliseconds deadline, const fs::path& work_dir) {
+JobOutcome outcome_of(const ChildExit& exit, std::chrono::milliseconds deadline, const fs::path& work_dir, std::uint64_t memory_limit_mb) {
   if (!exit.timed_out && exit.signal == 0) {
     auto result = parse_json_or_discarded(read_input_file_if_usable(work_dir / "result.json", FileKind::kDocument).value_or(""));
     if (result.is_object()) {
@@ -51,8 +57,11 @@ JobOutcome outcome_of(const ChildExit& exit, std::chrono::milliseconds deadline,
       return out;
     }
   }
-  return outcome_of_exit(exit, deadline, work_dir);
+  return outcome_of_exit(exit, deadline, work_dir, memory_limit_mb);
 }
+
+// The limit the worker runs under, in MiB (0: none).
+std::uint64_t memory_limit_of(const JobRequest& request) { return worker_memory_limit_mib(request.memory_limit_mb, physical_memory_mib()); }
 
 std::string seconds(std::chrono::milliseconds ms) { return fmt::format("{:g} s", static_cast<double>(ms.count()) / 1000); }
 
@@ -61,7 +70,7 @@ Status prepare(const JobRequest& request) {
   std::error_code ec;
   create_directories_unless_ending(request.work_dir, ec);
   fs::remove(request.work_dir / "result.json", ec);
-  return write_file_atomically(request.work_dir / "job.json", request.job.dump(2));
+  return write_file_atomically(request.work_dir / "job.json", json_text(request.job, 2));
 }
 
 std::string not_started(const fs::path& worker, const Error& error) {
@@ -73,7 +82,7 @@ std::vector<std::string> worker_args(const JobRequest& request, std::optional<in
   std::vector<std::string> args{request.kind, (request.work_dir / "job.json").string()};
   if (channel) args.push_back(fmt::format("--channel={}", *channel));
   args.push_back(fmt::format("--parent={}", this_process_id()));
-  if (request.memory_limit_mb > 0) args.push_back(fmt::format("--memory-limit-mb={}", request.memory_limit_mb));
+  if (const auto mb = memory_limit_of(request); mb > 0) args.push_back(fmt::format("--memory-limit-mb={}", mb));
   return args;
 }
 
@@ -84,7 +93,11 @@ std::string JobOutcome::describe() const {
   switch (status) {
     case Status::kOk: return "finished";
     case Status::kFailed: text = reason; break;
-    case Status::kCrashed: text = "the worker was killed by " + signal_name(signal); break;
+    case Status::kCrashed:
+      // Its own last line says the same: not repeated.
+      if (out_of_memory_mb > 0) return fmt::format("the worker ran out of memory: the job reached its limit of {} MiB", out_of_memory_mb);
+      text = "the worker was killed by " + signal_name(signal);
+      break;
     case Status::kTimedOut: text = fmt::format("the worker gave no answer within {} and was killed", seconds(deadline)); break;
     case Status::kCancelled: return "the worker was stopped: its caller is quitting";
   }
@@ -121,7 +134,7 @@ JobOutcome JobRunner::run(const JobRequest& request) const {
   if (!child) return JobOutcome::failed(not_started(worker_, child.error()));
   if (request.cancel == nullptr) {
     const ChildExit exit = child->wait(ChildProcess::Clock::now() + request.deadline, request.on_wait);
-    return outcome_of(exit, request.deadline, request.work_dir);
+    return outcome_of(exit, request.deadline, request.work_dir, memory_limit_of(request));
   }
   // Looked at often, so that a quitting caller waits for no worker: killing it ends the wait.
   bool stopped = false;
@@ -141,7 +154,7 @@ JobOutcome JobRunner::run(const JobRequest& request) const {
       },
       std::chrono::milliseconds(20));
   if (stopped) return JobOutcome::cancelled();
-  return outcome_of(exit, request.deadline, request.work_dir);
+  return outcome_of(exit, request.deadline, request.work_dir, memory_limit_of(request));
 }
 
 Result<std::unique_ptr<StartedJob>> JobRunner::start(const JobRequest& request) const {
@@ -158,7 +171,7 @@ Result<std::unique_ptr<StartedJob>> JobRunner::start(const JobRequest& request) 
 }
 
 const JobOutcome& StartedJob::ended(ChildExit exit, std::chrono::milliseconds deadline) {
-  if (!outcome_) outcome_ = outcome_of(exit, deadline, request_.work_dir);
+  if (!outcome_) outcome_ = outcome_of(exit, deadline, request_.work_dir, memory_limit_of(request_));
   return *outcome_;
 }
 

@@ -22,6 +22,7 @@
 
 #include "os/line_channel.h"
 #include "os/child_process.h"
+#include "rung/limits.h"
 #include "rung/result.h"
 
 namespace rung {
@@ -36,6 +37,7 @@ struct JobOutcome {
   std::string log_line;                // the last line of worker.log, when the worker ended without its own words
   double elapsed_ms = 0;               // the worker's time, up to its end or its kill
   std::optional<int> exit_status;      // kFailed: the status of a worker that exited without a result
+  std::uint64_t out_of_memory_mb = 0;  // kCrashed: the worker ran out of memory under this limit (MiB)
 
   bool ok() const { return status == Status::kOk; }
   // The worker ended without its answer: killed by a signal, at the deadline, or
@@ -44,6 +46,7 @@ struct JobOutcome {
   // One line, the same in every command: the job's own error when it reported
   // one; "the worker was killed by SIGABRT", "the worker gave no answer within
   // 60 s and was killed", "the worker exited with status 1 and no result",
+  // "the worker ran out of memory: the job reached its limit of 1024 MiB",
   // "the worker was stopped: its caller is quitting"
   // (each followed by "; its log ends: LINE" when the log says something).
   std::string describe() const;
@@ -63,9 +66,10 @@ struct JobRequest {
   // run(): when set (an engine being freed), the worker is killed within some 20 ms and the
   // outcome is kCancelled, which is no evidence about the job: neither a verdict nor a death.
   const std::atomic<bool>* cancel = nullptr;
-  // When not 0, the worker holds at most this much data (os/this_process.h): a provider
-  // that allocates without end ends its worker, named in its log, not the machine.
-  std::uint64_t memory_limit_mb = 0;
+  // The most data the worker may hold, in MiB (os/this_process.h): a provider that
+  // allocates without end ends its worker ("ran out of memory"), not the machine.
+  // kWorkerMemoryDefault: half the machine's memory (rung/limits.h); 0: no limit.
+  std::uint64_t memory_limit_mb = kWorkerMemoryDefault;
 };
 
 class StartedJob;

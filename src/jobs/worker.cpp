@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <algorithm>
 #include <new>
 #include <optional>
 #include <string>
@@ -12,9 +13,11 @@
 
 #include "os/atomic_file.h"
 #include "os/json_input.h"
+#include "rung/json_text.h"
 #include "os/read_file.h"
 #include "os/this_process.h"
 #include "rung/path_text.h"
+#include "rung/print.h"
 #include "rung/result.h"
 
 namespace rung {
@@ -32,7 +35,7 @@ const JobKind* find_kind(std::span<const JobKind> kinds, std::string_view name) 
 int usage(std::span<const JobKind> kinds) {
   std::vector<std::string_view> names;
   for (const auto& k : kinds) names.push_back(k.name);
-  fmt::print(stderr, "usage: rung-probe-worker KIND JOB.json [--channel=FD] [--parent=PID] [--memory-limit-mb=N]\n  KIND: {}\n"
+  rung::print(stderr, "usage: rung-probe-worker KIND JOB.json [--channel=FD] [--parent=PID] [--memory-limit-mb=N]\n  KIND: {}\n"
                      "Started by rung (probe, bench, prepare, parity, conform); writes result.json beside the job.\n",
              fmt::join(names, ", "));
   return 2;
@@ -72,21 +75,24 @@ int worker_main(int argc, char** argv, std::span<const JobKind> kinds) {
   const std::optional<WorkerFlags> flags = parse_flags(argc, argv);
   if (kind == nullptr || !flags) return usage(kinds);
   if (flags->parent && !end_with_parent(*flags->parent)) {
-    fmt::print(stderr, "rung-probe-worker: process {} that started this job is gone; not running it\n", *flags->parent);
+    rung::print(stderr, "rung-probe-worker: process {} that started this job is gone; not running it\n", *flags->parent);
     return 3;
   }
   const std::optional<int>& channel_fd = flags->channel_fd;
   if (flags->memory_limit_mb) {
     // A provider that allocates without end fails here, and says so in the log its caller quotes.
     if (auto limited = limit_this_process_data(*flags->memory_limit_mb); !limited) {
-      fmt::print(stderr, "rung-probe-worker: {}\n", limited.error().message);
+      rung::print(stderr, "rung-probe-worker: {}\n", limited.error().message);
     } else {
       static unsigned long long limit_mb = 0;
       limit_mb = *flags->memory_limit_mb;
       std::set_new_handler([] {
-        std::fprintf(stderr, "rung-probe-worker: out of memory: the job reached its limit of %llu MiB\n", limit_mb);
+        // Nothing may allocate here: the line is made in place.
+        char line[128];
+        const int n = std::snprintf(line, sizeof line, "rung-probe-worker: out of memory: the job reached its limit of %llu MiB\n", limit_mb);
+        if (n > 0) print_verbatim(stderr, std::string_view(line, std::min<std::size_t>(static_cast<std::size_t>(n), sizeof line - 1)));
         std::fflush(stderr);
-        std::abort();
+        std::_Exit(kWorkerOutOfMemory);  // the runner's verdict: ran out of memory, not a crash of unknown cause
       });
     }
   }
@@ -107,8 +113,8 @@ int worker_main(int argc, char** argv, std::span<const JobKind> kinds) {
   } catch (const LibraryUnavailable& e) {  // a system library loaded on use (os/system_library.h) would not load
     result = {{"ok", false}, {"stage", "job"}, {"error", e.what()}};
   }
-  if (auto s = write_file_atomically(job_file.parent_path() / "result.json", result.dump(2)); !s) {
-    fmt::print(stderr, "{}\n", s.error().message);
+  if (auto s = write_file_atomically(job_file.parent_path() / "result.json", json_text(result, 2)); !s) {
+    rung::print(stderr, "{}\n", s.error().message);
     return 1;
   }
   return 0;

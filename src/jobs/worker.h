@@ -25,7 +25,10 @@ struct JobKind {
 // (PR_SET_PDEATHSIG) and does not start when its parent is already another one,
 // so no worker outlives the rung process that started it. Exit code 0 when
 // result.json was written, 1 when it could not be, 2 for a bad command line, 3
-// when the parent was gone.
+// when the parent was gone, kWorkerOutOfMemory when an allocation failed under
+// --memory-limit-mb.
+inline constexpr int kWorkerOutOfMemory = 86;
+
 // A job's result when it failed: {"ok": false, "error": error}.
 nlohmann::json failed_result(const std::string& error);
 

@@ -11,6 +11,7 @@
 #include "os/atomic_file.h"
 #include "os/file_identity.h"
 #include "os/json_input.h"
+#include "rung/json_text.h"
 #include "os/opened_file.h"
 #include "os/read_file.h"
 #include "os/sha256.h"
@@ -85,7 +86,7 @@ FileHashCache::FileHashCache(std::filesystem::path cache_dir) : file_(cache_dir 
   auto text = read_regular_file(file_, kMaxJsonFileBytes);
   auto table = text ? parse_table(*text) : Result<nlohmann::json>(text.error());
   if (table) {
-    json_ = table->dump();
+    json_ = json_text(*table);
     return;
   }
   const std::string& why = table.error().message;
@@ -110,7 +111,7 @@ Result<std::string> FileHashCache::hash(const std::filesystem::path& file) {
   if (!digest) return digest;
   ++hashed_;
   table[key] = {{"size", st.size}, {"inode", st.inode}, {"mtime_ns", st.mtime_ns}, {"sha256", *digest}};
-  json_ = table.dump();
+  json_ = json_text(table);
   dirty_ = true;
   return digest;
 }

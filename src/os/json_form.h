@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "os/json_input.h"
+#include "rung/json_text.h"
 #include "rung/path_text.h"
 
 namespace rung {
@@ -45,7 +46,7 @@ I whole_number(const nlohmann::json& j) {
   constexpr auto hi = std::in_range<std::int64_t>(std::numeric_limits<I>::max()) ? static_cast<std::int64_t>(std::numeric_limits<I>::max())
                                                                                    : std::numeric_limits<std::int64_t>::max();
   if (auto i = json_integer(j, lo, hi)) return static_cast<I>(*i);
-  throw nlohmann::json::out_of_range::create(406, "the number " + j.dump() + " is not a whole number in range here", &j);
+  throw nlohmann::json::out_of_range::create(406, "the number " + json_text(j) + " is not a whole number in range here", &j);
 }
 
 }  // namespace json_form_detail
@@ -65,7 +66,7 @@ void read_json(const nlohmann::json& j, T& v) {
   } else if constexpr (std::is_same_v<T, float>) {
     const double d = j.get<double>();
     if (std::isfinite(d) && std::fabs(d) > std::numeric_limits<float>::max()) {
-      throw nlohmann::json::out_of_range::create(406, "the number " + j.dump() + " does not fit a float", &j);
+      throw nlohmann::json::out_of_range::create(406, "the number " + json_text(j) + " does not fit a float", &j);
     }
     v = static_cast<float>(d);
   } else if constexpr (is_vector<T>::value) {
@@ -87,21 +88,48 @@ void read_json(const nlohmann::json& j, T& v) {
     }
   } else if constexpr (std::is_same_v<T, std::filesystem::path>) {
     // nlohmann-json 3.11.2 assigns the narrow string, which Windows reads in its code page.
-    if (!j.is_string()) throw nlohmann::json::type_error::create(302, "a path (text) is required, not " + std::string(j.type_name()), &j);
-    v = path_from_utf8(j.get_ref<const std::string&>());
+    // A path that is not UTF-8 comes as {"path_bytes": hex} (rung/json_text.h).
+    auto p = path_from_json(j);
+    if (!p) throw nlohmann::json::type_error::create(302, "a path (text, or {\"path_bytes\": hex}) is required, not " + std::string(j.type_name()), &j);
+    v = std::move(*p);
   } else {
     j.get_to(v);  // strings, doubles, and structs with their own from_json
   }
 }
 
+// Writes v into j: as nlohmann would, except that a path, wherever it sits in
+// a container, takes path_json()'s form, so a name that is not UTF-8 survives.
+template <class T>
+void write_json(nlohmann::json& j, const T& v) {
+  using namespace json_form_detail;
+  if constexpr (std::is_same_v<T, std::filesystem::path>) {
+    j = path_json(v);
+  } else if constexpr (is_vector<T>::value) {
+    j = nlohmann::json::array();
+    for (const auto& e : v) write_json(j.emplace_back(), e);
+  } else if constexpr (is_string_map<T>::value) {
+    j = nlohmann::json::object();
+    for (const auto& [key, e] : v) write_json(j[key], e);
+  } else if constexpr (is_optional<T>::value) {
+    if (v) {
+      write_json(j, *v);
+    } else {
+      j = nullptr;
+    }
+  } else {
+    j = v;
+  }
+}
+
 }  // namespace rung
 
+#define RUNG_JSON_FORM_WRITE(field) ::rung::write_json(nlohmann_json_j[#field], nlohmann_json_t.field);
 #define RUNG_JSON_FORM_READ(field) ::rung::read_json(nlohmann_json_j.at(#field), nlohmann_json_t.field);
 
 // Like NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE (every field's key required), with checked reading.
 #define RUNG_JSON_FORM(Type, ...)                                                                          \
   inline void to_json(nlohmann::json& nlohmann_json_j, const Type& nlohmann_json_t) {                     \
-    NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_TO, __VA_ARGS__))                              \
+    NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(RUNG_JSON_FORM_WRITE, __VA_ARGS__))                              \
   }                                                                                                        \
   inline void from_json(const nlohmann::json& nlohmann_json_j, Type& nlohmann_json_t) {                   \
     NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(RUNG_JSON_FORM_READ, __VA_ARGS__))                           \
@@ -113,7 +141,7 @@ void read_json(const nlohmann::json& j, T& v) {
 
 #define RUNG_JSON_FORM_WITH_DEFAULT(Type, ...)                                                             \
   inline void to_json(nlohmann::json& nlohmann_json_j, const Type& nlohmann_json_t) {                     \
-    NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_TO, __VA_ARGS__))                              \
+    NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(RUNG_JSON_FORM_WRITE, __VA_ARGS__))                              \
   }                                                                                                        \
   inline void from_json(const nlohmann::json& nlohmann_json_j, Type& nlohmann_json_t) {                   \
     NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(RUNG_JSON_FORM_READ_OR_DEFAULT, __VA_ARGS__))                \

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "rung/json_text.h"
 #include "os/read_file.h"
 
 namespace rung {
@@ -124,7 +125,7 @@ std::int64_t JsonFields::integer(const std::string& key, std::int64_t fallback, 
   const auto* v = find(key, false);
   if (v == nullptr) return fallback;
   auto i = json_integer(*v, lo, hi);
-  if (!i) fail(fmt::format("'{}' must be a whole number from {} to {}, not {}", key, lo, hi, v->dump().substr(0, 40)));
+  if (!i) fail(fmt::format("'{}' must be a whole number from {} to {}, not {}", key, lo, hi, json_text(*v).substr(0, 40)));
   return i.value_or(fallback);
 }
 

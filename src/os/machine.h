@@ -3,6 +3,7 @@
 // too: qemu-user answers as the machine it emulates).
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 namespace rung {
@@ -11,6 +12,8 @@ namespace rung {
 std::string machine_architecture();
 // "Linux 6.18.44 aarch64": the system, its release and the machine.
 std::string system_description();
+// The machine's physical memory in MiB; 0 when the system does not say.
+std::uint64_t physical_memory_mib();
 // The operating system this program was built for: "linux", "macos" or "windows"
 // (Android is told from files, not from the build: its binaries are Linux's).
 const char* built_for_system();

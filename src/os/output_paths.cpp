@@ -60,6 +60,34 @@ std::string lexically(const fs::path& p) {
 
 Error refused(const std::string& message) { return Error{ErrorCode::kInvalidArgument, message}; }
 
+bool same_directory(const fs::path& a, const fs::path& b) {
+  FileIdentity x, y;
+  return identity_of(a, x) && identity_of(b, y) && x.device == y.device && x.inode == y.inode && (x.device != 0 || x.inode != 0);
+}
+
+// The input directory that `path` is in, or is, when `counting_itself`: one of
+// the directories it would be written in, links and ".." followed (device and
+// inode). A file written there is read by the next run that reads that
+// directory (a calibration set, a suite, rung's cache), and one written into
+// rung's own state corrupts it.
+const NamedPath* input_directory_holding(const fs::path& path, const std::vector<NamedPath>& inputs, bool counting_itself) {
+  std::vector<const NamedPath*> dirs;
+  for (const auto& in : inputs) {
+    if (!in.path.empty() && seen(in.path).type == fs::file_type::directory) dirs.push_back(&in);
+  }
+  if (dirs.empty()) return nullptr;
+  std::error_code ec;
+  fs::path p = fs::weakly_canonical(fs::absolute(path, ec), ec);
+  if (ec) p = fs::absolute(path).lexically_normal();
+  if (!counting_itself) p = p.parent_path();
+  for (;; p = p.parent_path()) {
+    for (const NamedPath* in : dirs) {
+      if (same_directory(p, in->path)) return in;
+    }
+    if (p == p.parent_path()) return nullptr;
+  }
+}
+
 Status check_one_output(const NamedPath& out, const Seen& st) {
   const std::string name = fmt::format("{} {}", out.what, out.path.string());
   if (st.there()) {
@@ -103,8 +131,8 @@ Status check_output_paths(const std::vector<NamedPath>& outputs, const std::vect
         return refused(fmt::format("{} {} and {} {} name the same file", other.what, other.path.string(), out.what, out.path.string()));
       }
     }
-    if (!st.there()) continue;  // a file that is not there yet is no input
     for (const auto& in : inputs) {
+      if (!st.there()) break;  // a file that is not there yet is no input; it may still land in an input's directory (below)
       if (in.path.empty()) continue;
       const Seen in_st = seen(in.path);
       if (!in_st.there()) continue;
@@ -117,14 +145,22 @@ Status check_output_paths(const std::vector<NamedPath>& outputs, const std::vect
         return refused(fmt::format("{} {} is {} {} (the same file): it would be replaced", out.what, out.path.string(), in.what, in.path.string()));
       }
     }
+    if (const NamedPath* in = input_directory_holding(out.path, inputs, /*counting_itself=*/false)) {
+      return refused(fmt::format("{} {} is inside {} {}: the file would be read as one of its own (write it elsewhere)", out.what, out.path.string(),
+                                 in->what, in->path.string()));
+    }
   }
   return {};
 }
 
-Status check_output_directory(const NamedPath& dir) {
+Status check_output_directory(const NamedPath& dir, const std::vector<NamedPath>& inputs) {
   if (dir.path.empty()) return {};
   const Seen st = seen(dir.path);
   if (st.there() && st.type != fs::file_type::directory) return refused(fmt::format("{} {} is not a directory", dir.what, dir.path.string()));
+  if (const NamedPath* in = input_directory_holding(dir.path, inputs, /*counting_itself=*/true)) {
+    return refused(fmt::format("{} {} is inside {} {}: what rung writes there would be read as one of its own (name another directory)", dir.what,
+                               dir.path.string(), in->what, in->path.string()));
+  }
   return {};
 }
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "os/json_input.h"
+#include "rung/json_text.h"
 #include "os/read_file.h"
 
 namespace rung {
@@ -39,12 +40,12 @@ Result<GateFile> parse_gate_file(const std::string& text, const std::filesystem:
     const std::string& key = it.key();
     if (key == "model") continue;
     if (key == "preprocess") {
-      auto p = ImagePreprocess::from_json_text(it->dump());
+      auto p = ImagePreprocess::from_json_text(json_text(*it));
       if (!p) return Error{ErrorCode::kInvalidArgument, fmt::format("{}: preprocess: {}", where, p.error().message)};
       g.preprocess = *p;
       if (it->contains("input")) g.image_input = (*it)["input"].is_string() ? (*it)["input"].get<std::string>() : "";
     } else if (key == "inputs") {
-      auto spec = InputSpec::from_json_text(it->dump(), base_dir);
+      auto spec = InputSpec::from_json_text(json_text(*it), base_dir);
       if (!spec) return Error{ErrorCode::kInvalidArgument, fmt::format("{}: inputs: {}", where, spec.error().message)};
       g.inputs = *spec;
       if (!g.inputs.tensors_dir.empty()) {
@@ -94,7 +95,7 @@ std::unique_ptr<ParityGate> default_tensor_gate() {
 Result<ImagePreprocess> read_preprocess_file(const std::filesystem::path& path, std::string* image_input) {
   auto j = read_json_file(path);
   if (!j) return j.error();
-  auto p = ImagePreprocess::from_json_text(j->dump());
+  auto p = ImagePreprocess::from_json_text(json_text(*j));
   if (!p) return Error{ErrorCode::kInvalidArgument, fmt::format("{}: {}", path.string(), p.error().message)};
   if (image_input != nullptr && j->contains("input") && (*j)["input"].is_string()) *image_input = (*j)["input"];
   return p;

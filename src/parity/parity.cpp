@@ -16,6 +16,7 @@
 #include "jobs/parity_protocol.h"
 #include "jobs/runner.h"
 #include "os/json_input.h"
+#include "rung/json_text.h"
 #include "os/machine.h"
 #include "os/regular_file.h"
 #include "os/termination.h"
@@ -55,10 +56,10 @@ Error side_error(const Side& s, const std::string& message) {
   return Error{ErrorCode::kRuntime, fmt::format("{} ({}): {}", s.role, s.spec->describe(), message)};
 }
 
-Status start_side(Side& s, const JobRunner& runner, bool allow_writable, std::chrono::milliseconds deadline) {
+Status start_side(Side& s, const JobRunner& runner, const ParityOptions& o) {
   ParityJob job;
   job.target.runtime_library = s.runtime.library;
-  job.target.allow_writable_runtime = allow_writable;
+  job.target.allow_writable_runtime = o.runtimes.allow_writable_by_others;
   job.target.model = fs::absolute(s.spec->model);
   job.target.rung = named_rung(s.spec->rung);
   job.target.threads = s.spec->threads;
@@ -66,7 +67,7 @@ Status start_side(Side& s, const JobRunner& runner, bool allow_writable, std::ch
   job.outputs_dir = s.dir / "out";
   std::error_code ec;
   create_directories_unless_ending(job.outputs_dir, ec);
-  auto started = runner.start({"parity", job, deadline, s.dir, {}});
+  auto started = runner.start({"parity", job, o.deadline, s.dir, {}, nullptr, o.worker_memory_limit_mb});
   if (!started) return started.error();
   s.worker = std::move(*started);
   return {};
@@ -159,7 +160,7 @@ Status await_done(Side& s, const InputItem& item) {
 
 // Each side's placement: one profiled run of the first input's tensors, in its worker.
 Status ask_placement(Side& ref, Side& cand, const fs::path& in_dir) {
-  const std::string request = nlohmann::json{{"placement", in_dir.string()}}.dump();
+  const std::string request = json_text(nlohmann::json{{"placement", path_json(in_dir)}});
   for (Side* s : {&ref, &cand}) {
     if (!s->worker) continue;  // stored outputs: nothing runs, nothing is placed
     if (auto st = s->worker->send(request); !st) return side_error(*s, st.error().message);
@@ -265,7 +266,7 @@ Status start_sides(const ParityOptions& o, const GateFile& gates, const JobRunne
   cand.dir = work / "cand";
   for (Side* s : {&ref, &cand}) {
     if (s->spec->stored()) continue;
-    if (auto st = start_side(*s, runner, o.runtimes.allow_writable_by_others, o.deadline); !st) return st.error();
+    if (auto st = start_side(*s, runner, o); !st) return st.error();
   }
   if (o.on_progress) o.on_progress(ref.spec->stored() || cand.spec->stored() ? "building the session" : "building both sessions");
   for (Side* s : {&ref, &cand}) {
@@ -326,7 +327,7 @@ Status compare_item(const InputItem& item, std::size_t i, const InputPlan& plan,
     if (auto st = write_value_file((*values)[k], in_dir / fmt::format("input_{}.pb", k)); !st) return st.error();
   }
   values->clear();
-  const std::string request = nlohmann::json{{"run", i}, {"inputs", in_dir.string()}}.dump();
+  const std::string request = json_text(nlohmann::json{{"run", i}, {"inputs", path_json(in_dir)}});
   for (Side* s : {&ref, &cand}) {
     if (!s->worker) continue;
     if (auto st = s->worker->send(request); !st) return side_error(*s, st.error().message);
@@ -451,7 +452,7 @@ Result<ParityRecording> record_parity_side(const ParityOptions& o) {
   if (!staging) return staging.error();
   if (auto st = work.open(o.work_dir, "rung-parity"); !st) return st.error();
   ref.dir = work.path() / "ref";
-  if (auto st = start_side(ref, JobRunner(worker), o.runtimes.allow_writable_by_others, o.deadline); !st) return st.error();
+  if (auto st = start_side(ref, JobRunner(worker), o); !st) return st.error();
   if (o.on_progress) o.on_progress("building the session");
   if (auto st = await_ready(ref); !st) return st.error();
 
@@ -471,7 +472,7 @@ Result<ParityRecording> record_parity_side(const ParityOptions& o) {
       if (auto st = write_value_file((*values)[k], set_dir / fmt::format("input_{}.pb", k)); !st) return st.error();
     }
     values->clear();
-    if (auto st = ref.worker->send(nlohmann::json{{"run", i}, {"inputs", set_dir.string()}}.dump()); !st) return side_error(ref, st.error().message);
+    if (auto st = ref.worker->send(json_text(nlohmann::json{{"run", i}, {"inputs", path_json(set_dir)}})); !st) return side_error(ref, st.error().message);
     if (auto st = await_done(ref, item); !st) return st.error();
     if (i == 0) {
       if (auto st = ask_placement(ref, none, set_dir); !st) return st.error();

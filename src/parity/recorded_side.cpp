@@ -4,6 +4,7 @@
 
 #include "os/atomic_file.h"
 #include "os/json_input.h"
+#include "rung/json_text.h"
 
 namespace rung {
 namespace fs = std::filesystem;
@@ -32,7 +33,7 @@ std::string ParityRecording::to_json() const {
                          {"system", side.system},
                          {"outputs", side.outputs},
                          {"input_sets", side.input_sets}};
-  return j.dump(2);
+  return json_text(j, 2);
 }
 
 Status write_recorded_side(const fs::path& dir, const ParityRecording& side) {

@@ -6,6 +6,7 @@
 
 #include "os/atomic_file.h"
 #include "os/json_input.h"
+#include "rung/json_text.h"
 #include "rung/parity.h"
 
 namespace rung {
@@ -58,13 +59,12 @@ std::string ParityReport::to_json() const {
                   {"vacuous", g.vacuous},
                   {"stats", parse_json_or(g.stats_json, nlohmann::json::object())}});
   }
-  return nlohmann::json{{"ref", ref},
+  return json_text(nlohmann::json{{"ref", ref},
                         {"cand", cand},
                         {"sides", {{"ref", side_run_json(ref_run)}, {"cand", side_run_json(cand_run)}}},
                         {"inputs", inputs},
                         {"passed", passed()},
-                        {"gates", gs}}
-      .dump(2);
+                        {"gates", gs}}, 2);
 }
 
 Status ParityReport::write_json(const std::filesystem::path& path) const { return write_file_atomically(path, to_json() + "\n"); }

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "rung/pipeline.h"
+#include "rung/json_text.h"
 #include "rung/rung_names.h"
 
 namespace rung {
@@ -29,7 +30,7 @@ std::string PipelineReport::json() const {
     st.push_back({{"stage", s.name}, {"threads", s.threads}, {"pages", s.items}, {"busy_s", s.busy_s}, {"cpu_s", s.cpu_s},
                   {"waiting_s", s.waiting_s}, {"blocked_s", s.blocked_s}, {"utilisation", s.utilisation}});
   }
-  return nlohmann::json{{"rung", rung},
+  return json_text(nlohmann::json{{"rung", rung},
                         {"model_ids", model_ids},
                         {"model_rungs", model_rungs},
                         {"mode", sequential ? "sequential" : "pipelined"},
@@ -40,8 +41,7 @@ std::string PipelineReport::json() const {
                         {"pages_per_second", pages_per_second},
                         {"bottleneck", bottleneck},
                         {"bottleneck_utilisation", bottleneck_utilisation},
-                        {"stages", st}}
-      .dump();
+                        {"stages", st}});
 }
 
 }  // namespace rung

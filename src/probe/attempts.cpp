@@ -8,6 +8,7 @@
 
 #include "os/atomic_file.h"
 #include "os/json_input.h"
+#include "rung/json_text.h"
 #include "os/read_file.h"
 #include "os/utc_now.h"
 
@@ -110,7 +111,7 @@ const StrikeNote* AttemptLedger::last(const std::string& key) const {
 
 Status AttemptLedger::begin(const std::string& rung, const std::string& model, const std::string& launch) {
   nlohmann::json j = {{"rung", rung}, {"model", model}, {"fingerprint", fingerprint_}, {"launch", launch}, {"when", utc_now()}};
-  return write_file_atomically(dir_ / "attempt", j.dump());
+  return write_file_atomically(dir_ / "attempt", json_text(j));
 }
 
 void AttemptLedger::end(const std::string& rung) {
@@ -134,7 +135,7 @@ void AttemptLedger::save() {
   nlohmann::json last = nlohmann::json::object();
   for (const auto& [key, note] : last_) last[key] = {{"launch", note.launch}, {"when", note.when}, {"what", note.what}};
   nlohmann::json j = {{"fingerprint", fingerprint_}, {"strikes", strikes_}, {"last", last}};
-  (void)write_file_atomically(dir_ / "strikes.json", j.dump());
+  (void)write_file_atomically(dir_ / "strikes.json", json_text(j));
 }
 
 }  // namespace rung

@@ -6,6 +6,7 @@
 
 #include "os/atomic_file.h"
 #include "os/json_input.h"
+#include "rung/json_text.h"
 #include "os/read_file.h"
 #include "probe/outcome.h"
 
@@ -55,7 +56,7 @@ CacheRead parse_probe_cache(const std::string& text, const std::string& where, c
   if (!j) return ignore(j.error().message + " (truncated or damaged)");
   if (!j->is_object()) return ignore("is not a JSON object");
   if (!j->contains("schema") || (*j)["schema"] != kProbeCacheSchema) {
-    return ignore(fmt::format("has schema {}, this rung reads {}", j->contains("schema") ? (*j)["schema"].dump().substr(0, 40) : "none",
+    return ignore(fmt::format("has schema {}, this rung reads {}", j->contains("schema") ? json_text((*j)["schema"]).substr(0, 40) : "none",
                               kProbeCacheSchema));
   }
   if (!j->contains("fingerprint") || (*j)["fingerprint"] != fingerprint_json(fingerprint)) {
@@ -67,7 +68,7 @@ CacheRead parse_probe_cache(const std::string& text, const std::string& where, c
   if (auto s = fits_ladder(*outcome, ladder); !s) return ignore("does not fit this device's ladder: " + s.error().message);
   read.outcome = std::move(*outcome);
   read.outcome->from_cache = true;
-  if (auto seen = j->find("builds_seen"); seen != j->end() && seen->is_object()) read.builds_seen = seen->dump();
+  if (auto seen = j->find("builds_seen"); seen != j->end() && seen->is_object()) read.builds_seen = json_text(*seen);
   return read;
 }
 
@@ -77,7 +78,7 @@ std::string read_kept_builds(const std::filesystem::path& file) {
   auto j = read_json_file(file, FileKind::kDocument);
   if (!j || !j->is_object()) return {};
   auto seen = j->find("builds_seen");
-  return seen != j->end() && seen->is_object() ? seen->dump() : std::string();
+  return seen != j->end() && seen->is_object() ? json_text(*seen) : std::string();
 }
 
 CacheRead read_probe_cache(const std::filesystem::path& file, const std::string& fingerprint, const std::vector<std::string>& ladder) {
@@ -97,7 +98,7 @@ Status write_probe_cache(const std::filesystem::path& file, const std::string& f
                       {"fingerprint", fingerprint_json(fingerprint)},
                       {"outcome", outcome_json(outcome)}};
   if (!builds_seen.empty()) j["builds_seen"] = parse_json_or(builds_seen, nlohmann::json::object());
-  return write_file_atomically(file, j.dump(2));
+  return write_file_atomically(file, json_text(j, 2));
 }
 
 }  // namespace rung

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "rung/json_text.h"
 #include "rung/directory.h"
 #include "rung/model.h"
 #include "rung/path_text.h"
@@ -81,7 +82,7 @@ Result<std::string> make_fingerprint(const FingerprintInputs& in, FileHashCache&
         // A verdict reached under another deadline, or in another kind of process, is not this one's:
         // "timed out" under 1 ms says nothing about 60 s.
         {"deadline_ms", o.deadline.count()}, {"isolate", o.isolate}}}};
-  return fp.dump();
+  return json_text(fp);
 }
 
 }  // namespace rung

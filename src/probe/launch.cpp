@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "os/file_identity.h"
+#include "rung/json_text.h"
 #include "os/loader_search.h"
 #include "os/json_input.h"
 #include "os/path_trust.h"
@@ -138,7 +139,7 @@ Result<LaunchRuntimes> discover_launch_runtimes(const RuntimeSearchOptions& opti
   // Taken before anything is opened: a build that changes while the others load makes the next launch open every one.
   const nlohmann::json found = record_found(*search, options, hardware);
   LaunchRuntimes out;
-  out.found = found.dump();
+  out.found = json_text(found);
   if (allow_warm) {
     if (auto v = vouched(read_kept_builds(cache_file), found)) {
       const auto& chosen = search->candidates[v->index].library;
@@ -161,12 +162,11 @@ Result<LaunchRuntimes> discover_launch_runtimes(const RuntimeSearchOptions& opti
   if (!cold) return cold.error();
   nlohmann::json opened = nlohmann::json::array();
   for (std::size_t i = 0; i < cold->builds.size(); ++i) opened.push_back(opened_as(cold->builds[i], found["builds"][i]));
-  out.seen = nlohmann::json{{"found", found},
+  out.seen = json_text(nlohmann::json{{"found", found},
                             {"opened", opened},
                             {"chosen", *cold->chosen},
                             {"choice_reason", cold->choice_reason},
-                            {"chosen_build", kept_facts(cold->builds[*cold->chosen])}}
-                 .dump();
+                            {"chosen_build", kept_facts(cold->builds[*cold->chosen])}});
   out.discovery = std::move(*cold);
   return out;
 }

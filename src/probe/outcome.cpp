@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "os/json_input.h"
+#include "rung/json_text.h"
 #include "runtime/clean_error.h"
 #include "rung/path_text.h"
 
@@ -197,6 +198,6 @@ Result<ProbeOutcome> outcome_from_json(const nlohmann::json& j) {
   return o;
 }
 
-std::string ProbeOutcome::to_json() const { return outcome_json(*this).dump(2); }
+std::string ProbeOutcome::to_json() const { return json_text(outcome_json(*this), 2); }
 
 }  // namespace rung

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "os/json_input.h"
+#include "rung/json_text.h"
 
 namespace rung {
 namespace {
@@ -204,7 +205,7 @@ std::string QuantiseEvidence::to_json() const {
     j["calibration"]["seconds"] = calibration_seconds;
     j["calibration"]["non_finite_values"] = non_finite_values;
   }
-  return j.dump(2);
+  return json_text(j, 2);
 }
 
 std::string QuantiseEvidence::text() const {

@@ -7,6 +7,7 @@
 #include <set>
 #include <tuple>
 
+#include "rung/json_text.h"
 #include "rung/printable.h"
 #include "os/file_hash.h"
 #include "os/json_input.h"
@@ -59,7 +60,7 @@ Result<json> parse_bench_record(const std::string& text, const std::string& what
   const json& v = j.contains("schema_version") ? j["schema_version"] : json();
   if (!json_integer(v, kOldestBenchVersion, kNewestBenchVersion)) {
     return Error{ErrorCode::kInvalidArgument, fmt::format("{} is a bench record of schema version {}; the registry reads versions {} to {}", what,
-                                                          v.is_null() ? "none" : v.dump(), kOldestBenchVersion, kNewestBenchVersion)};
+                                                          v.is_null() ? "none" : json_text(v), kOldestBenchVersion, kNewestBenchVersion)};
   }
   if (!j.contains("model") || !j["model"].is_object() || !j.contains("measurements") || !j["measurements"].is_array()) {
     return Error{ErrorCode::kInvalidArgument, fmt::format("{} lacks its model or measurements", what)};
@@ -95,7 +96,7 @@ Result<std::vector<MeasurementRow>> rows_of(const json& model, const json& m, co
   }
   rows_left -= rows.size();
   // nlohmann::json sorts keys: the digest does not depend on how the file was laid out.
-  base.digest = sha256_hex(base.model_sha256 + "\n" + m.dump(-1, ' ', false, json::error_handler_t::replace));
+  base.digest = sha256_hex(base.model_sha256 + "\n" + json_text(m));
   for (const auto& r : rows) {
     MeasurementRow row = base;
     row.rung = r.at("rung").get<std::string>();
@@ -179,13 +180,13 @@ std::string precision_detail(const PrecisionEvidence& p) {
   if (p.kind == PrecisionEvidence::Kind::kNotInspected) return {};
   json counts = json::object();
   for (const auto& [type, c] : p.by_type) counts[type] = {{"tensors", c.tensors}, {"elements", c.elements}};
-  return counts.dump();
+  return json_text(counts);
 }
 
 std::string precision_json(const PrecisionEvidence& p) {
   switch (p.kind) {
-    case PrecisionEvidence::Kind::kOpaque: return json("opaque: " + p.opaque_why).dump(-1, ' ', false, json::error_handler_t::replace);
-    case PrecisionEvidence::Kind::kInitializers: return json{{"initializers", parse_json_or(precision_detail(p), json::object())}}.dump();
+    case PrecisionEvidence::Kind::kOpaque: return json_text(json("opaque: " + p.opaque_why));
+    case PrecisionEvidence::Kind::kInitializers: return json_text(json{{"initializers", parse_json_or(precision_detail(p), json::object())}});
     case PrecisionEvidence::Kind::kNotInspected: break;
   }
   return "null";
@@ -213,7 +214,7 @@ Result<PrecisionEvidence> precision_from_columns(const std::string& kind, const 
 
 std::string gate_failed_column(const std::optional<RecipeGates>& mark) {
   if (!mark) return {};
-  return json{{"decision", mark->decision}, {"failed", mark->failed}}.dump(-1, ' ', false, json::error_handler_t::replace);
+  return json_text(json{{"decision", mark->decision}, {"failed", mark->failed}});
 }
 
 std::optional<RecipeGates> gate_failed_from_column(const std::string& column, bool is_null) {
@@ -226,7 +227,7 @@ std::optional<RecipeGates> gate_failed_from_column(const std::string& column, bo
     return out;
   }
   out.decision = json_string_or(j, "decision", "");
-  for (const auto& f : *failed) out.failed.push_back(f.is_string() ? f.get<std::string>() : f.dump(-1, ' ', false, json::error_handler_t::replace));
+  for (const auto& f : *failed) out.failed.push_back(f.is_string() ? f.get<std::string>() : json_text(f));
   return out;
 }
 
@@ -296,7 +297,7 @@ Result<CheckedEvidence> check_bench_record(const Release& release, const Evidenc
     }
     record["measurements"] = kept;
     out.evidence.kind = "bench";
-    out.evidence.document = record.dump(-1, ' ', false, json::error_handler_t::replace);
+    out.evidence.document = json_text(record);
     out.evidence.sha256 = sha256_hex(out.evidence.document);
     out.evidence.summary = bench_summary(out.measurements, release.target.rung, kept.size());
     out.accepted = true;
@@ -338,7 +339,7 @@ Result<CheckedEvidence> check_parity_report(const Release& release, const Eviden
       if (auto s = check_stored_text(fmt::format("{}: '{}'", what, field), *value, kRegistryLimits.name_bytes); !s) return s.error();
     }
     out.evidence.kind = "parity";
-    out.evidence.document = report.dump(-1, ' ', false, json::error_handler_t::replace);
+    out.evidence.document = json_text(report);
     out.evidence.sha256 = sha256_hex(out.evidence.document);
     out.evidence.summary = fmt::format("parity {} · {} gate{} over {} input{} · against {} on ORT {}", passed ? "PASS" : "FAIL",
                                        report["gates"].size(), report["gates"].size() == 1 ? "" : "s", report.value("inputs", 0),

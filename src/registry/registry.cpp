@@ -12,6 +12,7 @@
 #include <string_view>
 #include <tuple>
 
+#include "rung/json_text.h"
 #include "rung/printable.h"
 #include "graph/stable_hash.h"
 #include "os/file_hash.h"
@@ -83,7 +84,7 @@ Result<Release> release_from_row(const Row& r, bool with_recipe) {
   rel.environment.device = as_text(r[13]);
   auto providers = parse_json_or_discarded(as_text(r[14]));
   if (providers.is_object()) {
-    for (const auto& [k, v] : providers.items()) rel.environment.providers[k] = v.is_string() ? v.get<std::string>() : v.dump();
+    for (const auto& [k, v] : providers.items()) rel.environment.providers[k] = v.is_string() ? v.get<std::string>() : json_text(v);
   }
   rel.cache_sha256 = as_text(r[15]);
   rel.cache_file = as_text(r[16]);
@@ -165,10 +166,10 @@ std::vector<registry::Value> release_values(const Release& r, const std::string&
           static_cast<std::int64_t>(r.artifact.size_bytes),
           std::int64_t{r.artifact.retained ? 1 : 0},
           registry::text_or_null(r.artifact.not_retained_reason),
-          parse_json_or_discarded(r.recipe_json).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),  // compact; check_release saw an object
+          json_text(parse_json_or_discarded(r.recipe_json)),  // compact; check_release saw an object
           r.environment.runtime_version,
           r.environment.device,
-          providers.dump(),
+          json_text(providers),
           registry::text_or_null(r.cache_sha256),
           registry::text_or_null(r.cache_file),
           std::string(registry::precision_kind_name(r.precision.kind)),

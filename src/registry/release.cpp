@@ -9,6 +9,7 @@
 #include "graph/model_file.h"
 #include "os/file_hash.h"
 #include "os/json_input.h"
+#include "rung/json_text.h"
 #include "os/machine.h"
 #include "os/read_file.h"
 #include "registry/records.h"
@@ -53,7 +54,7 @@ std::optional<RecipeGates> recipe_gates(const std::string& recipe_json) {
   };
   // A report may have been written or edited by another tool: each value is taken only when it has the kind it should.
   if (auto failed = r.find("failed"); failed != r.end() && failed->is_array()) {
-    for (const auto& f : *failed) add(f.is_string() ? f.get<std::string>() : f.dump(-1, ' ', false, json::error_handler_t::replace));
+    for (const auto& f : *failed) add(f.is_string() ? f.get<std::string>() : json_text(f));
   }
   auto gates = r.find("gates");
   if (gates == r.end() || !gates->is_array()) {
@@ -80,7 +81,7 @@ std::string Release::release_key() const {
                          {"environment", environment_json(environment)},
                          {"cache", cache_sha256.empty() ? json(nullptr) : json(cache_sha256)}};
   // Replaced, not thrown: a recipe that is not JSON is kept as a string, and its bytes need not be UTF-8 (fuzz/quantise-report.cc).
-  return sha256_hex(identity.dump(-1, ' ', false, json::error_handler_t::replace));
+  return sha256_hex(json_text(identity));
 }
 
 std::string Release::target_label() const {
@@ -114,7 +115,7 @@ std::string Release::to_json() const {
                {"evidence", evidence_list},
                {"registered_at", registered_at}};
   // Text a database holds may not be UTF-8 (written by another tool): replaced, never a throw.
-  return j.dump(2, ' ', false, ordered::error_handler_t::replace);
+  return json_text(j, 2);
 }
 
 std::string AddOutcome::to_json() const {
@@ -123,13 +124,13 @@ std::string AddOutcome::to_json() const {
                {"reason", reason.empty() ? ordered(nullptr) : ordered(reason)},
                {"evidence_added", evidence_added},
                {"release", kind == Kind::kRefused ? ordered(nullptr) : parsed_or_null(release.to_json())}};
-  return j.dump(2, ' ', false, ordered::error_handler_t::replace);
+  return json_text(j, 2);
 }
 
 std::string releases_json(const std::vector<Release>& releases) {
   ordered list = ordered::array();
   for (const auto& r : releases) list.push_back(parsed_or_null(r.to_json()));
-  return list.dump(2, ' ', false, ordered::error_handler_t::replace);
+  return json_text(list, 2);
 }
 
 Result<EvidenceFile> read_registry_document(const fs::path& path, RegistryDocument kind) {

@@ -10,6 +10,7 @@
 #include "core/forms.h"
 #include "os/environment.h"
 #include "os/json_input.h"
+#include "rung/json_text.h"
 #include "rung/ladder.h"
 #include "rung/path_text.h"
 
@@ -41,11 +42,11 @@ Result<json> read_document(const fs::path& file, const char* schema, const char*
   const auto found = j->find("schema");
   if (found == j->end() || !found->is_string() || found->get<std::string>() != schema) {
     return bad(file, fmt::format("is not a {} (\"schema\" is {}; a {} says \"schema\": \"{}\")", what,
-                                 found == j->end() ? "missing" : found->dump().substr(0, 60), what, schema));
+                                 found == j->end() ? "missing" : json_text(*found).substr(0, 60), what, schema));
   }
   const auto version = j->find("schema_version");
   if (version == j->end() || json_integer(*version, 1, 1) != 1) {
-    return bad(file, fmt::format("has schema_version {}; this rung reads 1", version == j->end() ? "none" : version->dump().substr(0, 40)));
+    return bad(file, fmt::format("has schema_version {}; this rung reads 1", version == j->end() ? "none" : json_text(*version).substr(0, 40)));
   }
   return j;
 }
@@ -130,7 +131,7 @@ void read_made_by(Variant& v) {
   v.sha256 = json_string_or(section("output"), "sha256", "");
   v.stable_sha256 = json_string_or(section("output"), "stable_sha256", "");
   v.made_from = json_string_or(section("source"), "sha256", "");
-  v.made_by_report = j.dump();
+  v.made_by_report = json_text(j);
   if (!fs::is_regular_file(v.file, ec)) v.unavailable = fmt::format("its file {} is missing, though {} says it was written", v.file.string(), v.made_by.string());
 }
 
@@ -204,7 +205,7 @@ Result<Pin> parse_pin(const json& p, const Group& g, const fs::path& file) {
   if (auto s = f.finish(); !s) return s.error();
   for (const auto& key : then != nullptr ? *then : json::array()) {
     if (!key.is_string() || !g.find(key.get<std::string>())) {
-      return bad(file, fmt::format("group {}: the pin for {}: \"then\" names no variant of it ({})", g.name, pin.platform, key.dump().substr(0, 60)));
+      return bad(file, fmt::format("group {}: the pin for {}: \"then\" names no variant of it ({})", g.name, pin.platform, json_text(key).substr(0, 60)));
     }
     pin.then.push_back(key.get<std::string>());
   }

@@ -1,13 +1,16 @@
 // POSIX: flock on a file opened without following a link; /proc names the holder.
 #include <fcntl.h>
+#include <pthread.h>
 #include <fmt/format.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <mutex>
 #include <string>
 
 #include "os/file_lock.h"
@@ -20,6 +23,43 @@ namespace {
 
 Error io_error(const std::filesystem::path& file, const std::string& why) {
   return Error{ErrorCode::kIo, fmt::format("{}: {}", file.string(), why)};
+}
+
+// The lock files this process has open. A fork copies their descriptors, and a
+// flock belongs to the open file, not the process: a provider that forks (in
+// process, or a helper that outlives its worker) would keep the probe's lock
+// after rung ended, and the next probe would wait for a holder long gone. The
+// child of every fork closes its copies (pthread_atfork); the parent's lock
+// stands. Slots, not a locked container: the child may not take a mutex
+// another thread held at the fork.
+constexpr int kLockSlots = 64;
+std::atomic<int> g_lock_fds[kLockSlots];
+
+void close_copies_in_child() {
+  for (auto& slot : g_lock_fds) {
+    const int fd = slot.load(std::memory_order_relaxed);
+    if (fd >= 0) ::close(fd);  // closing a copy releases nothing the parent holds (an flock(LOCK_UN) would)
+  }
+}
+
+void remember(int fd) {
+  static std::once_flag registered;
+  std::call_once(registered, [] {
+    for (auto& slot : g_lock_fds) slot.store(-1);
+    ::pthread_atfork(nullptr, nullptr, close_copies_in_child);
+  });
+  for (auto& slot : g_lock_fds) {
+    int empty = -1;
+    if (slot.compare_exchange_strong(empty, fd)) return;
+  }
+  // More than 64 locks held at once: this one stays in a forked child, as before.
+}
+
+void forget(int fd) {
+  for (auto& slot : g_lock_fds) {
+    int held = fd;
+    if (slot.compare_exchange_strong(held, -1)) return;
+  }
 }
 
 }  // namespace
@@ -35,6 +75,7 @@ Result<std::intptr_t> open(const std::filesystem::path& file) {
     ::close(fd);
     return io_error(file, "is not a regular file of this user's; remove it");
   }
+  remember(fd);
   return std::intptr_t{fd};
 }
 
@@ -57,7 +98,10 @@ void write_holder(std::intptr_t handle) {
   if (::ftruncate(descriptor_of(handle), 0) == 0) (void)!::pwrite(descriptor_of(handle), pid.data(), pid.size(), 0);
 }
 
-void close(std::intptr_t handle) { ::close(descriptor_of(handle)); }  // closing releases the flock
+void close(std::intptr_t handle) {
+  forget(descriptor_of(handle));
+  ::close(descriptor_of(handle));  // closing releases the flock
+}
 
 }  // namespace lock_file
 

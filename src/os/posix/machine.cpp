@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
 namespace rung {
 
@@ -24,6 +25,12 @@ const char* built_for_system() {
 #else
   return "linux";
 #endif
+}
+
+std::uint64_t physical_memory_mib() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page <= 0) return 0;
+  return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page) >> 20;
 }
 
 }  // namespace rung

@@ -110,12 +110,15 @@ void track_child(pid_t pid) {
 }
 
 pid_t reap_child(pid_t pid, int* status, int options) {
-  if ((options & WNOHANG) == 0) {
-    // Wait outside the lock until it has ended, then reap under it.
-    siginfo_t info{};
-    while (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOWAIT) != 0 && errno == EINTR) {
-    }
+  // Wait (outside the lock) until it has ended, or look whether it has, without reaping it.
+  siginfo_t info{};
+  const int look = WEXITED | WNOWAIT | ((options & WNOHANG) != 0 ? WNOHANG : 0);
+  while (::waitid(P_PID, static_cast<id_t>(pid), &info, look) != 0 && errno == EINTR) {
   }
+  // Ended: whatever it started and left running (a provider's forked helper that
+  // ignores SIGTERM) ends with it. Its zombie still holds the group's id, so the
+  // id names no other process yet.
+  if (info.si_pid == pid) ::kill(-pid, SIGKILL);
   std::lock_guard<std::mutex> lock(termination_mutex());
   pid_t done = 0;
   do {

@@ -16,6 +16,7 @@
 #include <cpuid.h>
 #endif
 
+#include "rung/json_text.h"
 #include "os/windows/text.h"
 
 namespace rung {
@@ -129,7 +130,7 @@ std::optional<std::string> native_hardware_description() {
   describe_x86(cpu);
 #endif
   out["cpu"] = cpu;
-  return out.dump(2);
+  return json_text(out, 2);
 }
 
 }  // namespace rung

@@ -56,4 +56,11 @@ std::string system_description() {
 
 const char* built_for_system() { return "windows"; }
 
+std::uint64_t physical_memory_mib() {
+  MEMORYSTATUSEX status{};
+  status.dwLength = sizeof status;
+  if (!GlobalMemoryStatusEx(&status)) return 0;
+  return static_cast<std::uint64_t>(status.ullTotalPhys) >> 20;
+}
+
 }  // namespace rung

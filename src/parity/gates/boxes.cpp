@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "parity/gates/gate.h"
+#include "rung/json_text.h"
 #include "rung/decode.h"
 
 namespace rung {
@@ -101,9 +102,9 @@ class BoxesGate final : public ParityGate {
       const Band& s = band_stats_[b];
       jb.push_back({{"band", band_name(b)}, {"ref", s.ref}, {"found", s.found}, {"cand", s.cand}, {"correct", s.correct}});
     }
-    g.stats_json = nlohmann::json{{"detections_ref", total_ref_}, {"detections_cand", total_cand_}, {"lost", total_lost_},
+    g.stats_json = json_text(nlohmann::json{{"detections_ref", total_ref_}, {"detections_cand", total_cand_}, {"lost", total_lost_},
                                   {"gained", total_gained_}, {"recall", recall}, {"precision", precision}, {"iou", iou},
-                                  {"min_size", min_size}, {"bands", jb}, {"concentrated", concentrated}}.dump();
+                                  {"min_size", min_size}, {"bands", jb}, {"concentrated", concentrated}});
     g.shown = shown_;
     vacuous_.apply(g);
     return g;

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "parity/gates/gate.h"
+#include "rung/json_text.h"
 #include "rung/decode.h"
 
 namespace rung {
@@ -86,10 +87,10 @@ class ClassificationGate final : public ParityGate {
     if (shape_changes_) g.details.push_back(fmt::format("{} inputs gave outputs of different shapes", shape_changes_));
     g.details.insert(g.details.end(), examples_.begin(), examples_.end());
     if (example_count_ > examples_.size()) g.details.push_back(fmt::format("... and {} more", example_count_ - examples_.size()));
-    g.stats_json = nlohmann::json{{"items", items_}, {"top1_agree", top1_same_}, {"topk_agree", topk_same_}, {"k", k},
+    g.stats_json = json_text(nlohmann::json{{"items", items_}, {"top1_agree", top1_same_}, {"topk_agree", topk_same_}, {"k", k},
                                   {"threshold", std::isnan(threshold) ? nlohmann::json(nullptr) : nlohmann::json(threshold)},
                                   {"above_ref", above_ref_}, {"above_cand", above_cand_}, {"lost", lost_}, {"gained", gained_},
-                                  {"shape_changes", shape_changes_}}.dump();
+                                  {"shape_changes", shape_changes_}});
     vacuous_.apply(g);
     return g;
   }
@@ -196,9 +197,9 @@ class SlotsGate final : public ParityGate {
     if (shape_changes_) g.details.push_back(fmt::format("{} inputs gave outputs of different shapes", shape_changes_));
     g.details.insert(g.details.end(), examples_.begin(), examples_.end());
     if (example_count_ > examples_.size()) g.details.push_back(fmt::format("... and {} more", example_count_ - examples_.size()));
-    g.stats_json = nlohmann::json{{"slots", slots_}, {"detections_ref", dets_ref_}, {"detections_cand", dets_cand_}, {"lost", lost_},
+    g.stats_json = json_text(nlohmann::json{{"slots", slots_}, {"detections_ref", dets_ref_}, {"detections_cand", dets_cand_}, {"lost", lost_},
                                   {"gained", gained_}, {"class_flips", class_flips_}, {"boxes_moved", moved_}, {"threshold", threshold},
-                                  {"shape_changes", shape_changes_}}.dump();
+                                  {"shape_changes", shape_changes_}});
     vacuous_.apply(g);
     return g;
   }

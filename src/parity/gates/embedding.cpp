@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "parity/gates/gate.h"
+#include "rung/json_text.h"
 #include "rung/decode.h"
 
 namespace rung {
@@ -53,7 +54,7 @@ class EmbeddingGate final : public ParityGate {
                             num(bound), above, percent(above, n), min_fraction * 100, num(p1), num(low));
     g.details = examples_;
     if (n - above > examples_.size()) g.details.push_back(fmt::format("... and {} more", n - above - examples_.size()));
-    g.stats_json = nlohmann::json{{"items", n}, {"bound", bound}, {"at_or_above", above}, {"p1", p1}, {"min", low}}.dump();
+    g.stats_json = json_text(nlohmann::json{{"items", n}, {"bound", bound}, {"at_or_above", above}, {"p1", p1}, {"min", low}});
     return g;
   }
 

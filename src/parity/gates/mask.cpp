@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "parity/gates/gate.h"
+#include "rung/json_text.h"
 #include "rung/decode.h"
 
 namespace rung {
@@ -82,9 +83,9 @@ class MaskGate final : public ParityGate {
                             num(n ? sum / static_cast<double>(n) : 1.0), num(n ? low : 1.0), pixels_ref_, pixels_cand_);
     g.details = examples_;
     if (n - above > examples_.size()) g.details.push_back(fmt::format("... and {} more", n - above - examples_.size()));
-    g.stats_json = nlohmann::json{{"masks", n}, {"empty_both", empty_}, {"at_or_above", above}, {"min_iou", min_iou},
+    g.stats_json = json_text(nlohmann::json{{"masks", n}, {"empty_both", empty_}, {"at_or_above", above}, {"min_iou", min_iou},
                                   {"mean_iou", n ? sum / static_cast<double>(n) : 1.0}, {"lowest_iou", n ? low : 1.0},
-                                  {"pixels_ref", pixels_ref_}, {"pixels_cand", pixels_cand_}}.dump();
+                                  {"pixels_ref", pixels_ref_}, {"pixels_cand", pixels_cand_}});
     vacuous_.apply(g);
     return g;
   }

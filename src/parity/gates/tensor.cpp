@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "parity/gates/gate.h"
+#include "rung/json_text.h"
 #include "rung/tolerance.h"
 
 namespace rung {
@@ -159,7 +160,7 @@ class TensorGate final : public ParityGate {
     auto finite_or_null = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };
     nlohmann::json j = {{"atol", tolerance_.atol}, {"rtol", tolerance_.rtol}, {"pass_rate", pass_rate_}, {"inputs", inputs_}, {"inputs_passed", passed_},
                         {"passing_atol", finite_or_null(pass_atol)}, {"passing_rtol", finite_or_null(pass_rtol)}, {"outputs", outs}};
-    g.stats_json = j.dump();
+    g.stats_json = json_text(j);
     return g;
   }
 

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "parity/gates/gate.h"
+#include "rung/json_text.h"
 #include "rung/decode.h"
 
 namespace rung {
@@ -81,8 +82,8 @@ class TextGate final : public ParityGate {
       g.summary += fmt::format("; at drop score {}: {} vs {} lines kept, {}", num(drop_score), kept_ref_, kept_cand_, changes_phrase(dropped_, rescued_));
     }
     g.details = differing_;
-    g.stats_json = nlohmann::json{{"lines", lines_}, {"exact", exact_}, {"edits", edits_}, {"characters", characters_}, {"cer", cer},
-                                  {"kept_ref", kept_ref_}, {"kept_cand", kept_cand_}, {"differing", differing_}}.dump();
+    g.stats_json = json_text(nlohmann::json{{"lines", lines_}, {"exact", exact_}, {"edits", edits_}, {"characters", characters_}, {"cer", cer},
+                                  {"kept_ref", kept_ref_}, {"kept_cand", kept_cand_}, {"differing", differing_}});
     g.shown = shown_;
     vacuous_.apply(g);
     return g;

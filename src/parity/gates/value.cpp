@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "rung/json_text.h"
+
 namespace rung {
 
 ValueGate::ValueGate(const ModelIo& io, Tolerance tolerance) : tolerance_(tolerance) {
@@ -36,9 +38,8 @@ GateOutcome ValueGate::finish() const {
   g.summary = fmt::format("{} of {} inputs give the same sequences and optional values (element by element within atol {:g} AND rtol {:g}; "
                           "the same lengths, None where the other is None)", passed_, inputs_, tolerance_.atol, tolerance_.rtol);
   g.details = problems_;
-  g.stats_json = nlohmann::json{{"atol", tolerance_.atol}, {"rtol", tolerance_.rtol}, {"inputs", inputs_}, {"inputs_passed", passed_},
-                                {"max_abs", max_abs_}, {"max_rel", max_rel_}, {"outputs", names_}}
-                     .dump();
+  g.stats_json = json_text(nlohmann::json{{"atol", tolerance_.atol}, {"rtol", tolerance_.rtol}, {"inputs", inputs_}, {"inputs_passed", passed_},
+                                {"max_abs", max_abs_}, {"max_rel", max_rel_}, {"outputs", names_}});
   return g;
 }
 

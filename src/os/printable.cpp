@@ -5,39 +5,10 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "os/utf8.h"
+
 namespace rung {
 namespace {
-
-// One character of UTF-8 at `text[i]`: its code point and length; length 0 when the bytes there are not UTF-8.
-struct Decoded {
-  std::uint32_t code = 0;
-  std::size_t length = 0;
-};
-
-Decoded decode(std::string_view text, std::size_t i) {
-  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
-  const unsigned char b = byte(i);
-  if (b < 0x80) return {b, 1};
-  std::size_t n = 0;
-  std::uint32_t code = 0, least = 0;
-  if ((b & 0xE0) == 0xC0) {
-    n = 2, code = b & 0x1F, least = 0x80;
-  } else if ((b & 0xF0) == 0xE0) {
-    n = 3, code = b & 0x0F, least = 0x800;
-  } else if ((b & 0xF8) == 0xF0) {
-    n = 4, code = b & 0x07, least = 0x10000;
-  } else {
-    return {};
-  }
-  if (i + n > text.size()) return {};
-  for (std::size_t k = 1; k < n; ++k) {
-    if ((byte(i + k) & 0xC0) != 0x80) return {};
-    code = (code << 6) | (byte(i + k) & 0x3F);
-  }
-  // Overlong forms, surrogates and values past Unicode are not UTF-8.
-  if (code < least || (code >= 0xD800 && code <= 0xDFFF) || code > 0x10FFFF) return {};
-  return {code, n};
-}
 
 bool must_escape(std::uint32_t c) {
   return c < 0x20 || c == 0x7F || (c >= 0x80 && c <= 0x9F) || (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069);
@@ -52,21 +23,19 @@ std::string escape(std::uint32_t c) {
   }
 }
 
-}  // namespace
-
-std::string printable(std::string_view text, std::size_t max_bytes) {
+std::string escaped(std::string_view text, std::size_t max_bytes, bool keep_lines) {
   std::string out;
   out.reserve(std::min(text.size(), max_bytes) + 8);
   std::size_t i = 0;
   while (i < text.size()) {
     if (i >= max_bytes) return out + "…";
-    const Decoded d = decode(text, i);
+    const Utf8Char d = decode_utf8(text, i);
     if (d.length == 0) {
       out += fmt::format("\\x{:02x}", static_cast<unsigned char>(text[i]));
       ++i;
       continue;
     }
-    if (must_escape(d.code)) {
+    if (must_escape(d.code) && !(keep_lines && (d.code == '\n' || d.code == '\t'))) {
       out += escape(d.code);
     } else {
       out.append(text.substr(i, d.length));
@@ -76,9 +45,15 @@ std::string printable(std::string_view text, std::size_t max_bytes) {
   return out;
 }
 
+}  // namespace
+
+std::string printable(std::string_view text, std::size_t max_bytes) { return escaped(text, max_bytes, false); }
+
+std::string printable_lines(std::string_view text) { return escaped(text, std::string_view::npos, true); }
+
 std::string not_utf8_why(std::string_view text) {
   for (std::size_t i = 0; i < text.size();) {
-    const Decoded d = decode(text, i);
+    const Utf8Char d = decode_utf8(text, i);
     if (d.length == 0) return fmt::format("is not UTF-8 (byte \\x{:02x} at {})", static_cast<unsigned char>(text[i]), i);
     i += d.length;
   }
@@ -87,7 +62,7 @@ std::string not_utf8_why(std::string_view text) {
 
 std::string unprintable_why(std::string_view text) {
   for (std::size_t i = 0; i < text.size();) {
-    const Decoded d = decode(text, i);
+    const Utf8Char d = decode_utf8(text, i);
     if (d.length == 0) return fmt::format("is not UTF-8 (byte \\x{:02x} at {})", static_cast<unsigned char>(text[i]), i);
     if (must_escape(d.code)) return fmt::format("holds a control character ({} at byte {})", escape(d.code), i);
     i += d.length;
