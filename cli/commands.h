@@ -61,6 +61,16 @@ void add_conform_command(CLI::App& app);
 void add_registry_command(CLI::App& app);
 void add_variants_command(CLI::App& app);
 
+// The commands Linux's rung-full carries beside the engine's three (cli/main.cpp).
+// rung.exe knows each by name and says it is not ported yet (exit 2), rather than
+// "A subcommand is required" or the top-level help (tests/windows-cli-test.py
+// holds the list to Linux's own --help).
+inline constexpr const char* kToolCommandNames[] = {"bench", "parity", "quantise", "upgrade", "conform", "registry", "variants"};
+
+// A command this program knows by name and does not run: `rung NAME ...`, with
+// any arguments, --help included, is exit 2 saying where it runs.
+void add_command_not_ported_here(CLI::App& app, const std::string& name, const std::string& where);
+
 // doctor, probe and prepare: what every full program carries (Linux's rung-full,
 // rung.exe). Inline: the front links the shared objects without these commands.
 inline void add_engine_commands(CLI::App& app) {

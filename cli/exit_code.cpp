@@ -80,4 +80,11 @@ int run_command_line(CLI::App& app, int argc, char** argv, void (*on_parse_error
   return with_streams_checked(run_parsed(app, argc, argv, on_parse_error));
 }
 
+void add_command_not_ported_here(CLI::App& app, const std::string& name, const std::string& where) {
+  auto* cmd = app.add_subcommand(name, fmt::format("Not ported here yet: {}", where));
+  cmd->allow_extras();
+  cmd->set_help_flag();  // `rung NAME --help` is the same answer, not the program's help
+  cmd->callback([name, where] { throw CliError(kExitUsage, fmt::format("rung {} is not ported to this system yet: {}", name, where)); });
+}
+
 }  // namespace rung::cli

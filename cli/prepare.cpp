@@ -35,6 +35,8 @@ struct PrepareOptions {
   std::string hardware_root = "/";
   std::string use_rung;
   double accept_ratio = 1.0;
+  double deadline_s = 180;        // the probe's, per rung and model, as `rung probe --deadline`
+  double build_deadline_s = 1800;  // per engine build
   int threads = 0;
   bool in_process = false;
   JsonOutput json;
@@ -64,6 +66,8 @@ int run_prepare(const PrepareOptions& c) {
   o.isolate = !c.in_process;
   c.runtime.apply_to(o.runtimes);
   o.worker_memory_limit_mb = c.workers.memory_mb;
+  o.probe_deadline = deadline_from_seconds(c.deadline_s);
+  o.build_deadline = deadline_from_seconds(c.build_deadline_s);
   c.plugins.apply_to(o.runtimes);
   o.plugin_dirs = c.plugins.paths();
   if (!c.use_rung.empty()) o.forced_rung = c.use_rung;
@@ -142,8 +146,10 @@ int run_prepare(const PrepareOptions& c) {
     for (const auto& r : rows) rung::print("{}\n", r);
     rung::print("{}", notes.text());
   }
-  // Inputs refused before anything ran are an input error, as in `rung probe`.
-  if (problems.inputs_refused) return kExitUsage;
+  // Inputs refused, a model the CPU cannot load, or a setting the probe refused (a forced rung
+  // not on this device's ladder) are input errors, as in `rung probe`.
+  if (!problems.settings_refused.empty()) throw CliError(kExitUsage, problems.settings_refused);
+  if (problems.inputs_refused || problems.model_unloadable) return kExitUsage;
   return failures == 0 && progress.failures.empty() && problems.model_errors.empty() ? kExitOk : kExitFailed;
 }
 
@@ -163,11 +169,15 @@ void add_prepare_command(CLI::App& app) {
   add_text(*cmd, "--cache-dir", c->cache_dir, "Where the decision and the engines are cached (default: RUNG_CACHE_DIR or ~/.cache/rung/probe)");
   c->runtime.add_to(*cmd);
   c->workers.add_to(*cmd);
+  add_number(*cmd, "--deadline", c->deadline_s, "Seconds each rung may take per model in the probe before it is killed", deadline_seconds())
+      ->capture_default_str();
+  add_number(*cmd, "--build-deadline", c->build_deadline_s, "Seconds each engine's build may take before its worker is killed", deadline_seconds())
+      ->capture_default_str();
   c->plugins.add_to(*cmd);
   add_text(*cmd, "--hardware-root", c->hardware_root, "Read the hardware description under this directory (for testing)")->group("");
   cmd->callback([c] {
     int code = run_prepare(*c);
-    if (code == kExitUsage) throw CliError(code, "a model's inputs were refused (see above)");
+    if (code == kExitUsage) throw CliError(code, "a model's inputs were refused, or the CPU cannot load it (see above)");
     if (code != kExitOk) throw CliError(code, "some models did not get the chosen rung's engine (see above)");
   });
 }

@@ -148,7 +148,7 @@ int run_probe_command(const ProbeCliOptions& c) {
     print_table(out);
   }
   // Inputs refused before anything ran are an input error, not a no.
-  if (out.inputs_refused) return kExitUsage;
+  if (out.inputs_refused || out.model_unloadable) return kExitUsage;  // an input error, not a failed run
   return out.model_errors.empty() ? kExitOk : kExitFailed;
 }
 

@@ -1,7 +1,10 @@
 #include "runtime_args.h"
 
+#include <filesystem>
+
 #include "commands.h"
 #include "numeric_args.h"
+#include "rung/path_text.h"
 #include "rung/software_gpu.h"
 
 namespace rung::cli {
@@ -17,7 +20,19 @@ void RuntimeArgs::apply_to(RuntimeSearchOptions& search) const {
 }
 
 void PluginArgs::add_to(CLI::App& command) {
-  add_text(command, "--plugin-dir", dirs, "Each plugin EP library here becomes a rung (also RUNG_PLUGIN_DIR); an absolute path");
+  // A directory, checked as the arguments are read: a file, a FIFO or a socket named here
+  // is an error naming it (exit 2), never a ladder quietly without plugins.
+  const CLI::Validator a_directory(
+      [](std::string& text) -> std::string {
+        std::error_code ec;
+        const auto st = std::filesystem::status(path_from_utf8(text), ec);
+        if (st.type() == std::filesystem::file_type::not_found) return text + " does not exist";
+        if (ec) return text + ": " + ec.message();
+        if (st.type() != std::filesystem::file_type::directory) return text + " is not a directory (a file, a FIFO or a socket): name the directory of plugin EP libraries";
+        return "";
+      },
+      "DIR");
+  add_text(command, "--plugin-dir", dirs, "Each plugin EP library here becomes a rung (also RUNG_PLUGIN_DIR); an absolute path")->check(a_directory);
   add_allow_to(command);
 }
 

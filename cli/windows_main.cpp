@@ -16,5 +16,8 @@ int wmain(int argc, wchar_t** wide_argv) {
   auto program = rung::cli::start_rung_program();
   CLI::App& app = *program;
   rung::cli::add_engine_commands(app);
+  for (const char* name : rung::cli::kToolCommandNames) {
+    rung::cli::add_command_not_ported_here(app, name, "run it with Linux's rung (docs/windows.md)");
+  }
   return rung::cli::run_command_line(app, args.argc(), args.argv());
 }

@@ -4,9 +4,12 @@
 // the probe's first line a short summary.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -44,7 +47,7 @@ const ModelCommand kModelCommands[] = {
     {"parity_ref", [](const fs::path& m, const fs::path& g, const fs::path&) { return "parity --ref " + q(m) + " --cand " + q(g) + " --random 1"; }},
     {"parity_cand", [](const fs::path& m, const fs::path& g, const fs::path&) { return "parity --ref " + q(g) + " --cand " + q(m) + " --random 1"; }},
     {"quantise", [](const fs::path& m, const fs::path&, const fs::path& d) {
-       return "quantise " + q(m) + " --calibration " + q(d) + " --holdout " + q(d) + " --gate " + q(d / "gate.json") + " --out " + q(d / "q.onnx") + ort();
+       return "quantise " + q(m) + " --calibration " + q(d / "cal") + " --holdout " + q(d / "hold") + " --gate " + q(d / "gate.json") + " --out " + q(d / "q.onnx") + ort();
      }},
     {"upgrade", [](const fs::path& m, const fs::path&, const fs::path& d) { return "upgrade " + q(m) + " --opset 17 --out " + q(d / "u.onnx") + ort(); }},
 };
@@ -54,6 +57,11 @@ class UnreadableModelCliTest : public ::testing::TestWithParam<ModelCommand> {
   void SetUp() override {
     dir_ = test::make_temp_dir("rung-exit-codes");
     good_ = test::write_elementwise_model(dir_ / "good.onnx", {1, 4, 8});
+    // quantise's calibration and holdout sets: one input each.
+    for (const auto& [set, v] : {std::pair{"cal", 1.0f}, std::pair{"hold", -1.0f}}) {
+      fs::create_directories(dir_ / set);
+      ASSERT_TRUE(write_tensor_file(test::float_tensor("x", {1, 4}, {v, 2, 3, 4}), dir_ / set / "x.pb").ok());
+    }
     test::write_text(dir_ / "gate.json", R"({"gates": [{"decoder": "tensor", "atol": 1, "rtol": 1}]})");
   }
   void TearDown() override { fs::remove_all(dir_); }
@@ -92,6 +100,22 @@ TEST_P(UnreadableModelCliTest, AFileThatCannotBeOpenedIsExitTwoNamingIt) {
   fs::permissions(dir_ / "locked.onnx", fs::perms::none);
   if (::access((dir_ / "locked.onnx").c_str(), R_OK) == 0) GTEST_SKIP() << "running as root: permissions do not bite (the FIFO and the directory stand in)";
   expect_refused_first(dir_ / "locked.onnx", "cannot be read: Permission denied");
+}
+
+// A file that is there and readable but is no model the CPU can load is an input error in
+// every command too: exit 2 naming the file, where probe, prepare and parity once said 1.
+TEST_P(UnreadableModelCliTest, AModelTheCpuCannotLoadIsExitTwoNamingIt) {
+  test::write_text(dir_ / "junk.onnx", "these bytes are no ONNX model");
+  // And one that parses but holds an operator no build has.
+  test::ModelBuilder b;
+  b.input("x", {1, 4}).node("NoSuchOperator", {"x"}, {"y"}).output("y", {1, 4});
+  b.save(dir_ / "unknown-op.onnx");
+  for (const fs::path model : {dir_ / "junk.onnx", dir_ / "unknown-op.onnx"}) {
+    auto r = test::run_command("env -u RUNG_ORT_DIR -u RUNG_FORCE_RUNG " + q(test::cli_path()) + " " + GetParam().args(model, good_, dir_));
+    EXPECT_EQ(r.exit_code, 2) << model << "\n" << r.out << r.err;
+    EXPECT_THAT(r.err, HasSubstr(model.filename().string())) << r.err;
+    EXPECT_THAT(r.err, Not(HasSubstr("internal error")));
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryCommandThatTakesAModel, UnreadableModelCliTest, ::testing::ValuesIn(kModelCommands),
@@ -215,6 +239,47 @@ TEST_F(CliOutputTest, StdoutOnAFullDiskIsExitOneSayingSoAndAFullStderrNeverAbort
     auto r = test::run_command("{ env -u RUNG_ORT_DIR " + q(test::cli_path()) + " " + args + " 2>/dev/full; }");
     EXPECT_EQ(r.exit_code, code) << args;
   }
+}
+
+}  // namespace
+}  // namespace rung
+
+namespace rung {
+namespace {
+
+// A setting that names nothing is refused alike in every command that takes it: exit 2 naming it.
+TEST_F(CliOutputTest, ASettingThatNamesNothingIsExitTwoInEveryCommandThatTakesIt) {
+  const std::string m = q(model_);
+  const std::string common = " --cache-dir " + q(dir_ / "cache") + " --hardware-root " + q(test::fixtures_dir() / "hardware" / "cpu-vm") + ort();
+  // A forced rung not on this device's ladder: probe and prepare alike.
+  for (const std::string command : {"probe", "prepare"}) {
+    auto r = test::run_command("env -u RUNG_ORT_DIR RUNG_FORCE_RUNG=junk " + q(test::cli_path()) + " " + command + " --model tiny=" + m + common);
+    EXPECT_EQ(r.exit_code, 2) << command << "\n" << r.out << r.err;
+    EXPECT_THAT(r.err, HasSubstr("cannot force rung 'junk' (from RUNG_FORCE_RUNG)")) << command;
+    r = rung(command + " --model tiny=" + m + " --use-rung junk" + common);
+    EXPECT_EQ(r.exit_code, 2) << command << " --use-rung junk\n" << r.out << r.err;
+  }
+  // --plugin-dir naming a file, a FIFO, a socket or nothing: refused as the arguments are read.
+  test::write_text(dir_ / "a-file", "not a directory");
+  ASSERT_EQ(::mkfifo((dir_ / "a-fifo").c_str(), 0600), 0);
+  const int sock = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  const std::string sock_path = (dir_ / "a-socket").string();
+  ASSERT_LT(sock_path.size(), sizeof addr.sun_path);
+  std::memcpy(addr.sun_path, sock_path.c_str(), sock_path.size() + 1);
+  ASSERT_EQ(::bind(sock, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  for (const std::string command : {"probe --model tiny=" + m + common, "prepare --model tiny=" + m + common,
+                                    "bench tiny=" + m + " --rung cpu --runs 1" + ort(), "conform --suite " + q(dir_) + ort()}) {
+    for (const std::string bad : {"a-file", "a-fifo", "a-socket", "nowhere"}) {
+      auto r = rung(command + " --plugin-dir " + q(dir_ / bad));
+      EXPECT_EQ(r.exit_code, 2) << command << " --plugin-dir " << bad << "\n" << r.out << r.err;
+      EXPECT_THAT(r.err, HasSubstr((dir_ / bad).string())) << command;
+      EXPECT_THAT(r.err, HasSubstr(bad == "nowhere" ? "does not exist" : "is not a directory")) << command;
+    }
+  }
+  ::close(sock);
+  EXPECT_FALSE(fs::exists(dir_ / "cache" / "probe.json")) << "a refused setting probed first";
 }
 
 }  // namespace

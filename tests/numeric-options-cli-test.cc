@@ -75,6 +75,8 @@ const std::vector<NumericOption> kOptions = {
     {"probe_time_budget", "rung", kProbe, "--time-budget", Kind::kReal, "0", "86400", "-0.001", "86400.5"},
     {"probe_min_placed", "rung", kProbe, "--min-placed", Kind::kReal, "0", "1", "-0.001", "1.001"},
     {"probe_max_tensor_mb", "rung", kProbe, "--max-tensor-mb", Kind::kWhole, "1", "1073741824", "0", "1073741825"},
+    {"prepare_deadline", "rung", kPrepare, "--deadline", Kind::kReal, "0.001", "86400", "0.0009", "86400.001"},
+    {"prepare_build_deadline", "rung", kPrepare, "--build-deadline", Kind::kReal, "0.001", "86400", "0.0009", "86400.001"},
     {"prepare_threads", "rung", kPrepare, "--threads", Kind::kWhole, "0", kCpus, "-1", kCpusPlusOne},
     {"prepare_accept_ratio", "rung", kPrepare, "--accept-ratio", Kind::kReal, "0.01", "10000", "0.009", "10000.5"},
     {"prepare_max_tensor_mb", "rung", kPrepare, "--max-tensor-mb", Kind::kWhole, "1", "1073741824", "0", "1073741825"},

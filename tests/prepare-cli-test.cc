@@ -61,6 +61,20 @@ class PrepareCliTest : public ::testing::Test {
   fs::path dir_;
 };
 
+// prepare takes --deadline like probe: a provider that hangs costs the deadline named,
+// not the default three minutes, and the CPU serves.
+TEST_F(PrepareCliTest, ADeadlineBoundsAHangingProviderAsProbesDoes) {
+  auto r = test::run_command(prepare("RUNG_SIM_EP_HANG_AT=compile", "--deadline 2 --json"));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["rung"], "cpu") << r.out;
+  EXPECT_THAT(j["about"].get<std::string>(), HasSubstr("rung_sim_ep timed out")) << r.out;
+  // Out of its range: refused by name, before any work.
+  auto bad = test::run_command(prepare("", "--deadline 0"));
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_THAT(bad.err, HasSubstr("--deadline"));
+}
+
 TEST_F(PrepareCliTest, ShowsWhereEachModelRunsAndWhatItComputes) {
   auto r = test::run_command(prepare("", "--json"));
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -6,7 +6,8 @@ Linux rung on the same scenarios.
                       --source DIR --deps DIR
 
 SCENARIO:
-  doctor   `rung.exe doctor` names the build, the hardware and the ladder (text and JSON)
+  doctor   `rung.exe doctor` names the build, the hardware and the ladder (text and JSON);
+           every command of Linux's rung is known by name, the unported ones saying so (exit 2)
   probe    `rung.exe probe` on the sample models decides and caches; the second run
            decides again from the cache; --force measures again
   engine   rung_engine.dll exports the C ABI's functions and nothing else, and the C
@@ -74,6 +75,7 @@ def expect(condition, message):
 
 
 def doctor(r):
+    commands(r)
     text = r.windows(["doctor", "--ort-dir", windows_path(r.ort_dir)]).stdout
     for needle in ["ONNX Runtime 1.30.0", "onnxruntime.dll (explicit)", "DmlExecutionProvider", "Hardware", "os: windows",
                    "inference pool:", "Ladder (", "DirectML", "WebGPU", "CPU"]:
@@ -94,6 +96,30 @@ def doctor(r):
     expect(any(line.startswith("  * 1.30.0") and line.rstrip().endswith("onnxruntime.dll (RUNG_ORT_DIR)") for line in version.splitlines()),
            f"--version does not name RUNG_ORT_DIR's build as chosen:\n{version}")
     expect("beside executable" in version and "chosen: RUNG_ORT_DIR wins outright" in version, f"--version:\n{version}")
+
+
+def linux_commands(r):
+    """The subcommands Linux's rung lists in its --help."""
+    text = r.linux(["--help"]).stdout
+    listed = text.split("Subcommands:", 1)[1] if "Subcommands:" in text else ""
+    return [line.split()[0] for line in listed.splitlines() if line.startswith("  ") and line.split()]
+
+
+def commands(r):
+    # Every command Linux's rung has is one rung.exe knows by name: the engine's three run,
+    # the rest say they are not ported (exit 2), with --help too, never the top-level help.
+    names = linux_commands(r)
+    expect({"doctor", "probe", "prepare", "bench"} <= set(names), f"Linux's --help lists {names}")
+    for name in names:
+        if name in ("doctor", "probe", "prepare"):
+            done = r.windows([name, "--help"])
+            expect(f"rung.exe {name}" in done.stdout or name in done.stdout.splitlines()[0], f"rung.exe {name} --help:\n{done.stdout}")
+            continue
+        for argv in ([name], [name, "--help"], [name, "m.onnx", "--runs", "3"]):
+            done = r.windows(argv, check=False)
+            expect(done.returncode == 2, f"rung.exe {' '.join(argv)} exited {done.returncode}:\n{done.stdout}{done.stderr}")
+            expect(f"rung {name} is not ported to this system yet" in done.stderr, f"rung.exe {' '.join(argv)} said:\n{done.stdout}{done.stderr}")
+            expect("Subcommands:" not in done.stdout, f"rung.exe {' '.join(argv)} printed the top-level help")
 
 
 def probe(r):

@@ -152,6 +152,8 @@ class Engine {
   struct ProbeProblems {
     std::vector<std::string> model_errors;  // one line per model, naming it and the reason
     bool inputs_refused = false;            // one of them because its inputs were refused: an input error
+    bool model_unloadable = false;          // one of them because the CPU cannot load the file: an input error too
+    std::string settings_refused;           // the probe refused a setting the caller gave (a forced rung not on the ladder)
   };
   ProbeProblems probe_problems() const;
   EngineProgress progress() const;

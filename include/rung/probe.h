@@ -120,6 +120,7 @@ struct ProbeOutcome {
   std::vector<RungOutcome> rungs;     // the ladder above the floor, best first
   std::vector<std::string> model_errors;  // probe models the floor itself could not run
   bool inputs_refused = false;            // one of them because its inputs were refused (a bad spec, a tensor above the limit)
+  bool model_unloadable = false;          // one of them because the CPU floor cannot load the file: an input error too
   std::vector<std::string> log;       // what the probe noticed (a stale cache, a cache it could not write)
   // The probe's inputs are random: its outputs check that the tensors match, they
   // are no evidence about the decisions a model makes (boxes, text, classes).

@@ -184,6 +184,7 @@ struct Engine::State {
   bool settled = false;
   std::optional<ProbeOutcome> outcome;
   std::string probe_error;
+  std::string probe_settings_refused;  // the probe's error when a setting the caller gave was refused
   PlacementSnapshot snapshot;
   EngineProgress progress;
   std::vector<std::string> demotions;  // for the about line
@@ -304,6 +305,7 @@ struct Engine::State {
         snapshot.below.push_back(cpu());
       } else {
         probe_error = probed.error().message;
+        if (probed.error().code == ErrorCode::kInvalidArgument) probe_settings_refused = probe_error;
       }
       probe_done = true;
       progress.total = chosen.compiles_engines || chosen.append == AppendMethod::kNone ? models_for(chosen).size() : 0;
@@ -554,8 +556,8 @@ std::string Engine::chosen_reason() const {
 
 Engine::ProbeProblems Engine::probe_problems() const {
   std::lock_guard lock(state_->mutex);
-  if (!state_->outcome) return {};
-  return {state_->outcome->model_errors, state_->outcome->inputs_refused};
+  if (!state_->outcome) return {{}, false, false, state_->probe_settings_refused};
+  return {state_->outcome->model_errors, state_->outcome->inputs_refused, state_->outcome->model_unloadable, {}};
 }
 
 bool Engine::probe_done() const {

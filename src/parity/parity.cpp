@@ -85,7 +85,12 @@ Status await_ready(Side& s) {
       const char* what = stage == "runtime" ? "the ONNX Runtime build could not be used"
                          : stage == "rung"  ? "the rung is not available"
                                             : "the session could not be built";
-      return side_error(s, fmt::format("{}: {}", what, clean_error(j.at("error").get<std::string>())));
+      Error e = side_error(s, fmt::format("{}: {}", what, clean_error(j.at("error").get<std::string>())));
+      // A model the CPU itself cannot load (damaged, an operator this build lacks) is an input
+      // error, as in bench and probe (exit 2); a rung above the CPU that cannot build it is a result.
+      const bool on_cpu = s.spec->rung.empty() || s.spec->rung == "cpu";
+      if (stage != "runtime" && stage != "rung" && on_cpu) e.code = ErrorCode::kInvalidArgument;
+      return e;
     }
     s.io = j.at("io").get<ModelIo>();
     const std::string rung = rung_display_name(s.spec->rung);  // "WebGPU on lavapipe (software)", "rung_sim_ep"

@@ -35,32 +35,41 @@ std::vector<std::string> rung_names(const std::vector<RungSpec>& ladder) {
   return names;
 }
 
+// The rung forced by the caller's configuration, else by RUNG_FORCE_RUNG (when the
+// environment is read), and which of the two forced it; nullopt when none is.
+std::optional<std::pair<std::string, std::string>> forced_rung(const ProbeOptions& o) {
+  if (o.forced_rung && !o.forced_rung->empty()) return std::pair<std::string, std::string>{*o.forced_rung, "configuration"};
+  if (auto env = rung_variable("RUNG_FORCE_RUNG", o.runtimes.read_environment); env && !env->empty()) {
+    return std::pair<std::string, std::string>{*env, "RUNG_FORCE_RUNG"};
+  }
+  return std::nullopt;
+}
+
+int index_on(const std::vector<RungSpec>& ladder, const std::string& name) {
+  for (std::size_t i = 0; i < ladder.size(); ++i) {
+    if (ladder[i].name == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+// A forced rung this device's ladder does not hold is refused before anything is probed or cached.
+Status check_forced_rung_is_on(const ProbeOptions& o, const std::vector<RungSpec>& ladder) {
+  const auto forced = forced_rung(o);
+  if (!forced || index_on(ladder, forced->first) >= 0) return {};
+  return Error{ErrorCode::kInvalidArgument, fmt::format("cannot force rung '{}' (from {}): this device's ladder is {}", forced->first, forced->second,
+                                                        fmt::join(rung_names(ladder), ", "))};
+}
+
 Status apply_override(const ProbeOptions& o, const std::vector<RungSpec>& ladder, ProbeOutcome& out) {
-  std::string forced;
-  std::string by;
-  if (o.forced_rung && !o.forced_rung->empty()) {
-    forced = *o.forced_rung;
-    by = "configuration";
-  } else if (auto env = rung_variable("RUNG_FORCE_RUNG", o.runtimes.read_environment)) {
-    forced = *env;
-    by = "RUNG_FORCE_RUNG";
-  }
-  if (forced.empty()) return {};
-  auto index_of = [&](const std::string& name) {
-    for (std::size_t i = 0; i < ladder.size(); ++i) {
-      if (ladder[i].name == name) return static_cast<int>(i);
-    }
-    return -1;
-  };
-  int f = index_of(forced), c = index_of(out.chosen);
-  if (f < 0) {
-    return Error{ErrorCode::kInvalidArgument,
-                 fmt::format("cannot force rung '{}' (from {}): this device's ladder is {}", forced, by, fmt::join(rung_names(ladder), ", "))};
-  }
+  const auto forced = forced_rung(o);
+  if (!forced) return {};
+  if (auto s = check_forced_rung_is_on(o, ladder); !s) return s;
+  const std::string& by = forced->second;
+  const int f = index_on(ladder, forced->first), c = index_on(ladder, out.chosen);
   if (f < c) {
     return Error{ErrorCode::kInvalidArgument,
                  fmt::format("cannot force rung '{}' (from {}): it ranks above the chosen rung '{}'; only a lower rung can be forced",
-                             forced, by, out.chosen)};
+                             forced->first, by, out.chosen)};
   }
   out.chosen = ladder[static_cast<std::size_t>(f)].name;
   out.chosen_display = ladder[static_cast<std::size_t>(f)].display;
@@ -158,6 +167,7 @@ Result<std::optional<ProbeOutcome>> probe_once(const ProbeOptions& o, const Stat
   out.builds_found = s.discovery.builds.size();
   out.cache_file = probe_cache_file(o.cache_dir);
   if (!lent) note(o, out, "RUNG_SOFTWARE_GPU asks for the software GPU adapter, but: " + lent.error().message);
+  if (auto st = check_forced_rung_is_on(o, s.ladder); !st) return st.error();
   s.can_cache = prepare_cache_dir(o, out);
 
   FileHashCache hashes(o.cache_dir);

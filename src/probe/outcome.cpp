@@ -161,6 +161,7 @@ nlohmann::json outcome_json(const ProbeOutcome& o) {
           {"rungs", rungs},
           {"model_errors", o.model_errors},
           {"inputs_refused", o.inputs_refused},
+          {"model_unloadable", o.model_unloadable},
           {"inputs", ProbeOutcome::kInputsNote},
           {"log", o.log},
           {"cache_file", o.cache_file.string()}};
@@ -179,6 +180,7 @@ Result<ProbeOutcome> outcome_from_json(const nlohmann::json& j) {
   const nlohmann::json* rungs = f.array("rungs", kMaxRungs);
   o.model_errors = f.text_list("model_errors", kMaxLines);
   o.inputs_refused = f.flag("inputs_refused", false);
+  o.model_unloadable = f.flag("model_unloadable", false);
   for (const char* derived : {"about", "log", "cache_file", "inputs"}) f.skip(derived);
   if (auto s = f.finish(); !s) return s.error();
 

@@ -202,6 +202,7 @@ std::vector<FloorRun> measure_floor(const ProbeSetting& s, Walker& walker, const
       if (!fs::exists(m->path, ec)) {
         out.model_errors.push_back(fmt::format("model {}: {} does not exist.", m->name, m->path.string()));
       } else if (!feeding) {
+        out.model_unloadable = true;
         out.model_errors.push_back(fmt::format("model {}: the CPU floor cannot load {}: {}.", m->name, m->path.string(), error));
       } else {
         std::string inputs = r.inputs_described.empty() ? "" : fmt::format(" Inputs fed: {}.", r.inputs_described);
