@@ -13,7 +13,9 @@
 #include <atomic>
 #include <chrono>
 #include <fstream>
+#include <memory>
 #include <thread>
+#include <vector>
 
 #include "file_hash_cases.h"  // identities and the hash cache, held to the cases every system is
 #include "os/atomic_file.h"
@@ -80,6 +82,25 @@ TEST_F(OsSafetyTest, DirectoryIsSaidToBeOne) {
   EXPECT_THAT(s.error().message, HasSubstr("is a directory"));
   EXPECT_TRUE(check_regular_file(file("m.onnx")));
   EXPECT_EQ(check_regular_file(dir_ / "absent").error().code, ErrorCode::kNotFound);
+}
+
+// Probes that hash at once (other models, other processes) keep each other's entries:
+// each save reads, merges and writes inside model-hashes.lock. Eight caches read the
+// same empty table, each hashes its own file, then all save: all eight entries stay.
+TEST_F(OsSafetyTest, EightHashCachesSavingAtOnceLoseNoEntry) {
+  constexpr int kCaches = 8;
+  fs::create_directories(dir_ / "cache");
+  std::vector<fs::path> models;
+  for (int i = 0; i < kCaches; ++i) models.push_back(file(fmt::format("m{}.onnx", i), std::string(static_cast<std::size_t>(i) + 1, 'a')));
+  std::vector<std::unique_ptr<FileHashCache>> caches;
+  for (int i = 0; i < kCaches; ++i) caches.push_back(std::make_unique<FileHashCache>(dir_ / "cache"));  // all read before any saves
+  for (int i = 0; i < kCaches; ++i) ASSERT_TRUE(caches[static_cast<std::size_t>(i)]->hash(models[static_cast<std::size_t>(i)]));
+  std::vector<std::thread> savers;
+  for (auto& c : caches) savers.emplace_back([&c] { c->save(); });
+  for (auto& t : savers) t.join();
+  FileHashCache after(dir_ / "cache");
+  for (const auto& m : models) ASSERT_TRUE(after.hash(m));
+  EXPECT_EQ(after.files_hashed(), 0u) << "an entry was lost: a later save wrote over an earlier one";
 }
 
 // The hash cache trusts a file's size, inode and modification time together:

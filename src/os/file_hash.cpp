@@ -10,6 +10,7 @@
 
 #include "os/atomic_file.h"
 #include "os/file_identity.h"
+#include "os/file_lock.h"
 #include "os/json_input.h"
 #include "rung/json_text.h"
 #include "os/opened_file.h"
@@ -111,6 +112,7 @@ Result<std::string> FileHashCache::hash(const std::filesystem::path& file) {
   if (!digest) return digest;
   ++hashed_;
   table[key] = {{"size", st.size}, {"inode", st.inode}, {"mtime_ns", st.mtime_ns}, {"sha256", *digest}};
+  fresh_.insert(key);
   json_ = json_text(table);
   dirty_ = true;
   return digest;
@@ -118,7 +120,17 @@ Result<std::string> FileHashCache::hash(const std::filesystem::path& file) {
 
 void FileHashCache::save() {
   if (!dirty_) return;
-  if (write_file_atomically(file_, json_)) dirty_ = false;
+  // Read, merge and write inside the lock: another probe may have saved since this one read.
+  auto lock = CacheLock::acquire(file_.parent_path() / "model-hashes.lock", std::chrono::seconds(10));
+  if (!lock) return;  // held that long by another: this cache's entries are only hashed again next time
+  auto ours = nlohmann::json::parse(json_);
+  nlohmann::json merged = nlohmann::json::object();
+  if (auto text = read_regular_file(file_, kMaxJsonFileBytes)) {
+    if (auto table = parse_table(*text)) merged = std::move(*table);
+  }
+  for (const auto& key : fresh_) merged[key] = ours[key];
+  if (merged.size() > kMaxEntries) merged = std::move(ours);  // the table is rebuilt rather than grown past its bound
+  if (write_file_atomically(file_, json_text(merged))) dirty_ = false;
 }
 
 }  // namespace rung

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -22,7 +23,10 @@ class FileHashCache {
  public:
   explicit FileHashCache(std::filesystem::path cache_dir);
   Result<std::string> hash(const std::filesystem::path& file);
-  void save();  // best effort: a cache directory that cannot be written only costs re-hashing
+  // Best effort: a cache directory that cannot be written only costs re-hashing. Read,
+  // merged and rewritten under model-hashes.lock, so probes hashing at once (other
+  // models, other processes) keep each other's entries.
+  void save();
   std::size_t files_hashed() const { return hashed_; }
   // Why the table on disk was not used ("" when absent or used), naming the file.
   const std::string& ignored_because() const { return ignored_because_; }
@@ -36,6 +40,7 @@ class FileHashCache {
   std::string ignored_because_;
   bool dirty_ = false;
   std::size_t hashed_ = 0;
+  std::set<std::string> fresh_;  // the entries this cache hashed: they win over the file's
 };
 
 // A file's size, inode (file id) and modification time, from its identity
