@@ -149,7 +149,8 @@ int run_prepare(const PrepareOptions& c) {
   // Inputs refused, a model the CPU cannot load, or a setting the probe refused (a forced rung
   // not on this device's ladder) are input errors, as in `rung probe`.
   if (!problems.settings_refused.empty()) throw CliError(kExitUsage, problems.settings_refused);
-  if (problems.inputs_refused || problems.model_unloadable) return kExitUsage;
+  if (problems.model_unloadable) throw CliError(kExitUsage, "a model the CPU cannot load was given (see above)");
+  if (problems.inputs_refused) return kExitUsage;
   return failures == 0 && progress.failures.empty() && problems.model_errors.empty() ? kExitOk : kExitFailed;
 }
 
@@ -177,7 +178,7 @@ void add_prepare_command(CLI::App& app) {
   add_text(*cmd, "--hardware-root", c->hardware_root, "Read the hardware description under this directory (for testing)")->group("");
   cmd->callback([c] {
     int code = run_prepare(*c);
-    if (code == kExitUsage) throw CliError(code, "a model's inputs were refused, or the CPU cannot load it (see above)");
+    if (code == kExitUsage) throw CliError(code, "a model's inputs were refused (see above)");
     if (code != kExitOk) throw CliError(code, "some models did not get the chosen rung's engine (see above)");
   });
 }

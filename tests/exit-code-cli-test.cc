@@ -143,19 +143,21 @@ class AnswerNoCliTest : public ::testing::Test {
   fs::path model_;
 };
 
-TEST_F(AnswerNoCliTest, ProbeWithAModelTheFloorCannotRun) {
+// A file the CPU cannot load is no "no" but an input error (2), as in bench (docs/cli.md's table).
+TEST_F(AnswerNoCliTest, ProbeWithAModelTheFloorCannotLoadIsAnInputError) {
   auto r = run("probe " + models() + " --probe-model notes --probe-model tiny");
-  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_THAT(r.err, HasSubstr("model notes: the CPU floor cannot load"));
   // Not a model at all: other inputs would not help, so no input spec is suggested.
   EXPECT_THAT(r.err, ::testing::Not(HasSubstr("Give it an input spec")));
   EXPECT_THAT(r.err, ::testing::Not(HasSubstr("..")));
 }
 
-TEST_F(AnswerNoCliTest, PrepareWithAModelNoRungCanOpen) {
+TEST_F(AnswerNoCliTest, PrepareWithAModelTheCpuCannotLoadIsAnInputError) {
   auto r = run("prepare " + models());
-  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("notes"));
+  EXPECT_THAT(r.err, HasSubstr("a model the CPU cannot load was given"));
 }
 
 TEST_F(AnswerNoCliTest, ParityWithACandidateThatComputesSomethingElse) {

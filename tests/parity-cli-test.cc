@@ -180,12 +180,17 @@ TEST_F(ParityCliTest, MalformedSidesAndMissingModels) {
   EXPECT_THAT(r.err, HasSubstr("no inputs"));
 }
 
+// A side the CPU cannot load is an input error (2); a rung above the CPU that cannot build a
+// model the CPU runs is the answer "no" (1).
 TEST_F(ParityCliTest, ACandidateThatCannotBuildItsSession) {
   test::write_text(dir_ / "garbage.onnx", "not a model");
   auto r = run(test::side(model_), test::side(dir_ / "garbage.onnx"), inputs());
-  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_THAT(r.err, HasSubstr("cand (garbage.onnx on CPU"));
   EXPECT_THAT(r.err, HasSubstr("the session could not be built"));
+  auto rung = run(test::side(model_), test::sim_ep_side(model_, ",option.fail_at=compile"), inputs());
+  EXPECT_EQ(rung.exit_code, 1) << rung.out << rung.err;
+  EXPECT_THAT(rung.err, HasSubstr("the session could not be built"));
 }
 
 TEST_F(ParityCliTest, ACandidateThatCrashesIsReportedNotPropagated) {

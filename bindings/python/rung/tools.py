@@ -47,6 +47,7 @@ _RUNTIME = {"ort_dir": ("--ort-dir", VALUE), "allow_writable_runtime": ("--allow
 _PLUGINS = {"plugin_dir": ("--plugin-dir", LIST), "allow_writable_plugin": ("--allow-writable-plugin", FLAG)}
 _SOFTWARE_GPU = {"software_gpu": ("--software-gpu", FLAG)}
 _HARDWARE = {"hardware_root": ("--hardware-root", VALUE)}
+_WORKERS = {"worker_memory_mb": ("--worker-memory-mb", VALUE)}
 _OUT_JSON = {"out_json": ("--out-json", VALUE)}
 
 DOCTOR_OPTIONS = {**_OUT_JSON, **_RUNTIME, **_PLUGINS, **_HARDWARE, **_SOFTWARE_GPU}
@@ -67,7 +68,7 @@ PROBE_OPTIONS = {
     "min_placed": ("--min-placed", VALUE),
     "use_rung": ("--use-rung", VALUE),
     "cache_dir": ("--cache-dir", VALUE),
-    **_OUT_JSON, **_RUNTIME, **_PLUGINS, **_SOFTWARE_GPU, **_HARDWARE,
+    **_OUT_JSON, **_RUNTIME, **_PLUGINS, **_SOFTWARE_GPU, **_HARDWARE, **_WORKERS,
 }
 
 BENCH_OPTIONS = {
@@ -86,7 +87,7 @@ BENCH_OPTIONS = {
     "html": ("--html", VALUE),
     "compare_bare": ("--compare-bare", FLAG),
     "deadline": ("--deadline", VALUE),
-    **_RUNTIME, **_PLUGINS, **_SOFTWARE_GPU, **_HARDWARE,
+    **_RUNTIME, **_PLUGINS, **_SOFTWARE_GPU, **_HARDWARE, **_WORKERS,
 }
 
 PARITY_OPTIONS = {
@@ -102,7 +103,7 @@ PARITY_OPTIONS = {
     "max_tensor_mb": ("--max-tensor-mb", VALUE),
     "allow_writable_plugin": ("--allow-writable-plugin", FLAG),
     "work_dir": ("--work-dir", VALUE),
-    **_OUT_JSON, **_RUNTIME, **_SOFTWARE_GPU,
+    **_OUT_JSON, **_RUNTIME, **_SOFTWARE_GPU, **_WORKERS,
 }
 
 QUANTISE_OPTIONS = {

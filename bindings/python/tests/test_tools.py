@@ -95,9 +95,10 @@ def test_a_usage_error_is_the_error_not_clis_hint(tmp_path):
 def test_a_model_that_cannot_be_probed_is_named_in_the_message(tmp_path):
     bad = tmp_path / "bad.onnx"
     bad.write_bytes(b"not a model")
-    with pytest.raises(rung.Failed) as e:
+    # A file the CPU cannot load is an input error (exit 2), in probe as in bench.
+    with pytest.raises(rung.InputError) as e:
         rung.probe([("ppocr_cls", need("RUNG_TEST_MODEL")), ("bad", bad)], cache_dir=tmp_path / "cache", runs=1, **where())
-    assert e.value.exit_code == 1
+    assert e.value.exit_code == 2
     lines = str(e.value).splitlines()
     assert lines[-1] == "some models could not be probed (see above)"
     assert lines[0].startswith("model bad: ") and str(bad) in lines[0]
