@@ -35,6 +35,9 @@ struct CliError : std::runtime_error {
 // code: the one top level both programs share. `on_parse_error`, when set, is
 // called first on a parse error (the front hands the arguments to rung-full).
 int run_command_line(CLI::App& app, int argc, char** argv, void (*on_parse_error)() = nullptr);
+// Ends the process with `code` from inside a command: the one way rung itself quits early. Any other exit()
+// before run_command_line returns (a provider's plugin calling exit(0)) is exit 1 with a message.
+[[noreturn]] void exit_with(int code);
 
 // The command line as typed ("rung bench m.onnx --runs 5"), for a record's provenance.
 std::string command_line();

@@ -194,6 +194,7 @@ int run_doctor(const DoctorOptions& opt) {
   Hardware hw = detect_hardware(path_from_utf8(opt.hardware_root));
   RuntimeSearchOptions search;
   opt.runtime.apply_to(search);
+  search.explicit_dir_must_serve = false;  // the doctor lists every build, a refused --ort-dir with its reason
   auto discovery = discover_runtimes(search, hw);
   if (!discovery) throw CliError(discovery.error());
   Ladder ladder = ladder_for(hw);

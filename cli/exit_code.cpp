@@ -1,6 +1,8 @@
 #include <fmt/format.h>
 
+#include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <cstdio>
 #include <exception>
 #include <string>
@@ -76,8 +78,35 @@ int run_parsed(CLI::App& app, int argc, char** argv, void (*on_parse_error)()) {
 
 }  // namespace
 
+namespace {
+
+// Set when the command's answer is known: an exit() before then came from a library loaded into this process (a
+// provider's plugin, ONNX Runtime), which chose a status for a command it knows nothing of — exit(0) would say
+// the run succeeded with no result written. rung's handler, last registered so first run, keeps the status honest.
+std::atomic<bool> g_answer_known{false};
+
+void refuse_a_foreign_exit() {
+  if (g_answer_known.load()) return;
+  say("the command was ended before it finished by exit() from a library loaded into this process (an "
+      "execution provider or ONNX Runtime); nothing it was computing was written. Run it again without "
+      "--in-process to keep that library in a worker process");
+  std::fflush(stdout);
+  std::_Exit(kExitFailed);
+}
+
+}  // namespace
+
 int run_command_line(CLI::App& app, int argc, char** argv, void (*on_parse_error)()) {
-  return with_streams_checked(run_parsed(app, argc, argv, on_parse_error));
+  static const int registered = std::atexit(refuse_a_foreign_exit);
+  (void)registered;
+  const int code = with_streams_checked(run_parsed(app, argc, argv, on_parse_error));
+  g_answer_known = true;
+  return code;
+}
+
+[[noreturn]] void exit_with(int code) {
+  g_answer_known = true;
+  std::exit(code);
 }
 
 void add_command_not_ported_here(CLI::App& app, const std::string& name, const std::string& where) {

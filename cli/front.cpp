@@ -29,7 +29,7 @@ char** g_argv = nullptr;
     auto failed = rung::become_program(full, g_argv);
     rung::print(stderr, "rung: {}\n", failed.error().message);
   }
-  std::exit(rung::cli::kExitFailed);
+  rung::cli::exit_with(rung::cli::kExitFailed);
 }
 
 // Help is rung-full's (it knows every command); so are parse errors, said in its words.

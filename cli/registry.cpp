@@ -149,7 +149,8 @@ std::string target_runtime_version(const RegistryCliOptions& o, const Hardware& 
   o.runtime.apply_to(search);
   auto discovery = discover_runtimes(search, hw);
   if (!discovery || discovery->chosen_build() == nullptr) {
-    throw CliError(kExitNoRuntime, fmt::format("no ONNX Runtime build to take the target's version from ({}); give --ort VERSION",
+    const int code = discovery ? kExitNoRuntime : exit_code_for(discovery.error().code);  // a missing --ort-dir is a usage error
+    throw CliError(code, fmt::format("no ONNX Runtime build to take the target's version from ({}); give --ort VERSION",
                                                discovery ? discovery->choice_reason : discovery.error().message));
   }
   return discovery->chosen_build()->version;
@@ -197,8 +198,20 @@ std::string precision_text(const PrecisionEvidence& p) {
   return out.empty() ? "no initializers" : out;
 }
 
+// Every release was listed or shown, a damaged one marked; the answer is still "not all is well" (exit 1).
+void fail_on_damage(const Registry& registry, const std::vector<Release>& releases) {
+  std::vector<std::string> ids;
+  for (const auto& r : releases) {
+    if (!r.damaged.empty()) ids.push_back(std::to_string(r.id));
+  }
+  if (ids.empty()) return;
+  throw CliError(kExitFailed, fmt::format("{}: release{} {} cannot be read whole (shown as damaged, with why); the others are as listed",
+                                          shown(registry.describe()), ids.size() == 1 ? "" : "s", fmt::join(ids, ", ")));
+}
+
 void print_release(const Release& r) {
   rung::print("release {}: {} {} for {}\n", r.id, shown(r.model), shown(r.version), shown(r.target_label()));
+  if (!r.damaged.empty()) rung::print("  DAMAGED      {}\n", shown(r.damaged));
   rung::print("  key          {}\n", r.release_key());
   rung::print("  artifact     {}\n", shown(r.artifact.path.string()));
   rung::print("               sha256 {}\n", shown(r.artifact.sha256));
@@ -294,21 +307,23 @@ void run_list(const RegistryCliOptions& o) {
     json list = json::array();
     for (const auto& r : releases) {
       list.push_back({{"id", r.id}, {"model", r.model}, {"version", r.version}, {"target", r.target_label()}, {"release_key", r.release_key()},
+                      {"damaged", r.damaged.empty() ? json(nullptr) : json(r.damaged)},
                       {"artifact_sha256", r.artifact.sha256}, {"retention", r.artifact.retained ? "retained" : "not retained: " + r.artifact.not_retained_reason},
                       {"gate_failed", r.gate_failed ? json{{"decision", r.gate_failed->decision}, {"failed", r.gate_failed->failed}} : json(nullptr)},
                       {"evidence", evidence_counts(r)}});
     }
     emit(o, json{{"registry", registry.describe()}, {"releases", list}});
   }
-  if (o.json.on_stdout()) return;
+  if (o.json.on_stdout()) return fail_on_damage(registry, releases);
   rung::print("{} · {} release{}\n", shown(registry.describe()), releases.size(), releases.size() == 1 ? "" : "s");
   if (releases.empty()) return;
   std::vector<std::vector<std::string>> rows = {{"id", "model", "version", "target", "artifact", "retention", "evidence"}};
   for (const auto& r : releases) {
     rows.push_back({std::to_string(r.id), cell(r.model), cell(r.version), cell(r.target_label()), cell(short_hash(r.artifact.sha256)),
-                    r.artifact.retained ? "retained" : "not retained", evidence_counts(r)});
+                    !r.damaged.empty() ? "DAMAGED" : r.artifact.retained ? "retained" : "not retained", evidence_counts(r)});
   }
   print_table(rows);
+  fail_on_damage(registry, releases);
 }
 
 std::string cell_text(const FleetDevice& d, const std::string& rung) {
@@ -367,11 +382,13 @@ void run_show(const RegistryCliOptions& o) {
     throw CliError(kExitUsage, fmt::format("no release '{}' in {} (give an id, MODEL or MODEL@VERSION)", printable(o.what, 200), shown(registry.describe())));
   }
   if (wants_json(o)) o.json.emit_text(found.size() == 1 ? found.front().to_json() : releases_json(found));
-  if (o.json.on_stdout()) return;
-  for (std::size_t i = 0; i < found.size(); ++i) {
-    if (i > 0) rung::print("\n");
-    print_release(found[i]);
+  if (!o.json.on_stdout()) {
+    for (std::size_t i = 0; i < found.size(); ++i) {
+      if (i > 0) rung::print("\n");
+      print_release(found[i]);
+    }
   }
+  fail_on_damage(registry, found);
 }
 
 void run_verify(const RegistryCliOptions& o) {
@@ -380,7 +397,7 @@ void run_verify(const RegistryCliOptions& o) {
   auto lines = value_or_fail(registry.verify());
   std::map<VerifyState, int> counts;
   for (const auto& l : lines) counts[l.state]++;
-  const bool bad = counts[VerifyState::kChanged] > 0 || counts[VerifyState::kMissing] > 0;
+  const bool bad = counts[VerifyState::kChanged] > 0 || counts[VerifyState::kMissing] > 0 || counts[VerifyState::kDamaged] > 0;
   if (wants_json(o)) {
     json list = json::array();
     for (const auto& l : lines) {
@@ -399,12 +416,12 @@ void run_verify(const RegistryCliOptions& o) {
     }
     if (!lines.empty()) print_table(rows);
     std::vector<std::string> parts;
-    for (VerifyState s : {VerifyState::kOk, VerifyState::kChanged, VerifyState::kMissing, VerifyState::kNotRetained}) {
+    for (VerifyState s : {VerifyState::kOk, VerifyState::kChanged, VerifyState::kMissing, VerifyState::kNotRetained, VerifyState::kDamaged}) {
       if (counts[s] > 0) parts.push_back(fmt::format("{} {}", counts[s], verify_state_name(s)));
     }
     rung::print("{}\n", parts.empty() ? std::string("nothing to verify") : fmt::format("{}", fmt::join(parts, ", ")));
   }
-  if (bad) throw CliError(kExitFailed, "an artifact the registry retains has changed or is missing");
+  if (bad) throw CliError(kExitFailed, "an artifact the registry retains has changed or is missing, or a release's row is damaged");
 }
 
 void run_import(const RegistryCliOptions& o) {

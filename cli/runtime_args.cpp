@@ -10,12 +10,15 @@
 namespace rung::cli {
 
 void RuntimeArgs::add_to(CLI::App& command) {
-  add_text(command, "--ort-dir", ort_dir, "Search this directory for ONNX Runtime builds first");
+  add_text(command, "--ort-dir", ort_dir, "Use the ONNX Runtime build in this directory (an error when none there can serve)");
   command.add_flag("--allow-writable-runtime", allow_writable, "Load ONNX Runtime libraries that other users can write to");
 }
 
 void RuntimeArgs::apply_to(RuntimeSearchOptions& search) const {
   if (!ort_dir.empty()) search.explicit_dir = path_from_utf8(ort_dir);
+  // A directory the user named is the answer: a build there refused (writable by others, not a runtime) is an
+  // error saying why, never a run on some other build the user did not ask for.
+  search.explicit_dir_must_serve = !ort_dir.empty();
   search.allow_writable_by_others = allow_writable;
 }
 

@@ -71,5 +71,37 @@ TEST_F(AtomicFileTest, AFinishedWriteReplacesTheContentAndLeavesNoTemporary) {
   EXPECT_EQ(files, 1u);
 }
 
+// A worker's scratch outputs: written whole, a retried job's file replaced, a link in its place removed (never
+// written through), a short write an error; and no temporary, rename or fsync (the result's marker is atomic).
+TEST_F(AtomicFileTest, AScratchFileReplacesWhatWasThereNeverWritesThroughALinkAndSaysWhenItIsShort) {
+  const fs::path scratch = dir_ / "output_0.pb";
+  ASSERT_TRUE(write_scratch_file(scratch, "first"));
+  ASSERT_TRUE(write_scratch_file(scratch, "second"));
+  EXPECT_EQ(test::read_file(scratch), "second");
+  fs::remove(scratch);
+  fs::create_symlink(file_, scratch);
+  ASSERT_TRUE(write_scratch_file(scratch, "mine"));
+  EXPECT_FALSE(fs::is_symlink(scratch));
+  EXPECT_EQ(test::read_file(scratch), "mine");
+  EXPECT_EQ(test::read_file(file_), "old content") << "written through a link";
+  std::size_t files = 0;
+  for (const auto& e : fs::directory_iterator(dir_)) files += e.is_regular_file();
+  EXPECT_EQ(files, 2u) << "a temporary was left";
+  // A write cut short at the size limit, in a child: an error, and no file claiming to be whole.
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::signal(SIGXFSZ, SIG_IGN);
+    const rlimit limit{kLimit, kLimit};
+    ::setrlimit(RLIMIT_FSIZE, &limit);
+    const bool ok = static_cast<bool>(write_scratch_file(dir_ / "cut.pb", kNew));
+    ::_exit(ok ? 1 : 0);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "write_scratch_file claimed success with a quarter of the bytes written";
+  EXPECT_FALSE(fs::exists(dir_ / "cut.pb"));
+}
+
 }  // namespace
 }  // namespace rung

@@ -230,6 +230,35 @@ TEST_F(BadOrtDirTest, IsExitThreeNamingTheSettingInEveryCommand) {
   EXPECT_FALSE(fs::exists(dir_ / "u.onnx"));
 }
 
+// An --ort-dir the user named is the build the command uses, or the command says why not (exit 3): a build
+// there refused for safety, or one that does not load, is never replaced by another build found elsewhere.
+TEST_F(BadOrtDirTest, AnOrtDirWhoseBuildIsRefusedIsExitThreeSayingWhyNeverAnotherBuild) {
+  fs::create_directories(dir_ / "open");
+  fs::copy_file(test::runtime_dir("1.30.0") / "libonnxruntime.so.1", dir_ / "open" / "libonnxruntime.so.1", fs::copy_options::overwrite_existing);
+  fs::permissions(dir_ / "open", fs::perms::all);  // 0777: anyone may swap the library
+  fs::create_directories(dir_ / "junk");
+  test::write_text(dir_ / "junk" / "libonnxruntime.so.1", "not a shared library");
+  const std::vector<std::pair<fs::path, std::string>> dirs = {{dir_ / "open", "is writable by other users (mode 777)"},
+                                                             {dir_ / "junk", "libonnxruntime.so.1"}};
+  for (const auto& [ort, said] : dirs) {
+    for (const auto& command : commands()) {
+      auto r = test::run_command("env -u RUNG_ORT_DIR " + q(test::cli_path()) + " " + command + " --ort-dir " + q(ort));
+      if (command.starts_with("doctor")) {
+        // The doctor lists every build: the named one with its reason, the others as found.
+        EXPECT_EQ(r.exit_code, 0) << command << "\n" << r.out << r.err;
+        EXPECT_THAT(r.out, HasSubstr(said)) << ort;
+        continue;
+      }
+      EXPECT_EQ(r.exit_code, 3) << ort << " " << command << "\n" << r.out << r.err;
+      EXPECT_THAT(r.err, HasSubstr("the runtime directory " + ort.string() + " cannot serve")) << ort << " " << command << "\n" << r.err;
+      EXPECT_THAT(r.err, HasSubstr(said)) << ort << " " << command;
+    }
+  }
+  EXPECT_FALSE(fs::exists(dir_ / "q.onnx"));
+  EXPECT_FALSE(fs::exists(dir_ / "u.onnx"));
+  fs::permissions(dir_ / "open", fs::perms::owner_all);
+}
+
 // The caller's own --ort-dir stays a usage error: it is an argument, not the environment.
 TEST_F(BadOrtDirTest, ABadOrtDirOptionIsStillAUsageError) {
   auto r = test::run_command("env -u RUNG_ORT_DIR " + q(test::cli_path()) + " doctor --ort-dir " + q(dir_ / "empty"));

@@ -1,6 +1,7 @@
 // `rung registry` as a user runs it: real `rung bench` records and `rung
 // parity` reports registered as evidence, exit codes, verify's verdicts, the
 // fleet view; and concurrent writers (real processes) on both databases.
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -232,7 +233,7 @@ TEST_F(RegistryCliTest, NamesWithControlCharactersOrPastTheirLengthAreRefusedAnd
     auto db = registry::open_database(registry_);
     ASSERT_TRUE(db) << db.error().message;
     ASSERT_TRUE((*db)->query("UPDATE releases SET model = ?, device = ?, not_retained_reason = ?, retained = 0",
-                             {std::string("tiny\x1b[2J\x1b]0;owned\x07") + std::string(120000, 'x'), std::string("cpu\r\nrelease 9: forged"),
+                             {std::string("tiny\x1b[2J\x1b]0;owned\x07") + std::string(4000, 'x'), std::string("cpu\r\nrelease 9: forged"),
                               std::string("gone\x1b[31m")}));
   }
   for (const std::string& command : {"list", "show 1", "verify", "list --json", "show 1 --json"}) {
@@ -263,6 +264,58 @@ TEST_F(RegistryCliTest, NamesWithControlCharactersOrPastTheirLengthAreRefusedAnd
   EXPECT_EQ(by_device.exit_code, 0) << by_device.err;
   EXPECT_THAT(by_device.out, HasSubstr("phone\\x1b[8m"));
   EXPECT_THAT(by_device.out, Not(HasSubstr("\x1b")));
+}
+
+// A row another tool damaged, or filled past what rung writes, costs that release alone: list, show and verify
+// go through every other release, mark the damaged one with why, and exit 1. A column too long is never read.
+TEST_F(RegistryCliTest, ADamagedRowIsMarkedAndTheRestOfTheRegistryStillReads) {
+  for (const std::string version : {"1", "2", "3", "4"}) {
+    auto added = registry("add tiny=" + q(dir_ / "tiny.onnx") + " --version " + version + " --ort 1.30.0 --device d --made-by x");
+    ASSERT_EQ(added.exit_code, 0) << added.err;
+  }
+  {
+    auto db = registry::open_database(registry_);
+    ASSERT_TRUE(db) << db.error().message;
+    // 2: precision counts that are not JSON. 3: a recipe past the read bound, by one. 4: evidence past its own.
+    ASSERT_TRUE((*db)->query("UPDATE releases SET precision_kind = 'initializers', precision_detail = '{not json' WHERE version = '2'"));
+    ASSERT_TRUE((*db)->query("UPDATE releases SET recipe = ? WHERE version = '3'", {std::string(kRegistryLimits.recipe_bytes + 1, 'r')}));
+    ASSERT_TRUE((*db)->query("INSERT INTO evidence (release_id, kind, sha256, summary, document, added_at) SELECT id, 'bench', 'abc', 's', ?, 'then' FROM releases WHERE version = '4'",
+                             {std::string(kRegistryLimits.bench_record_bytes + 1, 'd')}));
+  }
+  auto list = registry("list");
+  EXPECT_EQ(list.exit_code, 1) << list.out << list.err;
+  EXPECT_THAT(list.out, HasSubstr("4 releases"));
+  EXPECT_THAT(list.out, ::testing::ContainsRegex("\n +2 +tiny +2 .*DAMAGED"));
+  EXPECT_THAT(list.out, ::testing::ContainsRegex("\n +1 +tiny +1 .*retained"));
+  // A listing reads neither recipes nor documents: the long ones cost nothing there.
+  EXPECT_THAT(list.out, ::testing::ContainsRegex("\n +3 +tiny +3 .*retained"));
+  EXPECT_THAT(list.err, HasSubstr("release 2 cannot be read whole"));
+  auto json_list = registry("list --json");
+  EXPECT_EQ(json_list.exit_code, 1);
+  const auto listed = nlohmann::json::parse(json_list.out)["releases"];
+  ASSERT_EQ(listed.size(), 4u);
+  EXPECT_TRUE(listed[0]["damaged"].is_null());
+  EXPECT_THAT(listed[1]["damaged"].get<std::string>(), HasSubstr("precision counts are not a JSON object"));
+
+  for (const std::string& which : {"1", "tiny@1"}) {
+    auto fine = registry("show " + which);
+    EXPECT_EQ(fine.exit_code, 0) << which << fine.out << fine.err;
+    EXPECT_THAT(fine.out, Not(HasSubstr("DAMAGED")));
+  }
+  auto show = registry("show tiny");
+  EXPECT_EQ(show.exit_code, 1) << show.err;
+  EXPECT_THAT(show.out, HasSubstr("release 1: tiny 1"));
+  EXPECT_THAT(show.out, HasSubstr("DAMAGED      precision counts are not a JSON object"));
+  EXPECT_THAT(show.out, HasSubstr(fmt::format("DAMAGED      not read, too long: recipe (over {} characters)", kRegistryLimits.recipe_bytes)));
+  EXPECT_THAT(show.out, HasSubstr("DAMAGED      evidence 1 not read"));
+  EXPECT_THAT(show.err, HasSubstr("releases 2, 3, 4 cannot be read whole"));
+  EXPECT_EQ(show.out.find(std::string(1000, 'r')), std::string::npos) << "the long recipe was read";
+  EXPECT_EQ(show.out.find(std::string(1000, 'd')), std::string::npos) << "the long document was read";
+
+  auto verify = registry("verify");
+  EXPECT_EQ(verify.exit_code, 1) << verify.out;
+  EXPECT_THAT(verify.out, HasSubstr("3 ok, 1 damaged"));
+  EXPECT_THAT(verify.out, HasSubstr("damaged: precision counts are not a JSON object"));
 }
 
 TEST_F(RegistryCliTest, AReadOnlyCommandOnARegistryThatIsNotThereIsExitTwoAndCreatesNothing) {

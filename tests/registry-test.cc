@@ -445,6 +445,56 @@ TEST_P(RegistryTest, ABadRecordImportsNothing) {
   EXPECT_TRUE(reg.fleet()->empty());
 }
 
+TEST_P(RegistryTest, AnImportedFigureOutsideItsRangeIsRefusedByNameAndNothingIsStored) {
+  auto reg = open();
+  const auto good = bench_record(model("tiny.onnx"), "1.30.0", kDevice);
+  // One field of the record changed, each alone: the row of rung cpu (the first).
+  const auto with = [&](const std::string& pointer, const nlohmann::json& value) {
+    nlohmann::json j = nlohmann::json::parse(good.text);
+    j[nlohmann::json::json_pointer("/measurements/0/rows/0" + pointer)] = value;
+    return EvidenceFile{dir_ / "edited.json", j.dump()};
+  };
+  struct Case {
+    std::string pointer;
+    nlohmann::json value;
+    bool taken;
+  };
+  const std::vector<Case> cases = {
+      {"/latency_ms/p50", "x", false},          {"/latency_ms/p50", -1, false},
+      {"/latency_ms/p50", 0, false},            {"/latency_ms/p50", 1e300, false},
+      {"/latency_ms/p50", 86'400'000.5, false}, {"/latency_ms/p50", 86'400'000, true},
+      {"/latency_ms/p50", 1e-9, true},          {"/latency_ms/p50", nullptr, false},  // a rung that ran has a p50
+      {"/latency_ms/p50", true, false},         {"/output_match/max_abs_diff", -1e-9, false},
+      {"/output_match/max_abs_diff", "0", false}, {"/output_match/max_abs_diff", 0, true},
+      {"/output_match/max_abs_diff", nullptr, true},
+  };
+  const auto stored = [&reg] {
+    int n = 0;
+    const auto fleet = reg.fleet();
+    for (const auto& m : *fleet)
+      for (const auto& d : m.devices)
+        for (const auto& [rung, cell] : d.rungs) n += cell.measurements;
+    return n;
+  };
+  for (const auto& c : cases) {
+    const int before = stored();
+    auto r = reg.import_records({with(c.pointer, c.value)});
+    EXPECT_EQ(r.ok(), c.taken) << c.pointer << " = " << c.value.dump() << (r ? "" : ": " + r.error().message);
+    if (!r) {
+      EXPECT_THAT(r.error().message, HasSubstr("edited.json")) << c.pointer;
+      EXPECT_THAT(r.error().message, HasSubstr(c.pointer.substr(1, c.pointer.find('/', 1) - 1))) << r.error().message;
+      EXPECT_THAT(r.error().message, HasSubstr("rung cpu")) << r.error().message;
+      EXPECT_EQ(stored(), before) << c.pointer;
+    }
+  }
+  // A rung that did not run carries no p50 at all.
+  nlohmann::json failed = nlohmann::json::parse(good.text);
+  auto& row = failed["measurements"][0]["rows"][0];
+  row["ok"] = false;
+  row["latency_ms"]["p50"] = "x";
+  EXPECT_TRUE(reg.import_records({{dir_ / "failed.json", failed.dump()}}));
+}
+
 TEST_P(RegistryTest, TheSchemaIsMigratedOnceAndANewerOneIsRefused) {
   { auto reg = open(); }
   auto db = registry::open_database(url_);  // a second open applies nothing again
@@ -842,7 +892,13 @@ TEST(RegistrySecrets, EveryFormOfPasswordIsMasked) {
       {"host=db user=ana password=s3cret dbname=rung", "host=db user=ana password=*** dbname=rung"},
       {"host=db password = 's3 cr\\'et' dbname=rung", "host=db password = *** dbname=rung"},
       {"cannot connect to the registry mysql://ana:s3cret@db/x: no", "cannot connect to the registry mysql://ana:***@db/x: no"},
-      {"postgresql:///rung?host=/tmp/x", "postgresql:///rung?host=/tmp/x"}};
+      {"postgresql:///rung?host=/tmp/x", "postgresql:///rung?host=/tmp/x"},
+      // A password carried inside another parameter's value: the whole value goes.
+      {"postgresql://db/rung?options=-c%20password%3Ds3cret&sslmode=require", "postgresql://db/rung?options=***&sslmode=require"},
+      {"postgresql://db/rung?application_name=password=s3cret", "postgresql://db/rung?application_name=***"},
+      {"postgresql://db/rung?application_name=x%20PASSWORD%3ds3cret", "postgresql://db/rung?application_name=***"},
+      {"host=db options='-c password=s3cret' dbname=rung", "host=db options=*** dbname=rung"},
+      {"postgresql://db/rung?application_name=passwd", "postgresql://db/rung?application_name=passwd"}};
   for (const auto& [text, masked] : cases) {
     EXPECT_EQ(registry::mask_secrets(text), masked) << text;
   }
@@ -850,6 +906,15 @@ TEST(RegistrySecrets, EveryFormOfPasswordIsMasked) {
   EXPECT_EQ(registry::mask_secrets(R"(invalid percent-encoded token: "s3%zzret")", "postgresql://db/r?password=s3%zzret"),
             R"(invalid percent-encoded token: "***")");
   EXPECT_EQ(registry::mask_secrets("it was s3cret", "postgresql://db/r?password=s3%63ret"), "it was ***");
+  // A short password is masked where it stands alone, never inside other words: masking every "p" would
+  // print "***ort 54999" and "ex***ired", telling the reader what the password is made of.
+  const std::string url_p = "postgresql://ana:p@localhost:54999/rung";
+  EXPECT_EQ(registry::mask_secrets("connection to server on port 54999 failed: password expired", url_p),
+            "connection to server on port 54999 failed: password expired");
+  EXPECT_EQ(registry::mask_secrets(R"(bad password "p" for ana; p)", url_p), R"(bad password "***" for ana; ***)");
+  EXPECT_EQ(registry::mask_secrets("pp p-p", url_p), "pp ***-***");
+  // A password made of punctuation has no word around it to respect: every copy goes.
+  EXPECT_EQ(registry::mask_secrets("token '%%' in %%x", "postgresql://ana:%25%25@db/r"), "token '***' in ***x");
 }
 
 TEST(RegistryPostgres, TheStatementTimeoutDefaultsToThirtySecondsAndCanBeSet) {

@@ -188,5 +188,29 @@ TEST_F(WorkerBoundsCliTest, AForkInProcessDoesNotCarryTheProbesLockPastRung) {
   EXPECT_THAT(second.err, Not(HasSubstr("is probing this cache directory")));
 }
 
+TEST_F(WorkerBoundsCliTest, AProviderCallingExitZeroIsExitOneInProcessAndARungVerdictInAWorker) {
+  const std::string model = q(dir_ / "tiny.onnx");
+  const std::string said = "by exit() from a library loaded into this process";
+  // In process, at each stage the provider can reach: the command fails by name, writes no cache, and never says 0.
+  for (const char* stage : {"factory", "create_ep", "compile", "compute"}) {
+    const std::string env = std::string("RUNG_SIM_EP_EXIT_AT=") + stage;
+    const fs::path cache = dir_ / (std::string("cache-") + stage);
+    for (const std::string& command : {std::string("probe"), std::string("prepare")}) {
+      const auto r = test::run_command(rung(env, command + " --in-process --model tiny=" + model + (command == "probe" ? " --runs 2" : "") + " --cache-dir " + q(cache) + plugins() + hw()));
+      EXPECT_EQ(r.exit_code, 1) << command << " " << stage << "\n" << r.out << r.err;
+      EXPECT_THAT(r.err, HasSubstr(said)) << command << " " << stage;
+      EXPECT_FALSE(fs::exists(cache / "probe.json")) << command << " " << stage;
+    }
+  }
+  // In a worker the same provider costs its rung only: the CPU answers and the command succeeds.
+  const auto r = test::run_command(rung("RUNG_SIM_EP_EXIT_AT=compile", "probe --model tiny=" + model + " --runs 2 --json --cache-dir " + q(dir_ / "cache") + plugins() + hw()));
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("\"rung\": \"cpu\"")) << r.out;
+  EXPECT_THAT(r.out + r.err, Not(HasSubstr(said)));
+  // A command that finishes is untouched by the guard: its own status stands.
+  const auto fine = test::run_command(rung("", "probe --in-process --model tiny=" + model + " --runs 2 --cache-dir " + q(dir_ / "fine") + plugins() + hw()));
+  EXPECT_EQ(fine.exit_code, 0) << fine.out << fine.err;
+}
+
 }  // namespace
 }  // namespace rung

@@ -116,6 +116,10 @@ struct Release {
   // The key as stored. Registry::list() does not load recipes (a listing stays
   // small however large they are): its releases have an empty recipe_json and this.
   std::string listed_key;
+  // Why the row could not be read whole (a column another tool wrote longer than
+  // rung reads, a precision it does not know); "" when it was. A damaged release
+  // is still listed, shown and verified (as "damaged"), with the others.
+  std::string damaged;
 
   // SHA-256 of model, version, target, recipe, environment and cache (listed_key when set).
   std::string release_key() const;
@@ -162,8 +166,8 @@ struct AddOutcome {
 // A JSON array of releases (each as Release::to_json()).
 std::string releases_json(const std::vector<Release>& releases);
 
-enum class VerifyState { kOk, kChanged, kMissing, kNotRetained };
-const char* verify_state_name(VerifyState s);  // "ok", "changed", "missing", "not retained"
+enum class VerifyState { kOk, kChanged, kMissing, kNotRetained, kDamaged };
+const char* verify_state_name(VerifyState s);  // "ok", "changed", "missing", "not retained", "damaged"
 
 struct VerifyLine {
   Release release;

@@ -54,9 +54,13 @@ struct RuntimeSearchOptions {
   bool allow_writable_plugins = false;
   // A build in explicit_dir that cannot serve is the answer (an error of its own
   // kind: refused for safety, not loadable), never another build in its place: an
-  // application that names its runtime means it (the C ABI's runtime_dir). The CLI's
-  // --ort-dir only searches there first.
+  // application that names its runtime means it (the C ABI's runtime_dir, the CLI's
+  // --ort-dir; `rung doctor` alone lists every build, the refused one with its reason).
   bool explicit_dir_must_serve = false;
+  // That error's kind: kNoRuntime for the CLI (exit 3, as for a refused RUNG_ORT_DIR; a
+  // directory that is missing or holds no library is refused earlier, exit 2), or the
+  // refusal's own (kPermission, kLoadFailed, kNoRuntime) for the C ABI's callers.
+  bool explicit_refusal_keeps_its_kind = false;
   // Stop loading candidates once one fits the hardware perfectly (the engine
   // wants start-up speed; `rung doctor` wants to see every build).
   bool stop_at_perfect_fit = false;

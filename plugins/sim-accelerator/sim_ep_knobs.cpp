@@ -133,6 +133,8 @@ std::optional<std::string> parse_knobs(const KnobSource& primary, Knobs& out) {
     if ((err = parse_stages("abort_at", *v, k.abort_at))) return err;
   if (auto v = lookup("hang_at"))
     if ((err = parse_stages("hang_at", *v, k.hang_at))) return err;
+  if (auto v = lookup("exit_at"))
+    if ((err = parse_stages("exit_at", *v, k.exit_at))) return err;
   if (auto v = lookup("grow_at"))
     if ((err = parse_stages("grow_at", *v, k.grow_at))) return err;
   if (auto v = lookup("fork_at"))
@@ -180,6 +182,10 @@ bool simulate_stage(const Knobs& knobs, Stage stage) {
   if (knobs.hang_at.count(stage)) {
     trace(knobs, "hang", stage_name(stage));
     for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
+  }
+  if (knobs.exit_at.count(stage)) {
+    trace(knobs, "exit", stage_name(stage));
+    std::exit(0);
   }
   if (knobs.fork_at.count(stage)) {
     const long pid = leave_a_child_behind();

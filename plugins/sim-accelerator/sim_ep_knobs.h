@@ -19,6 +19,8 @@
 //                       compute         "... simulated failure at compute" (Run fails)
 //   abort_at          stage(s) that call std::abort() (same stage names).
 //   hang_at           stage(s) that sleep forever (same stage names).
+//   exit_at           stage(s) that call std::exit(0): a provider that ends the process it was loaded into, with
+//                     a status that says all went well (same stage names).
 //   grow_at           stage(s) that allocate memory without end, 64 MiB at a time, each written so the
 //                     pages are real (same stage names): a provider that leaks until something stops it.
 //   fork_at           stage(s) that fork a child which ignores SIGTERM, appends "fork <pid> <stage>" to trace_file and
@@ -66,6 +68,7 @@ struct Knobs {
   std::set<Stage> fail_at;       // `fail_at`: return an error status at these stages
   std::set<Stage> abort_at;      // `abort_at`: std::abort() at these stages
   std::set<Stage> hang_at;       // `hang_at`: sleep forever at these stages
+  std::set<Stage> exit_at;       // `exit_at`: std::exit(0) at these stages
   std::set<Stage> grow_at;       // `grow_at`: allocate without end at these stages
   std::set<Stage> fork_at;       // `fork_at`: leave a forked child behind at these stages
   int64_t compile_delay_ms = 0;  // `compile_delay_ms`: sleep per Compile call

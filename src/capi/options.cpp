@@ -211,6 +211,7 @@ OptionSet::OptionSet() {
   options_.leave_in_process_work_on_quit = true;
   // A runtime_dir the application names serves, or the start says why (never another build in its place).
   options_.runtimes.explicit_dir_must_serve = true;
+  options_.runtimes.explicit_refusal_keeps_its_kind = true;
   // Its kit's runtimes, found from where librung_engine was loaded: beside it, then the
   // kit's share/rung/runtimes. Never beside the application's executable (runtime_dir names one).
   options_.runtimes.defaults_from = KitAnchor::kEngineLibrary;

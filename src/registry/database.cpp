@@ -106,10 +106,26 @@ std::string percent_decoded(std::string_view s) {
   return out;
 }
 
-bool is_secret_key(std::string_view key) {
-  std::string k = percent_decoded(key);
+std::string lowercase_decoded(std::string_view s) {
+  std::string k = percent_decoded(s);
   for (auto& c : k) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return k.ends_with("password");
+  return k;
+}
+
+bool is_secret_key(std::string_view key) { return lowercase_decoded(key).ends_with("password"); }
+
+// A value that itself carries a password (`options=-c%20password%3Dx`, `application_name=password=x`) is a
+// secret whole: the client reads the inner setting, so the printer must not show it.
+bool holds_secret(std::string_view value) { return lowercase_decoded(value).find("password") != std::string::npos; }
+
+bool is_word_byte(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || (c & 0x80) != 0; }
+
+// `secret` at `at` in `text` stands alone: a short password ("p") is masked where it is quoted, never inside
+// other words ("port", "expired"), which would show the reader which letters it is made of.
+bool stands_alone(std::string_view text, std::size_t at, std::size_t size) {
+  const bool left = at == 0 || !is_word_byte(text[at - 1]) || !is_word_byte(text[at]);
+  const bool right = at + size >= text.size() || !is_word_byte(text[at + size]) || !is_word_byte(text[at + size - 1]);
+  return left && right;
 }
 
 // Where each secret's text lies in `text`: [begin, end) ranges.
@@ -132,7 +148,8 @@ std::vector<std::pair<std::size_t, std::size_t>> secret_spans(std::string_view t
     while (key_end > 0 && (text[key_end - 1] == ' ' || text[key_end - 1] == '\t')) --key_end;
     std::size_t key_start = key_end;
     while (key_start > 0 && std::string_view("?&;/ \t\r\n\"'=").find(text[key_start - 1]) == std::string_view::npos) --key_start;
-    if (key_start == key_end || !is_secret_key(text.substr(key_start, key_end - key_start))) continue;
+    if (key_start == key_end) continue;
+    const bool secret_key = is_secret_key(text.substr(key_start, key_end - key_start));
     std::size_t v = eq + 1;
     while (v < text.size() && (text[v] == ' ' || text[v] == '\t')) ++v;
     std::size_t end = v;
@@ -144,7 +161,7 @@ std::vector<std::pair<std::size_t, std::size_t>> secret_spans(std::string_view t
     } else {
       while (end < text.size() && std::string_view("& \t\r\n#\"").find(text[end]) == std::string_view::npos) ++end;
     }
-    if (end > v) spans.emplace_back(v, end);
+    if (end > v && (secret_key || holds_secret(text.substr(v, end - v)))) spans.emplace_back(v, end);
   }
   return spans;
 }
@@ -175,7 +192,14 @@ std::string mask_secrets(std::string_view text, std::string_view url) {
   std::sort(secrets.begin(), secrets.end(), [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
   for (const auto& secret : secrets) {
     if (secret.empty() || secret == "***") continue;
-    for (std::size_t at = out.find(secret); at != std::string::npos; at = out.find(secret, at + 3)) out.replace(at, secret.size(), "***");
+    for (std::size_t at = out.find(secret); at != std::string::npos; at = out.find(secret, at)) {
+      if (!stands_alone(out, at, secret.size())) {
+        ++at;
+        continue;
+      }
+      out.replace(at, secret.size(), "***");
+      at += 3;
+    }
   }
   return out;
 }

@@ -65,9 +65,11 @@ Result<std::unique_ptr<Database>> open_database(const std::string& url, OpenMode
 // about one, passes through here: `text` with its secrets replaced by "***" —
 // the password of `user:password@host`, and the value of any parameter whose
 // name ends in "password" (password, sslpassword; percent-encoded or not; in a
-// URL's query or a key=value string, quoted or not). With `url`, every secret
-// `url` holds is also masked wherever else it appears in `text` (a client's
-// error quoting a token of the URL).
+// URL's query or a key=value string, quoted or not), and the whole value of
+// any parameter whose decoded value holds "password" (`options=-c
+// password=...`). With `url`, every secret `url` holds is also masked wherever
+// else it stands alone in `text` (a client's error quoting a token of the
+// URL) — never inside another word, so a short password is not spelled out.
 std::string mask_secrets(std::string_view text, std::string_view url = {});
 
 // RUNG_REGISTRY, else `sqlite:` a file under the user's data directory

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <nlohmann/json.hpp>
+#include <limits>
 #include <set>
 #include <tuple>
 
@@ -25,10 +26,21 @@ std::string short_hash(const std::string& h) { return h.empty() ? "(none)" : pri
 // A document's text in a message: escaped and short (it may be anything).
 std::string shown(const std::string& text) { return printable(text, 80); }
 
-std::optional<double> number_or_none(const json& j, const char* key) {
-  if (!j.contains(key) || !j[key].is_number()) return std::nullopt;
-  return j[key].get<double>();
+// A figure a record carries into the registry: absent or null is "not measured"; anything else must be a
+// number in [low, high] (a p50 of "x", -1 or 1e300 is a damaged record, refused by name, never stored).
+Result<std::optional<double>> figure(const json& j, const char* key, double low, bool low_inclusive, double high, const std::string& where) {
+  if (!j.is_object() || !j.contains(key) || j[key].is_null()) return std::optional<double>{};
+  const json& v = j[key];
+  const double x = v.is_number() ? v.get<double>() : 0.0;
+  if (!v.is_number() || !(low_inclusive ? x >= low : x > low) || !(x <= high)) {
+    return Error{ErrorCode::kInvalidArgument, fmt::format("{} is {}: expected a number {} {:g} and at most {:g}", where,
+                                                          printable(json_text(v), 40), low_inclusive ? "from" : "above", low, high)};
+  }
+  return std::optional<double>{x};
 }
+
+// One day: no single run of a model a device ships is slower and still measured.
+constexpr double kLongestRunMs = 86'400'000.0;
 
 // Whether a document's model is the release's artifact: the same bytes, or the
 // same graph (the stable hashes agree when only doc strings differ).
@@ -102,9 +114,17 @@ Result<std::vector<MeasurementRow>> rows_of(const json& model, const json& m, co
     row.rung = r.at("rung").get<std::string>();
     row.model_id = r.at("model_id").get<std::string>();
     row.ok = r.at("ok").get<bool>();
-    if (row.ok && r.at("latency_ms").is_object()) row.p50_ms = number_or_none(r["latency_ms"], "p50");
+    if (row.ok && r.at("latency_ms").is_object()) {
+      auto p50 = figure(r["latency_ms"], "p50", 0.0, false, kLongestRunMs, fmt::format("{}: rung {}'s 'latency_ms.p50'", where, printable(row.rung, 80)));
+      if (!p50) return p50.error();
+      if (!*p50) return Error{ErrorCode::kInvalidArgument, fmt::format("{}: rung {} ran but its 'latency_ms' has no p50", where, printable(row.rung, 80))};
+      row.p50_ms = *p50;
+    }
     row.output_match = r.at("output_match").at("verdict").get<std::string>();
-    row.max_abs_diff = number_or_none(r["output_match"], "max_abs_diff");
+    auto diff = figure(r["output_match"], "max_abs_diff", 0.0, true, std::numeric_limits<double>::max(),
+                       fmt::format("{}: rung {}'s 'output_match.max_abs_diff'", where, printable(row.rung, 80)));
+    if (!diff) return diff.error();
+    row.max_abs_diff = *diff;
     if (r.at("failure_class").is_string()) row.failure_class = r["failure_class"].get<std::string>();
     for (const auto& [field, value] : {std::pair{"rung", &row.rung}, {"model_id", &row.model_id}, {"output_match.verdict", &row.output_match},
                                        {"failure_class", &row.failure_class}}) {

@@ -3,6 +3,7 @@
 #include "rung/registry.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>
@@ -55,14 +56,69 @@ constexpr std::size_t kRowsPerInsert = 200;  // one statement per this many rows
 
 registry::Value optional_real(const std::optional<double>& v) { return v ? registry::Value{*v} : registry::Value{}; }
 
-// A listing reads the stored key where a full read takes the recipe, which may be large.
+// What a read takes of each text column at most: what rung's writers store fits
+// with room to spare, and a value another tool wrote larger (a 200 MB recipe) is
+// left in the database, its release marked damaged, never copied into memory.
+constexpr std::uint64_t kNameColumnRead = 4096, kTextColumnRead = 64 << 10;
+std::uint64_t column_read_limit(std::string_view column) {
+  if (column == "recipe" || column == "gate_failed") return kRegistryLimits.recipe_bytes;
+  if (column == "artifact_path" || column == "cache_file" || column == "not_retained_reason" || column == "device" ||
+      column == "providers" || column == "precision_detail")
+    return kTextColumnRead;
+  return kNameColumnRead;
+}
+constexpr std::string_view kNumericReleaseColumns[] = {"id", "artifact_size", "retained"};
+
+// The columns of a release, a listing reading the stored key where a full read
+// takes the recipe: each text column NULL when longer than it may be, and after
+// them one more, the sum of 2^i over the columns i that were (SQLite and
+// PostgreSQL alike: length() counts characters, never more than the bytes).
 std::string release_columns(bool with_recipe) {
   std::string columns = kReleaseColumns;
   if (!with_recipe) columns.replace(columns.find(" recipe,"), 8, " release_key,");
-  return columns;
+  std::string select, oversize;
+  std::size_t index = 0, start = 0;
+  for (;;) {
+    const auto comma = columns.find(',', start);
+    std::string_view name = std::string_view(columns).substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    while (name.starts_with(' ')) name.remove_prefix(1);
+    const bool numeric = std::find(std::begin(kNumericReleaseColumns), std::end(kNumericReleaseColumns), name) != std::end(kNumericReleaseColumns);
+    if (!select.empty()) select += ", ";
+    if (numeric) {
+      select += name;
+    } else {
+      const auto limit = column_read_limit(name);
+      select += fmt::format("CASE WHEN length({0}) > {1} THEN NULL ELSE {0} END", name, limit);
+      oversize += fmt::format("{}(CASE WHEN length({}) > {} THEN {} ELSE 0 END)", oversize.empty() ? "" : " + ", name, limit, std::int64_t{1} << index);
+    }
+    ++index;
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return select + ", " + oversize;
 }
 
-Result<Release> release_from_row(const Row& r, bool with_recipe) {
+// The names of the columns `mask` (release_columns' last) says were too long to read.
+std::string oversize_columns(std::int64_t mask, bool with_recipe) {
+  std::string columns = kReleaseColumns;
+  if (!with_recipe) columns.replace(columns.find(" recipe,"), 8, " release_key,");
+  std::vector<std::string> names;
+  std::size_t index = 0, start = 0;
+  for (;;) {
+    const auto comma = columns.find(',', start);
+    std::string name = columns.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    name.erase(0, name.find_first_not_of(' '));
+    if ((mask >> index) & 1) names.push_back(fmt::format("{} (over {} characters)", name, column_read_limit(name)));
+    ++index;
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return fmt::format("{}", fmt::join(names, ", "));
+}
+
+// A row rung cannot read whole is a release marked damaged, with why: the others
+// of the registry are listed, shown and verified all the same.
+Release release_from_row(const Row& r, bool with_recipe) {
   Release rel;
   rel.id = as_int(r[0]);
   rel.model = as_text(r[1]);
@@ -88,11 +144,19 @@ Result<Release> release_from_row(const Row& r, bool with_recipe) {
   }
   rel.cache_sha256 = as_text(r[15]);
   rel.cache_file = as_text(r[16]);
+  std::vector<std::string> damage;
+  if (const auto mask = as_int(r[kReleaseColumnCount]); mask != 0) {
+    damage.push_back(fmt::format("not read, too long: {}", oversize_columns(mask, with_recipe)));
+  }
   auto precision = registry::precision_from_columns(as_text(r[17]), as_text(r[18]));
-  if (!precision) return Error{precision.error().code, fmt::format("release {}: {}", rel.id, precision.error().message)};
-  rel.precision = *precision;
+  if (precision) {
+    rel.precision = *precision;
+  } else {
+    damage.push_back(precision.error().message);
+  }
   rel.registered_at = as_text(r[19]);
   rel.gate_failed = registry::gate_failed_from_column(as_text(r[20]), is_null(r[20]));
+  rel.damaged = fmt::format("{}", fmt::join(damage, "; "));
   return rel;
 }
 
@@ -288,14 +352,24 @@ Status load_evidence(registry::Database& db, std::vector<Release>& releases, boo
     ids.push_back(r.id);
     marks += marks.empty() ? "?" : ", ?";
   }
-  auto rows = db.query(fmt::format("SELECT release_id, kind, sha256, summary{} FROM evidence WHERE release_id IN ({}) ORDER BY id",
-                                   documents ? ", document" : "", marks),
+  // Each text column bounded as a release's are; a document longer than any rung stores is left where it is.
+  const auto bounded = [](const char* column, std::uint64_t limit) {
+    return fmt::format("CASE WHEN length({0}) > {1} THEN NULL ELSE {0} END, CASE WHEN length({0}) > {1} THEN 1 ELSE 0 END", column, limit);
+  };
+  const std::uint64_t document_limit = std::max(kRegistryLimits.bench_record_bytes, kRegistryLimits.parity_report_bytes);
+  auto rows = db.query(fmt::format("SELECT release_id, {}, {}, {}{}{} FROM evidence WHERE release_id IN ({}) ORDER BY id", bounded("kind", kNameColumnRead),
+                                   bounded("sha256", kNameColumnRead), bounded("summary", kTextColumnRead), documents ? ", " : "",
+                                   documents ? bounded("document", document_limit) : "", marks),
                        ids);
   if (!rows) return rows.error();
   for (const auto& row : *rows) {
     for (auto& rel : releases) {
       if (rel.id != as_int(row[0])) continue;
-      rel.evidence.push_back({as_text(row[1]), as_text(row[2]), as_text(row[3]), documents ? as_text(row[4]) : std::string("null")});
+      const bool too_long = as_int(row[2]) != 0 || as_int(row[4]) != 0 || as_int(row[6]) != 0 || (documents && as_int(row[8]) != 0);
+      if (too_long) {
+        rel.damaged += fmt::format("{}evidence {} not read: a column longer than rung writes", rel.damaged.empty() ? "" : "; ", rel.evidence.size() + 1);
+      }
+      rel.evidence.push_back({as_text(row[1]), as_text(row[3]), as_text(row[5]), documents ? as_text(row[7]) : std::string("null")});
     }
   }
   return {};
@@ -306,11 +380,7 @@ Result<std::vector<Release>> releases_where(registry::Database& db, const std::s
   Status s = registry::in_read_transaction(db, [&]() -> Status {
     auto rows = db.query(fmt::format("SELECT {} FROM releases {} ORDER BY model, version, id", release_columns(documents), where), params);
     if (!rows) return rows.error();
-    for (const auto& row : *rows) {
-      auto rel = release_from_row(row, documents);
-      if (!rel) return rel.error();
-      out.push_back(std::move(*rel));
-    }
+    for (const auto& row : *rows) out.push_back(release_from_row(row, documents));
     return load_evidence(db, out, documents);
   });
   if (!s) return s.error();
@@ -326,6 +396,11 @@ std::string duplicate_key_refusal(const Release& r, const std::string& key, cons
 
 VerifyLine verify_one(const Release& r) {
   VerifyLine line{r, VerifyState::kOk, {}};
+  if (!r.damaged.empty()) {
+    line.state = VerifyState::kDamaged;
+    line.detail = r.damaged;
+    return line;
+  }
   if (!r.artifact.retained) {
     line.state = VerifyState::kNotRetained;
     line.detail = r.artifact.not_retained_reason;

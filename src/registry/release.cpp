@@ -113,7 +113,8 @@ std::string Release::to_json() const {
                {"cache", cache_sha256.empty() ? ordered(nullptr) : ordered{{"sha256", cache_sha256}, {"file", cache_file}}},
                {"precision", parsed_or_null(registry::precision_json(precision))},
                {"evidence", evidence_list},
-               {"registered_at", registered_at}};
+               {"registered_at", registered_at},
+               {"damaged", damaged.empty() ? ordered(nullptr) : ordered(damaged)}};
   // Text a database holds may not be UTF-8 (written by another tool): replaced, never a throw.
   return json_text(j, 2);
 }
@@ -213,6 +214,7 @@ const char* verify_state_name(VerifyState s) {
     case VerifyState::kChanged: return "changed";
     case VerifyState::kMissing: return "missing";
     case VerifyState::kNotRetained: return "not retained";
+    case VerifyState::kDamaged: return "damaged";
   }
   return "?";
 }

@@ -175,7 +175,7 @@ namespace {
 
 // The directory the application named, when it must serve (RuntimeSearchOptions::explicit_dir_must_serve):
 // no usable build there is an error of the first refusal's kind, naming the directory and why.
-Status check_explicit_build(const RuntimeDiscovery& d) {
+Status check_explicit_build(const RuntimeDiscovery& d, bool keeps_its_kind) {
   const auto dir = std::find_if(d.searched.begin(), d.searched.end(), [](const SearchedDirectory& s) { return s.origin == SearchOrigin::kExplicit; });
   if (dir == d.searched.end()) return {};
   const RuntimeBuild* refused = nullptr;
@@ -184,8 +184,9 @@ Status check_explicit_build(const RuntimeDiscovery& d) {
     if (b.loaded && b.score > 0) return {};
     if (refused == nullptr) refused = &b;
   }
-  if (refused == nullptr) return Error{ErrorCode::kNoRuntime, fmt::format("the runtime directory {} holds no ONNX Runtime library", dir->path.string())};
-  const ErrorCode code = refused->loaded ? ErrorCode::kNoRuntime : refused->skipped_code;
+  const auto kind = [keeps_its_kind](ErrorCode own) { return keeps_its_kind ? own : ErrorCode::kNoRuntime; };
+  if (refused == nullptr) return Error{kind(ErrorCode::kNoRuntime), fmt::format("the runtime directory {} holds no ONNX Runtime library", dir->path.string())};
+  const ErrorCode code = kind(refused->loaded ? ErrorCode::kNoRuntime : refused->skipped_code);
   const std::string why = refused->loaded ? fmt::format("{}: fits no rung this device has (score 0)", refused->library.string())
                                           : refused->skipped_reason;
   return Error{code, fmt::format("the runtime directory {} cannot serve: {}", dir->path.string(), why)};
@@ -240,7 +241,7 @@ Result<RuntimeDiscovery> discover_found_runtimes(const RuntimeSearch& search, co
   if (auto s = check_environment_build(discovery); !s) return s.error();
   // Judged when every build was opened (a warm launch opens only the one its cache vouches for).
   if (options.explicit_dir_must_serve && !only) {
-    if (auto s = check_explicit_build(discovery); !s) return s.error();
+    if (auto s = check_explicit_build(discovery, options.explicit_refusal_keeps_its_kind); !s) return s.error();
   }
   discovery.chosen = choose_build(discovery.builds, &discovery.choice_reason);
   if (!discovery.chosen) {

@@ -39,11 +39,11 @@ Result<std::vector<Tensor>> read_tensor_directory(const std::filesystem::path& d
 namespace {
 
 template <class T>
-Status write_numbered(const std::vector<T>& items, const std::filesystem::path& dir, Status (*write)(const T&, const std::filesystem::path&)) {
+Status write_numbered(const std::vector<T>& items, const std::filesystem::path& dir, Status (*write)(const T&, const std::filesystem::path&, WriteMode)) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   for (std::size_t i = 0; i < items.size(); ++i) {
-    if (auto s = write(items[i], dir / path_from_utf8(fmt::format("output_{}.pb", i))); !s) return s;
+    if (auto s = write(items[i], dir / path_from_utf8(fmt::format("output_{}.pb", i)), WriteMode::kScratch); !s) return s;
   }
   return {};
 }

@@ -13,6 +13,13 @@
 #include "os/read_file.h"
 
 namespace rung {
+
+namespace {
+Status write_in(WriteMode mode, const std::filesystem::path& path, std::string_view bytes) {
+  return mode == WriteMode::kScratch ? write_scratch_file(path, bytes) : write_file_atomically(path, bytes);
+}
+}  // namespace
+
 namespace {
 
 template <class T, class Field>
@@ -239,9 +246,9 @@ Result<Tensor> read_tensor_file(const std::filesystem::path& path, std::uint64_t
   return tensor_from_proto(proto, path.string(), path.stem().string(), max_bytes);
 }
 
-Status write_tensor_file(const Tensor& tensor, const std::filesystem::path& path) {
+Status write_tensor_file(const Tensor& tensor, const std::filesystem::path& path, WriteMode mode) {
   if (auto s = check_writable(tensor, path.string()); !s) return s;
-  return write_file_atomically(path, tensor_to_proto(tensor).SerializeAsString());
+  return write_in(mode, path, tensor_to_proto(tensor).SerializeAsString());
 }
 
 Result<Value> read_value_file(const std::filesystem::path& path, Value::Kind kind, std::uint64_t max_bytes) {
@@ -266,23 +273,23 @@ Result<Value> read_value_file(const std::filesystem::path& path, Value::Kind kin
   return Error{ErrorCode::kInvalidArgument, fmt::format("{}: unknown kind of value", where)};
 }
 
-Status write_value_file(const Value& value, const std::filesystem::path& path) {
+Status write_value_file(const Value& value, const std::filesystem::path& path, WriteMode mode) {
   const std::string where = path.string();
   switch (value.kind) {
     case Value::Kind::kTensor: {
       Tensor t = value.tensor;
       if (t.name.empty()) t.name = value.name;
-      return write_tensor_file(t, path);
+      return write_tensor_file(t, path, mode);
     }
     case Value::Kind::kSequence: {
       onnx::SequenceProto proto;
       if (auto s = fill_sequence(value, proto, where); !s) return s;
-      return write_file_atomically(path, proto.SerializeAsString());
+      return write_in(mode, path, proto.SerializeAsString());
     }
     case Value::Kind::kOptional: {
       onnx::OptionalProto proto;
       if (auto s = fill_optional(value, proto, where); !s) return s;
-      return write_file_atomically(path, proto.SerializeAsString());
+      return write_in(mode, path, proto.SerializeAsString());
     }
   }
   return Error{ErrorCode::kInvalidArgument, fmt::format("{}: unknown kind of value", where)};

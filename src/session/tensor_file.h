@@ -20,12 +20,15 @@ Result<Tensor> read_tensor_file(const std::filesystem::path& path, std::uint64_t
 // The same from the file's bytes; `where` names it in errors.
 Result<Tensor> parse_tensor_proto(std::string_view bytes, const std::string& where, const std::string& fallback_name,
                                   std::uint64_t max_bytes = kDefaultMaxTensorBytes);
-Status write_tensor_file(const Tensor& tensor, const std::filesystem::path& path);
+// kAtomic for a file anyone may read at any time; kScratch for a file of a work
+// directory whose commit marker is written after it (os/atomic_file.h).
+enum class WriteMode { kAtomic, kScratch };
+Status write_tensor_file(const Tensor& tensor, const std::filesystem::path& path, WriteMode mode = WriteMode::kAtomic);
 
 // A file's bytes say nothing of which message they hold: `kind` is what the
 // model declares for it (a sequence input's file is a SequenceProto).
 Result<Value> read_value_file(const std::filesystem::path& path, Value::Kind kind, std::uint64_t max_bytes = kDefaultMaxTensorBytes);
-Status write_value_file(const Value& value, const std::filesystem::path& path);
+Status write_value_file(const Value& value, const std::filesystem::path& path, WriteMode mode = WriteMode::kAtomic);
 
 // ONNX's test data before 1.14 stores bfloat16 tensors as their uint16 bit
 // patterns (NumPy had no bfloat16). Where the model declares bfloat16, a uint16
@@ -34,7 +37,8 @@ void adopt_bfloat16(Value& value, ElementType declared);
 
 // Every *.pb in a directory, in name order (input_0.pb, input_1.pb, ...).
 Result<std::vector<Tensor>> read_tensor_directory(const std::filesystem::path& dir, std::uint64_t max_bytes = kDefaultMaxTensorBytes);
-// Writes `tensors` (or values) into `dir` (created if missing) as output_0.pb, output_1.pb, ...
+// Writes `tensors` (or values) into `dir` (created if missing) as output_0.pb, output_1.pb, ...: a worker's
+// outputs, in its work directory, as scratch files (its result.json says when they are whole).
 Status write_output_directory(const std::vector<Tensor>& tensors, const std::filesystem::path& dir);
 Status write_output_directory(const std::vector<Value>& values, const std::filesystem::path& dir);
 

@@ -15,6 +15,13 @@
 #include "session/tensor_file.h"
 
 namespace rung {
+
+namespace {
+Status write_in(WriteMode mode, const std::filesystem::path& path, std::string_view bytes) {
+  return mode == WriteMode::kScratch ? write_scratch_file(path, bytes) : write_file_atomically(path, bytes);
+}
+}  // namespace
+
 namespace {
 
 // TensorProto's fields.
@@ -87,7 +94,7 @@ Result<Tensor> read_tensor_file(const std::filesystem::path& path, std::uint64_t
   return parse_tensor_proto(*bytes, path.string(), path.stem().string(), max_bytes);
 }
 
-Status write_tensor_file(const Tensor& tensor, const std::filesystem::path& path) {
+Status write_tensor_file(const Tensor& tensor, const std::filesystem::path& path, WriteMode mode) {
   if (tensor.type == ElementType::kUnsupported) {
     return Error{ErrorCode::kUnsupported, fmt::format("{}: tensor '{}' has an element type rung cannot write", path.string(), tensor.name)};
   }
@@ -109,7 +116,7 @@ Status write_tensor_file(const Tensor& tensor, const std::filesystem::path& path
   if (tensor.type != ElementType::kString) {
     wire::put_bytes(out, kRawData, std::string_view(reinterpret_cast<const char*>(tensor.bytes.data()), tensor.bytes.size()));
   }
-  return write_file_atomically(path, out);
+  return write_in(mode, path, out);
 }
 
 Result<Value> read_value_file(const std::filesystem::path& path, Value::Kind kind, std::uint64_t max_bytes) {
@@ -119,11 +126,11 @@ Result<Value> read_value_file(const std::filesystem::path& path, Value::Kind kin
   return Value::of(std::move(*t));
 }
 
-Status write_value_file(const Value& value, const std::filesystem::path& path) {
+Status write_value_file(const Value& value, const std::filesystem::path& path, WriteMode mode) {
   if (value.kind != Value::Kind::kTensor) return needs_the_library(path.string(), "a sequence or an optional value");
   Tensor t = value.tensor;
   if (t.name.empty()) t.name = value.name;
-  return write_tensor_file(t, path);
+  return write_tensor_file(t, path, mode);
 }
 
 }  // namespace rung

@@ -42,6 +42,20 @@ int create_temporary_beside(const std::filesystem::path& path, std::string& name
   return -1;
 }
 
+// Every byte of `contents` to `fd`, or false with errno saying why (a short write at a size limit included).
+bool write_all(int fd, std::string_view contents) {
+  std::size_t done = 0;
+  while (done < contents.size()) {
+    ssize_t n = ::write(fd, contents.data() + done, contents.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
 }  // namespace
 
 Status write_file_atomically(const std::filesystem::path& path, std::string_view contents) {
@@ -51,17 +65,11 @@ Status write_file_atomically(const std::filesystem::path& path, std::string_view
   std::string tmp;
   int fd = create_temporary_beside(path, tmp);
   if (fd < 0) return fail("creating a temporary file");
-  std::size_t done = 0;
-  while (done < contents.size()) {
-    ssize_t n = ::write(fd, contents.data() + done, contents.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      Status s = fail("write");
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      return s;
-    }
-    done += static_cast<std::size_t>(n);
+  if (!write_all(fd, contents)) {
+    Status s = fail("write");
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    return s;
   }
   if (::fsync(fd) != 0) {
     Status s = fail("fsync");
@@ -71,6 +79,27 @@ Status write_file_atomically(const std::filesystem::path& path, std::string_view
   }
   ::close(fd);
   return rename_into_place(tmp, path);
+}
+
+Status write_scratch_file(const std::filesystem::path& path, std::string_view contents) {
+  auto fail = [&](const char* what) {
+    return Error{ErrorCode::kIo, fmt::format("{}: {} failed: {}", path.string(), what, std::strerror(errno))};
+  };
+  ::unlink(path.c_str());  // a retried job's earlier file (or a link in its place) goes, never written through
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return fail("creating the file");
+  if (!write_all(fd, contents)) {
+    Status s = fail("write");
+    ::close(fd);
+    ::unlink(path.c_str());
+    return s;
+  }
+  if (::close(fd) != 0) {
+    Status s = fail("close");
+    ::unlink(path.c_str());
+    return s;
+  }
+  return {};
 }
 
 Status commit_file(const std::filesystem::path& temporary, const std::filesystem::path& final_path) {

@@ -31,6 +31,19 @@ Status move_into_place(const fs::path& temporary, const fs::path& path) {
   return {};
 }
 
+// Every byte of `contents` to `file`, or false with GetLastError() saying why.
+bool write_all(HANDLE file, std::string_view contents) {
+  std::size_t done = 0;
+  while (done < contents.size()) {
+    const std::size_t left = contents.size() - done;
+    const DWORD chunk = left > 0x40000000 ? 0x40000000 : static_cast<DWORD>(left);  // WriteFile takes a DWORD
+    DWORD wrote = 0;
+    if (!WriteFile(file, contents.data() + done, chunk, &wrote, nullptr) || wrote == 0) return false;
+    done += wrote;
+  }
+  return true;
+}
+
 }  // namespace
 
 Status write_file_atomically(const fs::path& path, std::string_view contents) {
@@ -44,18 +57,11 @@ Status write_file_atomically(const fs::path& path, std::string_view contents) {
     if (!file.ok() && GetLastError() != ERROR_FILE_EXISTS) break;
   }
   if (!file.ok()) return failed(path, "creating a temporary file");
-  std::size_t done = 0;
-  while (done < contents.size()) {
-    const std::size_t left = contents.size() - done;
-    const DWORD chunk = left > 0x40000000 ? 0x40000000 : static_cast<DWORD>(left);  // WriteFile takes a DWORD
-    DWORD wrote = 0;
-    if (!WriteFile(file.h, contents.data() + done, chunk, &wrote, nullptr) || wrote == 0) {
-      Error e = failed(path, "write");
-      file.close();
-      DeleteFileW(temporary.c_str());
-      return e;
-    }
-    done += wrote;
+  if (!write_all(file.h, contents)) {
+    Error e = failed(path, "write");
+    file.close();
+    DeleteFileW(temporary.c_str());
+    return e;
   }
   if (!FlushFileBuffers(file.h)) {
     Error e = failed(path, "flush");
@@ -65,6 +71,20 @@ Status write_file_atomically(const fs::path& path, std::string_view contents) {
   }
   file.close();
   return move_into_place(temporary, path);
+}
+
+Status write_scratch_file(const fs::path& path, std::string_view contents) {
+  DeleteFileW(path.c_str());  // a retried job's earlier file goes
+  OwnedHandle file;
+  file.h = CreateFileW(path.c_str(), GENERIC_WRITE, 0, nullptr, CREATE_NEW, FILE_ATTRIBUTE_NORMAL, nullptr);
+  if (!file.ok()) return failed(path, "creating the file");
+  if (!write_all(file.h, contents)) {
+    Error e = failed(path, "write");
+    file.close();
+    DeleteFileW(path.c_str());
+    return e;
+  }
+  return {};
 }
 
 Status commit_file(const fs::path& temporary, const fs::path& final_path) {
