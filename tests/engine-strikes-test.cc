@@ -319,6 +319,57 @@ TEST(StrikeLedgerTest, ADeathSeenFromOutsideCountsOncePerLaunch) {
   fs::remove_all(dir);
 }
 
+// An engine carries what it was built from (identity.json beside it): a cached engine is used only when its
+// source's hash, its own bytes and the build it was made under are the ones recorded, else it is rebuilt.
+TEST_F(EngineStrikesTest, ACachedEngineThatIsNotThisModelsIsRebuiltNeverRun) {
+  auto first = build("one", worker_);
+  ASSERT_EQ(first.size(), 1u);
+  ASSERT_FALSE(first[0].file.empty()) << first[0].failure;
+  const fs::path engine = first[0].file, identity = fs::path(engine).replace_extension(".identity.json");
+  ASSERT_TRUE(fs::is_regular_file(identity));
+  const std::string built = test::read_file(engine);
+  ASSERT_EQ(tries(), 1);
+  const auto again = [&](const std::string& launch) {
+    auto l = build(launch, worker_);
+    EXPECT_EQ(l.size(), 1u);
+    return l.empty() ? EngineLanding{} : l[0];
+  };
+  // Untouched, or touched with the same bytes: used as it is, nothing compiled.
+  auto hit = again("two");
+  EXPECT_EQ(hit.file, engine);
+  EXPECT_EQ(hit.replaced, "");
+  fs::last_write_time(engine, fs::last_write_time(engine) + std::chrono::hours(1));
+  hit = again("three");
+  EXPECT_EQ(hit.replaced, "");
+  EXPECT_EQ(tries(), 1);
+
+  // Each field alone: another model's file in the slot, no identity, an identity of another source, of another build.
+  fs::copy_file(dir_ / "small.onnx", engine, fs::copy_options::overwrite_existing);
+  auto swapped = again("four");
+  EXPECT_THAT(swapped.replaced, HasSubstr("its bytes changed since it was built"));
+  EXPECT_EQ(swapped.file, engine);
+  EXPECT_EQ(test::read_file(engine), built) << "the swapped engine was kept";
+  EXPECT_EQ(tries(), 2);
+
+  fs::remove(identity);
+  EXPECT_THAT(again("five").replaced, HasSubstr("it has no identity"));
+  EXPECT_EQ(tries(), 3);
+
+  const auto edit = [&](const char* key, const std::string& value) {
+    auto j = nlohmann::json::parse(test::read_file(identity));
+    j[key] = value;
+    std::ofstream(identity, std::ios::trunc) << j.dump();
+  };
+  edit("source_sha256", std::string(64, 'a'));
+  EXPECT_THAT(again("six").replaced, HasSubstr("it was built from another file (sha256 aaaaaaaaaaaa"));
+  EXPECT_EQ(tries(), 4);
+  edit("fingerprint", "0123456789abcdef");
+  EXPECT_THAT(again("seven").replaced, HasSubstr("it was built for another runtime, device or rung"));
+  EXPECT_EQ(tries(), 5);
+  EXPECT_EQ(again("eight").replaced, "") << "the rebuilt engine's identity holds";
+  EXPECT_EQ(tries(), 5);
+}
+
 // In process there is no worker: the launch itself dies (here the compiler
 // aborts the whole `rung prepare --in-process`), and the next launch learns it
 // from the attempt file. Two such launches refuse the engine; the third start

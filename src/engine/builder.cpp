@@ -21,6 +21,7 @@
 #include "probe/attempts.h"
 #include "rung/directory.h"
 #include "rung/path_text.h"
+#include "rung/printable.h"
 
 namespace rung {
 namespace fs = std::filesystem;
@@ -86,6 +87,47 @@ BuildTry compile_in_child(const EngineBuildPlan& plan, const CompileJob& job, co
 // The ledger's key for a slot: its precision directory and its name, under the fingerprint's directory.
 std::string ledger_key(const EngineSlot& slot) { return (slot.file.parent_path().filename() / slot.file.stem()).string(); }
 
+// The landed engine's identity (EngineSlot::identity), written after the engine: an engine without one (a crash
+// between the two, a cache from before identities) is rebuilt rather than trusted.
+Status write_identity(const EngineSlot& slot, const std::string& model, const std::string& source_sha256, const std::string& fingerprint,
+                      const EngineBuildPlan& plan, FileHashCache& hashes) {
+  auto engine_sha256 = hashes.hash(slot.file);
+  if (!engine_sha256) return engine_sha256.error();
+  const nlohmann::json identity = {{"model", model},
+                                   {"source_sha256", source_sha256},
+                                   {"engine_sha256", *engine_sha256},
+                                   {"fingerprint", fingerprint},
+                                   {"runtime", plan.build.version},
+                                   {"rung", plan.rung.name}};
+  return write_file_atomically(slot.identity, json_text(identity, 2));
+}
+
+// Why the cached engine in `slot` is not the one built from `source_sha256` under `fingerprint`, or "" when it is.
+std::string identity_mismatch(const EngineSlot& slot, const std::string& source_sha256, const std::string& fingerprint, FileHashCache& hashes) {
+  auto text = read_input_file_if_usable(slot.identity, FileKind::kDocument);
+  if (!text) return fmt::format("it has no identity ({} is missing or unreadable)", slot.identity.filename().string());
+  const auto j = parse_json_or_discarded(*text);
+  if (json_string_or(j, "source_sha256", "") != source_sha256) {
+    return fmt::format("it was built from another file (sha256 {}, the model is {})", printable(json_string_or(j, "source_sha256", "none"), 12),
+                       source_sha256.substr(0, 12));
+  }
+  if (json_string_or(j, "fingerprint", "") != fingerprint) return "it was built for another runtime, device or rung";
+  auto now = hashes.hash(slot.file);
+  if (!now) return fmt::format("it cannot be read: {}", now.error().message);
+  if (*now != json_string_or(j, "engine_sha256", "")) {
+    return fmt::format("its bytes changed since it was built (sha256 {}, built as {})", now->substr(0, 12),
+                       printable(json_string_or(j, "engine_sha256", "none"), 12));
+  }
+  return {};
+}
+
+// A cached engine that failed its identity goes, with its identity; the slot is then built again.
+void forget_engine(const EngineSlot& slot) {
+  std::error_code ec;
+  fs::remove(slot.file, ec);
+  fs::remove(slot.identity, ec);
+}
+
 void write_failure_record(const EngineSlot& slot, const nlohmann::json& record) {
   (void)write_file_atomically(slot.failure_record, json_text(record, 2));
 }
@@ -145,7 +187,8 @@ EngineSlot engine_slot(const EngineBuildPlan& plan, const ModelRegistration& mod
   const fs::path dir = plan.cache_dir / "engines" / path_from_utf8(engine_fingerprint(plan, hashes)) / path_from_utf8(precision_dir(plan.rung, model));
   // A stem that cannot climb out of the cache, whatever the model is called (rung/model.h).
   std::string stem = fmt::format("{}-{}", model_file_stem(model.name), model_sha256.substr(0, 12));
-  return {dir / path_from_utf8(stem + extension(plan.rung)), dir / path_from_utf8(stem + ".failed.json"), dir / path_from_utf8(stem + ".rewritten.onnx")};
+  return {dir / path_from_utf8(stem + extension(plan.rung)), dir / path_from_utf8(stem + ".failed.json"), dir / path_from_utf8(stem + ".rewritten.onnx"),
+          dir / path_from_utf8(stem + ".identity.json")};
 }
 
 namespace {
@@ -154,7 +197,7 @@ namespace {
 // slot; a verdict is recorded beside the slot so it is not retried for this
 // file, a death is a strike in the ledger (builder.h).
 EngineLanding build_engine(const EngineBuildPlan& plan, const ModelRegistration& m, const EngineSlot& slot, const std::string& sha,
-                           const fs::path& root, AttemptLedger& ledger, const std::string& launch) {
+                           const fs::path& root, AttemptLedger& ledger, const std::string& launch, FileHashCache& hashes) {
   std::error_code ec;
   fs::create_directories(slot.file.parent_path(), ec);
   const fs::path tmp = slot.file.parent_path() / path_from_utf8(fmt::format("{}.tmp.{}{}", slot.file.stem().string(), this_process_id(), slot.file.extension().string()));
@@ -184,9 +227,14 @@ EngineLanding build_engine(const EngineBuildPlan& plan, const ModelRegistration&
   }
   if (t.end == BuildTry::End::kBuilt) {
     ledger.end(key);  // it survived: strikes count only in a row
+    fs::remove(slot.identity, ec);  // no moment where an old identity stands beside the new engine
     if (auto s = commit_file(tmp, slot.file); !s) {
       fs::remove(tmp, ec);
       return {m.name, {}, s.error().message};  // this file system's fault, not the model's: tried again next start
+    }
+    if (auto s = write_identity(slot, m.name, sha, root.filename().string(), plan, hashes); !s) {
+      forget_engine(slot);
+      return {m.name, {}, "the engine's identity could not be written: " + s.error().message};
     }
     return {m.name, slot.file, {}, read_rewrite_note(slot.rewritten)};
   }
@@ -245,9 +293,14 @@ std::vector<EngineLanding> build_engines(const EngineBuildPlan& plan,
       continue;
     }
     EngineSlot slot = engine_slot(plan, *m, *sha);
+    std::string replaced;
     if (fs::is_regular_file(slot.file, ec)) {
-      land({m->name, slot.file, {}, read_rewrite_note(slot.rewritten)});
-      continue;
+      replaced = identity_mismatch(slot, *sha, root.filename().string(), hashes);
+      if (replaced.empty()) {
+        land({m->name, slot.file, {}, read_rewrite_note(slot.rewritten)});
+        continue;
+      }
+      forget_engine(slot);  // never run: built again below
     }
     if (fs::is_regular_file(slot.failure_record, ec)) {
       auto text = read_input_file_if_usable(slot.failure_record, FileKind::kDocument);
@@ -265,7 +318,9 @@ std::vector<EngineLanding> build_engines(const EngineBuildPlan& plan,
       continue;
     }
     if (on_start) on_start(m->name);
-    land(build_engine(plan, *m, slot, *sha, root, ledger, launch));
+    EngineLanding landing = build_engine(plan, *m, slot, *sha, root, ledger, launch, hashes);
+    landing.replaced = replaced.empty() ? "" : "the cached engine was not used: " + replaced;
+    land(std::move(landing));
   }
   hashes.save();
   return out;

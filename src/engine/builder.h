@@ -63,6 +63,7 @@ struct EngineLanding {
   std::filesystem::path file;  // set when it landed
   std::string failure;         // set when it failed
   std::string rewrite = {};    // set when the engine was built from a rewritten graph: what changed
+  std::string replaced = {};   // set when a cached engine was not this model's (identity.json): why it was rebuilt
 };
 
 // Where a model's engine lives (whether or not it exists yet), and whether a
@@ -71,6 +72,10 @@ struct EngineSlot {
   std::filesystem::path file;
   std::filesystem::path failure_record;
   std::filesystem::path rewritten;  // the compile-ready rewrite of a model with control flow, when it needed one
+  // What the engine was built from, written when it lands and checked before a cached one is used: the
+  // source file's SHA-256, the engine's own, and the fingerprint of build, device and rung. An engine that
+  // does not match (another model's engine copied into the slot, one edited since) is rebuilt, never run.
+  std::filesystem::path identity;
 };
 
 // The file a model's engine is compiled from: on a rung that loads quantised

@@ -383,6 +383,7 @@ struct Engine::State {
             if (!l.file.empty()) {
               (is_cpu ? snapshot.cpu_forms : snapshot.engines)[l.model] = l.file;
               if (!l.rewrite.empty()) snapshot.engine_rewrites[l.model] = l.rewrite;
+              if (!l.replaced.empty()) snapshot.engine_replaced[l.model] = l.replaced;
             } else if (!is_cpu) {
               const std::string why = brief_reason(l.failure);
               snapshot.engine_failures[l.model] = why;

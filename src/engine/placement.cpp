@@ -72,6 +72,7 @@ std::vector<Placement> placements(const ModelRegistration& m, const PlacementSna
       if (auto rw = s.engine_rewrites.find(m.name); rw != s.engine_rewrites.end()) {
         reason += fmt::format(", built from a rewritten graph ({})", rw->second);
       }
+      if (auto rp = s.engine_replaced.find(m.name); rp != s.engine_replaced.end()) reason += fmt::format(", rebuilt ({})", rp->second);
       out.push_back({rung, fp16 ? NumericForm::kF16 : NumericForm::kF32, it->second, false, reason});
     } else {
       demoted = s.engine_failures.count(m.name) ? "engine failed: " + s.engine_failures.at(m.name) : "engine not built yet";

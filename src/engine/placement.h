@@ -20,6 +20,7 @@ struct PlacementSnapshot {
   std::map<std::string, std::filesystem::path> engines;      // model -> landed engine of the chosen rung
   std::map<std::string, std::string> engine_failures;        // model -> why its engine failed
   std::map<std::string, std::string> engine_rewrites;        // model -> what the rewrite its engine was built from changed
+  std::map<std::string, std::string> engine_replaced;        // model -> why the cached engine was rebuilt (not this model's)
   std::map<std::string, std::filesystem::path> cpu_forms;    // model -> the CPU rung's optimised graph
 };
 
