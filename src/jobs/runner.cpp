@@ -60,8 +60,12 @@ JobOutcome outcome_of(const ChildExit& exit, std::chrono::milliseconds deadline,
   return outcome_of_exit(exit, deadline, work_dir, memory_limit_mb);
 }
 
-// The limit the worker runs under, in MiB (0: none).
-std::uint64_t memory_limit_of(const JobRequest& request) { return worker_memory_limit_mib(request.memory_limit_mb, physical_memory_mib()); }
+// The limit the worker runs under, in MiB (0: none). The default is none where no limit can be enforced
+// (Windows, so far): a figure the worker only reports as unenforced would be passed for a bound.
+std::uint64_t memory_limit_of(const JobRequest& request) {
+  if (request.memory_limit_mb == kWorkerMemoryDefault && !process_data_limit_enforced()) return 0;
+  return worker_memory_limit_mib(request.memory_limit_mb, physical_memory_mib());
+}
 
 std::string seconds(std::chrono::milliseconds ms) { return fmt::format("{:g} s", static_cast<double>(ms.count()) / 1000); }
 

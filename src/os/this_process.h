@@ -31,6 +31,9 @@ void crash_without_waiting();
 // the heap and private writable mappings, not the address space a GPU driver
 // reserves; kUnsupported on Windows so far.
 Status limit_this_process_data(std::uint64_t mib);
+// Whether limit_this_process_data holds here: where it does not, a worker's
+// default limit resolves to none rather than a figure nothing enforces.
+bool process_data_limit_enforced();
 
 // The calling thread, and the processes it starts, at a lower scheduling
 // priority: background work (the probe, engine builds) must not compete with

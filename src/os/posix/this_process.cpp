@@ -29,6 +29,8 @@ bool end_with_parent(long parent) {
 
 void crash_without_waiting() {}
 
+bool process_data_limit_enforced() { return true; }
+
 Status limit_this_process_data(std::uint64_t mib) {
   const rlim_t bytes = mib > (RLIM_INFINITY >> 20) ? RLIM_INFINITY : static_cast<rlim_t>(mib) << 20;
   const rlimit limit{bytes, bytes};

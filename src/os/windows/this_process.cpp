@@ -21,6 +21,8 @@ namespace rung {
 
 long this_process_id() { return static_cast<long>(GetCurrentProcessId()); }
 
+bool process_data_limit_enforced() { return false; }  // a job object's limit is not wired yet
+
 Status limit_this_process_data(std::uint64_t mib) {
   return Error{ErrorCode::kUnsupported, fmt::format("a worker's memory limit ({} MiB) is not enforced on Windows yet", mib)};
 }
