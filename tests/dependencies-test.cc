@@ -243,11 +243,38 @@ TEST(ResolverVersionsTest, ASymbolVersionTheFoundLibraryLacksIsNamed) {
   auto libs = resolve_dependencies(dir / "libneeds_versioned.so", LoaderPaths{});
   ASSERT_TRUE(libs);
   EXPECT_THAT((*libs)[0].missing_versions, IsEmpty());
+  EXPECT_TRUE((*libs)[0].loads());
   fs::copy_file(fakes() / "vendor-old" / "libversioned.so.1", dir / "vendor" / "libversioned.so.1",
                 fs::copy_options::overwrite_existing);
   libs = resolve_dependencies(dir / "libneeds_versioned.so", LoaderPaths{});
   EXPECT_THAT((*libs)[0].missing_versions, ElementsAre("VERS_2"));
+  EXPECT_TRUE((*libs)[0].found());
+  EXPECT_FALSE((*libs)[0].loads()) << "found, but the loader refuses a library lacking a symbol version its requester needs";
   fs::remove_all(dir);
+}
+
+// What a warm launch asks before it trusts a record over opening the build: every
+// dependency loads. Each way of not loading alone.
+TEST(ResolverVersionsTest, ALibraryLoadsOnlyFoundUsableAndDefiningEveryVersionNeeded) {
+  ResolvedLibrary at_path;
+  at_path.name = "libx.so.1";
+  at_path.path = "/opt/x/libx.so.1";
+  EXPECT_TRUE(at_path.loads());
+  ResolvedLibrary held;
+  held.already_loaded = true;
+  EXPECT_TRUE(held.loads());
+  ResolvedLibrary nowhere = at_path;
+  nowhere.path.clear();
+  EXPECT_FALSE(nowhere.loads());
+  ResolvedLibrary unusable = at_path;
+  unusable.unusable = "not an ELF file";
+  EXPECT_FALSE(unusable.loads());
+  ResolvedLibrary lacking = at_path;
+  lacking.missing_versions = {"VERS_2"};
+  EXPECT_FALSE(lacking.loads());
+  ResolvedLibrary elsewhere = at_path;
+  elsewhere.other_architecture = {"/opt/arm/libx.so.1"};  // skipped on the way to the one found: still loads
+  EXPECT_TRUE(elsewhere.loads());
 }
 
 // ---- The library table ----------------------------------------------------------

@@ -229,6 +229,20 @@ TEST_F(ProbeDecisionsTest, AnAcceleratorClearlyWithinTheAcceptanceRatioIsTakenOn
   }
 }
 
+// The bar is the acceptance ratio less the minimum gain the probe is given, not
+// its default: the same tie, taken under 3x less 5%, is within noise under 3x
+// less 90% (a bar of 0.3x, far under what a tie measures).
+TEST_F(ProbeDecisionsTest, TheMinimumGainGivenSetsTheBarARungMustPass) {
+  auto o = options(tie_);
+  o.acceptance_ratio = 3.0;
+  o.min_gain = 0.9;
+  const auto out = probe(o);
+  const Measurement& m = sim_measurement(out);
+  EXPECT_EQ(out.chosen, "cpu") << verdict_name(m.verdict) << " " << m.reason;
+  EXPECT_EQ(m.verdict, Verdict::kSlowerWithinNoise) << m.reason;
+  EXPECT_THAT(m.reason, HasSubstr("lies under 0.3x (the acceptance ratio 3x less 90%)"));
+}
+
 TEST_F(ProbeDecisionsTest, AClearlySlowerAcceleratorIsSlowerNotWithinNoise) {
   ScopedEnv delay("RUNG_SIM_EP_COMPUTE_DELAY_US", "20000");
   const auto out = probe(options(elementwise_));

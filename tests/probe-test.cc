@@ -416,13 +416,20 @@ struct ProbeInputs {
     put(dir / "lib" / "libonnxruntime.so.1", "a runtime build");
     put(dir / "model.onnx", "a model");
     put(dir / "plugin.so", "a plugin");
+    put(dir / "lib" / "libprovider.so", "a provider library");
+    put(dir / "model_i8.onnx", "a quantised form");
+    put(dir / "tensors" / "x.pb", "a recorded tensor");
     build.library = dir / "lib" / "libonnxruntime.so.1";
     build.version = "1.30.0";
     build.api_version = 29;
     build.providers = {"CPUExecutionProvider"};
     hardware.cpu.model = "Test CPU";
-    ladder = {plugin_rung("sim", (dir / "plugin.so").string()), *find_rung("cpu")};
-    options.models = {{"model", dir / "model.onnx", {}}};
+    RungSpec provided = *find_rung("cpu");
+    provided.name = "provided";
+    provided.provider_libraries = {"libprovider.so"};
+    ladder = {plugin_rung("sim", (dir / "plugin.so").string()), provided, *find_rung("cpu")};
+    options.models = {{"model", dir / "model.onnx", {}, {{NumericForm::kInt8, dir / "model_i8.onnx"}}}};
+    options.models[0].inputs.tensors_dir = dir / "tensors";
   }
 
   std::string fingerprint() const {
@@ -485,6 +492,26 @@ TEST_F(FingerprintTest, EachInputChangedAloneChangesIt) {
       {"threads", [](ProbeInputs& in) { in.options.threads = 3; }},
       {"runs", [](ProbeInputs& in) { in.options.runs += 1; }},
       {"seed", [](ProbeInputs& in) { in.options.seed += 1; }},
+      {"runtime bytes (same size and time)", [](ProbeInputs& in) { same_size_other_bytes(in.build.library); }},
+      {"a model's name", [](ProbeInputs& in) { in.options.models[0].name = "renamed"; }},
+      {"a model's fixed input values", [](ProbeInputs& in) { in.options.models[0].inputs.values["x"] = {1.0}; }},
+      {"a recorded tensor's bytes (same size and time)", [](ProbeInputs& in) { same_size_other_bytes(in.dir / "tensors" / "x.pb"); }},
+      {"a recorded tensor added", [](ProbeInputs& in) { put(in.dir / "tensors" / "y.pb", "another tensor"); }},
+      {"a derived form's bytes (same size and time)", [](ProbeInputs& in) { same_size_other_bytes(in.dir / "model_i8.onnx"); }},
+      {"a derived form's form", [](ProbeInputs& in) { in.options.models[0].derived[0].form = NumericForm::kW8; }},
+      {"a derived form added", [](ProbeInputs& in) { in.options.models[0].derived.push_back({NumericForm::kA16W8, in.dir / "model_i8.onnx"}); }},
+      {"a rung's display name", [](ProbeInputs& in) { in.ladder[0].display = "Another adapter"; }},
+      {"a rung's provider", [](ProbeInputs& in) { in.ladder[1].provider = "OtherExecutionProvider"; }},
+      {"a rung's form", [](ProbeInputs& in) { in.ladder[1].form = ModelForm::kQuantized; }},
+      {"a rung's name", [](ProbeInputs& in) { in.ladder[1].name = "renamed"; }},
+      {"a provider library's bytes (same size and time)", [](ProbeInputs& in) { same_size_other_bytes(in.dir / "lib" / "libprovider.so"); }},
+      {"minimum gain", [](ProbeInputs& in) { in.options.min_gain += 0.01; }},
+      {"confidence", [](ProbeInputs& in) { in.options.confidence = 0.95; }},
+      {"time budget", [](ProbeInputs& in) { in.options.time_budget_s += 1; }},
+      {"maximum pairs", [](ProbeInputs& in) { in.options.max_pairs += 1; }},
+      {"minimum placed share", [](ProbeInputs& in) { in.options.min_placed_share += 0.01; }},
+      {"deadline", [](ProbeInputs& in) { in.options.deadline += std::chrono::milliseconds(1); }},
+      {"isolation", [](ProbeInputs& in) { in.options.isolate = !in.options.isolate; }},
   };
   int n = 0;
   for (const auto& [what, change] : changes) {

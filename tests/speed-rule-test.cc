@@ -62,6 +62,24 @@ TEST(SpeedRuleTest, TakenOnlyWhenTheWholeIntervalLiesUnderTheBar) {
   EXPECT_DOUBLE_EQ(j.ratio, 0.80);
 }
 
+TEST(SpeedRuleTest, TheBarIsTheAcceptanceRatioLessTheGainAskedNotAFixedShare) {
+  // Eight pairs at 99%: the interval is [min, max]. At a gain of 20% and a ratio of 2 the bar is 1.6.
+  auto r = rule(2.0);
+  r.min_gain = 0.20;
+  auto under = repeat(1.2, 7);
+  under.push_back(1.5999);
+  EXPECT_EQ(judge_speed(under, r).call, SpeedCall::kFaster);
+  EXPECT_DOUBLE_EQ(judge_speed(under, r).bar, 1.6);
+  auto at = repeat(1.2, 7);
+  at.push_back(1.6);
+  EXPECT_EQ(judge_speed(at, r).call, SpeedCall::kNeedMore);
+  // At no gain the bar is the acceptance ratio itself.
+  r.min_gain = 0;
+  EXPECT_DOUBLE_EQ(judge_speed(repeat(1.99, 8), r).bar, 2.0);
+  EXPECT_EQ(judge_speed(repeat(1.99, 8), r).call, SpeedCall::kFaster);
+  EXPECT_EQ(judge_speed(repeat(2.0, 8), r).call, SpeedCall::kSlower);
+}
+
 TEST(SpeedRuleTest, ATieIsWithinNoiseNeverFaster) {
   EXPECT_EQ(judge_speed(repeat(0.95, 8), rule()).call, SpeedCall::kWithinNoise);   // low at the bar, under the ratio
   EXPECT_EQ(judge_speed(repeat(0.999, 8), rule()).call, SpeedCall::kWithinNoise);

@@ -46,6 +46,8 @@ struct ResolvedLibrary {
   std::vector<std::string> missing_versions;    // symbol versions the requester needs that `path` does not define
 
   bool found() const { return !path.empty() || already_loaded; }
+  // The loader would take it: found, a file it can map, defining every symbol version its requester needs.
+  bool loads() const { return found() && unusable.empty() && missing_versions.empty(); }
 };
 
 // The objects this process holds now (the program, its libraries, those opened

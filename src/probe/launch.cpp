@@ -93,7 +93,7 @@ bool dependencies_resolve(const std::filesystem::path& library) {
   auto libs = resolve_dependencies(library, LoaderPaths::of_this_process(), objects_loaded_in_this_process());
   if (!libs) return false;
   for (const auto& l : *libs) {
-    if (!l.found() || !l.unusable.empty() || !l.missing_versions.empty()) return false;
+    if (!l.loads()) return false;
   }
   return true;
 }
