@@ -18,6 +18,7 @@
 
 #include "numeric_args.h"
 #include "os/atomic_file.h"
+#include "os/child_process.h"
 #include "os/json_input.h"
 #include "rung/json_text.h"
 #include "os/read_file.h"
@@ -47,7 +48,14 @@ std::vector<Page> corpus(const fs::path& dir, std::size_t pages) {
   if (manifest["pages"].size() < pages) {
     const std::string cmd = fmt::format("python3 '{}' --out '{}' --set pages --pages {}", RUNG_BENCH_CORPUS_SCRIPT, dir.string(), pages);
     fmt::print(stderr, "rendering the corpus: {}\n", cmd);
-    if (std::system(cmd.c_str()) != 0) return {};
+    const fs::path log = dir / "render.log";
+    auto child = rung::ChildProcess::spawn(RUNG_BENCH_CORPUS_SCRIPT, {"--out", dir.string(), "--set", "pages", "--pages", std::to_string(pages)}, log);
+    if (!child) return {};
+    const auto ended = child->wait(rung::ChildProcess::Clock::time_point::max());
+    if (ended.exit_code != 0) {
+      fmt::print(stderr, "the corpus script failed; its output is in {}\n", log.string());
+      return {};
+    }
     manifest = read_manifest();
   }
   std::vector<Page> out;
@@ -61,22 +69,12 @@ std::vector<Page> corpus(const fs::path& dir, std::size_t pages) {
   return out;
 }
 
-// Peak resident memory since the last reset (Linux: /proc/self/clear_refs "5" resets VmHWM).
-void reset_peak_rss() { std::ofstream("/proc/self/clear_refs") << "5"; }
-double peak_rss_mib() {
-  std::ifstream in("/proc/self/status");
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("VmHWM:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;
-  }
-  return 0;
-}
+// Peak resident memory since the last reset (os/this_process.h says how each system keeps it).
+void reset_peak_rss() { rung::reset_resident_high_water(); }
+double peak_rss_mib() { return rung::resident_high_water_kib() / 1024.0; }
 
 // The machine's 1-minute load average: the figures mean little when other work shares the cores.
-double load_average() {
-  double one = 0;
-  std::ifstream("/proc/loadavg") >> one;
-  return one;
-}
+double load_average() { return rung::load_average_one_minute().value_or(0); }
 
 struct Accuracy {
   rung::TextScore all, upright, turned;

@@ -13,11 +13,13 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "model_builder.h"
 #include "os/this_process.h"
+#include "test_support.h"
 #include "rung/probe.h"
 
 namespace fs = std::filesystem;
@@ -83,7 +85,9 @@ int main(int argc, char** argv) {
   fmt::print("{:<24} {:>7}  {:<40} {}\n", "case", "changed", "chosen", "simulated accelerator's verdicts");
   int total_changes = 0;
   for (const Case& c : cases(work)) {
-    for (const auto& [k, v] : c.env) ::setenv(k.c_str(), v.c_str(), 1);
+    // The knobs reach the plugin in this process (--in-process) and, inherited, the workers; test_support.h sets them.
+    std::vector<std::unique_ptr<rung::test::ScopedEnv>> knobs;
+    for (const auto& [k, v] : c.env) knobs.push_back(std::make_unique<rung::test::ScopedEnv>(k.c_str(), v.c_str()));
     Tally t;
     for (int i = 0; i < probes; ++i) {
       rung::ProbeOptions o;
@@ -109,7 +113,7 @@ int main(int argc, char** argv) {
       if (t.first.empty()) t.first = out->chosen;
       t.changes += out->chosen != t.first;
     }
-    for (const auto& [k, v] : c.env) ::unsetenv(k.c_str());
+    knobs.clear();
     auto join = [](const std::map<std::string, int>& m) {
       std::string s;
       for (const auto& [k, n] : m) s += fmt::format("{}{} {}", s.empty() ? "" : ", ", k, n);

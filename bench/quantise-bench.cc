@@ -21,7 +21,10 @@
 #include "graph/model_file.h"
 #include "graph/onnx_file.h"
 #include "quantise/opset_upgrade.h"
+#include "os/child_process.h"
+#include "os/read_file.h"
 #include "os/this_process.h"
+#include "os/worker_location.h"
 #include "os/work_dir.h"
 #include "parity/gate_file.h"
 #include "parity/inputs.h"
@@ -39,7 +42,7 @@ namespace {
 fs::path detector() { return fs::path(RUNG_BENCH_DEPS_DIR) / "models" / "ppocr" / "ch_PP-OCRv4_det_infer.onnx"; }
 fs::path pages() {
   const char* d = std::getenv("RUNG_QUANTISE_DATA");
-  return (d ? fs::path(d) : fs::path(std::getenv("HOME")) / ".cache" / "rung" / "data" / "ocr") / "calibration" / "det";
+  return (d ? fs::path(d) : fs::path(RUNG_BENCH_DEPS_DIR) / "data" / "ocr") / "calibration" / "det";
 }
 
 OrtProcess* process() {
@@ -128,11 +131,7 @@ Result<double> plain_inference(std::size_t count) {
 }
 
 // Seconds of CPU this process spent, all threads: on a shared machine, what each side costs.
-double cpu_seconds() {
-  timespec t{};
-  ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
-}
+double cpu_seconds() { return this_process_cpu_seconds(); }
 
 void cost(benchmark::State& state, const char* calibrator) {
   if (process() == nullptr) return state.SkipWithError("ONNX Runtime 1.30.0 not found; run tools/fetch-deps.sh");
@@ -168,14 +167,18 @@ void BM_CalibrationCost_Entropy(benchmark::State& s) { cost(s, "entropy"); }
 
 // A child calibrating over N inputs prints its peak resident memory, in KiB.
 Result<long> child_peak_rss(std::size_t n, const char* calibrator) {
-  const std::string cmd = fmt::format("'{}' --child {} {}", fs::read_symlink("/proc/self/exe").string(), n, calibrator);
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (p == nullptr) return Error{ErrorCode::kIo, "popen failed"};
-  char buf[128] = {};
-  const bool read = std::fgets(buf, sizeof buf, p) != nullptr;
-  const int status = ::pclose(p);
-  if (!read || status != 0) return Error{ErrorCode::kRuntime, fmt::format("the child calibrating over {} inputs failed", n)};
-  return std::atol(buf);
+  auto work = WorkDir::create("rung-quantise-bench-child");
+  if (!work) return work.error();
+  const fs::path out = work->path() / "child.txt";
+  auto child = ChildProcess::spawn(executable_dir() / "quantise-bench", {"--child", std::to_string(n), calibrator}, out);
+  if (!child) return child.error();
+  const ChildExit ended = child->wait(ChildProcess::Clock::time_point::max());
+  // The child prints its figure as its last line (a runtime may log before it).
+  const std::string said = read_file_tail(out, 4096);
+  const auto last = said.find_last_of('\n', said.size() > 1 ? said.size() - 2 : 0);
+  const long kib = std::atol(said.c_str() + (last == std::string::npos ? 0 : last + 1));
+  if (ended.exit_code != 0 || kib <= 0) return Error{ErrorCode::kRuntime, fmt::format("the child calibrating over {} inputs failed", n)};
+  return kib;
 }
 
 void memory(benchmark::State& state, const char* calibrator) {

@@ -117,6 +117,15 @@ if(RUNG_BUILD_TESTS)
     add_test(NAME windows.${name} COMMAND ${name} --gtest_brief=1)
     set_tests_properties(windows.${name} PROPERTIES TIMEOUT 300)
   endforeach()
+  # The objects the OS seam check reads on this build (tools/check-os-seam.py --system windows; the host
+  # tree's ctest runs it), and two planted bypasses it must find: a Win32 import declared by hand, APPDATA.
+  set(_seam rung_engine_windows rung_windows rung_probe_worker_windows rung_engine_dll rung_sim_ep_windows)
+  list(TRANSFORM _seam REPLACE "(.+)" "$<TARGET_OBJECTS:\\1>" OUTPUT_VARIABLE _seam_objects)
+  file(GENERATE OUTPUT "${PROJECT_BINARY_DIR}/os-seam-objects.txt" CONTENT "$<JOIN:${_seam_objects},\n>\n")
+  file(GLOB _seam_planted CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/tests/fixtures/guards/windows/os-*.cc")
+  add_library(rung_os_seam_planted_windows OBJECT ${_seam_planted})
+  file(GENERATE OUTPUT "${PROJECT_BINARY_DIR}/os-seam-planted-objects.txt"
+    CONTENT "$<JOIN:$<TARGET_OBJECTS:rung_os_seam_planted_windows>,\n>\n")
 endif()
 
 # The win32 builds tools/fetch-deps.sh --windows unpacked, linked beside rung.exe:

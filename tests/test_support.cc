@@ -151,4 +151,13 @@ std::size_t occurrences(const std::string& text, const std::string& needle) {
   return n;
 }
 
+ScopedEnv::ScopedEnv(const char* name, const char* value) : name_(name) {
+  if (const char* old = std::getenv(name)) old_ = old;
+  if (value) setenv(name, value, 1); else unsetenv(name);
+}
+
+ScopedEnv::~ScopedEnv() {
+  if (old_) setenv(name_, old_->c_str(), 1); else unsetenv(name_);
+}
+
 }  // namespace rung::test

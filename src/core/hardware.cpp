@@ -190,12 +190,12 @@ std::optional<std::string> parse_nvidia_version(std::string_view text) {
 void read_dev(const fs::path& root, Hardware& hw) {
   if (auto names = list_dir(root / "dev", /*skip_directories=*/true)) {
     for (const auto& n : *names)
-      if (starts_with(n, "nvidia")) hw.nvidia_device_nodes.push_back("/dev/" + n);
+      if (starts_with(n, "nvidia")) hw.nvidia_device_nodes.push_back(device_node(n));
   }
   hw.rocm_kfd = path_exists(root / "dev/kfd");
   if (auto names = list_dir(root / "dev/dri")) {
     for (const auto& n : *names)
-      if (starts_with(n, "renderD")) hw.dri_render_nodes.push_back("/dev/dri/" + n);
+      if (starts_with(n, "renderD")) hw.dri_render_nodes.push_back(device_node("dri/" + n));
   }
   hw.hexagon_dsp = path_exists(root / "dev/fastrpc-cdsp") || path_exists(root / "dev/adsprpc-smd");
 }
@@ -428,7 +428,7 @@ void read_soc_gpus(const fs::path& root, Hardware& hw) {
     hw.soc_gpus.push_back({node, driver, vendor_from_gpu_driver(driver)});
   }
   for (const auto& [node, driver] : {std::pair{"mali0", "mali"}, std::pair{"kgsl-3d0", "kgsl"}}) {
-    if (path_exists(root / "dev" / path_from_utf8(node))) hw.soc_gpus.push_back({std::string("/dev/") + node, driver, vendor_from_gpu_driver(driver)});
+    if (path_exists(root / "dev" / path_from_utf8(node))) hw.soc_gpus.push_back({device_node(node), driver, vendor_from_gpu_driver(driver)});
   }
 }
 

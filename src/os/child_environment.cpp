@@ -1,5 +1,7 @@
 #include "os/child_environment.h"
 
+#include "os/environment.h"
+
 #include <mutex>
 #include <utility>
 
@@ -23,6 +25,13 @@ void unset_child_variable(const std::string& name) {
   std::lock_guard lock(mutex);
   lent().erase(name);
 }
+
+void put_first_on_child_library_path(const std::filesystem::path& dir) {
+  const auto path = system_variable(library_path_variable());
+  set_child_variable(library_path_variable(), path ? dir.string() + library_path_separator() + *path : dir.string());
+}
+
+void forget_child_library_path() { unset_child_variable(library_path_variable()); }
 
 std::map<std::string, std::string> child_variables() {
   std::lock_guard lock(mutex);

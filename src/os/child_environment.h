@@ -4,6 +4,7 @@
 // sees them. Every spawn in rung takes its environment from here.
 #pragma once
 
+#include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
@@ -17,6 +18,10 @@ void set_child_variable(const std::string& name, const std::string& value);
 void set_own_variable_unless_set(const std::string& name, const std::string& value);
 // Forgets one lent variable (children then get this process's own value, if any).
 void unset_child_variable(const std::string& name);
+// Children's loaders search `dir` first for libraries (LD_LIBRARY_PATH; PATH on
+// Windows), then where this process's would; forgotten by forget_child_library_path.
+void put_first_on_child_library_path(const std::filesystem::path& dir);
+void forget_child_library_path();
 // The variables lent to children, by name.
 std::map<std::string, std::string> child_variables();
 
@@ -34,5 +39,8 @@ class ChildEnvironment {
 // This process's environment as "NAME=value" entries (UTF-8), each system's own
 // (os/posix/child_environment.cpp, os/windows/child_environment.cpp).
 std::vector<std::string> this_process_environment();
+// The variable the system's loader searches for libraries by, and what separates its entries.
+const char* library_path_variable();
+char library_path_separator();
 
 }  // namespace rung

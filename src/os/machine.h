@@ -14,6 +14,8 @@ std::string machine_architecture();
 std::string system_description();
 // The machine's physical memory in MiB; 0 when the system does not say.
 std::uint64_t physical_memory_mib();
+// How the system names the device node `name` ("nvidia0" -> "/dev/nvidia0"; "\\\\.\\nvidia0" on Windows).
+std::string device_node(const std::string& name);
 // The operating system this program was built for: "linux", "macos" or "windows"
 // (Android is told from files, not from the build: its binaries are Linux's).
 const char* built_for_system();

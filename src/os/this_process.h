@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,19 @@ void lower_this_thread_priority();
 
 // The most memory this process has held resident so far, in KiB; 0 when unknown.
 double peak_resident_kib();
+
+// CPU time the calling thread, or this whole process, has used, user and system, in seconds; 0 when unknown.
+double this_thread_cpu_seconds();
+double this_process_cpu_seconds();
+
+// The resident high-water mark from the last reset_resident_high_water() (or the
+// start), in KiB; 0 when unknown. On Linux VmHWM, which /proc/self/clear_refs
+// resets; on Windows the peak working set, which nothing resets (the reset does nothing).
+double resident_high_water_kib();
+void reset_resident_high_water();
+
+// The machine's load averaged over the last minute (runnable threads); nullopt where the system keeps none.
+std::optional<double> load_average_one_minute();
 
 // The arguments this process was started with, argv[0] first, in UTF-8 (as the
 // kernel recorded them, or as Windows' command line splits); empty when unknown.

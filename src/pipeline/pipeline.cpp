@@ -2,7 +2,6 @@
 // recognise (one or more threads on one session) -> write (the caller's thread,
 // in input order), joined by bounded queues; and the sequential loop over the
 // same steps that it is measured against.
-#include <time.h>
 
 #include <algorithm>
 #include <atomic>
@@ -17,6 +16,7 @@
 #include <cmath>
 
 #include "core/thread_limit.h"
+#include "os/this_process.h"
 #include "pipeline/ocr_steps.h"
 #include "pipeline/queue.h"
 #include "rung/cpus.h"
@@ -30,11 +30,7 @@ using Clock = std::chrono::steady_clock;
 
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-double thread_cpu_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
+double thread_cpu_seconds() { return this_thread_cpu_seconds(); }
 
 // One thread's account of its stage, added to the stage's total when it stops.
 struct Tally {

@@ -100,14 +100,14 @@ void lend_software_gpu(const SoftwareGpu& gpu) {
   // driver is seen. Its libdrm is newer than Debian 12's, so it comes first on the library path.
   set_child_variable("VK_DRIVER_FILES", gpu.manifest.string());
   set_child_variable("VK_ICD_FILENAMES", gpu.manifest.string());
-  const auto path = system_variable("LD_LIBRARY_PATH");
-  set_child_variable("LD_LIBRARY_PATH", path ? fmt::format("{}:{}", gpu.dir.string(), *path) : gpu.dir.string());
+  put_first_on_child_library_path(gpu.dir);
   lent() = gpu;
 }
 
 void stop_lending_software_gpu() {
   std::lock_guard lock(mutex);
-  for (const char* name : {"VK_DRIVER_FILES", "VK_ICD_FILENAMES", "LD_LIBRARY_PATH"}) unset_child_variable(name);
+  for (const char* name : {"VK_DRIVER_FILES", "VK_ICD_FILENAMES"}) unset_child_variable(name);
+  forget_child_library_path();
   lent().reset();
 }
 

@@ -18,4 +18,7 @@ std::vector<std::string> this_process_environment() {
   return entries;
 }
 
+const char* library_path_variable() { return "LD_LIBRARY_PATH"; }
+char library_path_separator() { return ':'; }
+
 }  // namespace rung

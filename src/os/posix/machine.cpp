@@ -33,4 +33,6 @@ std::uint64_t physical_memory_mib() {
   return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page) >> 20;
 }
 
+std::string device_node(const std::string& name) { return "/dev/" + name; }
+
 }  // namespace rung

@@ -11,9 +11,13 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <fcntl.h>
+
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 namespace rung {
@@ -50,6 +54,42 @@ double peak_resident_kib() {
   rusage usage{};
   if (::getrusage(RUSAGE_SELF, &usage) != 0) return 0;
   return static_cast<double>(usage.ru_maxrss);  // KiB on Linux
+}
+
+double this_thread_cpu_seconds() {
+  timespec ts{};
+  if (::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0;
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+double this_process_cpu_seconds() {
+  timespec ts{};
+  if (::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0) return 0;
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+double resident_high_water_kib() {
+  const auto status = read_system_file("/proc/self/status");
+  if (!status) return peak_resident_kib();
+  const auto at = status->find("VmHWM:");
+  if (at == std::string::npos) return peak_resident_kib();
+  return std::strtod(status->c_str() + at + 6, nullptr);
+}
+
+void reset_resident_high_water() {
+  const int fd = ::open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  [[maybe_unused]] const auto written = ::write(fd, "5", 1);  // 5: reset the high-water mark
+  ::close(fd);
+}
+
+std::optional<double> load_average_one_minute() {
+  const auto text = read_system_file("/proc/loadavg");
+  if (!text) return std::nullopt;
+  char* end = nullptr;
+  const double one = std::strtod(text->c_str(), &end);
+  if (end == text->c_str()) return std::nullopt;
+  return one;
 }
 
 std::string host_name() {

@@ -63,4 +63,6 @@ std::uint64_t physical_memory_mib() {
   return static_cast<std::uint64_t>(status.ullTotalPhys) >> 20;
 }
 
+std::string device_node(const std::string& name) { return "\\\\.\\" + name; }
+
 }  // namespace rung

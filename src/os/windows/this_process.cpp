@@ -72,6 +72,24 @@ double peak_resident_kib() {
   return static_cast<double>(counters.PeakWorkingSetSize) / 1024.0;
 }
 
+double this_thread_cpu_seconds() {
+  FILETIME created, exited, kernel, user;
+  if (!GetThreadTimes(GetCurrentThread(), &created, &exited, &kernel, &user)) return 0;
+  const auto ticks = [](const FILETIME& t) { return (static_cast<unsigned long long>(t.dwHighDateTime) << 32) | t.dwLowDateTime; };
+  return static_cast<double>(ticks(kernel) + ticks(user)) * 1e-7;  // 100 ns units
+}
+
+double this_process_cpu_seconds() {
+  FILETIME created, exited, kernel, user;
+  if (!GetProcessTimes(GetCurrentProcess(), &created, &exited, &kernel, &user)) return 0;
+  const auto ticks = [](const FILETIME& t) { return (static_cast<unsigned long long>(t.dwHighDateTime) << 32) | t.dwLowDateTime; };
+  return static_cast<double>(ticks(kernel) + ticks(user)) * 1e-7;  // 100 ns units
+}
+
+double resident_high_water_kib() { return peak_resident_kib(); }
+void reset_resident_high_water() {}
+std::optional<double> load_average_one_minute() { return std::nullopt; }
+
 std::string host_name() {
   wchar_t name[256];
   DWORD size = sizeof name / sizeof name[0];
