@@ -269,15 +269,33 @@ TEST(Hardware, CoreClassesAtTheirBoundaries) {
   // Half the largest capacity is still big; one below it is LITTLE.
   EXPECT_EQ(classes({{"cpu0", "512\n"}, {"cpu1", "1024\n"}}, "cpu_capacity").fast_cores, 0);
   EXPECT_EQ(classes({{"cpu0", "511\n"}, {"cpu1", "1024\n"}}, "cpu_capacity").fast_cores, 1);
-  // Equal capacities: one class, whatever the frequencies.
-  {
+  // Capacities that part nothing (every core 1024) or are missing on a core say nothing: the
+  // cpufreq maxima decide. Each alone, and equal maxima beside them: one class.
+  auto mixed = [](std::vector<const char*> capacity, std::vector<const char*> max_freq) {
     TempTree t;
-    write_file(t.path() / "proc/cpuinfo", "processor\t: 0\n\nprocessor\t: 1\n");
-    for (const char* c : {"cpu0", "cpu1"}) write_file(t.path() / "sys/devices/system/cpu" / c / "cpu_capacity", "1024\n");
-    write_file(t.path() / "sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq", "1000000\n");
-    write_file(t.path() / "sys/devices/system/cpu/cpu1/cpufreq/cpuinfo_max_freq", "2000000\n");
-    EXPECT_EQ(rung::detect_hardware(t.path()).cpu.fast_cores, 0) << "the capacity is the scheduler's word";
-  }
+    write_file(t.path() / "proc/cpuinfo", "processor\t: 0\n\nprocessor\t: 1\n\nprocessor\t: 2\n");
+    for (std::size_t c = 0; c < 3; ++c) {
+      const fs::path dir = t.path() / "sys/devices/system/cpu" / ("cpu" + std::to_string(c));
+      fs::create_directories(dir);  // the core is there, whichever of its files are not
+      if (capacity[c] != nullptr) write_file(dir / "cpu_capacity", capacity[c]);
+      if (max_freq[c] != nullptr) write_file(dir / "cpufreq/cpuinfo_max_freq", max_freq[c]);
+    }
+    return rung::detect_hardware(t.path()).cpu;
+  };
+  const auto equal = mixed({"1024\n", "1024\n", "1024\n"}, {"1000000\n", "2000000\n", "2000000\n"});
+  EXPECT_EQ(equal.fast_cores, 2);
+  EXPECT_EQ(equal.core_classes, "2 big + 1 LITTLE (cpufreq maxima in MHz 2000, 1000)");
+  EXPECT_EQ(mixed({"1024\n", "1024\n", "1024\n"}, {"2000000\n", "2000000\n", "2000000\n"}).fast_cores, 0);
+  // Capacities on two of three cores that would part them (1024 beside 400) are not read as classes.
+  const auto partial = mixed({"400\n", "1024\n", nullptr}, {"2000000\n", "2000000\n", "2000000\n"});
+  EXPECT_EQ(partial.fast_cores, 0) << partial.core_classes;
+  const auto partial_by_freq = mixed({"400\n", "1024\n", nullptr}, {"1000000\n", "2000000\n", "2000000\n"});
+  EXPECT_EQ(partial_by_freq.core_classes, "2 big + 1 LITTLE (cpufreq maxima in MHz 2000, 1000)");
+  // A maximum missing on one core classes nothing either.
+  EXPECT_EQ(mixed({nullptr, nullptr, nullptr}, {"1000000\n", "2000000\n", nullptr}).fast_cores, 0);
+  // Capacities that do part the cores are the scheduler's word, whatever the frequencies.
+  const auto by_capacity = mixed({"400\n", "1024\n", "1024\n"}, {"2000000\n", "2000000\n", "2000000\n"});
+  EXPECT_EQ(by_capacity.core_classes, "2 big + 1 LITTLE (cpu_capacity 1024, 400)");
   // Without capacities, a maximum within 15% of the highest is big.
   EXPECT_EQ(classes({{"cpu0", "1700000\n"}, {"cpu1", "2000000\n"}}, "cpufreq/cpuinfo_max_freq").fast_cores, 0);
   const auto by_freq = classes({{"cpu0", "1699000\n"}, {"cpu1", "2000000\n"}, {"cpu2", "2000000\n"}}, "cpufreq/cpuinfo_max_freq");
@@ -289,6 +307,17 @@ TEST(Hardware, CoreClassesAtTheirBoundaries) {
   EXPECT_EQ(classes({{"cpu0", "99999999999999999999999\n"}, {"cpu1", "1024\n"}}, "cpu_capacity").fast_cores, 0);
   // A directory that is not cpuN is not a CPU.
   EXPECT_EQ(classes({{"cpufreq", "10\n"}, {"cpu1", "1024\n"}}, "cpu_capacity").fast_cores, 0);
+}
+
+// Two ARM boards whose capacities do not part the cores: one whose device tree gives none
+// (the kernel says 1024 for all eight), one whose big cores have no cpu_capacity file.
+TEST(Hardware, ArmCoresWhoseCapacitiesPartNothingAreClassedByTheirCpufreqMaxima) {
+  const auto equal = rung::detect_hardware(fixture("arm-equal-capacity"));
+  EXPECT_EQ(equal.cpu.fast_cores, 4);
+  EXPECT_EQ(equal.cpu.core_classes, "4 big + 4 LITTLE (cpufreq maxima in MHz 2400, 1800)");
+  const auto partial = rung::detect_hardware(fixture("arm-partial-capacity"));
+  EXPECT_EQ(partial.cpu.fast_cores, 2);
+  EXPECT_EQ(partial.cpu.core_classes, "2 big + 6 LITTLE (cpufreq maxima in MHz 2600, 2000)");
 }
 
 TEST(Hardware, HybridPmuListsMustBothParse) {

@@ -373,32 +373,37 @@ void read_core_classes(const fs::path& root, const std::map<int, std::string>& c
   auto names = list_dir(root / "sys/devices/system/cpu");
   if (!names) return;
   std::map<int, long long> capacity, max_khz;
+  std::set<int> cpus;
   for (const auto& n : *names) {
     int c = 0;
     if (n.size() < 4 || n.compare(0, 3, "cpu") != 0) continue;
     if (std::from_chars(n.data() + 3, n.data() + n.size(), c).ptr != n.data() + n.size()) continue;
     const fs::path dir = root / "sys/devices/system/cpu" / path_from_utf8(n);
+    cpus.insert(c);
     if (auto v = read_decimal(dir / "cpu_capacity")) capacity[c] = *v;
     if (auto v = read_decimal(dir / "cpufreq/cpuinfo_max_freq")) max_khz[c] = *v;
   }
+  // Whether `value` (read for every CPU) parts the cores into classes; if so they are set.
   auto split = [&](const std::map<int, long long>& value, bool is_fast(long long, long long), const char* source,
                    long long unit) {
+    if (value.size() < 2 || value.size() != cpus.size()) return false;  // a value missing on some CPU classes nothing
     long long top = 0;
     for (const auto& [c, v] : value) top = std::max(top, v);
-    if (top <= 0) return;
+    if (top <= 0) return false;
     std::set<int> fast, slow;
     std::set<long long, std::greater<>> distinct;
     for (const auto& [c, v] : value) {
       (is_fast(v, top) ? fast : slow).insert(c);
       distinct.insert(v / unit);
     }
-    if (slow.empty()) return;
+    if (slow.empty()) return false;
     cpu.fast_cores = physical(fast);
     cpu.core_classes = fmt::format("{} big + {} LITTLE ({} {})", cpu.fast_cores, physical(slow), source, fmt::join(distinct, ", "));
+    return true;
   };
-  if (capacity.size() >= 2) {
-    split(capacity, [](long long v, long long top) { return 2 * v >= top; }, "cpu_capacity", 1);
-  } else if (max_khz.size() >= 2) {
+  // The scheduler's capacities first; where they are the same for every core (a device tree without
+  // capacity-dmips-mhz says 1024 for all) or missing on some, the cpufreq maxima.
+  if (!split(capacity, [](long long v, long long top) { return 2 * v >= top; }, "cpu_capacity", 1)) {
     split(max_khz, [](long long v, long long top) { return 100 * v >= 85 * top; }, "cpufreq maxima in MHz", 1000);
   }
 }
