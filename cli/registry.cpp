@@ -181,8 +181,8 @@ Release release_of(const RegistryCliOptions& o) {
   r.environment.runtime_version = target_runtime_version(o, hw);
   r.environment.providers = value_or_fail(provider_versions(r.target.rung, r.environment.runtime_version, o.plugin));
   if (!o.cache_file.empty()) {
-    // A cache is opaque bytes: only its hash enters the release key.
-    r.cache_sha256 = value_or_fail(inspect_artifact(o.cache_file, "an engine or timing cache")).first.sha256;
+    // A cache is opaque bytes: only its hash enters the release key, read in pieces, never parsed as a model.
+    r.cache_sha256 = value_or_fail(opaque_file_sha256(o.cache_file));
     r.cache_file = fs::path(o.cache_file).filename().string();
   }
   return r;

@@ -110,6 +110,28 @@ TEST_F(RegistryCliTest, BenchAndParityEvidenceRegisterAndVerify) {
   EXPECT_THAT(verify.out, HasSubstr("1 ok"));
 }
 
+// An engine or timing cache is hashed a piece at a time, never read whole: a 512 MiB
+// cache enters a release under a 256 MiB data limit, with the hash of its bytes. A
+// cache that is not a file, or is not there, is refused naming it.
+TEST_F(RegistryCliTest, ACacheLargerThanTheMemoryAllowedIsHashedInPieces) {
+  const fs::path cache = dir_ / "engine.cache";
+  { std::ofstream(cache) << "x"; }
+  fs::resize_file(cache, 512ull << 20);  // sparse: no disk, every byte read all the same
+  const auto expected = sha256_of_file(cache);
+  ASSERT_TRUE(expected.ok()) << expected.error().message;
+  auto add = [&](const std::string& version) {
+    return "add tiny=" + q(dir_ / "tiny.onnx") + " --version " + version + " --rung cpu --ort 1.30.0 --device 'linux; cpu Test' --made-by export";
+  };
+  auto r = test::run_command("ulimit -d 262144 && " + rung_cli("registry " + add("1") + " --cache " + q(cache) + " --registry '" + registry_ + "'"));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("engine.cache (sha256 " + *expected + ")"));
+  for (const fs::path& bad : {dir_ / "absent.cache", dir_}) {
+    auto refused = registry(add("2") + " --cache " + q(bad));
+    EXPECT_EQ(refused.exit_code, 2) << refused.out << refused.err;
+    EXPECT_THAT(refused.err, HasSubstr(bad.string()));
+  }
+}
+
 TEST_F(RegistryCliTest, VerifyExitsOneForMissingButNotForNotRetained) {
   const fs::path plan = dir_ / "detector.plan";
   std::ofstream(plan) << "compiled engine bytes";

@@ -132,6 +132,10 @@ struct Release {
 // EPContext nodes is opaque by itself.
 Result<std::pair<ReleaseArtifact, PrecisionEvidence>> inspect_artifact(const std::filesystem::path& file,
                                                                        const std::string& opaque_why = "");
+// The SHA-256 of a file whose bytes are never interpreted (an engine or timing
+// cache), read a piece at a time: memory stays flat however large the file.
+// Errors name the file: not there, not a regular file, not readable.
+Result<std::string> opaque_file_sha256(const std::filesystem::path& file);
 
 // "x86_64 CPU", "x86_64 NVIDIA GPU": the machine and what accelerates it.
 std::string device_class_of(const Hardware& hardware);

@@ -73,15 +73,27 @@ constexpr std::string_view kNumericReleaseColumns[] = {"id", "artifact_size", "r
 // takes the recipe: each text column NULL when longer than it may be, and after
 // them one more, the sum of 2^i over the columns i that were (SQLite and
 // PostgreSQL alike: length() counts characters, never more than the bytes).
-std::string release_columns(bool with_recipe) {
+// The columns a release row is read with, in order: the recipe, or the release key in its place.
+std::vector<std::string> release_column_names(bool with_recipe) {
   std::string columns = kReleaseColumns;
   if (!with_recipe) columns.replace(columns.find(" recipe,"), 8, " release_key,");
-  std::string select, oversize;
-  std::size_t index = 0, start = 0;
+  std::vector<std::string> names;
+  std::size_t start = 0;
   for (;;) {
     const auto comma = columns.find(',', start);
-    std::string_view name = std::string_view(columns).substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    while (name.starts_with(' ')) name.remove_prefix(1);
+    std::string name = columns.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    name.erase(0, name.find_first_not_of(' '));
+    names.push_back(std::move(name));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return names;
+}
+
+std::string release_columns(bool with_recipe) {
+  std::string select, oversize;
+  std::size_t index = 0;
+  for (const auto& name : release_column_names(with_recipe)) {
     const bool numeric = std::find(std::begin(kNumericReleaseColumns), std::end(kNumericReleaseColumns), name) != std::end(kNumericReleaseColumns);
     if (!select.empty()) select += ", ";
     if (numeric) {
@@ -92,26 +104,17 @@ std::string release_columns(bool with_recipe) {
       oversize += fmt::format("{}(CASE WHEN length({}) > {} THEN {} ELSE 0 END)", oversize.empty() ? "" : " + ", name, limit, std::int64_t{1} << index);
     }
     ++index;
-    if (comma == std::string::npos) break;
-    start = comma + 1;
   }
   return select + ", " + oversize;
 }
 
 // The names of the columns `mask` (release_columns' last) says were too long to read.
 std::string oversize_columns(std::int64_t mask, bool with_recipe) {
-  std::string columns = kReleaseColumns;
-  if (!with_recipe) columns.replace(columns.find(" recipe,"), 8, " release_key,");
   std::vector<std::string> names;
-  std::size_t index = 0, start = 0;
-  for (;;) {
-    const auto comma = columns.find(',', start);
-    std::string name = columns.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    name.erase(0, name.find_first_not_of(' '));
+  std::size_t index = 0;
+  for (const auto& name : release_column_names(with_recipe)) {
     if ((mask >> index) & 1) names.push_back(fmt::format("{} (over {} characters)", name, column_read_limit(name)));
     ++index;
-    if (comma == std::string::npos) break;
-    start = comma + 1;
   }
   return fmt::format("{}", fmt::join(names, ", "));
 }
