@@ -133,6 +133,37 @@ TEST(RuntimeBuildTest, LibraryOthersCanWriteIsRefusedUnlessAllowed) {
   fs::remove_all(dir);
 }
 
+// What the runtime loads from beside itself (a provider library, DirectML.dll) is held to its
+// rule: one other users may write refuses the build, naming that file, unless allowed. A file
+// the runtime does not load (a text file, another library), or a directory of that name, is not judged.
+TEST(RuntimeBuildTest, ALibraryBesideTheRuntimeOthersCanWriteRefusesIt) {
+  auto dir = test::make_temp_dir("rung-perm-beside");
+  fs::copy_file(library_of("1.29"), dir / "libonnxruntime.so");
+  ::chmod((dir / "libonnxruntime.so").c_str(), 0644);
+  std::ofstream(dir / "notes.txt") << "not a library";
+  ::chmod((dir / "notes.txt").c_str(), 0666);
+  std::ofstream(dir / "libunrelated.so") << "a library the runtime never loads";
+  ::chmod((dir / "libunrelated.so").c_str(), 0666);
+  fs::create_directories(dir / "libonnxruntime_providers_cuda.so");
+  ::chmod((dir / "libonnxruntime_providers_cuda.so").c_str(), 0777);
+  ASSERT_TRUE(load_runtime_build(dir / "libonnxruntime.so")) << "files others may write that the runtime does not load";
+  const fs::path provider = dir / "libonnxruntime_providers_shared.so";
+  std::ofstream(provider) << "a provider library";
+  ::chmod(provider.c_str(), 0644);
+  ASSERT_TRUE(load_runtime_build(dir / "libonnxruntime.so")) << "a provider only its owner may write is fine";
+  ::chmod(provider.c_str(), 0666);
+  auto refused = load_runtime_build(dir / "libonnxruntime.so");
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, ErrorCode::kPermission);
+  EXPECT_THAT(refused.error().message, HasSubstr((dir / "libonnxruntime.so").string() + ": refused, " + provider.string() +
+                                                 ", which it loads from beside itself: "));
+  EXPECT_THAT(refused.error().message, HasSubstr("writable by other users"));
+  ::chmod(provider.c_str(), 0666);
+  auto allowed = load_runtime_build(dir / "libonnxruntime.so", /*allow_writable_by_others=*/true);
+  ASSERT_TRUE(allowed) << allowed.error().message;
+  fs::remove_all(dir);
+}
+
 TEST(RuntimeBuildTest, DirectoryOthersCanWriteIsRefused) {
   auto dir = test::make_temp_dir("rung-permdir");
   fs::copy_file(library_of("1.29"), dir / "libonnxruntime.so");

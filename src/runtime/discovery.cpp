@@ -6,12 +6,14 @@
 #include <algorithm>
 #include <cstdlib>
 #include <mutex>
+#include <set>
 
 #include "onnxruntime_c_api.h"
 #include "os/dynamic_library.h"
 #include "os/environment.h"
 #include "os/library_files.h"
 #include "os/path_trust.h"
+#include "rung/path_text.h"
 #include "rung/ladder.h"
 #include "os/child_environment.h"
 #include "runtime/ort_api.h"
@@ -60,6 +62,28 @@ std::size_t RuntimeDiscovery::loaded_count() const {
   return static_cast<std::size_t>(std::count_if(builds.begin(), builds.end(), [](const RuntimeBuild& b) { return b.loaded; }));
 }
 
+namespace {
+
+// The runtime loads libraries from its own directory: the provider libraries the ladder
+// names (onnxruntime_providers_cuda, _shared, QnnHtp, ...) and, on Windows, DirectML.dll.
+// Each runs in this process as much as the runtime does, so each one there is held to the
+// runtime's own rule. Looked up by name: a system directory's other libraries are not read.
+Status check_libraries_beside(const fs::path& library) {
+  std::set<std::string> names = {library_file_name("DirectML")};
+  for (const auto& rung : known_rungs()) names.insert(rung.provider_libraries.begin(), rung.provider_libraries.end());
+  for (const auto& name : names) {
+    const fs::path file = library.parent_path() / path_from_utf8(name);
+    std::error_code ec;
+    if (!fs::is_regular_file(file, ec)) continue;
+    if (auto s = check_path_trusted(file); !s) {
+      return Error{s.error().code, fmt::format("{}, which it loads from beside itself: {}", file.string(), s.error().message)};
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
 Result<RuntimeBuild> load_runtime_build(const fs::path& library, bool allow_writable_by_others) {
   if (!library.is_absolute()) {
     return Error{ErrorCode::kInvalidArgument,
@@ -72,10 +96,12 @@ Result<RuntimeBuild> load_runtime_build(const fs::path& library, bool allow_writ
   }
   if (!allow_writable_by_others) {
     // Another user who can change the library, or any directory on its way, could run their code in ours.
-    if (auto s = check_path_trusted(absolute); !s) {
+    Status trusted = check_path_trusted(absolute);
+    if (trusted) trusted = check_libraries_beside(absolute);
+    if (!trusted) {
       const std::string allow = setting_name(Setting::kAllowWritableRuntime);
-      return Error{s.error().code, fmt::format("{}: refused, {}; fix that{}", library.string(), s.error().message,
-                                               allow.empty() ? "" : ", or allow it with " + allow)};
+      return Error{trusted.error().code, fmt::format("{}: refused, {}; fix that{}", library.string(), trusted.error().message,
+                                                     allow.empty() ? "" : ", or allow it with " + allow)};
     }
   }
   keep_onnxruntime_telemetry_off_in_workers();
