@@ -18,6 +18,7 @@
 #include "model_builder.h"
 #include "parity/inputs.h"
 #include "parity_test_support.h"
+#include "quantise_fixture.h"
 #include "quantise/bias_correction.h"
 #include "quantise/opset_upgrade.h"
 #include "quantise/qdq.h"
@@ -29,6 +30,8 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using test::initializer;
+using test::node_writing;
 
 class QuantiseRulesTest : public ::testing::Test {
  protected:
@@ -44,20 +47,6 @@ class QuantiseRulesTest : public ::testing::Test {
     return *m;
   }
 
-  static const onnx::NodeProto* node_writing(const onnx::ModelProto& m, const std::string& tensor) {
-    for (const auto& n : m.graph().node()) {
-      for (const auto& o : n.output()) {
-        if (o == tensor) return &n;
-      }
-    }
-    return nullptr;
-  }
-  static const onnx::TensorProto* initializer(const onnx::ModelProto& m, const std::string& name) {
-    for (const auto& t : m.graph().initializer()) {
-      if (t.name() == name) return &t;
-    }
-    return nullptr;
-  }
   static std::vector<float> values_of(const onnx::ModelProto& m, const std::string& name) {
     const auto* t = initializer(m, name);
     if (t == nullptr) return {};

@@ -158,6 +158,8 @@ TEST(CalibratorTest, ParsesItsNamesAndRefusesTheRest) {
 // The classifier and its input sets (tests/quantise_fixture.h, shared with tests/release-flow-test.cc).
 using test::write_classifier;
 using test::write_images;
+using test::initializer;
+using test::node_writing;
 
 // Pixel coordinates (x * 640) and scores (sigmoid) joined in one tensor: one scale ruins the scores.
 fs::path write_mixed_rows(const fs::path& path) {
@@ -197,22 +199,6 @@ std::pair<onnx::ModelProto, Result<QdqPlan>> planned_for_npu(const fs::path& p, 
   EXPECT_TRUE(infer_shapes(model).ok());
   auto plan = plan_qdq(model, npu);
   return {std::move(model), std::move(plan)};
-}
-
-const onnx::TensorProto* initializer(const onnx::ModelProto& m, const std::string& name) {
-  for (const auto& t : m.graph().initializer()) {
-    if (t.name() == name) return &t;
-  }
-  return nullptr;
-}
-
-const onnx::NodeProto* node_writing(const onnx::ModelProto& m, const std::string& tensor) {
-  for (const auto& n : m.graph().node()) {
-    for (const auto& o : n.output()) {
-      if (o == tensor) return &n;
-    }
-  }
-  return nullptr;
 }
 
 float scalar(const onnx::TensorProto& t) {

@@ -1,12 +1,14 @@
 // The small classifier `rung quantise` is tested on, end to end
 // (tests/quantise-test.cc), and the release flow starts from
 // (tests/release-flow-test.cc): a model built here, its input sets and its gate
-// file, and the command that quantises it on ONNX Runtime 1.30.0.
+// file, and the command that quantises it on ONNX Runtime 1.30.0; and the two
+// lookups the quantise tests read a rewritten graph with.
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
+#include <onnx/onnx_pb.h>
 
 #include <cstdint>
 #include <filesystem>
@@ -93,6 +95,24 @@ inline std::string classifier_quantise_args(const std::filesystem::path& dir, co
   return fmt::format("'{}' --name classifier --form {} --calibration '{}' --holdout '{}' --gate '{}' --out '{}'{}", (dir / "classifier.onnx").string(),
                      form, (dir / calibration).string(), (dir / "holdout").string(), (dir / "classifier.gate.json").string(), out.string(),
                      allow_slower ? " --allow-slower" : "");
+}
+
+// The graph's initializer named `name`, or null.
+inline const onnx::TensorProto* initializer(const onnx::ModelProto& m, const std::string& name) {
+  for (const auto& t : m.graph().initializer()) {
+    if (t.name() == name) return &t;
+  }
+  return nullptr;
+}
+
+// The node whose outputs include `tensor`, or null.
+inline const onnx::NodeProto* node_writing(const onnx::ModelProto& m, const std::string& tensor) {
+  for (const auto& n : m.graph().node()) {
+    for (const auto& o : n.output()) {
+      if (o == tensor) return &n;
+    }
+  }
+  return nullptr;
 }
 
 }  // namespace rung::test

@@ -209,8 +209,9 @@ def header_allowed(header, root, extra_dirs):
         return True
     if STANDARD_LIBRARY_DIRS.search(header) or STANDARD_LIBRARY_DIRS.search(real):
         return True
-    for base in ("/usr/include/", "/usr/local/include/", "/usr/include/x86_64-linux-gnu/", "/usr/include/aarch64-linux-gnu/",
-                 "/usr/x86_64-w64-mingw32/include/", "/usr/share/mingw-w64/include/"):
+    # Longest first, so a multiarch header's name is taken relative to its own directory.
+    for base in sorted(("/usr/include/", "/usr/local/include/", "/usr/include/x86_64-linux-gnu/", "/usr/include/aarch64-linux-gnu/",
+                        "/usr/x86_64-w64-mingw32/include/", "/usr/share/mingw-w64/include/"), key=len, reverse=True):
         if header.startswith(base):
             rel = header[len(base):]
             break

@@ -30,8 +30,6 @@ using Clock = std::chrono::steady_clock;
 
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-double thread_cpu_seconds() { return this_thread_cpu_seconds(); }
-
 // One thread's account of its stage, added to the stage's total when it stops.
 struct Tally {
   StageReport* stage;
@@ -42,10 +40,10 @@ struct Tally {
   template <class Work>
   void time(Work&& work) {
     const auto t = Clock::now();
-    const double c = thread_cpu_seconds();
+    const double c = this_thread_cpu_seconds();
     work();
     busy += since(t);
-    cpu += thread_cpu_seconds() - c;
+    cpu += this_thread_cpu_seconds() - c;
     ++items;
   }
   ~Tally() {

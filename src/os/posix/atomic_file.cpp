@@ -56,6 +56,14 @@ bool write_all(int fd, std::string_view contents) {
   return true;
 }
 
+// A write that failed part-way leaves nothing: the file is closed (when open) and
+// removed. `why` is made by the caller before this runs, so it holds their errno.
+Error abandoned(int fd, const std::string& name, Error why) {
+  if (fd >= 0) ::close(fd);
+  ::unlink(name.c_str());
+  return why;
+}
+
 }  // namespace
 
 Status write_file_atomically(const std::filesystem::path& path, std::string_view contents) {
@@ -65,18 +73,8 @@ Status write_file_atomically(const std::filesystem::path& path, std::string_view
   std::string tmp;
   int fd = create_temporary_beside(path, tmp);
   if (fd < 0) return fail("creating a temporary file");
-  if (!write_all(fd, contents)) {
-    Status s = fail("write");
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    return s;
-  }
-  if (::fsync(fd) != 0) {
-    Status s = fail("fsync");
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    return s;
-  }
+  if (!write_all(fd, contents)) return abandoned(fd, tmp, fail("write"));
+  if (::fsync(fd) != 0) return abandoned(fd, tmp, fail("fsync"));
   ::close(fd);
   return rename_into_place(tmp, path);
 }
@@ -88,17 +86,8 @@ Status write_scratch_file(const std::filesystem::path& path, std::string_view co
   ::unlink(path.c_str());  // a retried job's earlier file (or a link in its place) goes, never written through
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) return fail("creating the file");
-  if (!write_all(fd, contents)) {
-    Status s = fail("write");
-    ::close(fd);
-    ::unlink(path.c_str());
-    return s;
-  }
-  if (::close(fd) != 0) {
-    Status s = fail("close");
-    ::unlink(path.c_str());
-    return s;
-  }
+  if (!write_all(fd, contents)) return abandoned(fd, path.string(), fail("write"));
+  if (::close(fd) != 0) return abandoned(-1, path.string(), fail("close"));
   return {};
 }
 

@@ -44,6 +44,14 @@ bool write_all(HANDLE file, std::string_view contents) {
   return true;
 }
 
+// A write that failed part-way leaves nothing: the file is closed and removed.
+// `why` is made by the caller before this runs, so it holds their last error.
+Error abandoned(OwnedHandle& file, const fs::path& name, Error why) {
+  file.close();
+  DeleteFileW(name.c_str());
+  return why;
+}
+
 }  // namespace
 
 Status write_file_atomically(const fs::path& path, std::string_view contents) {
@@ -57,18 +65,8 @@ Status write_file_atomically(const fs::path& path, std::string_view contents) {
     if (!file.ok() && GetLastError() != ERROR_FILE_EXISTS) break;
   }
   if (!file.ok()) return failed(path, "creating a temporary file");
-  if (!write_all(file.h, contents)) {
-    Error e = failed(path, "write");
-    file.close();
-    DeleteFileW(temporary.c_str());
-    return e;
-  }
-  if (!FlushFileBuffers(file.h)) {
-    Error e = failed(path, "flush");
-    file.close();
-    DeleteFileW(temporary.c_str());
-    return e;
-  }
+  if (!write_all(file.h, contents)) return abandoned(file, temporary, failed(path, "write"));
+  if (!FlushFileBuffers(file.h)) return abandoned(file, temporary, failed(path, "flush"));
   file.close();
   return move_into_place(temporary, path);
 }
@@ -78,12 +76,7 @@ Status write_scratch_file(const fs::path& path, std::string_view contents) {
   OwnedHandle file;
   file.h = CreateFileW(path.c_str(), GENERIC_WRITE, 0, nullptr, CREATE_NEW, FILE_ATTRIBUTE_NORMAL, nullptr);
   if (!file.ok()) return failed(path, "creating the file");
-  if (!write_all(file.h, contents)) {
-    Error e = failed(path, "write");
-    file.close();
-    DeleteFileW(path.c_str());
-    return e;
-  }
+  if (!write_all(file.h, contents)) return abandoned(file, path, failed(path, "write"));
   return {};
 }
 
