@@ -24,7 +24,7 @@ set(_s "${PROJECT_SOURCE_DIR}/src")
 # src/os/ as the engine needs it on Windows, so far: libraries named and checked (PE) and
 # loaded; the device described (DXGI's adapters, the CPU); the machine; SHA-256 (CNG);
 # files written atomically (MoveFileExW); the cache lock (LockFileEx); the
-# default directories (%LOCALAPPDATA%); this process (ending with its parent, priority, memory);
+# default directories (%LOCALAPPDATA%); the kernel files of a Linux fixture tree; this process (ending with its parent, priority, memory);
 # files from outside read (regular files only); child processes (a Job Object, deadlines, crashes)
 # and the line channel to a worker (a named pipe); file identities and the file-hash cache.
 set(RUNG_WINDOWS_OS_SOURCES
@@ -33,7 +33,7 @@ set(RUNG_WINDOWS_OS_SOURCES
   ${_s}/os/windows/hardware_description.cpp ${_s}/os/windows/machine.cpp ${_s}/os/windows/cpus.cpp
   ${_s}/os/sha256.cpp ${_s}/os/windows/sha256.cpp ${_s}/os/windows/atomic_file.cpp
   ${_s}/os/file_lock.cpp ${_s}/os/windows/file_lock.cpp ${_s}/os/windows/user_dirs.cpp ${_s}/os/windows/this_process.cpp
-  ${_s}/os/read_file.cpp ${_s}/os/regular_file.cpp ${_s}/os/windows/opened_file.cpp
+  ${_s}/os/read_file.cpp ${_s}/os/regular_file.cpp ${_s}/os/windows/opened_file.cpp ${_s}/os/kernel_files.cpp
   ${_s}/os/child_environment.cpp ${_s}/os/windows/child_environment.cpp ${_s}/os/windows/child_process.cpp ${_s}/os/line_channel.cpp ${_s}/os/windows/line_channel.cpp
   ${_s}/os/file_hash.cpp ${_s}/os/windows/file_identity.cpp ${_s}/os/json_input.cpp ${_s}/os/json_text.cpp ${_s}/os/utf8.cpp ${_s}/os/printable.cpp ${_s}/os/print.cpp
   ${_s}/os/windows/security.cpp ${_s}/os/windows/path_trust.cpp ${_s}/os/work_dir.cpp ${_s}/os/windows/fresh_dir.cpp

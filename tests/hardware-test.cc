@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "os/kernel_files.h"
+#include "os/machine.h"
 #include "test_support.h"
 
 namespace fs = std::filesystem;
@@ -318,6 +320,51 @@ TEST(Hardware, ArmCoresWhoseCapacitiesPartNothingAreClassedByTheirCpufreqMaxima)
   const auto partial = rung::detect_hardware(fixture("arm-partial-capacity"));
   EXPECT_EQ(partial.cpu.fast_cores, 2);
   EXPECT_EQ(partial.cpu.core_classes, "2 big + 6 LITTLE (cpufreq maxima in MHz 2600, 2000)");
+}
+
+// The raw layer under detect_hardware (os/kernel_files.h): what it lists and
+// what it leaves for core/hardware.cpp to judge, one part at a time.
+TEST(KernelFiles, ListsWhatTheKernelPublishesAndLeavesTheMeaningToTheCaller) {
+  TempTree t;
+  for (const char* cpu : {"cpu10", "cpu2", "cpu0"}) write_file(t.path() / "sys/devices/system/cpu" / cpu / "cpu_capacity", " 512\n");
+  write_file(t.path() / "sys/devices/system/cpu/cpu2/cpufreq/cpuinfo_max_freq", "1800000\n");
+  write_file(t.path() / "sys/devices/system/cpu/cpufreq/policy0/scaling_max_freq", "1\n");  // not a CPU
+  write_file(t.path() / "sys/devices/system/cpu/cpuidle/current_driver", "none\n");         // nor this
+  write_file(t.path() / "sys/devices/system/cpu/cpu3x/cpu_capacity", "1\n");               // nor this
+  write_file(t.path() / "dev/nvidia0", "");
+  write_file(t.path() / "dev/nvidia-caps/nvidia-cap1", "");  // a directory named nvidia*: not a node
+  write_file(t.path() / "dev/dri/renderD129", "");
+  write_file(t.path() / "dev/dri/renderD128", "");
+  write_file(t.path() / "dev/dri/card0", "");
+  write_file(t.path() / "sys/class/drm/renderD128/device/uevent", "DRIVER=panfrost\n");
+  write_file(t.path() / "dev/mali0", "");
+  write_file(t.path() / "sys/devices/soc0/family", "  Snapdragon \n");
+  const auto k = rung::read_kernel_files(t.path());
+  ASSERT_TRUE(k.cpus.has_value());
+  ASSERT_EQ(k.cpus->size(), 3u);
+  EXPECT_EQ((*k.cpus)[0].number, 0);
+  EXPECT_EQ((*k.cpus)[1].number, 2) << "by number, not by name: cpu10 after cpu2";
+  EXPECT_EQ((*k.cpus)[2].number, 10);
+  EXPECT_EQ((*k.cpus)[0].capacity, " 512\n") << "the text as the kernel wrote it";
+  EXPECT_FALSE((*k.cpus)[0].max_khz.has_value());
+  EXPECT_EQ((*k.cpus)[1].max_khz, "1800000\n");
+  EXPECT_EQ(k.nvidia_nodes, Strings{rung::device_node("nvidia0")});
+  ASSERT_EQ(k.render_nodes.size(), 2u);
+  EXPECT_EQ(k.render_nodes[0].node, rung::device_node("dri/renderD128"));
+  EXPECT_EQ(k.render_nodes[0].uevent, "DRIVER=panfrost\n");
+  EXPECT_FALSE(k.render_nodes[1].uevent.has_value()) << "renderD129 has no sysfs device";
+  ASSERT_EQ(k.soc_gpu_nodes.size(), 1u);
+  EXPECT_EQ(k.soc_gpu_nodes[0].second, "mali");
+  ASSERT_TRUE(k.soc.has_value());
+  EXPECT_EQ(k.soc->at("family"), "Snapdragon");
+  EXPECT_EQ(k.soc->count("vendor"), 0u) << "a file that is not there is absent, not empty";
+  // What is not there at all is absent: no bus, no cpuinfo, no soc, no Android.
+  EXPECT_FALSE(k.pci.has_value());
+  EXPECT_FALSE(k.cpuinfo.has_value());
+  EXPECT_FALSE(k.android);
+  EXPECT_FALSE(k.kfd);
+  EXPECT_FALSE(k.hexagon_dsp);
+  EXPECT_FALSE(rung::read_kernel_files(t.path() / "nothing").soc.has_value());
 }
 
 TEST(Hardware, HybridPmuListsMustBothParse) {

@@ -1,5 +1,6 @@
-// Hardware detection from sysfs, procfs and /dev under a root directory.
-// Every read is best-effort: a missing or unreadable file is an absent fact.
+// What the machine is, in rung's words: from the files a Linux or Android kernel
+// publishes (read by os/kernel_files.h under a root) or from a Windows
+// description. Every fact is best-effort: one that could not be read is absent.
 #include "rung/hardware.h"
 
 #include <fmt/format.h>
@@ -15,10 +16,8 @@
 
 #include "os/hardware_description.h"
 #include "os/json_input.h"
+#include "os/kernel_files.h"
 #include "os/machine.h"
-#include "os/read_file.h"
-#include "rung/directory.h"
-#include "rung/path_text.h"
 #include "rung/printable.h"
 
 namespace rung {
@@ -33,21 +32,6 @@ std::string_view trim(std::string_view s) {
   if (b == std::string_view::npos) return {};
   const auto e = s.find_last_not_of(kSpace);
   return s.substr(b, e - b + 1);
-}
-
-// The whole file as text, or nullopt when it is missing, not a regular file, or
-// unreadable: os's reader for the kernel's pseudo-files (read to their end, bounded).
-std::optional<std::string> read_file(const fs::path& p) { return read_system_file(p); }
-
-std::optional<std::string> read_trimmed(const fs::path& p) {
-  auto text = read_file(p);
-  if (!text) return std::nullopt;
-  return std::string(trim(*text));
-}
-
-bool path_exists(const fs::path& p) {
-  std::error_code ec;
-  return fs::exists(p, ec) && !ec;
 }
 
 // "0x030000", "0x10de", "10de" -> value; nullopt for anything that is not 1..8 hex digits.
@@ -65,18 +49,6 @@ std::optional<std::uint16_t> parse_hex16(std::string_view s) {
   auto v = parse_hex(s);
   if (!v || *v > 0xffffu) return std::nullopt;
   return static_cast<std::uint16_t>(*v);
-}
-
-std::optional<std::uint32_t> read_hex(const fs::path& p) {
-  auto text = read_file(p);
-  if (!text) return std::nullopt;
-  return parse_hex(*text);
-}
-
-std::optional<std::uint16_t> read_hex16(const fs::path& p) {
-  auto text = read_file(p);
-  if (!text) return std::nullopt;
-  return parse_hex16(*text);
 }
 
 std::vector<std::string> split_ws(std::string_view s) {
@@ -106,22 +78,6 @@ std::vector<std::string_view> split_lines(std::string_view s) {
   return out;
 }
 
-// Names of the entries of a directory; nullopt when it cannot be listed.
-std::optional<std::vector<std::string>> list_dir(const fs::path& dir, bool skip_directories = false) {
-  auto entries = list_directory(dir);
-  if (!entries) return std::nullopt;
-  std::vector<std::string> names;
-  for (const auto& e : *entries) {
-    if (skip_directories) {
-      std::error_code dec;
-      if (fs::is_directory(e, dec)) continue;
-    }
-    names.push_back(e.filename().string());
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
 bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
 Vendor vendor_from_pci_id(std::uint16_t id) {
@@ -136,22 +92,19 @@ Vendor vendor_from_pci_id(std::uint16_t id) {
   }
 }
 
-void read_pci(const fs::path& root, Hardware& hw) {
-  const fs::path devices = root / "sys/bus/pci/devices";
-  auto names = list_dir(devices);
-  if (!names) return;
+void read_pci(const std::optional<std::vector<PciFunctionFiles>>& functions, Hardware& hw) {
+  if (!functions) return;
   hw.pci_visible = true;
-  for (const auto& address : *names) {  // sorted by address already
-    const fs::path dev = devices / path_from_utf8(address);
-    auto class_code = read_hex(dev / "class");
+  for (const auto& f : *functions) {  // sorted by address already
+    auto class_code = f.class_code ? parse_hex(*f.class_code) : std::nullopt;
     if (!class_code) continue;
     const auto base_class = (*class_code >> 16) & 0xffu;
-    if (base_class != 0x03u && base_class != 0x12u) continue;
-    auto vendor_id = read_hex16(dev / "vendor");
-    auto device_id = read_hex16(dev / "device");
+    if (base_class != 0x03u && base_class != 0x12u) continue;  // display controllers and processing accelerators
+    auto vendor_id = f.vendor ? parse_hex16(*f.vendor) : std::nullopt;
+    auto device_id = f.device ? parse_hex16(*f.device) : std::nullopt;
     if (!vendor_id || !device_id) continue;
     PciDevice d;
-    d.address = address;
+    d.address = f.address;
     d.class_code = *class_code;
     d.vendor_id = *vendor_id;
     d.device_id = *device_id;
@@ -185,19 +138,6 @@ std::optional<std::string> parse_nvidia_version(std::string_view text) {
       if (looks_like_version(tok)) return tok;
   }
   return std::nullopt;
-}
-
-void read_dev(const fs::path& root, Hardware& hw) {
-  if (auto names = list_dir(root / "dev", /*skip_directories=*/true)) {
-    for (const auto& n : *names)
-      if (starts_with(n, "nvidia")) hw.nvidia_device_nodes.push_back(device_node(n));
-  }
-  hw.rocm_kfd = path_exists(root / "dev/kfd");
-  if (auto names = list_dir(root / "dev/dri")) {
-    for (const auto& n : *names)
-      if (starts_with(n, "renderD")) hw.dri_render_nodes.push_back(device_node("dri/" + n));
-  }
-  hw.hexagon_dsp = path_exists(root / "dev/fastrpc-cdsp") || path_exists(root / "dev/adsprpc-smd");
 }
 
 // Arm Ltd's own cores (implementer 0x41) by their part numbers.
@@ -298,15 +238,17 @@ CpuInfo parse_cpuinfo(std::string_view text, std::map<int, std::string>* core_of
   return cpu;
 }
 
-std::optional<SocInfo> read_soc(const fs::path& root) {
-  const fs::path dir = root / "sys/devices/soc0";
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec) || ec) return std::nullopt;
+std::optional<SocInfo> read_soc(const std::optional<std::map<std::string, std::string>>& files) {
+  if (!files) return std::nullopt;
+  auto field = [&](const char* name) {
+    auto it = files->find(name);
+    return it == files->end() ? std::string() : it->second;
+  };
   SocInfo soc;
-  soc.vendor = read_trimmed(dir / "vendor").value_or("");
-  soc.family = read_trimmed(dir / "family").value_or("");
-  soc.machine = read_trimmed(dir / "machine").value_or("");
-  soc.soc_id = read_trimmed(dir / "soc_id").value_or("");
+  soc.vendor = field("vendor");
+  soc.family = field("family");
+  soc.machine = field("machine");
+  soc.soc_id = field("soc_id");
   if (soc.vendor.empty() && soc.family.find("Snapdragon") != std::string::npos) soc.vendor = "Qualcomm";
   return soc;
 }
@@ -335,12 +277,13 @@ std::set<int> parse_cpu_list(std::string_view s) {
   return out;
 }
 
-std::optional<long long> read_decimal(const fs::path& p) {
-  auto text = read_trimmed(p);
-  if (!text || text->empty()) return std::nullopt;
+std::optional<long long> parse_decimal(const std::optional<std::string>& raw) {
+  if (!raw) return std::nullopt;
+  const auto text = trim(*raw);
+  if (text.empty()) return std::nullopt;
   long long v = 0;
-  const auto [ptr, ec] = std::from_chars(text->data(), text->data() + text->size(), v);
-  if (ec != std::errc() || ptr != text->data() + text->size() || v < 0) return std::nullopt;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || ptr != text.data() + text.size() || v < 0) return std::nullopt;
   return v;
 }
 
@@ -349,7 +292,7 @@ std::optional<long long> read_decimal(const fs::path& p) {
 // throughput, so a LITTLE core's is a third to two fifths of a big one's: fast is at
 // least half the largest. Frequencies differ less between the classes (a Cortex-A55 at
 // 1.8 GHz beside an A76 at 2.4): fast is within 15% of the highest.
-void read_core_classes(const fs::path& root, const std::map<int, std::string>& core_of, CpuInfo& cpu) {
+void read_core_classes(const KernelFiles& k, const std::map<int, std::string>& core_of, CpuInfo& cpu) {
   auto physical = [&](const std::set<int>& cpus) {
     std::set<std::string> cores;
     for (int c : cpus) {
@@ -358,10 +301,8 @@ void read_core_classes(const fs::path& root, const std::map<int, std::string>& c
     }
     return static_cast<int>(cores.size());
   };
-  const auto p_cores = read_trimmed(root / "sys/devices/cpu_core/cpus");
-  const auto e_cores = read_trimmed(root / "sys/devices/cpu_atom/cpus");
-  if (p_cores && e_cores) {
-    const auto fast = parse_cpu_list(*p_cores), slow = parse_cpu_list(*e_cores);
+  if (k.p_core_list && k.e_core_list) {
+    const auto fast = parse_cpu_list(*k.p_core_list), slow = parse_cpu_list(*k.e_core_list);
     if (!fast.empty() && !slow.empty()) {
       cpu.fast_cores = physical(fast);
       const int e = physical(slow);
@@ -370,18 +311,13 @@ void read_core_classes(const fs::path& root, const std::map<int, std::string>& c
       return;
     }
   }
-  auto names = list_dir(root / "sys/devices/system/cpu");
-  if (!names) return;
+  if (!k.cpus) return;
   std::map<int, long long> capacity, max_khz;
   std::set<int> cpus;
-  for (const auto& n : *names) {
-    int c = 0;
-    if (n.size() < 4 || n.compare(0, 3, "cpu") != 0) continue;
-    if (std::from_chars(n.data() + 3, n.data() + n.size(), c).ptr != n.data() + n.size()) continue;
-    const fs::path dir = root / "sys/devices/system/cpu" / path_from_utf8(n);
-    cpus.insert(c);
-    if (auto v = read_decimal(dir / "cpu_capacity")) capacity[c] = *v;
-    if (auto v = read_decimal(dir / "cpufreq/cpuinfo_max_freq")) max_khz[c] = *v;
+  for (const auto& c : *k.cpus) {
+    cpus.insert(c.number);
+    if (auto v = parse_decimal(c.capacity)) capacity[c.number] = *v;
+    if (auto v = parse_decimal(c.max_khz)) max_khz[c.number] = *v;
   }
   // Whether `value` (read for every CPU) parts the cores into classes; if so they are set.
   auto split = [&](const std::map<int, long long>& value, bool is_fast(long long, long long), const char* source,
@@ -425,21 +361,17 @@ std::optional<std::string> uevent_value(std::string_view text, std::string_view 
 
 // Render nodes whose device is not a PCI function (a PCI GPU is in hw.gpus already), and
 // the GPU nodes of drivers that have no DRM render node (Arm's Mali driver, Adreno's kgsl).
-void read_soc_gpus(const fs::path& root, Hardware& hw) {
-  for (const auto& node : hw.dri_render_nodes) {
-    const auto uevent = read_file(root / "sys/class/drm" / path_from_utf8(node).filename() / "device/uevent");
-    if (!uevent || uevent_value(*uevent, "PCI_SLOT_NAME")) continue;
-    const auto driver = uevent_value(*uevent, "DRIVER").value_or("");
-    hw.soc_gpus.push_back({node, driver, vendor_from_gpu_driver(driver)});
+void read_soc_gpus(const KernelFiles& k, Hardware& hw) {
+  for (const auto& r : k.render_nodes) {
+    if (!r.uevent || uevent_value(*r.uevent, "PCI_SLOT_NAME")) continue;
+    const auto driver = uevent_value(*r.uevent, "DRIVER").value_or("");
+    hw.soc_gpus.push_back({r.node, driver, vendor_from_gpu_driver(driver)});
   }
-  for (const auto& [node, driver] : {std::pair{"mali0", "mali"}, std::pair{"kgsl-3d0", "kgsl"}}) {
-    if (path_exists(root / "dev" / path_from_utf8(node))) hw.soc_gpus.push_back({device_node(node), driver, vendor_from_gpu_driver(driver)});
-  }
+  for (const auto& [node, driver] : k.soc_gpu_nodes) hw.soc_gpus.push_back({node, driver, vendor_from_gpu_driver(driver)});
 }
 
 // The devicetree's model string (NUL-terminated), on boards that boot from one.
-std::string read_board(const fs::path& root) {
-  auto text = read_file(root / "sys/firmware/devicetree/base/model");
+std::string board_name(std::optional<std::string> text) {
   if (!text) return {};
   const auto nul = text->find('\0');
   if (nul != std::string::npos) text->resize(nul);
@@ -546,7 +478,8 @@ bool read_windows(const fs::path& root, Hardware& hw) {
     }
   }
   const fs::path file = root / kWindowsDescription;
-  if (!path_exists(file)) return false;
+  std::error_code ec;
+  if (!fs::exists(file, ec) || ec) return false;
   auto j = read_json_file(file);
   if (!j) {
     hw.os = OsKind::kWindows;
@@ -557,8 +490,8 @@ bool read_windows(const fs::path& root, Hardware& hw) {
   return true;
 }
 
-OsKind detect_os(const fs::path& root) {
-  if (path_exists(root / "system/build.prop")) return OsKind::kAndroid;
+OsKind detect_os(const fs::path& root, const KernelFiles& k) {
+  if (k.android) return OsKind::kAndroid;
   if (root == fs::path("/")) {
     const std::string_view built_for = built_for_system();
     if (built_for == "macos") return OsKind::kMacos;
@@ -663,16 +596,20 @@ Hardware detect_hardware(const std::filesystem::path& root) {
   Hardware hw;
   try {
     if (read_windows(root, hw)) return hw;
-    hw.os = detect_os(root);
-    read_pci(root, hw);
-    if (auto text = read_file(root / "proc/driver/nvidia/version")) hw.nvidia_driver = parse_nvidia_version(*text);
-    read_dev(root, hw);
-    read_soc_gpus(root, hw);
+    const KernelFiles k = read_kernel_files(root);
+    hw.os = detect_os(root, k);
+    read_pci(k.pci, hw);
+    if (k.nvidia_version) hw.nvidia_driver = parse_nvidia_version(*k.nvidia_version);
+    hw.nvidia_device_nodes = k.nvidia_nodes;
+    hw.rocm_kfd = k.kfd;
+    for (const auto& r : k.render_nodes) hw.dri_render_nodes.push_back(r.node);
+    hw.hexagon_dsp = k.hexagon_dsp;
+    read_soc_gpus(k, hw);
     std::map<int, std::string> core_of;
-    if (auto text = read_file(root / "proc/cpuinfo")) hw.cpu = parse_cpuinfo(*text, &core_of);
-    read_core_classes(root, core_of, hw.cpu);
-    hw.soc = read_soc(root);
-    hw.board = read_board(root);
+    if (k.cpuinfo) hw.cpu = parse_cpuinfo(*k.cpuinfo, &core_of);
+    read_core_classes(k, core_of, hw.cpu);
+    hw.soc = read_soc(k.soc);
+    hw.board = board_name(k.devicetree_model);
   } catch (const std::exception&) {
     // Only allocation failure or a path the platform cannot represent gets here; keep what was read.
   }
