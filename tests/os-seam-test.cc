@@ -63,14 +63,29 @@ TEST_F(OsSeamTest, TheCheckNamesEachUseOfTheSystemPlantedInACopyOfTheTree) {
         "bool t = !isatty(2);\n"                 // 16
         "std::string q = \"libQnnHtp.so\";\n"     // 17: a library's file name
         "auto d = dir / \"onnxruntime.dll\";\n"   // 18
-        "std::string m = \"model.onnx\";\n");     // 19: no library's
+        "std::string m = \"model.onnx\";\n"      // 19: no library's
+        "#include \"windows.h\"\n"              // 20: quoted
+        "#include <Windows.h>\n"                // 21: capitalised
+        "#ifdef WIN32\n"                         // 22: the old spelling
+        "#elif defined(__BIONIC__)\n"            // 23: Android's C library
+        "#endif\n"                               // 24
+        "#include \"winSock2.H\"\n");            // 25
   write(dir_ / "src" / "os" / "posix" / "ok.cpp", "#include <unistd.h>\nlong p() { return ::getpid(); }\n");
   write(dir_ / "tests" / "t-test.cc", "#include <sys/wait.h>\npid_t c = fork();\n");
   write(dir_ / "cli" / "main.cpp", "#ifdef __linux__\n#endif\n");
+  // Files included inline, under each suffix they are written with.
+  for (const char* suffix : {".inl", ".ipp", ".tcc", ".hxx"}) {
+    write(dir_ / "src" / "jobs" / (std::string("inline") + suffix), "\nlong p() { return getpid(); }\n");
+  }
   auto found = check_os(dir_);
   EXPECT_EQ(found.exit_code, 1);
-  for (int line : {1, 5, 7, 8, 11, 13, 14, 15, 16, 17, 18}) EXPECT_THAT(found.out, HasSubstr(fmt::format("src/jobs/more.cpp:{}:", line)));
-  for (int line : {2, 3, 4, 6, 9, 10, 12, 19}) EXPECT_THAT(found.out, Not(HasSubstr(fmt::format("src/jobs/more.cpp:{}:", line))));
+  for (int line : {1, 5, 7, 8, 11, 13, 14, 15, 16, 17, 18, 20, 21, 22, 23, 25}) {
+    EXPECT_THAT(found.out, HasSubstr(fmt::format("src/jobs/more.cpp:{}:", line)));
+  }
+  for (int line : {2, 3, 4, 6, 9, 10, 12, 19, 24}) EXPECT_THAT(found.out, Not(HasSubstr(fmt::format("src/jobs/more.cpp:{}:", line))));
+  for (const char* suffix : {".inl", ".ipp", ".tcc", ".hxx"}) {
+    EXPECT_THAT(found.out, HasSubstr(fmt::format("src/jobs/inline{}:2: getpid()", suffix)));
+  }
   EXPECT_THAT(found.out, HasSubstr("cli/main.cpp:1: __linux__"));
   EXPECT_THAT(found.out, Not(HasSubstr("src/os/posix/ok.cpp")));
   EXPECT_THAT(found.out, Not(HasSubstr("tests/t-test.cc")));

@@ -39,18 +39,21 @@ ALLOWED = [
      "a pattern over the messages ONNX Runtime and the Linux loader write, which name .so files"),
 ]
 
+# Between <> or "" and in any case: Windows' file system finds <Windows.h> and "winsock2.h" alike.
 OS_HEADERS = re.compile(
-    r"^[ \t]*#[ \t]*include[ \t]*<(?P<h>"
+    r"^[ \t]*#[ \t]*include[ \t]*[<\"](?P<h>"
     r"(?:sys|netinet|arpa|linux|asm|mach|mach-o|android)/[\w./]+"
     r"|(?:unistd|fcntl|dlfcn|signal|poll|pthread|sched|termios|pwd|grp|spawn|elf|link|dirent|netdb|syslog|libgen"
     r"|glob|fnmatch|semaphore|ucontext|execinfo|malloc|alloca|endian|byteswap|features|err|paths|utmp|wordexp"
     r"|windows|winsock2|ws2tcpip|io|direct|process|bcrypt|dxgi|dxgi1_\d|d3d12|shlobj|knownfolders|aclapi|sddl"
     r"|winternl|libloaderapi|processthreadsapi|synchapi|fileapi|handleapi|tlhelp32|psapi|winbase|winnt|wincrypt"
-    r"|ntstatus|shellapi|objbase|combaseapi)\.h)>",
-    re.M)
+    r"|ntstatus|shellapi|objbase|combaseapi)\.h)[>\"]",
+    re.M | re.I)
 
-OS_MACROS = re.compile(r"\b(?:_WIN32|_WIN64|__WIN32__|__CYGWIN__|__MINGW32__|__MINGW64__|__linux__|__linux|__gnu_linux__"
-                       r"|__APPLE__|__MACH__|__ANDROID__|__unix__|__unix|__FreeBSD__|__NetBSD__|__OpenBSD__|__sun)\b")
+OS_MACROS = re.compile(r"\b(?:_WIN32|_WIN64|__WIN32__|WIN32|_WINDOWS|__CYGWIN__|__MINGW32__|__MINGW64__|__MSYS__|__linux__|__linux"
+                       r"|__gnu_linux__|__gnu_hurd__|__APPLE__|__MACH__|TARGET_OS_\w+|__ANDROID__|__BIONIC__|__unix__|__unix"
+                       r"|__FreeBSD__|__NetBSD__|__OpenBSD__|__DragonFly__|__sun|_AIX|__hpux|__QNX__|__QNXNTO__|__HAIKU__"
+                       r"|__Fuchsia__|__EMSCRIPTEN__)\b")
 
 OS_FUNCTIONS = sorted(set("""
 getpid getppid gettid fork vfork execv execve execvp execvpe execl execlp waitpid waitid wait3 wait4 kill killpg

@@ -59,7 +59,9 @@ def line_finder(code):
     return lambda pos: bisect.bisect_right(starts, pos)
 
 
-SOURCE_SUFFIXES = {".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp"}
+# Every suffix a C or C++ file is written under, the included-inline ones too (.inl, .ipp, .tcc).
+SOURCE_SUFFIXES = {".c", ".cc", ".cpp", ".cxx", ".c++", ".cppm", ".ixx", ".h", ".hh", ".hpp", ".hxx", ".h++", ".inl", ".ipp",
+                   ".tcc", ".tpp", ".inc"}
 
 
 def source_files(root, folders, exempt_prefixes):
