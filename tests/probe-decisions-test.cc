@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "in_process_runtime.h"
 #include "model_builder.h"
 #include "parity_test_support.h"
 #include "rung/probe.h"
@@ -116,6 +117,57 @@ TEST(ProfilePlacementTest, CountsDistinctNodesAndKernelTimePerProvider) {
   EXPECT_EQ(p.describe(), "RungSimAccelerator ran 2 of 3 nodes, 60% of run time");
   test::write_text(file, "not json");
   EXPECT_FALSE(read_profile_placement(file).known);
+  fs::remove_all(dir);
+}
+
+// One profile per profiled run: a node in several counts once, its times add up.
+TEST(ProfilePlacementTest, SeveralProfilesOfOneSessionCountEachNodeOnceAndAddTheirTimes) {
+  const fs::path dir = test::make_temp_dir("rung-profiles");
+  auto node = [](const char* name, int us, const char* provider) {
+    return nlohmann::json{{"cat", "Node"}, {"name", std::string(name) + "_kernel_time"}, {"dur", us}, {"args", {{"provider", provider}}}};
+  };
+  test::write_text(dir / "a.json", nlohmann::json::array({node("Mul_0", 100, "RungSimAccelerator"), node("Conv_1", 50, "CPUExecutionProvider")}).dump());
+  test::write_text(dir / "b.json", nlohmann::json::array({node("Mul_0", 300, "RungSimAccelerator"), node("Add_2", 50, "CPUExecutionProvider")}).dump());
+  test::write_text(dir / "c.json", "damaged");
+  const NodePlacement p = read_profile_placement(std::vector<fs::path>{dir / "a.json", dir / "b.json", dir / "c.json"});
+  ASSERT_TRUE(p.known) << "a damaged profile beside readable ones leaves them readable";
+  EXPECT_EQ(p.total_nodes(), 3);
+  EXPECT_EQ(p.accelerated_nodes(), 1);
+  EXPECT_DOUBLE_EQ(p.accelerated_time_share(), 0.8);  // 400 of 500
+  EXPECT_FALSE(read_profile_placement(std::vector<fs::path>{dir / "c.json"}).known);
+  EXPECT_FALSE(read_profile_placement(std::vector<fs::path>{}).known);
+  fs::remove_all(dir);
+}
+
+// After its timed runs the session runs once more with ONNX Runtime profiling
+// that run alone (1.30 can): the placement agrees with a profiled session of the
+// model's own, without building the model again, and no profile is left behind.
+TEST(ProfilePlacementTest, ARunOfTheBuiltSessionIsProfiledAloneAndAgreesWithASessionOfItsOwn) {
+  auto process = test::install_runtime_1_30();
+  ASSERT_TRUE(process.ok()) << process.error().message;
+  ASSERT_TRUE(runs_profile_alone()) << "ONNX Runtime 1.30 serves API 25 or later";
+  const fs::path dir = test::make_temp_dir("rung-profile-alone");
+  const fs::path model = test::write_elementwise_model(dir / "elementwise.onnx", {1, 16, 64});
+  SessionSettings settings;  // the CPU
+  auto opened = open_session(**process, model, settings);
+  ASSERT_TRUE(opened.ok()) << opened.error().message;
+  auto prepared = prepare_session(std::move(*opened));
+  ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+  std::vector<Tensor> inputs;
+  for (const auto& in : prepared->io.inputs) inputs.push_back(test::float_tensor(in.name, {1, 16, 64}, std::vector<float>(16 * 64, 0.5f)));
+  auto alone = profile_placement(**process, *prepared, model, settings, inputs, dir / "alone", 3);
+  auto own = profile_placement(**process, model, settings, inputs, dir / "own", 3);
+  ASSERT_TRUE(alone.ok()) << alone.error().message;
+  ASSERT_TRUE(own.ok()) << own.error().message;
+  ASSERT_TRUE(alone->known);
+  EXPECT_EQ(alone->total_nodes(), own->total_nodes());
+  EXPECT_EQ(alone->total_nodes(), 4);
+  ASSERT_EQ(alone->providers.size(), 1u);
+  EXPECT_EQ(alone->providers[0].provider, kCpuProvider);
+  EXPECT_GT(alone->providers[0].kernel_us, 0);
+  EXPECT_TRUE(fs::is_empty(dir / "alone")) << "each run's profile is read and removed";
+  // The session still runs as before: profiling was this run's alone.
+  EXPECT_TRUE(run_session(*prepared, inputs).ok());
   fs::remove_all(dir);
 }
 

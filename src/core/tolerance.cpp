@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string_view>
+#include <unordered_map>
 
 namespace rung {
 namespace {
@@ -132,12 +134,16 @@ std::string OutputsComparison::first_problem() const {
 OutputsComparison compare_outputs(const std::vector<Tensor>& reference, const std::vector<Tensor>& candidate,
                                   const Tolerance& tolerance) {
   OutputsComparison out;
+  // By name through an index, so a model with many outputs costs in proportion to them.
+  std::unordered_map<std::string_view, const Tensor*> by_name;
+  by_name.reserve(candidate.size());
+  for (const auto& t : candidate) by_name.emplace(t.name, &t);  // the first of a repeated name, as before
   for (const auto& r : reference) {
-    auto it = std::find_if(candidate.begin(), candidate.end(), [&](const Tensor& t) { return t.name == r.name; });
-    if (it == candidate.end()) {
+    auto it = by_name.find(r.name);
+    if (it == by_name.end()) {
       out.missing.push_back(r.name);
     } else {
-      out.outputs.push_back(compare_tensors(r, *it, tolerance));
+      out.outputs.push_back(compare_tensors(r, *it->second, tolerance));
     }
   }
   return out;

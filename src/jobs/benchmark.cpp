@@ -181,9 +181,9 @@ Result<Built> build_session(OrtProcess& process, const BenchJob& job, BenchJobRe
   return Built{std::move(*s), model};
 }
 
-void profile_one_run(OrtProcess& process, const BenchJob& job, const fs::path& file, const std::vector<Tensor>& inputs,
-                     BenchJobResult& r) {
-  auto placement = profile_placement(process, file, bench_settings(job), inputs, job.outputs_dir.parent_path() / "profile");
+void profile_one_run(OrtProcess& process, PreparedSession& timed, const BenchJob& job, const fs::path& file,
+                     const std::vector<Tensor>& inputs, BenchJobResult& r) {
+  auto placement = profile_placement(process, timed, file, bench_settings(job), inputs, job.outputs_dir.parent_path() / "profile");
   if (!placement) {
     r.evidence.push_back(placement.error().message);
     return;
@@ -284,7 +284,7 @@ BenchJobResult run_bench_job(const BenchJob& job) {
   if (!job.outputs_dir.empty()) {
     if (auto s = write_output_directory(*outputs, job.outputs_dir); !s) return fail("run", s.error().message);
   }
-  if (job.profile) profile_one_run(**process, job, loaded, *inputs, r);
+  if (job.profile) profile_one_run(**process, *prepared, job, loaded, *inputs, r);
   r.ok = true;
   return r;
 }

@@ -33,7 +33,7 @@ struct BenchJob {
   std::filesystem::path outputs_dir;   // the last timed run's outputs, as .pb
   std::filesystem::path engine_dir;    // compiling rungs: the engine (EPContext model) lives here
   bool cold = true;                // build without the engine first; false: load the engine a previous round compiled
-  bool profile = false;            // one more session, profiled, for placement evidence
+  bool profile = false;            // one more run, profiled, for placement evidence
   bool compare_bare = false;       // interleave a bare C API run with every timed run
   std::filesystem::path progress_file; // runs done so far, rewritten as the loop goes (the parent shows it)
 };

@@ -101,8 +101,11 @@ ProbeJobResult run_probe_job(const ProbeJob& job) {
     if (auto s = write_output_directory(*outputs, job.outputs_dir); !s) return fail("run", s.error().message);
   }
   if (job.profile) {
-    auto placement = profile_placement(**process, job.target.model, session_settings(job.target), *inputs,
-                                       job.outputs_dir.parent_path() / "profile");
+    // The timed session, profiled over one more run: the model is not built again where the runtime can.
+    auto prepared = prepare_session(std::move(*session));
+    auto placement = prepared ? profile_placement(**process, *prepared, job.target.model, session_settings(job.target), *inputs,
+                                                  job.outputs_dir.parent_path() / "profile")
+                              : Result<NodePlacement>(prepared.error());
     if (placement) {
       r.placement = *placement;
     } else {

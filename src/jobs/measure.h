@@ -36,7 +36,7 @@ struct ProbeJob {
   SpeedRule rule;
   double budget_s = 2;                 // timing time after the first `runs` pairs
   int max_pairs = 400;
-  bool profile = false;                // one more session, profiled: where the nodes ran
+  bool profile = false;                // one more run, profiled: where the nodes ran
 };
 
 struct ProbeJobResult {

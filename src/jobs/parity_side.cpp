@@ -22,7 +22,7 @@ namespace {
 struct OpenSide {
   PreparedSession prepared;
   OrtProcess* process = nullptr;
-  SessionSettings settings;  // for the profiled session that says where the nodes ran
+  SessionSettings settings;  // for a profiled session of its own, on a runtime that profiles no single run
   std::filesystem::path model;
 };
 
@@ -73,7 +73,7 @@ nlohmann::json placement_answer(OpenSide& side, const std::filesystem::path& dir
     if (v.kind != Value::Kind::kTensor) return {{"placement", nullptr}, {"error", "placement is read for tensor inputs only"}};
     inputs.push_back(std::move(v.tensor));
   }
-  auto placement = profile_placement(*side.process, side.model, side.settings, inputs, profile_dir);
+  auto placement = profile_placement(*side.process, side.prepared, side.model, side.settings, inputs, profile_dir);
   if (!placement) return {{"placement", nullptr}, {"error", placement.error().message}};
   return {{"placement", *placement}};
 }

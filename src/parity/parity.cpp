@@ -11,6 +11,8 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <string_view>
+#include <unordered_map>
 
 #include "core/thread_limit.h"
 #include "jobs/parity_protocol.h"
@@ -113,9 +115,18 @@ Status compare_io(const std::vector<TensorInfo>& ref, const std::vector<TensorIn
     for (const auto& t : v) n.push_back("'" + t.name + "'");
     return fmt::format("{}", fmt::join(n, ", "));
   };
+  // By name through an index: a model with many outputs costs in proportion to them.
+  auto index = [](const std::vector<TensorInfo>& v) {
+    std::unordered_map<std::string_view, const TensorInfo*> by_name;
+    by_name.reserve(v.size());
+    for (const auto& t : v) by_name.emplace(t.name, &t);
+    return by_name;
+  };
+  const auto ref_names = index(ref), cand_names = index(cand);
   for (const auto& r : ref) {
-    auto it = std::find_if(cand.begin(), cand.end(), [&](const TensorInfo& c) { return c.name == r.name; });
-    if (it == cand.end()) {
+    auto found = cand_names.find(r.name);
+    const TensorInfo* it = found == cand_names.end() ? nullptr : found->second;
+    if (it == nullptr) {
       return Error{ErrorCode::kInvalidArgument, fmt::format("the ref model has {} '{}', the cand model does not (its {}s: {})", kind, r.name, kind, names(cand))};
     }
     bool same = r.type == it->type && r.shape.size() == it->shape.size();
@@ -125,7 +136,7 @@ Status compare_io(const std::vector<TensorInfo>& ref, const std::vector<TensorIn
     }
   }
   for (const auto& c : cand) {
-    if (std::none_of(ref.begin(), ref.end(), [&](const TensorInfo& r) { return r.name == c.name; })) {
+    if (ref_names.count(c.name) == 0) {
       return Error{ErrorCode::kInvalidArgument, fmt::format("the cand model has {} '{}', the ref model does not (its {}s: {})", kind, c.name, kind, names(ref))};
     }
   }

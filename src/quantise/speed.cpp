@@ -119,7 +119,8 @@ Result<SpeedEvidence> measure_speed(OrtProcess& process, const fs::path& referen
   e.quantised_runs_ms = sides[1].ms;
   KernelTimes* out[2] = {&e.f32, &e.quantised};
   for (int i = 0; i < 2; ++i) {
-    auto profiled = profile_placement(process, *sides[i].model, settings, sides[i].inputs, work / (i == 0 ? "profile-f32" : "profile-quantised"), 3);
+    auto profiled = profile_placement(process, *sides[i].session, *sides[i].model, settings, sides[i].inputs,
+                                      work / (i == 0 ? "profile-f32" : "profile-quantised"), 3);
     if (!profiled) return profiled.error();
     *out[i] = split(*profiled, median(sides[i].ms));
   }

@@ -31,4 +31,7 @@ Status install_api(const OrtApi* api, int api_version);
 const OrtApi* installed_api();
 int installed_api_version();
 
+// The first API version whose run options profile one run (RunOptionsEnableProfiling, ONNX Runtime 1.25).
+inline constexpr int kRunProfilingApiVersion = 25;
+
 }  // namespace rung::ort

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <unordered_set>
 
 #include "os/json_form.h"
 #include "os/json_input.h"
@@ -90,37 +91,41 @@ void from_json(const nlohmann::json& j, NodePlacement& p) {
   read_json(j.at("providers"), p.providers);
 }
 
-NodePlacement read_profile_placement(const fs::path& profile) {
+NodePlacement read_profile_placement(const fs::path& profile) { return read_profile_placement(std::vector<fs::path>{profile}); }
+
+NodePlacement read_profile_placement(const std::vector<fs::path>& profiles) {
   NodePlacement out;
-  auto j = parse_json_or_discarded(read_input_file_if_usable(profile, FileKind::kDocument).value_or(""));
-  if (j.is_object() && j.contains("traceEvents")) j = j["traceEvents"];
-  if (!j.is_array()) return out;
-  out.known = true;
   struct Seen {
-    std::vector<std::string> nodes;
+    std::unordered_set<std::string> nodes;  // a set: a profile of 10 000 nodes is read in proportion to them
     double us = 0;
   };
   std::map<std::string, Seen> by_provider;
   std::map<std::pair<std::string, std::string>, Seen> by_op;  // (op, input type)
   const std::string suffix = "_kernel_time";
-  for (const auto& e : j) {
-    if (!e.is_object() || e.value("cat", "") != "Node") continue;
-    std::string name = e.value("name", "");
-    if (name.size() <= suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) continue;
-    if (!e.contains("args") || !e["args"].is_object()) continue;
-    std::string provider = e["args"].value("provider", "");
-    if (provider.empty()) continue;
-    auto& seen = by_provider[provider];
-    name.resize(name.size() - suffix.size());
-    if (std::find(seen.nodes.begin(), seen.nodes.end(), name) == seen.nodes.end()) seen.nodes.push_back(name);
-    const double us = e.contains("dur") && e["dur"].is_number() ? e["dur"].get<double>() : 0.0;
-    seen.us += us;
-    std::string type;
-    const auto& shapes = e["args"].contains("input_type_shape") ? e["args"]["input_type_shape"] : nlohmann::json();
-    if (shapes.is_array() && !shapes.empty() && shapes[0].is_object() && !shapes[0].empty()) type = shapes[0].begin().key();
-    auto& op = by_op[{e["args"].value("op_name", ""), type}];
-    if (std::find(op.nodes.begin(), op.nodes.end(), name) == op.nodes.end()) op.nodes.push_back(name);
-    op.us += us;
+  for (const auto& profile : profiles) {
+    auto j = parse_json_or_discarded(read_input_file_if_usable(profile, FileKind::kDocument).value_or(""));
+    if (j.is_object() && j.contains("traceEvents")) j = j["traceEvents"];
+    if (!j.is_array()) continue;
+    out.known = true;
+    for (const auto& e : j) {
+      if (!e.is_object() || e.value("cat", "") != "Node") continue;
+      std::string name = e.value("name", "");
+      if (name.size() <= suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) continue;
+      if (!e.contains("args") || !e["args"].is_object()) continue;
+      std::string provider = e["args"].value("provider", "");
+      if (provider.empty()) continue;
+      auto& seen = by_provider[provider];
+      name.resize(name.size() - suffix.size());
+      seen.nodes.insert(name);
+      const double us = e.contains("dur") && e["dur"].is_number() ? e["dur"].get<double>() : 0.0;
+      seen.us += us;
+      std::string type;
+      const auto& shapes = e["args"].contains("input_type_shape") ? e["args"]["input_type_shape"] : nlohmann::json();
+      if (shapes.is_array() && !shapes.empty() && shapes[0].is_object() && !shapes[0].empty()) type = shapes[0].begin().key();
+      auto& op = by_op[{e["args"].value("op_name", ""), type}];
+      op.nodes.insert(std::move(name));
+      op.us += us;
+    }
   }
   for (const auto& [key, seen] : by_op) out.ops.push_back({key.first, key.second, static_cast<int>(seen.nodes.size()), seen.us});
   std::stable_sort(out.ops.begin(), out.ops.end(), [](const auto& a, const auto& b) { return a.kernel_us > b.kernel_us; });

@@ -17,6 +17,7 @@ namespace rung {
 
 class OrtProcess;        // session/session.h: kept out of this header, which job results include
 struct SessionSettings;
+struct PreparedSession;
 
 inline constexpr const char* kCpuProvider = "CPUExecutionProvider";
 
@@ -61,11 +62,21 @@ void from_json(const nlohmann::json& j, NodePlacement& p);
 // Reads a profile file ONNX Runtime wrote (its "Node" events: <node>_kernel_time,
 // args.provider, dur). An unreadable or foreign file gives an unknown placement.
 NodePlacement read_profile_placement(const std::filesystem::path& profile);
+// The same over several profiles of one session (one per profiled run): nodes
+// counted once, times summed. Known when any of them could be read.
+NodePlacement read_profile_placement(const std::vector<std::filesystem::path>& profiles);
 
 // Builds a profiled session of `model` with `settings`, runs `inputs` `runs`
 // times and reads the profile it wrote under `dir`; times are per run (the
 // mean). The timing sessions pay nothing for it.
 Result<NodePlacement> profile_placement(OrtProcess& process, const std::filesystem::path& model, const SessionSettings& settings,
                                     const std::vector<Tensor>& inputs, const std::filesystem::path& dir, int runs = 1);
+// The same from `runs` more runs of a session already built, after its timed
+// runs: where the runtime profiles a run alone (runs_profile_alone()), the
+// model is not built a second time (a model with 10 000 outputs takes ONNX
+// Runtime seconds to build); elsewhere a profiled session of `model` as above.
+Result<NodePlacement> profile_placement(OrtProcess& process, PreparedSession& built, const std::filesystem::path& model,
+                                        const SessionSettings& settings, const std::vector<Tensor>& inputs,
+                                        const std::filesystem::path& dir, int runs = 1);
 
 }  // namespace rung

@@ -1,11 +1,16 @@
 // The profiled run behind NodePlacement: apart from placement.cpp so that what
 // reads placements (cache and job files, fuzzed alone) needs no session.
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <string>
 #include <system_error>
+#include <vector>
 
 #include "runtime/clean_error.h"
 #include "session/placement.h"
 #include "session/session.h"
+#include "rung/directory.h"
 #include "rung/path_text.h"
 
 namespace rung {
@@ -33,6 +38,38 @@ Result<NodePlacement> profile_placement(OrtProcess& process, const fs::path& mod
   } catch (const Ort::Exception& e) {
     return Error{ErrorCode::kRuntime, std::string("no placement profile: ") + e.what()};
   }
+}
+
+Result<NodePlacement> profile_placement(OrtProcess& process, PreparedSession& built, const fs::path& model,
+                                        const SessionSettings& settings, const std::vector<Tensor>& inputs, const fs::path& dir,
+                                        int runs) {
+  if (!runs_profile_alone()) return profile_placement(process, model, settings, inputs, dir, runs);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  runs = std::max(runs, 1);
+  // Each run writes `prefix`_<time>.json; the prefix is this call's own, so only its files are read.
+  const std::string stem = "alone";
+  Result<std::vector<Tensor>> ran = std::vector<Tensor>{};
+  for (int r = 0; r < runs && ran; ++r) ran = run_session_profiled(built, inputs, dir / path_from_utf8(fmt::format("{}{}", stem, r)));
+  std::vector<fs::path> written;
+  if (auto entries = list_directory(dir)) {
+    for (const auto& e : *entries) {
+      const std::string name = e.filename().string();
+      if (name.rfind(stem, 0) == 0 && e.extension() == ".json") written.push_back(e);
+    }
+  }
+  auto remove_written = [&] {
+    for (const auto& f : written) fs::remove(f, ec);
+  };
+  if (!ran) {
+    remove_written();
+    return Error{ErrorCode::kRuntime, "no placement profile: the profiled run failed: " + clean_error(ran.error().message)};
+  }
+  NodePlacement p = read_profile_placement(written);
+  remove_written();
+  for (auto& share : p.providers) share.kernel_us /= runs;
+  for (auto& op : p.ops) op.kernel_us /= runs;
+  return p;
 }
 
 }  // namespace rung

@@ -324,16 +324,19 @@ Result<Feeds> collect_feeds(const std::vector<Input>& inputs, Make make) {
 }
 
 // Runs the feeds and asks for every output, in the model's order. Throws Ort::Exception.
+// `profile_prefix`, when given, has ONNX Runtime profile this run alone (callers check runs_profile_alone()).
 std::vector<Ort::Value> run_feeds(Ort::Session& session, const ModelIo& io, const Feeds& feeds,
-                                  const std::map<std::string, std::string>& run_config) {
+                                  const std::map<std::string, std::string>& run_config,
+                                  const std::filesystem::path* profile_prefix = nullptr) {
   std::vector<const char*> out_names;
   out_names.reserve(io.outputs.size());
   for (const auto& o : io.outputs) out_names.push_back(o.name.c_str());
   // Run options only when asked for: the common run builds none.
   Ort::RunOptions run_options{nullptr};
-  if (!run_config.empty()) {
+  if (!run_config.empty() || profile_prefix != nullptr) {
     run_options = Ort::RunOptions();
     for (const auto& [k, v] : run_config) run_options.AddConfigEntry(k.c_str(), v.c_str());
+    if (profile_prefix != nullptr) run_options.EnableProfiling(profile_prefix->c_str());
   }
   return session.Run(run_options, feeds.names.data(), feeds.values.data(), feeds.values.size(), out_names.data(), out_names.size());
 }
@@ -387,11 +390,12 @@ Result<std::optional<Ort::Value>> view_feed(const InputView& v) {
 // The tensor-only path: what the probe, bench and engine run, no Value copies on the way.
 template <class Input, class Make>
 Result<std::vector<Tensor>> run_described(Ort::Session& session, const ModelIo& io, const std::vector<Input>& inputs, Make make,
-                                          const std::map<std::string, std::string>& run_config) {
+                                          const std::map<std::string, std::string>& run_config,
+                                          const std::filesystem::path* profile_prefix = nullptr) {
   try {
     auto feeds = collect_feeds(inputs, make);
     if (!feeds) return feeds.error();
-    auto results = run_feeds(session, io, *feeds, run_config);
+    auto results = run_feeds(session, io, *feeds, run_config, profile_prefix);
     std::vector<Tensor> out;
     out.reserve(results.size());
     for (std::size_t i = 0; i < results.size(); ++i) {
@@ -440,6 +444,17 @@ Result<PreparedSession> prepare_session(Ort::Session session) {
 Result<std::vector<Tensor>> run_session(PreparedSession& prepared, const std::vector<Tensor>& inputs,
                                         const std::map<std::string, std::string>& run_config) {
   return run_described(prepared.session, prepared.io, inputs, own_tensor_feed, run_config);
+}
+
+bool runs_profile_alone() { return ort::installed_api_version() >= ort::kRunProfilingApiVersion; }
+
+Result<std::vector<Tensor>> run_session_profiled(PreparedSession& prepared, const std::vector<Tensor>& inputs,
+                                                 const std::filesystem::path& prefix) {
+  if (!runs_profile_alone()) {
+    return Error{ErrorCode::kUnsupported, fmt::format("ONNX Runtime's API {} profiles no single run (that needs API {})",
+                                                      ort::installed_api_version(), ort::kRunProfilingApiVersion)};
+  }
+  return run_described(prepared.session, prepared.io, inputs, own_tensor_feed, {}, &prefix);
 }
 
 Result<std::vector<Tensor>> run_session_views(PreparedSession& prepared, const std::vector<InputView>& inputs,

@@ -80,6 +80,13 @@ Result<PreparedSession> prepare_session(Ort::Session session);
 // `run_config`: per-run provider settings (see run_option_map).
 Result<std::vector<Tensor>> run_session(PreparedSession& prepared, const std::vector<Tensor>& inputs,
                                         const std::map<std::string, std::string>& run_config = {});
+// Whether the ONNX Runtime installed in this process profiles a single run
+// through its run options (API 25, ONNX Runtime 1.25 and later).
+bool runs_profile_alone();
+// run_session with ONNX Runtime profiling this run alone, into a file named
+// `prefix`_<time>.json; an error where runs_profile_alone() is false.
+Result<std::vector<Tensor>> run_session_profiled(PreparedSession& prepared, const std::vector<Tensor>& inputs,
+                                                 const std::filesystem::path& prefix);
 // The same over inputs that lend their elements: fed in place, never copied.
 Result<std::vector<Tensor>> run_session_views(PreparedSession& prepared, const std::vector<InputView>& inputs,
                                               const std::map<std::string, std::string>& run_config = {});
