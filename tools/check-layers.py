@@ -1,98 +1,156 @@
 #!/usr/bin/env python3
-"""Checks that rung's include lines point one way: a folder under src/ includes
-only from itself and from folders below it. Public headers (include/rung/) count
-as part of the folder that implements them. Exit 0 when clean; 1 and one line
-per offending include otherwise."""
+"""The layer rule is the build's: src/CMakeLists.txt names the layers
+(RUNG_LAYERS) and compiles each concept against a view of src/ and
+include/rung/ that holds only itself and the layers below it, so a backward
+include does not compile. This script checks what surrounds that:
+
+  check-layers.py docs --order BUILD/layers/order.txt
+      docs/code-map.md's table lists every concept once, in the build's order,
+      with the build's layer number; and no include under src/ climbs out of
+      its folder with "..", which the compiler resolves through the real tree
+      rather than the view.
+
+  check-layers.py planted --compile-commands BUILD/compile_commands.json --fixtures DIR
+      each planted file in DIR says the concept whose view it is compiled
+      against ("// view: session") and what must happen ("// expect: fails",
+      "compiles", or "refused by the source check"); it is compiled with that
+      concept's own command from the build, and every expectation must hold.
+
+Exit 0 when everything holds; 1 with one line per problem otherwise.
+"""
+import argparse
+import json
 import pathlib
 import re
+import shlex
+import subprocess
 import sys
+import tempfile
 
-# Lower numbers are lower layers. A folder may include only from lower ranks.
-RANKS = {
-    "os": 0,
-    "core": 1,
-    "runtime": 2, "graph": 2, "decode": 2, "image": 2,
-    "session": 3,
-    "jobs": 4,
-    "probe": 5, "bench": 5, "parity": 5, "conform": 5,
-    "engine": 6, "quantise": 6,
-    "variants": 7,
-    "capi": 8, "registry": 8, "pipeline": 8,
-    "manifest_lint": 9,
-}
-
-# Which folder implements each public header; result.h is the vocabulary every layer speaks.
-PUBLIC = {
-    "result": None, "status": None,
-    "termination": "os", "terminal": "os", "command_line": "os", "user_dirs": "os", "path_text": "os", "json_text": "os", "print": "os", "directory": "os", "output_paths": "os", "rung_programs": "os", "setting_names": "os",
-    "tensor": "core", "tolerance": "core", "hardware": "core", "ladder": "core", "model": "core",
-    "geometry": "core", "input_spec": "core", "limits": "core", "printable": "os",
-    "cpus": "os",
-    "runtime": "runtime", "standing": "runtime", "software_gpu": "runtime", "rung_names": "runtime",
-    "decode": "decode", "image": "image",
-    "probe": "probe", "engine_core": "engine", "number_text": "core",
-    "rung": "capi", "engine": "capi",
-    "bench": "bench", "bench_compare": "bench", "bench_html": "bench", "bench_record": "bench",
-    "parity": "parity", "conform": "conform", "pipeline": "pipeline",
-    "quantise": "quantise",
-    "registry": "registry",
-    "variants": "variants", "manifest_lint": "manifest_lint",
-}
-
-INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+CLIMBING_INCLUDE = re.compile(r'^\s*#\s*include\s*[<"](?P<path>[^>"]*\.\./[^>"]*)[>"]', re.M)
+SOURCE_SUFFIXES = {".c", ".cc", ".cpp", ".h", ".hpp", ".inl", ".ipp"}
 
 
-def folder_of_include(name):
-    parts = name.split("/")
-    if parts[0] == "rung" and len(parts) == 2:
-        stem = parts[1].rsplit(".", 1)[0]
-        if stem not in PUBLIC:
-            return "?" + stem
-        return PUBLIC[stem]
-    if len(parts) >= 2 and parts[0] in RANKS:
-        return parts[0]
-    return None  # a third-party or same-directory header
+def read_order(path):
+    order = {}
+    for line in pathlib.Path(path).read_text().splitlines():
+        if line.strip():
+            concept, rank = line.split()
+            order[concept] = int(rank)
+    return order
+
+
+def climbing_includes(path, text, shown):
+    return [f"{shown}:{text.count(chr(10), 0, m.start()) + 1}: includes \"{m.group('path')}\": a relative include out of its "
+            f"folder escapes the layer views; name the header from src/ (\"concept/file.h\")"
+            for m in CLIMBING_INCLUDE.finditer(text)]
+
+
+def check_docs(order_file):
+    order = read_order(order_file)
+    problems = []
+    rows = []
+    for lineno, line in enumerate((ROOT / "docs" / "code-map.md").read_text().splitlines(), 1):
+        m = re.match(r"^\| `src/([a-z_]+)/` \|.*\| (\d+) \|\s*$", line)
+        if m:
+            rows.append((lineno, m.group(1), int(m.group(2))))
+    seen = [name for _, name, _ in rows]
+    for concept in order:
+        if seen.count(concept) != 1:
+            problems.append(f"docs/code-map.md: src/{concept}/ is listed {seen.count(concept)} times; once, with its layer")
+    last = -1
+    for lineno, name, rank in rows:
+        if name not in order:
+            problems.append(f"docs/code-map.md:{lineno}: src/{name}/ is in no layer of RUNG_LAYERS")
+            continue
+        if rank != order[name]:
+            problems.append(f"docs/code-map.md:{lineno}: src/{name}/ is in layer {order[name]} of the build, not {rank}")
+        if order[name] < last:
+            problems.append(f"docs/code-map.md:{lineno}: src/{name}/ (layer {order[name]}) comes after a row of layer {last}")
+        last = max(last, order[name])
+    for path in sorted((ROOT / "src").rglob("*")):
+        if path.suffix in SOURCE_SUFFIXES and path.is_file():
+            problems += climbing_includes(path, path.read_text(encoding="utf-8", errors="replace"), path.relative_to(ROOT))
+    return problems
+
+
+def concept_command(entries, concept):
+    """The compiler and flags the build uses for `concept`'s objects, without its source and output."""
+    for e in entries:
+        if f"/rung_{concept}_objects.dir/" not in e.get("output", e.get("command", "")) and \
+                f"/rung_{concept}_objects.dir/" not in e.get("command", ""):
+            continue
+        args = e.get("arguments") or shlex.split(e["command"])
+        out, skip = [], False
+        for a in args:
+            if skip:
+                skip = False
+                continue
+            if a in ("-o", "-c", "-MF", "-MT", "-MQ"):
+                skip = a != "-c"
+                continue
+            if a == e["file"] or a.endswith((".cpp", ".cxx", ".cc")) or a in ("-MD", "-MMD"):
+                continue
+            out.append(a)
+        return out, e["directory"]
+    return None, None
+
+
+def check_planted(compile_commands, fixtures):
+    entries = json.loads(pathlib.Path(compile_commands).read_text())
+    problems, ran = [], 0
+    for planted in sorted(pathlib.Path(fixtures).glob("*.cc")):
+        text = planted.read_text()
+        view = re.search(r"^// view: (\w+)$", text, re.M)
+        expect = re.search(r"^// expect: (.+)$", text, re.M)
+        if not view or not expect:
+            problems.append(f"{planted.name}: names no view or no expectation")
+            continue
+        ran += 1
+        if expect.group(1) == "refused by the source check":
+            if climbing_includes(planted, text, planted.name):
+                print(f"PASS  {planted.name}: refused by the source check")
+            else:
+                problems.append(f"{planted.name}: the source check let it through")
+            continue
+        command, directory = concept_command(entries, view.group(1))
+        if command is None:
+            problems.append(f"{planted.name}: the build compiles no rung_{view.group(1)}_objects")
+            continue
+        with tempfile.TemporaryDirectory() as tmp:
+            # Compiled from a directory of its own, so "the directory of the file" holds nothing else.
+            copy = pathlib.Path(tmp) / planted.name
+            copy.write_text(text)
+            r = subprocess.run(command + ["-fsyntax-only", str(copy)], cwd=directory, capture_output=True, text=True)
+        # Refused for the header it plants, not for anything else.
+        planted_header = re.findall(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]', text, re.M)[-1]
+        missing = planted_header in r.stderr and ("No such file or directory" in r.stderr or "file not found" in r.stderr)
+        if expect.group(1) == "fails" and not (r.returncode != 0 and missing):
+            problems.append(f"{planted.name}: compiled against the {view.group(1)} view, which must not see it "
+                            f"(exit {r.returncode}) {r.stderr.strip()[:300]}")
+        elif expect.group(1) == "compiles" and r.returncode != 0:
+            problems.append(f"{planted.name}: the {view.group(1)} view must see all of it: {r.stderr.strip()[:600]}")
+        else:
+            print(f"PASS  {planted.name}: {expect.group(1)} against the {view.group(1)} view")
+    if ran == 0:
+        problems.append(f"{fixtures}: no planted file")
+    return problems
 
 
 def main():
-    root = pathlib.Path(__file__).resolve().parent.parent
-    problems = []
-    sources = []
-    for path in sorted((root / "src").rglob("*")):
-        if path.suffix in (".h", ".cpp"):
-            folder = path.relative_to(root / "src").parts[0]
-            if len(path.relative_to(root / "src").parts) == 1:
-                problems.append(f"{path.relative_to(root)}: sits in src/ itself; every file belongs to a concept folder")
-                continue
-            if folder not in RANKS:
-                problems.append(f"{path.relative_to(root)}: folder '{folder}' has no rank in tools/check-layers.py")
-                continue
-            sources.append((path, folder))
-    for path in sorted((root / "include" / "rung").glob("*.h")):
-        stem = path.stem
-        if stem not in PUBLIC:
-            problems.append(f"{path.relative_to(root)}: public header with no folder in tools/check-layers.py")
-            continue
-        sources.append((path, PUBLIC[stem]))
-    for path, folder in sources:
-        text = path.read_text(encoding="utf-8")
-        for lineno, line in enumerate(text.splitlines(), 1):
-            m = INCLUDE.match(line)
-            if not m:
-                continue
-            target = folder_of_include(m.group(1))
-            if target is None or target == folder:
-                continue
-            if target.startswith("?"):
-                problems.append(f"{path.relative_to(root)}:{lineno}: includes unknown public header {m.group(1)}")
-                continue
-            mine = -1 if folder is None else RANKS[folder]
-            if RANKS[target] >= mine:
-                problems.append(f"{path.relative_to(root)}:{lineno}: {folder or 'result.h'} (rank {mine}) includes "
-                                f"{m.group(1)} from {target} (rank {RANKS[target]}): dependencies must point down")
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="mode", required=True)
+    docs = sub.add_parser("docs")
+    docs.add_argument("--order", required=True)
+    planted = sub.add_parser("planted")
+    planted.add_argument("--compile-commands", required=True)
+    planted.add_argument("--fixtures", required=True)
+    a = parser.parse_args()
+    problems = check_docs(a.order) if a.mode == "docs" else check_planted(a.compile_commands, a.fixtures)
     for p in problems:
-        print(p)
-    print(f"{len(sources)} files checked, {len(problems)} problems")
+        print(f"FAIL  {p}")
+    print(f"{len(problems)} problem(s)")
     return 1 if problems else 0
 
 
