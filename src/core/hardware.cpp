@@ -96,12 +96,12 @@ void read_pci(const std::optional<std::vector<PciFunctionFiles>>& functions, Har
   if (!functions) return;
   hw.pci_visible = true;
   for (const auto& f : *functions) {  // sorted by address already
-    auto class_code = f.class_code ? parse_hex(*f.class_code) : std::nullopt;
+    if (!f.class_code || !f.vendor || !f.device) continue;
+    const auto class_code = parse_hex(*f.class_code);
     if (!class_code) continue;
     const auto base_class = (*class_code >> 16) & 0xffu;
     if (base_class != 0x03u && base_class != 0x12u) continue;  // display controllers and processing accelerators
-    auto vendor_id = f.vendor ? parse_hex16(*f.vendor) : std::nullopt;
-    auto device_id = f.device ? parse_hex16(*f.device) : std::nullopt;
+    const auto vendor_id = parse_hex16(*f.vendor), device_id = parse_hex16(*f.device);
     if (!vendor_id || !device_id) continue;
     PciDevice d;
     d.address = f.address;
