@@ -49,7 +49,8 @@ def main():
     if not added:
         print(f"{RULE_PAGE} is in no commit yet: nothing to hold to it")
         return 0
-    commits = git(a.repo, "rev-list", "--reverse", "--no-merges", f"{added[-1]}^..HEAD").split()
+    # From that commit on, itself included (its parent may be cut off in a shallow clone).
+    commits = [added[-1]] + git(a.repo, "rev-list", "--reverse", "--no-merges", f"{added[-1]}..HEAD").split()
     bad = 0
     for c in commits:
         found = problems_in(git(a.repo, "log", "-1", "--format=%B", c))
