@@ -42,9 +42,9 @@ int run_command_line(CLI::App& app, int argc, char** argv, void (*on_parse_error
 // The command line as typed ("rung bench m.onnx --runs 5"), for a record's provenance.
 std::string command_line();
 
-// The probe's decision for `rung probe`: run_probe in rung-full (main.cpp); in
-// the front (front.cpp) the cache's answer, else this process becomes rung-full.
-Result<ProbeOutcome> probe_decision(const ProbeOptions& options);
+// How `rung probe` reaches its decision: run_probe in a full program; in the
+// front (front.cpp) the cache's answer, else that process becomes rung-full.
+using ProbeDecision = Result<ProbeOutcome> (*)(const ProbeOptions& options);
 
 // The App every full rung program starts from (cli/program.cpp): telemetry off,
 // termination signals handled, --version listing the ONNX Runtime builds found.
@@ -53,7 +53,7 @@ void name_settings_by_flags();
 std::unique_ptr<CLI::App> start_rung_program();
 
 void add_doctor_command(CLI::App& app);
-void add_probe_command(CLI::App& app);
+void add_probe_command(CLI::App& app, ProbeDecision decide);
 void add_prepare_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
 void add_bench_compare_command(CLI::App& bench);  // `rung bench compare A B`, a subcommand of bench
@@ -78,7 +78,7 @@ void add_command_not_ported_here(CLI::App& app, const std::string& name, const s
 // rung.exe). Inline: the front links the shared objects without these commands.
 inline void add_engine_commands(CLI::App& app) {
   add_doctor_command(app);
-  add_probe_command(app);
+  add_probe_command(app, run_probe);
   add_prepare_command(app);
 }
 

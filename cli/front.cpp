@@ -42,17 +42,14 @@ bool asks_for_help(int argc, char** argv) {
   return false;
 }
 
-}  // namespace
-
-namespace rung::cli {
-
-Result<ProbeOutcome> probe_decision(const ProbeOptions& options) {
+// The front's probe decision: the cache's answer, else this process becomes rung-full.
+rung::Result<rung::ProbeOutcome> decide_from_cache(const rung::ProbeOptions& options) {
   // The notes are held until the cache answers: on a miss rung-full says them itself.
   std::vector<std::string> said;
-  ProbeOptions warm = options;
+  rung::ProbeOptions warm = options;
   warm.on_log = [&said](const std::string& line) { said.push_back(line); };
   warm.open_vouched_build = false;  // the answer is printed, nothing runs on the build
-  auto cached = probe_from_cache(warm);
+  auto cached = rung::probe_from_cache(warm);
   if (!cached) return cached.error();
   if (!*cached) become_full();
   if (options.on_log) {
@@ -61,7 +58,7 @@ Result<ProbeOutcome> probe_decision(const ProbeOptions& options) {
   return std::move(**cached);
 }
 
-}  // namespace rung::cli
+}  // namespace
 
 int main(int argc, char** argv) {
   g_argv = argv;
@@ -71,6 +68,6 @@ int main(int argc, char** argv) {
   rung::end_cleanly_on_termination_signals();
   CLI::App app{"rung"};
   app.require_subcommand(1);
-  rung::cli::add_probe_command(app);
+  rung::cli::add_probe_command(app, decide_from_cache);
   return rung::cli::run_command_line(app, argc, argv, become_full);
 }

@@ -1,9 +1,4 @@
 #include "commands.h"
-#include "rung/runtime.h"
-
-namespace rung::cli {
-Result<ProbeOutcome> probe_decision(const ProbeOptions& options) { return run_probe(options); }
-}  // namespace rung::cli
 
 int main(int argc, char** argv) {
   auto program = rung::cli::start_rung_program();

@@ -95,7 +95,7 @@ std::string first_line(const ProbeOutcome& out) {
   return out.about_line() + (passed_over ? " (see the table)" : "");
 }
 
-int run_probe_command(const ProbeCliOptions& c) {
+int run_probe_command(const ProbeCliOptions& c, ProbeDecision decide) {
   // The models first: one that cannot be read is named before anything else happens.
   const auto models = c.models.resolve();
   std::vector<NamedPath> inputs = {{"--ort-dir", path_from_utf8(c.runtime.ort_dir)}};
@@ -133,7 +133,7 @@ int run_probe_command(const ProbeCliOptions& c) {
     if (terminal) clear_progress_line();
     rung::print(stderr, "rung: {}\n", line);
   };
-  auto result = probe_decision(o);
+  auto result = decide(o);
   if (terminal) clear_progress_line();
   if (!result) throw CliError(result.error());
   const ProbeOutcome& out = *result;
@@ -154,7 +154,7 @@ int run_probe_command(const ProbeCliOptions& c) {
 
 }  // namespace
 
-void add_probe_command(CLI::App& app) {
+void add_probe_command(CLI::App& app, ProbeDecision decide) {
   auto c = std::make_shared<ProbeCliOptions>();
   auto* cmd = app.add_subcommand("probe", "Choose this device's rung by building, timing and checking each one; cache the choice");
   c->models.add_to(*cmd);
@@ -185,8 +185,8 @@ void add_probe_command(CLI::App& app) {
   c->plugins.add_to(*cmd);
   c->software_gpu.add_to(*cmd);
   add_text(*cmd, "--hardware-root", c->hardware_root, "Read the hardware description under this directory (for testing)")->group("");
-  cmd->callback([c] {
-    int code = run_probe_command(*c);
+  cmd->callback([c, decide] {
+    int code = run_probe_command(*c, decide);
     if (code != kExitOk) throw CliError(code, "some models could not be probed (see above)");
   });
 }

@@ -4,11 +4,6 @@
 // (docs/windows.md).
 #include "commands.h"
 #include "os/windows/text.h"
-#include "rung/runtime.h"
-
-namespace rung::cli {
-Result<ProbeOutcome> probe_decision(const ProbeOptions& options) { return run_probe(options); }
-}  // namespace rung::cli
 
 // wmain (linked with -municode): the arguments in UTF-16, made UTF-8 once here.
 int wmain(int argc, wchar_t** wide_argv) {
