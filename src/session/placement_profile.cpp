@@ -47,17 +47,21 @@ Result<NodePlacement> profile_placement(OrtProcess& process, PreparedSession& bu
   std::error_code ec;
   fs::create_directories(dir, ec);
   runs = std::max(runs, 1);
-  // Each run writes `prefix`_<time>.json; the prefix is this call's own, so only its files are read.
+  // Each run writes <prefix>_<time>.json, its prefix "alone<run>": only those files are read.
   const std::string stem = "alone";
+  auto profiles = [&] {
+    std::vector<fs::path> found;
+    if (auto entries = list_directory(dir)) {
+      for (const auto& e : *entries) {
+        if (e.filename().string().rfind(stem, 0) == 0 && e.extension() == ".json") found.push_back(e);
+      }
+    }
+    return found;
+  };
+  for (const auto& stale : profiles()) fs::remove(stale, ec);  // a retried job's earlier profiles are not this run's
   Result<std::vector<Tensor>> ran = std::vector<Tensor>{};
   for (int r = 0; r < runs && ran; ++r) ran = run_session_profiled(built, inputs, dir / path_from_utf8(fmt::format("{}{}", stem, r)));
-  std::vector<fs::path> written;
-  if (auto entries = list_directory(dir)) {
-    for (const auto& e : *entries) {
-      const std::string name = e.filename().string();
-      if (name.rfind(stem, 0) == 0 && e.extension() == ".json") written.push_back(e);
-    }
-  }
+  const std::vector<fs::path> written = profiles();
   auto remove_written = [&] {
     for (const auto& f : written) fs::remove(f, ec);
   };
