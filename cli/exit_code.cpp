@@ -53,6 +53,10 @@ int run_parsed(CLI::App& app, int argc, char** argv, void (*on_parse_error)()) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (on_parse_error != nullptr) on_parse_error();
+    if (auto unknown = unknown_command_message(app, argc, argv)) {
+      say(*unknown);
+      return kExitUsage;
+    }
     int code = print_parse_error(app, e);
     return code == 0 ? 0 : kExitUsage;
   } catch (const CliError& e) {

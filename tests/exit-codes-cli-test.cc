@@ -138,6 +138,38 @@ class CliOutputTest : public ::testing::Test {
 };
 
 // stderr redirected to a file (as run_command does): no line redrawn in place, no escape sequence.
+// A first word that names no command is exit 2 saying so, with the command
+// meant where a slip or two of the keyboard (or an unambiguous beginning) says
+// which; through the front, which hands every command but probe to rung-full.
+TEST(UnknownCommandCliTest, AMisspeltCommandIsExitTwoNamingTheOneMeant) {
+  struct Case {
+    const char* typed;
+    const char* meant;  // nullptr: nothing close enough
+  };
+  for (const Case c : {Case{"bnech", "bench"}, Case{"prob", "probe"}, Case{"probee", "probe"}, Case{"Bench", "bench"},
+                       Case{"regis", "registry"}, Case{"docter", "doctor"}, Case{"xyzzy", nullptr}, Case{"pr", nullptr},
+                       Case{"benchmark", nullptr}}) {
+    SCOPED_TRACE(c.typed);
+    auto r = test::run_command(q(test::cli_path()) + " " + c.typed + " --runs 3");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_THAT(r.err, HasSubstr(std::string("no command '") + c.typed + "'"));
+    if (c.meant != nullptr) {
+      EXPECT_THAT(r.err, HasSubstr(std::string("did you mean '") + c.meant + "'?"));
+    } else {
+      EXPECT_THAT(r.err, Not(HasSubstr("did you mean")));
+    }
+    EXPECT_EQ(r.out, "");
+  }
+  // A command that exists, with a bad option, is that command's error, not this one.
+  auto known = test::run_command(q(test::cli_path()) + " bench --no-such-option");
+  EXPECT_EQ(known.exit_code, 2);
+  EXPECT_THAT(known.err, Not(HasSubstr("no command")));
+  // The user's text is escaped like any other.
+  auto escaped = test::run_command(q(test::cli_path()) + " \"$(printf '\\033[31mred')\"");
+  EXPECT_EQ(escaped.exit_code, 2);
+  EXPECT_THAT(escaped.err, Not(HasSubstr("\x1b[31m")));
+}
+
 TEST_F(CliOutputTest, PrepareAndProbeWriteNoProgressEscapesIntoARedirectedStderr) {
   for (const std::string command : {"prepare", "probe"}) {
     auto r = rung(command + " --in-process --model tiny=" + q(model_) + " --cache-dir " + q(dir_ / ("cache-" + command)) + " --hardware-root " + cpu_vm() + ort());
