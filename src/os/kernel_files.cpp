@@ -76,7 +76,7 @@ std::optional<std::map<std::string, std::string>> read_soc(const fs::path& root)
   if (!fs::is_directory(dir, ec) || ec) return std::nullopt;
   std::map<std::string, std::string> soc;
   for (const char* field : {"vendor", "family", "machine", "soc_id"}) {
-    if (auto text = read_system_file(dir / field)) soc[field] = trimmed(*text);
+    if (auto text = read_system_file(dir / path_from_utf8(field))) soc[field] = trimmed(*text);
   }
   return soc;
 }
@@ -96,7 +96,7 @@ void read_device_nodes(const fs::path& root, KernelFiles& k) {
   k.hexagon_dsp = path_exists(root / "dev/fastrpc-cdsp") || path_exists(root / "dev/adsprpc-smd");
   // Arm's Mali driver and Adreno's kgsl make a GPU node of their own, with no DRM render node.
   for (const auto& [node, driver] : {std::pair{"mali0", "mali"}, std::pair{"kgsl-3d0", "kgsl"}}) {
-    if (path_exists(root / "dev" / node)) k.soc_gpu_nodes.emplace_back(device_node(node), driver);
+    if (path_exists(root / "dev" / path_from_utf8(node))) k.soc_gpu_nodes.emplace_back(device_node(node), driver);
   }
 }
 
