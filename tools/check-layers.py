@@ -22,10 +22,11 @@ import argparse
 import json
 import pathlib
 import re
-import shlex
 import subprocess
 import sys
 import tempfile
+
+from compile_commands import command_without_outputs
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 CLIMBING_INCLUDE = re.compile(r'^\s*#\s*include\s*[<"](?P<path>[^>"]*\.\./[^>"]*)[>"]', re.M)
@@ -76,24 +77,10 @@ def check_docs(order_file):
 
 
 def concept_command(entries, concept):
-    """The compiler and flags the build uses for `concept`'s objects, without its source and output."""
+    """The compiler and flags the build uses for `concept`'s objects, without a source or an output."""
     for e in entries:
-        if f"/rung_{concept}_objects.dir/" not in e.get("output", e.get("command", "")) and \
-                f"/rung_{concept}_objects.dir/" not in e.get("command", ""):
-            continue
-        args = e.get("arguments") or shlex.split(e["command"])
-        out, skip = [], False
-        for a in args:
-            if skip:
-                skip = False
-                continue
-            if a in ("-o", "-c", "-MF", "-MT", "-MQ"):
-                skip = a != "-c"
-                continue
-            if a == e["file"] or a.endswith((".cpp", ".cxx", ".cc")) or a in ("-MD", "-MMD"):
-                continue
-            out.append(a)
-        return out, e["directory"]
+        if f"/rung_{concept}_objects.dir/" in e.get("command", " ".join(e.get("arguments", []))):
+            return [a for a in command_without_outputs(e) if a != e["file"]], e["directory"]
     return None, None
 
 

@@ -39,11 +39,11 @@ import argparse
 import json
 import os
 import re
-import shlex
 import subprocess
 import sys
 import tempfile
 
+from compile_commands import command_without_outputs
 from object_symbols import call_sites
 
 # (path fragment of an object or a source, why it may).
@@ -224,19 +224,7 @@ def header_allowed(header, root, extra_dirs):
 
 
 def preprocess_command(entry):
-    command = entry.get("arguments") or shlex.split(entry["command"])
-    out, skip = [], False
-    for a in command:
-        if skip:
-            skip = False
-            continue
-        if a in ("-o", "-MF", "-MT", "-MQ"):
-            skip = True
-            continue
-        if a in ("-c", "-MD", "-MMD") or a.startswith("-o"):
-            continue
-        out.append(a)
-    return out + ["-E", "-o", "-"]
+    return command_without_outputs(entry) + ["-E", "-o", "-"]
 
 
 def include_findings(entry, root, extra_dirs):
