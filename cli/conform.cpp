@@ -1,6 +1,7 @@
 // `rung conform`: ONNX's backend tests on every rung asked, each rung in one
 // worker process; a summary per rung, a JSON record (--json, --out-json) and a grid (--html).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <memory>
 
@@ -12,6 +13,7 @@
 #include "runtime_args.h"
 #include "rung/conform.h"
 #include "rung/print.h"
+#include "rung/printable.h"
 
 namespace rung::cli {
 namespace {
@@ -29,7 +31,13 @@ struct ConformCliOptions {
   int threads = 1;
   double deadline_s = 120;
   bool details = false;
+  bool report_only = false;  // a wrong answer is reported, not failed
 };
+
+// The outcomes that say a rung computed wrong or died: they fail the run unless
+// --report-only. "runtime refused" and "not placed" say what a rung does not
+// take, which a conformance grid reports but a rung is allowed.
+constexpr const char* kWrongOutcomes[] = {"mismatch", "crashed", "timed out"};
 
 int run_conform_command(const ConformCliOptions& c) {
   c.software_gpu.apply();
@@ -83,6 +91,17 @@ int run_conform_command(const ConformCliOptions& c) {
   int unfed = 0;
   for (const auto& col : report->columns) unfed += col.unavailable.empty() ? col.counts().at("rung cannot feed it") : 0;
   if (unfed > 0) throw CliError(kExitFailed, fmt::format("conform: rung could not feed {} test{} (see \"rung cannot feed it\")", unfed, unfed == 1 ? "" : "s"));
+  std::vector<std::string> wrong;
+  for (const auto& col : report->columns) {
+    if (!col.unavailable.empty()) continue;
+    const auto counts = col.counts();
+    for (const char* outcome : kWrongOutcomes) {
+      if (int n = counts.at(outcome); n > 0) wrong.push_back(fmt::format("{} {} on {}", n, outcome, printable(col.id)));
+    }
+  }
+  if (!wrong.empty() && !c.report_only) {
+    throw CliError(kExitFailed, fmt::format("conform: {} (--report-only reports them without failing)", fmt::join(wrong, ", ")));
+  }
   return kExitOk;
 }
 
@@ -96,13 +115,15 @@ void add_conform_command(CLI::App& app) {
       "  e.g. --rung cpu --rung cpu,ort=1.28.2 --rung webgpu --software-gpu\n"
       "Outcomes: pass, mismatch, not placed (the provider ran none of the nodes), runtime refused (ONNX Runtime's reason),\n"
       "rung cannot feed it, timed out, crashed. Default tolerance: ONNX's own for its backend tests (atol 1e-7, rtol 1e-3).\n"
-      "Exit: 0 every test was judged, 1 rung could not feed some test, 2 a usage or input error, 3 no such ONNX Runtime build.");
+      "Exit: 0 every test was judged and none mismatched, crashed or timed out; 1 one did (0 with --report-only), or rung could not feed some test;\n"
+      "2 a usage or input error; 3 no such ONNX Runtime build.");
   add_text(*cmd, "--suite", c->suites, "A folder of tests in ONNX's backend-test layout, or of such folders (default: Debian's libonnx-testdata)");
   add_text(*cmd, "--rung", c->rungs, "Run on this rung (repeatable; default: this device's ladder)");
   add_text(*cmd, "--filter", c->filter, "Only tests whose id (\"node/test_abs\") this regular expression finds");
   c->json.add_to(*cmd, "the record (schemas/conform-record.schema.json)");
   add_text(*cmd, "--html", c->html, "Write the grid here: a row per operator with its counts per rung (problems first), its tests under it")->type_name("FILE");
   cmd->add_flag("--details", c->details, "List every test that did not pass, with its reason");
+  cmd->add_flag("--report-only", c->report_only, "Exit 0 when a test mismatches, crashes or times out: report it, do not fail (rung's own gaps still fail)");
   add_number(*cmd, "--atol", c->atol, "Absolute tolerance", {0, 1e6})->capture_default_str();
   add_number(*cmd, "--rtol", c->rtol, "Relative tolerance", {0, 1e6})->capture_default_str();
   add_number(*cmd, "--threads", c->threads, "Intra-op threads per session (0: ONNX Runtime's default)", thread_count())->capture_default_str();

@@ -150,6 +150,7 @@ std::vector<ModelRegistration> ModelArgs::resolve() const {
   }
   for (const auto& m : models) {
     auto [name, path] = split_assignment(m);
+    if (path.empty()) throw CliError(kExitUsage, fmt::format("--model {}: no file after '='", m));
     ModelRegistration r;
     r.f32 = fs::absolute(path_from_utf8(path));
     require_model_file("model " + m, r.f32);  // bench takes them as arguments, the others as --model

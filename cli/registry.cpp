@@ -12,6 +12,8 @@
 #include "json_output.h"
 #include "numeric_args.h"
 #include "rung/json_text.h"
+#include "rung/ladder.h"
+#include "rung/rung_names.h"
 #include "output_check.h"
 #include "rung/path_text.h"
 #include "runtime_args.h"
@@ -175,7 +177,9 @@ Release release_of(const RegistryCliOptions& o) {
     r.artifact.not_retained_reason = o.not_retained;
   }
   const Hardware hw = detect_hardware(o.hardware_root);
-  r.target.rung = o.rung;
+  // The rung's id however it was written ("CUDA", "cuda"); a plugin's as its library names it.
+  const std::string plugin_rung = o.plugin.empty() ? "" : rung_id(o.plugin);
+  r.target.rung = !plugin_rung.empty() && same_rung_name(plugin_rung, o.rung) ? plugin_rung : rung_id(o.rung);
   r.target.device_class = o.device_class.empty() ? device_class_of(hw) : o.device_class;
   r.environment.device = o.device.empty() ? hw.identity() : o.device;
   r.environment.runtime_version = target_runtime_version(o, hw);

@@ -128,7 +128,12 @@ TEST_F(ConformCliTest, EveryOutcomeOnItsOwnTestAndTheRestGoOn) {
   auto r = test::run_command(conform("--suite '" + (dir_ / "suite").string() + "' --rung cpu --rung " + sim() + " --rung " +
                                      sim(",option.ops=Sigmoid,option.abort_at=compute") + " --rung " + sim(",option.ops=Sigmoid,option.hang_at=compute") +
                                      " --deadline 5 --details --out-json '" + json + "' --html '" + html + "'"));
-  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  // A mismatch, a crash and a timeout each fail the run (the report is still written), and the message counts them per rung.
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_THAT(r.err, HasSubstr("conform: 1 mismatch on cpu@1.30.0, "));
+  EXPECT_THAT(r.err, HasSubstr(" crashed on "));
+  EXPECT_THAT(r.err, HasSubstr(" timed out on "));
+  EXPECT_THAT(r.err, HasSubstr("(--report-only reports them without failing)"));
   EXPECT_THAT(r.out, HasSubstr("9 tests in"));
   EXPECT_THAT(r.out, HasSubstr("(8 run, 1 skipped"));
   EXPECT_THAT(r.out, HasSubstr("tolerance onnx_backend (atol 1e-07, rtol 0.001)"));
@@ -206,6 +211,32 @@ TEST_F(ConformCliTest, AValueRungCannotReadFailsTheRunAndSaysWhich) {
   EXPECT_THAT(r.err, HasSubstr("rung could not feed 1 test"));
 }
 
+// The exit rule, each outcome alone: a pass, a runtime refusal and a test left to
+// the CPU exit 0; one mismatch exits 1, and 0 under --report-only; rung's own gap
+// (a value it cannot feed) exits 1 even under --report-only.
+TEST_F(ConformCliTest, OneMismatchFailsTheRunUnlessOnlyReportedAndRefusalsDoNot) {
+  build_suite();
+  const std::string suite = " --suite '" + (dir_ / "suite").string() + "' --rung cpu --filter ";
+  auto pass = test::run_command(conform(suite + "'test_add$'"));
+  EXPECT_EQ(pass.exit_code, 0) << pass.out << pass.err;
+  auto refused = test::run_command(conform(suite + "'test_add$|test_unknown_op$'"));
+  EXPECT_EQ(refused.exit_code, 0) << "a runtime refusal is what a rung does not take, not a wrong answer\n" << refused.out << refused.err;
+  auto not_placed = test::run_command(conform(" --suite '" + (dir_ / "suite").string() + "' --rung " + sim() + " --filter 'test_int_add$'"));
+  EXPECT_EQ(not_placed.exit_code, 0) << not_placed.out << not_placed.err;
+  EXPECT_THAT(not_placed.out, HasSubstr("not placed"));
+  auto mismatch = test::run_command(conform(suite + "'test_add$|test_add_wrong$'"));
+  EXPECT_EQ(mismatch.exit_code, 1) << mismatch.out << mismatch.err;
+  EXPECT_THAT(mismatch.err, HasSubstr("conform: 1 mismatch on cpu@1.30.0 (--report-only reports them without failing)"));
+  auto reported = test::run_command(conform(suite + "'test_add$|test_add_wrong$' --report-only"));
+  EXPECT_EQ(reported.exit_code, 0) << reported.out << reported.err;
+  EXPECT_THAT(reported.out, HasSubstr("CPU · ONNX Runtime 1.30.0"));
+  EXPECT_EQ(reported.err, "");
+  std::ofstream(node_ / "test_add" / "test_data_set_0" / "input_0.pb", std::ios::trunc) << "\xff\xff\xff not a tensor";
+  auto unfed = test::run_command(conform(suite + "'test_add$' --report-only"));
+  EXPECT_EQ(unfed.exit_code, 1) << unfed.out << unfed.err;
+  EXPECT_THAT(unfed.err, HasSubstr("rung could not feed 1 test"));
+}
+
 // The filter is matched by RE2 (conform/filter.h): taken up to 1000 bytes, refused
 // beyond (exit 2, before any worker), and never a crash however long or deep.
 TEST_F(ConformCliTest, AFilterIsTakenUpToItsBoundAndALongerOrDeeperOneIsRefusedNotACrash) {
@@ -280,7 +311,9 @@ TEST_F(ConformCliTest, DebianTestDataSubsetOnTheCpuOfTwoBuilds) {
       "--rung cpu --rung cpu,ort=1.28.2 --details --out-json '" + json + "' --filter "
       "'^(node/test_(abs|add|cast_FLOAT_to_STRING|cast_FLOAT_to_BFLOAT16|identity_sequence|optional_has_element_empty|"
       "optional_get_element_sequence|sequence_insert_at_back|bitshift_left_uint16|max_uint64)|real/test_resnet50)$'"));
-  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  // Each build writes one float as a string differently from ONNX: a mismatch on each, which fails the run.
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_THAT(r.err, HasSubstr("conform: 1 mismatch on cpu@1.30.0, 1 mismatch on cpu@1.28.2 (--report-only"));
   EXPECT_THAT(r.out, HasSubstr("11 tests in /usr/share/libonnx-testdata/data (10 run, 1 skipped"));
   for (const char* build : {"1\\.30\\.0", "1\\.28\\.2"}) {
     EXPECT_TRUE(std::regex_search(r.out, std::regex(std::string("CPU · ONNX Runtime ") + build + R"(\s+8\s+1\s+0\s+1\s+0\s+0\s+0)"))) << r.out;

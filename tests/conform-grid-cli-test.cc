@@ -150,7 +150,9 @@ TEST_F(ConformGridTest, TheFirstScreenShowsEachOperatorsCountsProblemsFirstAndTh
   build_suite();
   const fs::path json = dir_ / "conform.json", html = dir_ / "grid.html";
   // The rungs that cannot start and the accelerator are asked for before the CPU.
-  auto r = test::run_command(conform("--rung cuda --rung tensorrt --rung " + sim(",option.reject_nodes=Sigmoid") + " --rung cpu --out-json '" +
+  // Rungs are named as a person writes them: "CUDA", "TensorRT" and "CPU" are the rungs cuda, tensorrt and cpu.
+  // --report-only: the grid is the point here, and it holds mismatches.
+  auto r = test::run_command(conform("--rung CUDA --rung TensorRT --rung " + sim(",option.reject_nodes=Sigmoid") + " --rung CPU --report-only --out-json '" +
                                      json.string() + "' --html '" + html.string() + "'"));
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
 
@@ -173,6 +175,8 @@ TEST_F(ConformGridTest, TheFirstScreenShowsEachOperatorsCountsProblemsFirstAndTh
   EXPECT_EQ(test::schema_errors(test::schema_path("conform-record.schema.json"), json), "");
   ASSERT_EQ(rec["columns"].size(), 4u);
   EXPECT_TRUE(rec["columns"][0]["counts"].is_null());
+  EXPECT_EQ(rec["columns"][3]["id"], "cpu@1.30.0") << "--rung CPU is the rung cpu";
+  EXPECT_THAT(rec["columns"][0]["id"].get<std::string>(), ::testing::StartsWith("cuda@")) << "--rung CUDA is the rung cuda";
   const auto& cpu_counts = rec["columns"][3]["counts"];
   const auto& sim_counts = rec["columns"][2]["counts"];
   EXPECT_EQ(cpu_counts["pass"], 6);

@@ -85,6 +85,17 @@ class UnreadableModelCliTest : public ::testing::TestWithParam<ModelCommand> {
 
 TEST_P(UnreadableModelCliTest, AMissingModelIsExitTwoNamingIt) { expect_refused_first(dir_ / "nope.onnx", "does not exist"); }
 
+// An empty path (NAME= with nothing after it, or '') is a usage error that says so: never an
+// internal error from making an empty path absolute.
+TEST_P(UnreadableModelCliTest, AnEmptyModelPathIsExitTwoAndNeverAnInternalError) {
+  auto r = test::run_command("env -u RUNG_ORT_DIR " + q(test::cli_path()) + " " + GetParam().args("", good_, dir_));
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_THAT(r.err, Not(HasSubstr("internal error")));
+  EXPECT_THAT(r.err, ::testing::StartsWith("rung: "));
+  EXPECT_EQ(r.out, "");
+  EXPECT_FALSE(fs::exists(dir_ / "cache"));
+}
+
 TEST_P(UnreadableModelCliTest, ADirectoryAsTheModelIsExitTwoNamingIt) {
   fs::create_directories(dir_ / "models.onnx");
   expect_refused_first(dir_ / "models.onnx", "is a directory, not a file");

@@ -2,7 +2,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cctype>
+
 #include "rung/ladder.h"
+#include "rung/rung_names.h"
 #include "rung/runtime.h"
 #include "rung/standing.h"
 #include "test_support.h"
@@ -291,6 +294,36 @@ TEST(StandingTest, RealBuildReportsWhichProviderLibrariesAreMissing) {
   ASSERT_TRUE(amd);
   EXPECT_FALSE((*amd)[0].provider_in_build);
   EXPECT_EQ((*amd)[0].note, "not in ONNX Runtime 1.30.0");
+}
+
+// A rung is found by its id or its display name, in any case, and nothing else:
+// not a prefix, not with a space added, not another rung's name.
+TEST(KnownRungsTest, ARungIsItsIdOrDisplayNameInAnyCaseAndNothingLonger) {
+  for (const auto& r : known_rungs()) {
+    std::string upper = r.name, lower_display = r.display;
+    for (auto& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    for (auto& c : lower_display) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (const std::string& named : {r.name, upper, r.display, lower_display}) {
+      ASSERT_NE(find_rung(named), nullptr) << named;
+      EXPECT_EQ(find_rung(named)->name, r.name) << named;
+      EXPECT_EQ(canonical_rung_name(named), r.name) << named;
+    }
+    EXPECT_EQ(find_rung(r.name + " "), nullptr);
+    EXPECT_EQ(find_rung(r.name.substr(0, r.name.size() - 1)), nullptr);
+    EXPECT_EQ(find_rung(r.name + "x"), nullptr);
+  }
+  EXPECT_EQ(find_rung("QNN HTP")->name, "qnn-htp");
+  EXPECT_EQ(find_rung("qnn htp")->name, "qnn-htp");
+  EXPECT_EQ(find_rung(""), nullptr);
+  EXPECT_EQ(canonical_rung_name("Rung_Sim_EP"), "Rung_Sim_EP") << "a name rung does not know is kept as given";
+  EXPECT_TRUE(same_rung_name("Rung_Sim_EP", "rung_sim_ep"));
+  EXPECT_FALSE(same_rung_name("rung_sim_ep", "rung_sim_ep2"));
+  EXPECT_FALSE(same_rung_name("rung-sim-ep", "rung_sim_ep"));
+  EXPECT_EQ(rung_id("TensorRT"), "tensorrt");
+  EXPECT_EQ(rung_id("/opt/eps/librung_sim_ep.so"), "rung_sim_ep");
+  EXPECT_EQ(unknown_rung_reason("TENSORRT"), "");
+  EXPECT_EQ(unknown_rung_reason("/opt/eps/librung_sim_ep.so"), "");
+  EXPECT_THAT(unknown_rung_reason("tensorrtx"), ::testing::StartsWith("no rung 'tensorrtx': rung's rungs are tensorrt, cuda, "));
 }
 
 TEST(KnownRungsTest, EveryPlatformNamesOnlyKnownRungs) {

@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cctype>
+
 #include <chrono>
 #include <fstream>
 #include <functional>
@@ -324,7 +326,7 @@ TEST_F(ProbeTest, OverrideForcesALowerRungAndSaysSo) {
   auto o = options();
   o.acceptance_ratio = 1000;
   {
-    ScopedEnv force("RUNG_FORCE_RUNG", "cpu");
+    ScopedEnv force("RUNG_FORCE_RUNG", "CPU");  // a rung's display name, as a person writes it: the rung cpu
     ScopedEnv no_ort_dir("RUNG_ORT_DIR", nullptr);
     // Read only by options that read rung's variables (the CLI's; an embedded engine's when it opts in).
     auto ignoring = probe(o);
@@ -350,10 +352,14 @@ TEST_F(ProbeTest, OverrideForcesALowerRungAndSaysSo) {
 }
 
 TEST_F(ProbeTest, ForcingTheRungItWouldChooseAnywayIsAllowed) {
-  // Only a rung above the chosen one is refused: the chosen rung itself may be forced.
+  // Only a rung above the chosen one is refused: the chosen rung itself may be forced,
+  // named in any case (a plugin's name too): the decision carries the ladder's own id.
   auto o = options();
   o.acceptance_ratio = 1000;
-  o.forced_rung = kSimRung;
+  std::string shouted = kSimRung;
+  for (auto& c : shouted) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  ASSERT_NE(shouted, kSimRung);
+  o.forced_rung = shouted;
   auto same = run_probe(o);
   ASSERT_TRUE(same) << same.error().message;
   EXPECT_EQ(same->chosen, kSimRung);

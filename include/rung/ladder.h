@@ -67,7 +67,15 @@ struct Ladder {
 // Every rung rung knows, and every platform, in preference order.
 const std::vector<RungSpec>& known_rungs();
 const std::vector<Platform>& known_platforms();
+// A rung as a person names it: its id ("tensorrt", "qnn-htp") or its display
+// name ("TensorRT", "QNN HTP"), in any case. Every face that takes a rung's
+// name (flags, RUNG_FORCE_RUNG, the C ABI, manifests) goes through these.
 const RungSpec* find_rung(std::string_view name);
+// Whether two rung names are the same rung's (ASCII case ignored): for names a
+// ladder holds that rung does not know, such as a plugin's ("rung_sim_ep").
+bool same_rung_name(std::string_view a, std::string_view b);
+// The id of a rung rung knows, however it was written; any other name as given.
+std::string canonical_rung_name(std::string_view name);
 
 // The platforms this hardware is, best first ("no-gpu-seen" when no GPU at all).
 std::vector<const Platform*> recognise_platforms(const Hardware& hardware);

@@ -17,7 +17,7 @@
 
 namespace rung {
 
-// The id of a rung as a command line names it: a ladder rung's id as is, a plugin
+// The id of a rung as a command line names it: a ladder rung's id (its id or display name in any case gives it), a plugin
 // EP library (a path, or a library's file name) by its file name ("rung_sim_ep").
 std::string rung_id(const std::string& named);
 
@@ -25,5 +25,10 @@ std::string rung_id(const std::string& named);
 // plugin library): "TensorRT", "WebGPU on lavapipe (software)", "rung_sim_ep";
 // an id rung does not know is shown as it was given.
 std::string rung_display_name(const std::string& named);
+
+// Empty when `named` is a rung rung knows (its id or display name, in any case) or
+// a plugin EP library; else the sentence every command says for a name it cannot
+// place: "no rung 'cpux': rung's rungs are tensorrt, ..., cpu, or a plugin EP library's path".
+std::string unknown_rung_reason(const std::string& named);
 
 }  // namespace rung

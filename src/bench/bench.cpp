@@ -202,14 +202,15 @@ Result<std::vector<RungSpec>> select_rungs(const std::vector<RungSpec>& ladder, 
     return out;
   }
   for (const auto& n : names) {
-    auto it = std::find_if(ladder.begin(), ladder.end(), [&](const RungSpec& r) { return r.name == n; });
+    // Named by id or display name, in any case ("TensorRT", "tensorrt", "qnn htp").
+    auto it = std::find_if(ladder.begin(), ladder.end(), [&](const RungSpec& r) { return same_rung_name(r.name, n) || same_rung_name(r.display, n); });
     if (it == ladder.end()) {
       std::vector<std::string> have;
       for (const auto& r : ladder) have.push_back(r.name);
       return Error{ErrorCode::kInvalidArgument,
                    fmt::format("no rung '{}' on this device; its ladder with this runtime build is: {}", n, fmt::join(have, ", "))};
     }
-    if (std::none_of(out.begin(), out.end(), [&](const RungSpec& r) { return r.name == n; })) out.push_back(*it);
+    if (std::none_of(out.begin(), out.end(), [&](const RungSpec& r) { return r.name == it->name; })) out.push_back(*it);
   }
   return out;
 }

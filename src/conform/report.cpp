@@ -12,7 +12,9 @@
 #include "rung/json_text.h"
 #include "os/utc_now.h"
 #include "rung/conform.h"
+#include "rung/ladder.h"
 #include "rung/rung_names.h"
+#include "runtime/plugin_rungs.h"
 
 namespace rung {
 namespace {
@@ -50,7 +52,9 @@ Result<ConformRung> ConformRung::parse(const std::string& spec) {
   for (std::size_t comma; (comma = spec.find(',', start)) != std::string::npos; start = comma + 1) parts.push_back(spec.substr(start, comma - start));
   parts.push_back(spec.substr(start));
   if (parts[0].empty()) return Error{ErrorCode::kInvalidArgument, fmt::format("'{}': a rung spec starts with the rung's name", spec)};
-  r.rung = parts[0];
+  // A ladder rung's id or display name in any case is the rung's id; a plugin library stays a path.
+  if (std::string why = unknown_rung_reason(parts[0]); !why.empty()) return Error{ErrorCode::kInvalidArgument, fmt::format("'{}': {}", spec, why)};
+  r.rung = names_a_plugin_library(parts[0]) ? parts[0] : canonical_rung_name(parts[0]);
   for (std::size_t i = 1; i < parts.size(); ++i) {
     const auto eq = parts[i].find('=');
     const std::string key = parts[i].substr(0, eq), value = eq == std::string::npos ? "" : parts[i].substr(eq + 1);

@@ -1,6 +1,7 @@
 #include "rung/ladder.h"
 
 #include <algorithm>
+#include <cctype>
 #include <functional>
 
 #include "os/library_files.h"
@@ -119,11 +120,21 @@ const std::vector<Platform>& known_platforms() {
   return platforms;
 }
 
+bool same_rung_name(std::string_view a, std::string_view b) {
+  const auto lower = [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); };
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [&](char x, char y) { return lower(x) == lower(y); });
+}
+
 const RungSpec* find_rung(std::string_view name) {
   for (const auto& r : known_rungs()) {
-    if (r.name == name) return &r;
+    if (same_rung_name(r.name, name) || same_rung_name(r.display, name)) return &r;
   }
   return nullptr;
+}
+
+std::string canonical_rung_name(std::string_view name) {
+  const RungSpec* r = find_rung(name);
+  return r != nullptr ? r->name : std::string(name);
 }
 
 std::vector<const Platform*> recognise_platforms(const Hardware& hardware) {

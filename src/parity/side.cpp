@@ -8,6 +8,7 @@
 #include "parity/side.h"
 #include "rung/cpus.h"
 #include "rung/hardware.h"
+#include "rung/ladder.h"
 #include "rung/rung_names.h"
 #include "runtime/plugin_rungs.h"
 
@@ -33,7 +34,8 @@ Result<ParitySide> ParitySide::parse(const std::string& spec) {
     }
     const std::string key = parts[i].substr(0, eq), value = parts[i].substr(eq + 1);
     if (key == "rung") {
-      side.rung = value;
+      if (std::string why = unknown_rung_reason(value); !value.empty() && !why.empty()) return Error{ErrorCode::kInvalidArgument, fmt::format("'{}': {}", spec, why)};
+      side.rung = names_a_plugin_library(value) ? value : canonical_rung_name(value);  // "CUDA" is the rung cuda
     } else if (key == "ort") {
       side.runtime = value;
     } else if (key == "threads") {

@@ -47,7 +47,7 @@ std::optional<std::pair<std::string, std::string>> forced_rung(const ProbeOption
 
 int index_on(const std::vector<RungSpec>& ladder, const std::string& name) {
   for (std::size_t i = 0; i < ladder.size(); ++i) {
-    if (ladder[i].name == name) return static_cast<int>(i);
+    if (same_rung_name(ladder[i].name, name) || same_rung_name(ladder[i].display, name)) return static_cast<int>(i);
   }
   return -1;
 }

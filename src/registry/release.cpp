@@ -197,7 +197,7 @@ Result<std::map<std::string, std::string>> provider_versions(const std::string& 
                                                              const fs::path& plugin_library) {
   std::map<std::string, std::string> out;
   if (!plugin_library.empty()) {
-    if (plugin_rung_name(plugin_library) != rung) {
+    if (!same_rung_name(plugin_rung_name(plugin_library), rung)) {
       return Error{ErrorCode::kInvalidArgument,
                    fmt::format("the plugin {} is rung '{}', not '{}'", plugin_library.string(), plugin_rung_name(plugin_library), rung)};
     }

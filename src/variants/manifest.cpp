@@ -148,7 +148,7 @@ Result<Variant> parse_variant(const json& v, const Group& g, const fs::path& fil
   if (rungs == nullptr || rungs->empty()) return bad(file, where + ": names no rungs");
   for (const auto& r : *rungs) {
     if (!r.is_string() || r.get<std::string>().empty()) return bad(file, where + ": a rung is not a name");
-    out.rungs.push_back(r.get<std::string>());
+    out.rungs.push_back(canonical_rung_name(r.get<std::string>()));  // "CUDA" is the rung cuda
   }
   const std::string form_name = f.text("form", "");
   if (!f.ok()) return f.problems().error();
@@ -274,7 +274,9 @@ std::vector<std::string> Pin::chain() const {
   return out;
 }
 
-bool Variant::serves(const std::string& rung) const { return std::find(rungs.begin(), rungs.end(), rung) != rungs.end(); }
+bool Variant::serves(const std::string& rung) const {
+  return std::any_of(rungs.begin(), rungs.end(), [&](const std::string& r) { return same_rung_name(r, rung); });
+}
 
 const Variant* Group::find(const std::string& key) const {
   for (const auto& v : variants) {
@@ -291,7 +293,7 @@ const Variant* Group::floor() const {
 }
 
 bool Deployment::provisioned(const std::string& rung) const {
-  return rung == "cpu" || std::find(provisions.begin(), provisions.end(), rung) != provisions.end();
+  return same_rung_name(rung, "cpu") || std::any_of(provisions.begin(), provisions.end(), [&](const std::string& r) { return same_rung_name(r, rung); });
 }
 
 std::optional<NumericForm> parse_form(const std::string& name) {
@@ -353,7 +355,7 @@ Result<Deployment> load_deployment(const fs::path& path) {
   if (rungs == nullptr) return bad(file, "\"provisions\" is not a list of rungs");
   for (const auto& r : *rungs) {
     if (!r.is_string() || r.get<std::string>().empty()) return bad(file, "a provisioned rung is not a name");
-    out.provisions.push_back(r.get<std::string>());
+    out.provisions.push_back(canonical_rung_name(r.get<std::string>()));
   }
   return out;
 }
