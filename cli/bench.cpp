@@ -376,7 +376,7 @@ void add_bench_command(CLI::App& app) {
            "INPUT=1x3x640x640: that input's whole shape, in every model that has it (repeatable; values as without it). "
            "Its rank must be the model's and fixed axes their own size");
   add_max_tensor_option(*cmd, c->max_tensor_mb);
-  cmd->add_flag("--json", c->json, "Print the records (a JSON array, one per model) on stdout and nothing else there; the table is not printed");
+  cmd->add_flag("--json", c->json, "Print the records on stdout and nothing else there (schemas/bench-records.schema.json: one per model under \"records\"); the table is not printed");
   add_text(*cmd, "--out-json", c->out_json,
            "Write one record per model here (a file for one model, a directory for several); appends to an existing record. '-': stdout, as --json");
   add_text(*cmd, "--csv", c->csv, "Write one row per model × form × rung here (RFC 4180, a header line first)");

@@ -216,7 +216,9 @@ int run_doctor(const DoctorOptions& opt) {
     for (const auto& s : discovery->searched) searched.push_back({{"path", s.path.string()}, {"origin", origin_name(s.origin)}, {"exists", s.exists}});
     nlohmann::json rungs = nlohmann::json::array();
     for (const auto& s : standing) rungs.push_back(standing_json(s));
-    nlohmann::json out = {{"about", about},
+    nlohmann::json out = {{"schema", "rung-doctor"},
+                          {"schema_version", 1},
+                          {"about", about},
                           {"builds", builds},
                           {"chosen", {{"library", chosen.library.string()}, {"version", chosen.version}, {"reason", discovery->choice_reason}}},
                           {"searched", searched},

@@ -129,7 +129,9 @@ int run_prepare(const PrepareOptions& c) {
   }
   auto progress = (*engine)->progress();
   if (c.json.on_stdout() || c.json.to_file()) {
-    nlohmann::json out = {{"about", (*engine)->about_line()},
+    nlohmann::json out = {{"schema", "rung-prepare"},
+                          {"schema_version", 1},
+                          {"about", (*engine)->about_line()},
                           {"rung", (*engine)->chosen_rung()},
                           {"reason", (*engine)->chosen_reason()},
                           {"inference_threads", (*engine)->inference_threads()},

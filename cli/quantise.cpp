@@ -109,7 +109,25 @@ struct UpgradeCli {
   UpgradeOptions o;
   std::string model, out, inputs, gate, preprocess;
   SharedFlags shared;
+  JsonOutput json;
 };
+
+// upgrade's document (schemas/upgrade.schema.json): what was asked, what the proof ran on, what it found.
+nlohmann::json upgrade_json(const UpgradeCli& c, const UpgradeOutcome& u) {
+  return {{"schema", "rung-upgrade"},
+          {"schema_version", 1},
+          {"model", c.o.model.string()},
+          {"out", c.o.out.string()},
+          {"opset", {{"from", u.from}, {"to", u.to}, {"asked", c.o.opset}}},
+          {"proof",
+           {{"inputs", c.o.inputs_dir.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.o.inputs_dir.string())},
+            {"random", c.o.inputs_dir.empty() ? nlohmann::json(c.o.random) : nlohmann::json(nullptr)},
+            {"seed", c.o.seed},
+            {"tolerance", "close"}}},
+          {"proven", u.proven},
+          {"failing_output", u.proven ? nlohmann::json(nullptr) : nlohmann::json(u.failing_output)},
+          {"written", u.written}};
+}
 
 void run_upgrade_command(UpgradeCli& c) {
   require_model_file("the model", c.model);
@@ -117,7 +135,7 @@ void run_upgrade_command(UpgradeCli& c) {
     std::vector<NamedPath> inputs = {{"the model", path_from_utf8(c.model)}, {"--inputs", path_from_utf8(c.inputs)}, {"--gate", path_from_utf8(c.gate)},
                                      {"--preprocess", path_from_utf8(c.preprocess)}, {"--ort-dir", path_from_utf8(c.shared.runtime.ort_dir)}};
     for (const auto& f : files_named_by_gate_file(c.gate)) inputs.push_back({"the gate file's " + f.filename().string(), f});
-    check_outputs_before_work({{"--out", path_from_utf8(c.out)}}, inputs);
+    check_outputs_before_work({{"--out", path_from_utf8(c.out)}, c.json.output()}, inputs);
     for (auto& s : rung_state()) inputs.push_back(std::move(s));
     check_output_directory_before_work({"--work-dir", path_from_utf8(c.shared.work_dir)}, inputs);
   }
@@ -131,7 +149,8 @@ void run_upgrade_command(UpgradeCli& c) {
   auto outcome = run_upgrade(c.o);
   clear_progress(c.o.settings);
   if (!outcome) throw CliError(outcome.error());
-  rung::print("{}", outcome->text);
+  if (!c.json.on_stdout()) rung::print("{}", outcome->text);
+  if (c.json.on_stdout() || c.json.to_file()) c.json.emit(upgrade_json(c, *outcome));
   if (!outcome->proven) throw CliError(kExitFailed, fmt::format("upgrade: output '{}' differs; nothing written", outcome->failing_output));
 }
 
@@ -206,6 +225,7 @@ void add_upgrade_command(CLI::App& app) {
   add_number(*cmd, "--seed", c->o.seed, "Seed for random inputs", {0, std::numeric_limits<std::uint64_t>::max()})->capture_default_str();
   add_text(*cmd, "--gate", c->gate, "A gate file whose preprocessing and input values to use");
   add_text(*cmd, "--preprocess", c->preprocess, "Image preprocessing (JSON)");
+  c->json.add_to(*cmd, "the outcome (schemas/upgrade.schema.json)");
   c->shared.add_to(cmd);
   cmd->callback([c] { run_upgrade_command(*c); });
 }

@@ -316,7 +316,7 @@ void run_list(const RegistryCliOptions& o) {
                       {"gate_failed", r.gate_failed ? json{{"decision", r.gate_failed->decision}, {"failed", r.gate_failed->failed}} : json(nullptr)},
                       {"evidence", evidence_counts(r)}});
     }
-    emit(o, json{{"registry", registry.describe()}, {"releases", list}});
+    emit(o, json{{"schema", "rung-registry-list"}, {"schema_version", 1}, {"registry", registry.describe()}, {"releases", list}});
   }
   if (o.json.on_stdout()) return fail_on_damage(registry, releases);
   rung::print("{} · {} release{}\n", shown(registry.describe()), releases.size(), releases.size() == 1 ? "" : "s");
@@ -361,7 +361,7 @@ void run_fleet(const RegistryCliOptions& o) {
   check_json_is_no_input(o);
   auto registry = open_registry(o, Registry::OpenMode::kExistingOnly);
   auto models = value_or_fail(registry.fleet());
-  if (wants_json(o)) emit(o, json{{"registry", registry.describe()}, {"models", fleet_json(models)}});
+  if (wants_json(o)) emit(o, json{{"schema", "rung-registry-fleet"}, {"schema_version", 1}, {"registry", registry.describe()}, {"models", fleet_json(models)}});
   if (o.json.on_stdout()) return;
   rung::print("{} · {} model{} measured\n", shown(registry.describe()), models.size(), models.size() == 1 ? "" : "s");
   for (const auto& m : models) {
@@ -385,7 +385,11 @@ void run_show(const RegistryCliOptions& o) {
   if (found.empty()) {
     throw CliError(kExitUsage, fmt::format("no release '{}' in {} (give an id, MODEL or MODEL@VERSION)", printable(o.what, 200), shown(registry.describe())));
   }
-  if (wants_json(o)) o.json.emit_text(found.size() == 1 ? found.front().to_json() : releases_json(found));
+  // One document however many releases the name finds: each release whole, as the registry holds it.
+  if (wants_json(o)) {
+    emit(o, json{{"schema", "rung-registry-show"}, {"schema_version", 1}, {"registry", registry.describe()},
+                 {"releases", json::parse(releases_json(found))}});  // json_text's own output: always valid
+  }
   if (!o.json.on_stdout()) {
     for (std::size_t i = 0; i < found.size(); ++i) {
       if (i > 0) rung::print("\n");
@@ -408,7 +412,7 @@ void run_verify(const RegistryCliOptions& o) {
       list.push_back({{"id", l.release.id}, {"model", l.release.model}, {"version", l.release.version}, {"target", l.release.target_label()},
                       {"path", l.release.artifact.path.string()}, {"state", verify_state_name(l.state)}, {"detail", l.detail}});
     }
-    emit(o, json{{"registry", registry.describe()}, {"releases", list}, {"ok", !bad}});
+    emit(o, json{{"schema", "rung-registry-verify"}, {"schema_version", 1}, {"registry", registry.describe()}, {"releases", list}, {"ok", !bad}});
   }
   if (!o.json.on_stdout()) {
     rung::print("{} · verifying {} release{}\n", shown(registry.describe()), lines.size(), lines.size() == 1 ? "" : "s");
@@ -438,7 +442,8 @@ void run_import(const RegistryCliOptions& o) {
   auto registry = open_registry(o, Registry::OpenMode::kCreateIfMissing);
   auto outcome = value_or_fail(registry.import_records(records));
   if (wants_json(o)) {
-    emit(o, json{{"registry", registry.describe()}, {"records", outcome.records}, {"measurements_new", outcome.measurements_new},
+    emit(o, json{{"schema", "rung-registry-import"}, {"schema_version", 1}, {"registry", registry.describe()}, {"records", outcome.records},
+                 {"measurements_new", outcome.measurements_new},
                  {"measurements_known", outcome.measurements_known}, {"devices", outcome.devices}});
   }
   if (o.json.on_stdout()) return;

@@ -69,7 +69,9 @@ void run_resolve(const ResolveOptions& o) {
     rows.push_back(fmt::format("  {:<24} {:<18} {:<12} {:<28} {}", g.name, r->variant->key, r->rung, id, notes.cell(r->reason)));
   }
   if (o.json.on_stdout() || o.json.to_file()) {
-    o.json.emit(json{{"manifest", manifest.path.string()},
+    o.json.emit(json{{"schema", "rung-variants-resolve"},
+                     {"schema_version", 1},
+                     {"manifest", manifest.path.string()},
                             {"deployment", {{"file", deployment.path.string()}, {"provisions", deployment.provisions}}},
                             {"hardware", hardware.identity()},
                             {"platforms", facts.platforms},
@@ -110,7 +112,8 @@ void run_lint(const LintCliOptions& o) {
   if (o.json.on_stdout() || o.json.to_file()) {
     json list = json::array();
     for (const auto& f : *findings) list.push_back({{"kind", variants::finding_kind_name(f.kind)}, {"subject", f.subject}, {"message", f.message}});
-    o.json.emit(json{{"manifest", manifest.path.string()}, {"deployment", deployment.path.string()}, {"findings", list}});
+    o.json.emit(json{{"schema", "rung-variants-lint"}, {"schema_version", 1}, {"manifest", manifest.path.string()},
+                     {"deployment", deployment.path.string()}, {"findings", list}});
   }
   if (!o.json.on_stdout()) {
     std::size_t variant_count = 0;

@@ -294,8 +294,27 @@ TEST_F(CompareRecords, FormLabelsOfSeveralFormsAreMatchedByLabel) {
   EXPECT_EQ(c2->count(CompareVerdict::kOnlyInB), 1);
 }
 
+TEST_F(CompareRecords, WhatBenchJsonPrintsIsOneSide) {
+  // What `rung bench --json` prints: the records, one per model, under "records".
+  json document = {{"schema", "rung-bench-records"}, {"schema_version", 1},
+                   {"records", json::array({record("det", {row("cpu", runs(60, 5.0, 0.1, 1), true)}), record("vad", {row("cpu", runs(60, 1.0, 0.1, 2), true)})})}};
+  auto d = write("printed.json", document);
+  auto printed = compare_bench_records(d, d);
+  ASSERT_TRUE(printed) << printed.error().message;
+  EXPECT_EQ(printed->count(CompareVerdict::kSame), 2);
+  document["records"][1]["measurements"][0]["rows"][0].erase("ok");
+  auto bad_doc = write("bad-printed.json", document);
+  auto refused_doc = compare_bench_records(d, bad_doc);
+  ASSERT_FALSE(refused_doc);
+  EXPECT_THAT(refused_doc.error().message, HasSubstr(bad_doc.string() + ": records[1].measurements[0].rows[0].ok is not true or false"));
+  document["records"] = "none";
+  auto no_list = compare_bench_records(d, write("no-list.json", document));
+  ASSERT_FALSE(no_list);
+  EXPECT_THAT(no_list.error().message, HasSubstr("\"records\" is not a list of records"));
+}
+
 TEST_F(CompareRecords, AListOfRecordsIsOneSide) {
-  // What `rung bench --json` prints: a JSON array, one record per model.
+  // What `rung bench --json` printed before its document had a schema: a JSON array, one record per model.
   json list = json::array({record("det", {row("cpu", runs(60, 5.0, 0.1, 1), true)}), record("vad", {row("cpu", runs(60, 1.0, 0.1, 2), true)})});
   auto a = write("all.json", list);
   auto c = compare_bench_records(a, a);

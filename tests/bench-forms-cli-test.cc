@@ -126,7 +126,10 @@ TEST_F(BenchFormsCliTest, JsonPrintsTheRecordsOnStdoutAndNothingElse) {
   write_text(dir_ / "out.json", r.out);  // stdout, whole
   auto tool = test::run_command("/usr/bin/python3 -m json.tool " + path("out.json"));
   EXPECT_EQ(tool.exit_code, 0) << tool.err << test::read_file(dir_ / "out.json");
-  auto j = nlohmann::json::parse(test::read_file(dir_ / "out.json"));
+  const auto doc = nlohmann::json::parse(test::read_file(dir_ / "out.json"));
+  EXPECT_EQ(doc["schema"], "rung-bench-records");
+  EXPECT_EQ(test::schema_errors(test::schema_path("bench-records.schema.json"), dir_ / "out.json"), "");
+  const auto& j = doc["records"];
   ASSERT_TRUE(j.is_array());
   ASSERT_EQ(j.size(), 2u);  // det (two forms) and sq
   EXPECT_EQ(j[0]["model"]["name"], "det");
@@ -138,7 +141,7 @@ TEST_F(BenchFormsCliTest, JsonPrintsTheRecordsOnStdoutAndNothingElse) {
   // --out-json - is the same.
   auto dash = test::run_command(bench("det=" + path("det.onnx") + " --runs 2 --rung cpu --out-json -"));
   ASSERT_EQ(dash.exit_code, 0) << dash.err;
-  EXPECT_TRUE(nlohmann::json::parse(dash.out).is_array()) << dash.out;
+  EXPECT_EQ(nlohmann::json::parse(dash.out)["schema"], "rung-bench-records") << dash.out;
 }
 
 TEST_F(BenchFormsCliTest, ShapeIsRefusedWithExit2NamingTheInput) {
@@ -182,7 +185,7 @@ TEST_F(BenchFormsCliTest, ChromiumDrawsAModelsFormsOnOneScale) {
   auto r = test::run_command(bench("det=" + path("det.onnx") + " det:slow=" + path("det_i8.onnx") + " --runs 15 --rung cpu --json --html " +
                                    path("page.html")));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  auto j = nlohmann::json::parse(r.out);
+  const auto j = nlohmann::json::parse(r.out)["records"];
   ASSERT_EQ(j.size(), 1u);
   const auto& rows = j[0]["measurements"][0]["rows"];
   ASSERT_EQ(rows.size(), 2u);

@@ -51,6 +51,9 @@ const JsonCommand kCommands[] = {
     {"registry_import", [](const fs::path& d) { return registry(d) + "import " + q(d / "record.json"); }, "record.json"},
     {"variants_resolve", [](const fs::path&) { return "variants resolve --hardware-root " + cpu_vm() + ort(); }, nullptr},
     {"variants_lint", [](const fs::path&) { return std::string("variants lint"); }, nullptr},
+    {"conform", [](const fs::path& d) { return "conform --suite " + q(d / "suite") + " --rung cpu --hardware-root " + cpu_vm() + ort(); }, nullptr},
+    {"bench_compare", [](const fs::path& d) { return "bench compare " + q(d / "record.json") + " " + q(d / "record.json"); }, "record.json"},
+    {"upgrade", [](const fs::path& d) { return "upgrade " + q(d / "old.onnx") + " --opset 17 --random 1 --out " + q(d / "upgraded.onnx") + ort(); }, "old.onnx"},
 };
 
 class JsonOutputCliTest : public ::testing::TestWithParam<JsonCommand> {
@@ -60,6 +63,9 @@ class JsonOutputCliTest : public ::testing::TestWithParam<JsonCommand> {
     test::ModelBuilder b(17);
     b.input("x", {1, 4}).node("Relu", {"x"}, {"y"}).output("y", {1, 4});
     b.save(dir_ / "a.onnx");
+    test::ModelBuilder old(13);  // for upgrade to raise
+    old.input("x", {1, 4}).node("Relu", {"x"}, {"y"}).output("y", {1, 4});
+    old.save(dir_ / "old.onnx");
     for (const std::string set : {"calibration", "holdout"}) {
       fs::create_directories(dir_ / set);
       for (int i = 0; i < 2; ++i) {
@@ -68,6 +74,12 @@ class JsonOutputCliTest : public ::testing::TestWithParam<JsonCommand> {
       }
     }
     test::write_text(dir_ / "gate.json", R"({"gates": [{"decoder": "tensor", "atol": 1, "rtol": 1}]})");
+    // A conformance suite of one test in ONNX's backend-test layout: Relu on a.onnx.
+    const fs::path relu = dir_ / "suite" / "node" / "test_relu";
+    fs::create_directories(relu / "test_data_set_0");
+    fs::copy_file(dir_ / "a.onnx", relu / "model.onnx");
+    ASSERT_TRUE(write_tensor_file(test::float_tensor("x", {1, 4}, {1, -1, 2, -2}), relu / "test_data_set_0" / "input_0.pb").ok());
+    ASSERT_TRUE(write_tensor_file(test::float_tensor("y", {1, 4}, {1, 0, 2, 0}), relu / "test_data_set_0" / "output_0.pb").ok());
     // The registry holds one release; a bench record to import (bench's record option, whichever spelling it has).
     auto added = rung(kCommands[5].args(dir_));
     ASSERT_EQ(added.exit_code, 0) << added.out << added.err;
@@ -112,6 +124,23 @@ TEST_P(JsonOutputCliTest, JsonPutsOnlyTheDocumentOnStdout) {
   auto r = ran("--json");
   expect_only_json(r.out, std::string(GetParam().name) + " --json");
   EXPECT_FALSE(keys_of(r.out).empty());
+}
+
+// Every document names its schema ("schema": "rung-NAME", "schema_version" where it has one),
+// and follows the schema published as schemas/NAME.schema.json.
+TEST_P(JsonOutputCliTest, TheDocumentNamesItsPublishedSchemaAndFollowsIt) {
+  const fs::path file = dir_ / (std::string(GetParam().name) + ".schema-check.json");
+  fs::remove(file);
+  ran("--out-json " + q(file));
+  ASSERT_TRUE(fs::is_regular_file(file)) << GetParam().name;
+  const auto j = nlohmann::json::parse(test::read_file(file));
+  ASSERT_TRUE(j.is_object() && j.contains("schema") && j["schema"].is_string()) << GetParam().name << ": no \"schema\" key\n" << j.dump(2).substr(0, 400);
+  std::string name = j["schema"].get<std::string>();
+  ASSERT_TRUE(name.starts_with("rung-")) << name;
+  name = name.substr(5, name.find('/') == std::string::npos ? std::string::npos : name.find('/') - 5);  // "rung-recorded-side/1": recorded-side
+  const fs::path schema = test::schema_path(name + ".schema.json");
+  ASSERT_TRUE(fs::is_regular_file(schema)) << GetParam().name << " names schema " << j["schema"] << " but " << schema << " is not published";
+  EXPECT_EQ(test::schema_errors(schema, file), "") << GetParam().name;
 }
 
 TEST_P(JsonOutputCliTest, OutJsonWritesTheSameDocumentAndDashPrintsIt) {

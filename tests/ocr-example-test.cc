@@ -69,9 +69,9 @@ TEST_F(OcrExampleTest, CompiledEnginesReadTheSameLinesWithTheSameModelIds) {
   EXPECT_EQ(lines_only(sim.out), lines_only(floor.out));
 }
 
-TEST_F(OcrExampleTest, JsonGivesOneLinePerImageThenTheReport) {
+TEST_F(OcrExampleTest, JsonLinesGivesOneLinePerImageThenTheReportAndJsonOneDocumentOfTheSame) {
   { std::ofstream(dir_ / "images" / "broken.png") << "not a png"; }
-  auto r = ocr("--json --truth '" + (test::fixtures_dir() / "ocr").string() + "'");
+  auto r = ocr("--json-lines --truth '" + (test::fixtures_dir() / "ocr").string() + "'");
   EXPECT_EQ(r.exit_code, 1) << r.err;  // one image failed
   EXPECT_THAT(r.err, HasSubstr("broken.png: not a PNG, JPEG or BMP image"));
   std::vector<nlohmann::json> lines;
@@ -93,6 +93,21 @@ TEST_F(OcrExampleTest, JsonGivesOneLinePerImageThenTheReport) {
   EXPECT_EQ(lines[2]["report"]["failed"], 1);
   EXPECT_EQ(lines[2]["report"]["stages"].size(), 6u);
   EXPECT_EQ(lines[2]["truth"]["line_recall"], 1.0);
+
+  // --json: one document, named by its schema and following it, holding the same pages and report.
+  auto doc = ocr("--json --truth '" + (test::fixtures_dir() / "ocr").string() + "'");
+  EXPECT_EQ(doc.exit_code, 1) << doc.err;
+  const auto j = nlohmann::json::parse(doc.out);  // the whole of stdout: one document
+  EXPECT_EQ(j["schema"], "rung-ocr-lines");
+  ASSERT_EQ(j["pages"].size(), 2u);
+  EXPECT_EQ(j["pages"][0], lines[0]);
+  EXPECT_EQ(j["pages"][1], lines[1]);
+  EXPECT_EQ(j["report"]["pages"], 2);
+  EXPECT_EQ(j["truth"], lines[2]["truth"]);
+  std::ofstream(dir_ / "ocr.json") << doc.out;
+  EXPECT_EQ(test::schema_errors(test::schema_path("ocr-lines.schema.json"), dir_ / "ocr.json"), "");
+  auto both = ocr("--json --json-lines");
+  EXPECT_EQ(both.exit_code, 2) << "one form of JSON at a time";
 }
 
 TEST_F(OcrExampleTest, APageTurnedUpsideDownReadsTheSameLines) {

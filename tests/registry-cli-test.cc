@@ -99,7 +99,10 @@ TEST_F(RegistryCliTest, BenchAndParityEvidenceRegisterAndVerify) {
 
   auto show = registry("show tiny@1.0 --json");
   ASSERT_EQ(show.exit_code, 0) << show.err;
-  auto j = nlohmann::json::parse(show.out);
+  const auto doc = nlohmann::json::parse(show.out);
+  EXPECT_EQ(doc["schema"], "rung-registry-show");
+  ASSERT_EQ(doc["releases"].size(), 1u);
+  const auto& j = doc["releases"][0];
   EXPECT_EQ(j["evidence"].size(), 2u);
   EXPECT_EQ(j["target"]["rung"], "rung_sim_ep");
   EXPECT_THAT(j["environment"]["providers"]["rung_sim_ep"].get<std::string>(), HasSubstr("sha256:"));

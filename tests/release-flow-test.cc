@@ -120,7 +120,7 @@ TEST_F(ReleaseFlowTest, QuantiseBenchAddAndVerifyTakeAPassingFormToAVerifiedRele
   EXPECT_THAT(added.out, Not(HasSubstr("gate ")));
   auto show = registry("show classifier_i8@1.0 --json");
   ASSERT_EQ(show.exit_code, 0) << show.err;
-  const json release = json::parse(show.out);
+  const json release = json::parse(show.out)["releases"].at(0);
   EXPECT_EQ(release["recipe"]["decision"], "written");
   EXPECT_EQ(release["recipe"]["recipe"], report["recipe"]);
   EXPECT_TRUE(release["gate_failed"].is_null());
@@ -155,7 +155,7 @@ TEST_F(ReleaseFlowTest, AForcedFormIsRefusedNamingTheReportAndTheGateUnlessMarke
   EXPECT_THAT(show.out, HasSubstr(line));
   auto show_json = registry("show classifier_i8@1.0 --json");
   ASSERT_EQ(show_json.exit_code, 0) << show_json.err;
-  const json release = json::parse(show_json.out);
+  const json release = json::parse(show_json.out)["releases"].at(0);
   EXPECT_EQ(release["gate_failed"]["decision"], "forced");
   EXPECT_THAT(release["gate_failed"]["failed"], ElementsAre("classification · y"));
   auto list = registry("list --json");

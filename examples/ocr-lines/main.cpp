@@ -40,7 +40,9 @@ struct Settings {
   fs::path models;
   fs::path truth;
   bool wait = false;
-  bool json = false;
+  bool json = false;        // one document at the end (schemas/ocr-lines.schema.json)
+  bool json_lines = false;  // an object per image as it is read, then the report's
+  bool any_json() const { return json || json_lines; }
   rung::PipelineOptions pipeline;
 };
 
@@ -131,7 +133,7 @@ class Writer {
       ++failures_;
       rung::print(stderr, "ocr-lines: {}\n", page.error);
       j["error"] = page.error;
-    } else if (!s_.json) {
+    } else if (!s_.any_json()) {
       rung::print("{}\n", page.file.filename().string());
       for (const auto& l : page.lines) rung::print("  {}  ({:.2f})\n", l.text, l.confidence);
     }
@@ -140,12 +142,14 @@ class Writer {
     j["lines"] = lines;
     j["model_ids"] = job_.model_ids();
     if (!s_.truth.empty() && page.ok()) score(page, j);
-    if (s_.json) rung::print("{}\n", rung::json_text(j));
+    if (s_.json_lines) rung::print("{}\n", rung::json_text(j));
+    if (s_.json) pages_.push_back(std::move(j));
     std::fflush(stdout);
     progress_.step(++done_);
   }
 
   int failures() const { return failures_; }
+  const nlohmann::json& pages() const { return pages_; }
   const rung::TextScore& total() const { return total_; }
   std::size_t scored() const { return scored_; }
 
@@ -172,6 +176,7 @@ class Writer {
   std::size_t done_ = 0, scored_ = 0;
   int failures_ = 0;
   rung::TextScore total_;
+  nlohmann::json pages_ = nlohmann::json::array();  // --json: kept for the one document
 };
 
 int run(const Settings& s, rung::core::EngineOptions options) {
@@ -225,14 +230,19 @@ int run(const Settings& s, rung::core::EngineOptions options) {
     return exit_code_for(report.error().code);
   }
   const rung::TextScore& t = writer.total();
-  if (s.json) {
+  if (s.any_json()) {
     // The report is JSON rung wrote: placed as it is, never parsed again.
     std::string truth_part;
     if (!s.truth.empty()) {
       const nlohmann::json scored{{"pages", writer.scored()}, {"cer", t.cer()}, {"line_recall", t.recall()}, {"lines", t.truth_lines}, {"found", t.found_lines}};
       truth_part = ",\"truth\":" + rung::json_text(scored);
     }
-    rung::print("{{\"report\":{}{}}}\n", report->json(), truth_part);
+    if (s.json_lines) {
+      rung::print("{{\"report\":{}{}}}\n", report->json(), truth_part);
+    } else {
+      rung::print("{{\"schema\":\"rung-ocr-lines\",\"schema_version\":1,\"pages\":{},\"report\":{}{}}}\n", rung::json_text(writer.pages()), report->json(),
+                  truth_part);
+    }
   } else {
     std::vector<std::string> ids;
     for (const auto& [model, id] : report->model_ids) ids.push_back(fmt::format("{}={} on {}", model, id, rung::rung_display_name(report->model_rungs[model])));
@@ -269,7 +279,9 @@ int main(int argc, char** argv) {
   add_number(app, "--accept-ratio", accept, "Take a rung within this factor of the CPU's speed", {0.01, 10000, "times the CPU's time"})
       ->capture_default_str();
   app.add_flag("--wait", s.wait, "Let the probe report and the engines land before the job opens");
-  app.add_flag("--json", s.json, "One JSON object per image (lines, boxes, confidences, model ids), then the run's report");
+  auto* json = app.add_flag("--json", s.json, "Print one JSON document (schemas/ocr-lines.schema.json): every image's lines, boxes, confidences and "
+                                              "model ids, then the run's report");
+  app.add_flag("--json-lines", s.json_lines, "Print JSON Lines instead: an object per image as it is read, then the run's report")->excludes(json);
   add_text(app, "--truth", s.truth, "A folder of truth files (NAME.json or NAME.truth.json): character error rate and line recall")
       ->check(CLI::ExistingDirectory);
   app.add_flag("--sequential", s.pipeline.sequential, "Every step on one thread, one image after another");

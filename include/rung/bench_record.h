@@ -22,7 +22,8 @@ inline constexpr int kBenchRecordSchemaVersion = 2;
 // command line as typed (provenance).
 std::string bench_record_json(const BenchReport& report, const BenchModelReport& model, const std::string& command);
 
-// Every model's new record, as one JSON array (what `rung bench --json` prints).
+// What `rung bench --json` prints: one document (schemas/bench-records.schema.json),
+// {"schema": "rung-bench-records", "schema_version": 1, "records": [every model's new record]}.
 std::string bench_records_json(const BenchReport& report, const std::string& command);
 
 // One row per model × form × rung, RFC 4180 (CRLF line ends, quoted where needed),

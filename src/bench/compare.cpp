@@ -253,20 +253,25 @@ Result<SideModel> read_record(const Json& j, const fs::path& file, const std::st
   return m;
 }
 
-// A record file, or a list of records (what `rung bench --Json` prints).
+// A record file, what `rung bench --json` prints (records under "records"), or a
+// bare list of records (what it printed before that document had a schema).
 Result<std::vector<SideModel>> read_record_file(const fs::path& file) {
   auto parsed = read_json_file(file, FileKind::kDocument);
   if (!parsed) return Error{ErrorCode::kInvalidArgument, parsed.error().message};
   std::vector<SideModel> out;
-  if (!parsed->is_array()) {
-    auto m = read_record(*parsed, file, "");
+  const bool document = parsed->is_object() && text_at(*parsed, "schema") == "rung-bench-records";
+  if (document && !(parsed->contains("records") && (*parsed)["records"].is_array())) return bad(file, "\"records\" is not a list of records");
+  const Json& list = document ? (*parsed)["records"] : *parsed;
+  const std::string prefix = document ? "records" : "";
+  if (!list.is_array()) {
+    auto m = read_record(list, file, "");
     if (!m) return m.error();
     out.push_back(std::move(*m));
     return out;
   }
-  if (parsed->empty()) return bad(file, "an empty list, not a rung bench record");
-  for (std::size_t i = 0; i < parsed->size(); ++i) {
-    auto m = read_record((*parsed)[i], file, fmt::format("[{}]", i));
+  if (list.empty()) return bad(file, "an empty list, not a rung bench record");
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    auto m = read_record(list[i], file, fmt::format("{}[{}]", prefix, i));
     if (!m) return m.error();
     out.push_back(std::move(*m));
   }

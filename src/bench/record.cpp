@@ -214,7 +214,7 @@ std::string bench_record_json(const BenchReport& report, const BenchModelReport&
 std::string bench_records_json(const BenchReport& report, const std::string& command) {
   json all = json::array();
   for (const auto& m : report.models) all.push_back(record_document(report, m, command));
-  return json_text(all, 2) + "\n";
+  return json_text(json{{"schema", "rung-bench-records"}, {"schema_version", 1}, {"records", std::move(all)}}, 2) + "\n";
 }
 
 namespace {

@@ -59,7 +59,9 @@ std::string ParityReport::to_json() const {
                   {"vacuous", g.vacuous},
                   {"stats", parse_json_or(g.stats_json, nlohmann::json::object())}});
   }
-  return json_text(nlohmann::json{{"ref", ref},
+  return json_text(nlohmann::json{{"schema", "rung-parity-report"},
+                        {"schema_version", 1},
+                        {"ref", ref},
                         {"cand", cand},
                         {"sides", {{"ref", side_run_json(ref_run)}, {"cand", side_run_json(cand_run)}}},
                         {"inputs", inputs},

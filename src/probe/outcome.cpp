@@ -200,6 +200,12 @@ Result<ProbeOutcome> outcome_from_json(const nlohmann::json& j) {
   return o;
 }
 
-std::string ProbeOutcome::to_json() const { return json_text(outcome_json(*this), 2); }
+// The outcome as a command prints it: the document the cache and the engine's decision embed, named.
+std::string ProbeOutcome::to_json() const {
+  nlohmann::json j = outcome_json(*this);
+  j["schema"] = "rung-probe-outcome";
+  j["schema_version"] = 1;
+  return json_text(j, 2);
+}
 
 }  // namespace rung

@@ -121,7 +121,9 @@ std::string Release::to_json() const {
 
 std::string AddOutcome::to_json() const {
   const char* outcome = kind == Kind::kAdded ? "added" : kind == Kind::kAlreadyRegistered ? "already registered" : "refused";
-  ordered j = {{"outcome", outcome},
+  ordered j = {{"schema", "rung-registry-add"},
+               {"schema_version", 1},
+               {"outcome", outcome},
                {"reason", reason.empty() ? ordered(nullptr) : ordered(reason)},
                {"evidence_added", evidence_added},
                {"release", kind == Kind::kRefused ? ordered(nullptr) : parsed_or_null(release.to_json())}};

@@ -374,7 +374,7 @@ def bench(models, **options):
     texts, _ = _model_texts("bench", models, allow_role=False)
     if not texts:
         raise TypeError("rung.bench(): at least one model is required")
-    return _run("bench", args + ["--"] + texts, timeout, env)
+    return _run("bench", args + ["--"] + texts, timeout, env)["records"]
 
 
 def parity(ref, cand=None, **options):
