@@ -387,8 +387,7 @@ void run_show(const RegistryCliOptions& o) {
   }
   // One document however many releases the name finds: each release whole, as the registry holds it.
   if (wants_json(o)) {
-    emit(o, json{{"schema", "rung-registry-show"}, {"schema_version", 1}, {"registry", registry.describe()},
-                 {"releases", json::parse(releases_json(found))}});  // json_text's own output: always valid
+    o.json.emit_text(show_json(registry.describe(), found));
   }
   if (!o.json.on_stdout()) {
     for (std::size_t i = 0; i < found.size(); ++i) {

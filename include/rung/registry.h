@@ -167,8 +167,9 @@ struct AddOutcome {
   std::string to_json() const;  // {"outcome", "reason", "evidence_added", "release"}
 };
 
-// A JSON array of releases (each as Release::to_json()).
-std::string releases_json(const std::vector<Release>& releases);
+// What `registry show --json` prints (schemas/registry-show.schema.json): the
+// registry's description and the releases found, each as Release::to_json().
+std::string show_json(const std::string& registry, const std::vector<Release>& releases);
 
 enum class VerifyState { kOk, kChanged, kMissing, kNotRetained, kDamaged };
 const char* verify_state_name(VerifyState s);  // "ok", "changed", "missing", "not retained", "damaged"

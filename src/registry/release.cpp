@@ -130,10 +130,11 @@ std::string AddOutcome::to_json() const {
   return json_text(j, 2);
 }
 
-std::string releases_json(const std::vector<Release>& releases) {
+std::string show_json(const std::string& registry, const std::vector<Release>& releases) {
   ordered list = ordered::array();
   for (const auto& r : releases) list.push_back(parsed_or_null(r.to_json()));
-  return json_text(list, 2);
+  const ordered j = {{"schema", "rung-registry-show"}, {"schema_version", 1}, {"registry", registry}, {"releases", std::move(list)}};
+  return json_text(j, 2);
 }
 
 Result<EvidenceFile> read_registry_document(const fs::path& path, RegistryDocument kind) {
