@@ -18,6 +18,7 @@
 #include "rung/bench_record.h"
 #include "rung/output_paths.h"
 #include "rung/print.h"
+#include "rung/ratio_text.h"
 
 namespace rung::cli {
 namespace {
@@ -55,7 +56,7 @@ std::string ms(const std::optional<double>& v) { return v ? ms(*v) : "-"; }
 std::string marked(const BenchRow& r, const std::string& text) { return r.computes_something_else() ? "≠" + text : text; }
 
 // "0.76× [0.71–0.80]", or "-".
-std::string ratio_cell(const std::optional<PairedRatio>& p) { return p ? fmt::format("{:.2f}× [{:.2f}–{:.2f}]", p->ratio, p->low, p->high) : "-"; }
+std::string ratio_cell(const std::optional<PairedRatio>& p) { return p ? rung::ratio_cell(p->ratio, p->low, p->high) : "-"; }
 
 // The probe's "placed": nodes the rung's provider ran, and their share of kernel time.
 std::string placed_cell(const BenchRow& r) {

@@ -10,6 +10,7 @@
 #include "json_output.h"
 #include "numeric_args.h"
 #include "output_check.h"
+#include "rung/ratio_text.h"
 #include "rung/bench_compare.h"
 #include "rung/output_paths.h"
 #include "rung/print.h"
@@ -113,8 +114,8 @@ void print_table(const BenchComparison& c) {
     auto runs = [](const std::optional<CompareSide>& s) { return s && s->runs > 0 ? std::to_string(s->runs) : std::string("-"); };
     std::string ratio = "-", interval = "-", method = "-";
     if (r.interval) {
-      ratio = fmt::format("{:.3f}", r.interval->ratio);
-      interval = fmt::format("{:.3f} - {:.3f}", r.interval->low, r.interval->high);
+      ratio = fmt::format("{:.3f}×", r.interval->ratio);  // the time ratio, as rung/ratio_text.h writes it, to three decimals
+      interval = fmt::format("[{:.3f}–{:.3f}]", r.interval->low, r.interval->high);
       method = r.interval->method;
     }
     std::string verdict = r.verdict == CompareVerdict::kRegression ? "REGRESSION" : compare_verdict_name(r.verdict);
@@ -147,7 +148,7 @@ int run_compare(const CompareCliOptions& o) {
   std::string which;
   for (const auto& r : c->rows) {
     if (r.verdict != CompareVerdict::kRegression) continue;
-    which += fmt::format("{}{} {} {} ({:.3f}x)", which.empty() ? "" : ", ", r.model, r.form, r.rung, r.interval->ratio);
+    which += fmt::format("{}{} {} {} ({})", which.empty() ? "" : ", ", r.model, r.form, r.rung, ratio_text(r.interval->ratio));
   }
   throw CliError(kExitFailed, fmt::format("{} regression{} beyond {:g}%: {}", regressions, regressions == 1 ? "" : "s", o.threshold * 100, which));
 }

@@ -15,6 +15,7 @@
 #include "rung/print.h"
 #include "rung/probe.h"
 #include "rung/path_text.h"
+#include "rung/ratio_text.h"
 
 namespace rung::cli {
 namespace {
@@ -46,8 +47,8 @@ std::string ms(double v) { return v > 0 ? fmt::format("{:.2f}", v) : "-"; }
 
 std::string ratio_cell(const Measurement& m) {
   if (m.ratio() <= 0) return "-";
-  if (m.pairs == 0) return fmt::format("{:.2f}x", m.ratio());
-  return fmt::format("{:.2f}x [{:.2f}-{:.2f}]", m.ratio(), m.ratio_low, m.ratio_high);
+  if (m.pairs == 0) return rung::ratio_cell(m.ratio());
+  return rung::ratio_cell(m.ratio(), m.ratio_low, m.ratio_high);
 }
 
 // Nodes the rung's own provider ran, of all the profile names, and their share of run time.

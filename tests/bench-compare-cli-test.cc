@@ -139,7 +139,7 @@ TEST_F(BenchCompareCliTest, APlanted20PercentRegressionIsFlaggedAnd2PercentIsNot
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("REGRESSION"));
   EXPECT_THAT(r.out, HasSubstr("2 regressions, 0 improvements"));
-  EXPECT_THAT(r.err, HasSubstr("2 regressions beyond 10%: tiny f32 cpu (1.200x), tiny f32 rung_sim_ep (1.200x)"));
+  EXPECT_THAT(r.err, HasSubstr("2 regressions beyond 10%: tiny f32 cpu (1.2×), tiny f32 rung_sim_ep (1.2×)"));
 
   auto j = compare(q(record_a()) + " " + q(b20) + " --json");
   EXPECT_EQ(j.exit_code, 1);

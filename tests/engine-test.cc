@@ -319,7 +319,7 @@ TEST_F(EngineTest, TheReasonSaysTheAcceptanceRatioAdmittedASlowerRung) {
   auto engine = start(options());
   engine->wait_until_settled();
   ASSERT_EQ(engine->chosen_rung(), kSim);
-  EXPECT_EQ(engine->chosen_reason(), "within 1000.0x the floor's time (acceptance ratio) and faithful to it");
+  EXPECT_EQ(engine->chosen_reason(), "within 1000× the floor's time (acceptance ratio) and faithful to it");
 }
 
 TEST_F(EngineTest, TheCpuRungCachesItsOptimisedGraph) {

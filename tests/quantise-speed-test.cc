@@ -64,13 +64,13 @@ const SpeedEvidence kSlower = timed(std::vector<double>(6, 10.0), {11, 12, 11, 1
 TEST(SpeedRefusalTest, AnInt8FormForTheCpuJudgedSlowerIsRefusedNamingTheInterval) {
   const auto refused = speed_refusal(NumericForm::kInt8, QdqTarget::kCpu, &kSlower, false);
   ASSERT_TRUE(refused.has_value());
-  EXPECT_EQ(*refused, "speed · slower than f32 on this CPU (1.10-1.30x its time); --form w8 stores the weights as int8 and keeps float arithmetic");
+  EXPECT_EQ(*refused, "speed · slower than f32 on this CPU (1.1–1.3× its time); --form w8 stores the weights as int8 and keeps float arithmetic");
 }
 
 TEST(SpeedRefusalTest, AW8FormIsRefusedTooWithoutPointingAtItself) {
   const auto refused = speed_refusal(NumericForm::kW8, QdqTarget::kCpu, &kSlower, false);
   ASSERT_TRUE(refused.has_value());
-  EXPECT_EQ(*refused, "speed · slower than f32 on this CPU (1.10-1.30x its time)");
+  EXPECT_EQ(*refused, "speed · slower than f32 on this CPU (1.1–1.3× its time)");
 }
 
 TEST(SpeedRefusalTest, AllowedSlowerIsNeverRefused) {

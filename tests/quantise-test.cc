@@ -926,7 +926,7 @@ TEST_F(QuantiseCliTest, TheReportTimesTheFormAgainstTheF32FileAndSplitsItsKernel
   const fs::path out = dir_ / "timed" / "classifier_i8.onnx";
   auto r = quantise_into(out, "int8", "--speed-runs 3");
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_THAT(r.out, ContainsRegex("speed     [0-9.]+x f32 on this CPU \\([0-9.]+ vs [0-9.]+ ms a run, median of 3 in turns on "));
+  EXPECT_THAT(r.out, ContainsRegex("speed     [0-9.]+× f32's time on this CPU \\([0-9.]+ vs [0-9.]+ ms a run, median of 3 in turns on "));
   EXPECT_THAT(r.out, ContainsRegex("profiled kernels [0-9.]+ ms \\(f32 [0-9.]+\\): [0-9.]+ ms in [0-9]+ conversions"));
   const auto j = nlohmann::json::parse(test::read_text(fs::path(out).replace_extension(".report.json")));
   EXPECT_EQ(j["speed"]["runs"], 3);
@@ -958,8 +958,8 @@ TEST_F(QuantiseCliTest, AnInt8FormIsRefusedExactlyWhenItsOwnTimedRunsCallItSlowe
   EXPECT_EQ(j["speed"]["slower_allowed"], false);
   if (j["speed"]["verdict"] == "slower") {
     EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
-    EXPECT_THAT(r.out, ContainsRegex("slower: [0-9.]+-[0-9.]+x f32's time run by run \\(95% interval of the median\\)"));
-    EXPECT_THAT(r.out, ContainsRegex("REFUSED   speed · slower than f32 on this CPU \\([0-9.]+-[0-9.]+x its time\\); --form w8 stores the weights as "
+    EXPECT_THAT(r.out, ContainsRegex("slower: [0-9.]+–[0-9.]+× f32's time run by run \\(95% interval of the median\\)"));
+    EXPECT_THAT(r.out, ContainsRegex("REFUSED   speed · slower than f32 on this CPU \\([0-9.]+–[0-9.]+× its time\\); --form w8 stores the weights as "
                                      "int8 and keeps float arithmetic failed; nothing written"));
     EXPECT_FALSE(fs::exists(out));
     EXPECT_EQ(j["decision"], "refused");

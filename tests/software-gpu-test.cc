@@ -131,7 +131,7 @@ TEST_F(WebGpuOnLavapipeTest, TheProbeGivesWebGpuARealVerdictWithItsTimes) {
                                                "' --software-gpu --hardware-root " + (test::fixtures_dir() / "hardware" / "cpu-vm").string()));
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   // A shader-running rung on the CPU is slower than the CPU itself: measured, not failed.
-  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(WebGPU on lavapipe \(software\)\s+small\s+[0-9.]+\s+[0-9.]+\s+[0-9.]+x \[[0-9.]+-[0-9.]+\]\s+[0-9]+/[0-9]+ [0-9]+%\s+slower: [0-9.]+x the floor's time over [0-9]+ paired runs)")))
+  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(WebGPU on lavapipe \(software\)\s+small\s+[0-9.]+\s+[0-9.]+\s+[0-9.]+× \[[0-9.]+–[0-9.]+\]\s+[0-9]+/[0-9]+ [0-9]+%\s+slower: [0-9.]+× the floor's time over [0-9]+ paired runs)")))
       << r.out;
   // The first line counts it among the verdicts (the table above gives the reason).
   EXPECT_THAT(r.out, HasSubstr("· WebGPU on lavapipe (software) slower (see the table)"));

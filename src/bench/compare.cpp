@@ -15,6 +15,7 @@
 #include "bench/ms_text.h"
 #include "os/json_input.h"
 #include "rung/json_text.h"
+#include "rung/ratio_text.h"
 
 namespace rung {
 namespace fs = std::filesystem;
@@ -543,8 +544,8 @@ std::string bench_comparison_html(const BenchComparison& c) {
   out += fmt::format(
       "<p class=\"rule\">B's median time over A's, with its {:g}% interval (unpaired). regression: the interval lies wholly above {:g}; "
       "improvement: wholly below {:g}; same: wholly within; unclear: it crosses an edge. The grey band is ±{:g}%, the dashed line 1.0; "
-      "the axis is logarithmic, {:.3g}x to {:.3g}x.</p>\n",
-      c.options.confidence * 100, 1 + t, 1 - t, t * 100, lo, hi);
+      "the axis is logarithmic, {} to {}.</p>\n",
+      c.options.confidence * 100, 1 + t, 1 - t, t * 100, ratio_text(lo), ratio_text(hi));
   if (!c.notes.empty()) {
     out += "<ul class=\"notes\">\n";
     for (const auto& n : c.notes) out += "<li>" + html_escape(n) + "</li>\n";

@@ -8,6 +8,7 @@
 #include "bench/ms_text.h"
 #include "core/html_text.h"
 #include "os/atomic_file.h"
+#include "rung/ratio_text.h"
 
 namespace rung {
 namespace {
@@ -35,7 +36,7 @@ std::string verdict_text(const BenchRow& r) {
 
 // "0.76× [0.71–0.80]", or "–".
 std::string ratio_text(const std::optional<PairedRatio>& p) {
-  return p ? fmt::format("{:.2f}× [{:.2f}–{:.2f}]", p->ratio, p->low, p->high) : "–";
+  return p ? ratio_cell(p->ratio, p->low, p->high) : "–";
 }
 
 // "212/418 61%": nodes the rung's provider ran, and their share of kernel time.
@@ -108,7 +109,7 @@ std::string chart(const BenchReport& rep) {
                        html_escape(r.ok ? fmt::format("{} p50 {} ms", r.display, ms(r.latency.p50)) : r.failure_reason));
       // The chart's label is short (the table has every interval): p50, × floor with its interval, × f32, placement, verdict.
       std::string label = r.ok ? fmt::format("{} ms · {} floor{} · {} placed · {}", ms(r.latency.p50), ratio_text(r.x_floor),
-                                             r.x_f32 && m.forms.size() > 1 ? fmt::format(" · {:.2f}× f32", r.x_f32->ratio) : "",
+                                             r.x_f32 && m.forms.size() > 1 ? " · " + ratio_cell(r.x_f32->ratio) + " f32" : "",
                                              r.placement ? fmt::format("{:.0f}%", r.placement->time_share * 100) : "–", verdict_text(r))
                                : verdict_text(r);
       if (r.ok && r.computes_something_else()) label = "≠ " + label;

@@ -2,6 +2,7 @@
 // and then builds the chosen rung's engines; jobs snapshot what has landed when
 // they open and keep it; sessions are shared between jobs that place a model the
 // same way.
+#include "rung/ratio_text.h"
 #include "rung/engine_core.h"
 
 #include <fmt/format.h>
@@ -529,7 +530,7 @@ std::string chosen_reason_of(const Engine::State& s) {
     bool surely_faster = true;
     for (const auto& m : r.models) surely_faster = surely_faster && m.ratio() > 0 && (m.pairs > 0 ? m.ratio_high : m.ratio()) < 1.0;
     if (surely_faster) return "faster than the floor and faithful to it";
-    return fmt::format("within {:.1f}x the floor's time (acceptance ratio) and faithful to it", s.options.acceptance_ratio);
+    return fmt::format("within {} the floor's time (acceptance ratio) and faithful to it", ratio_text(s.options.acceptance_ratio));
   }
   if (!o.model_errors.empty())
     // Whole on its own (an application has no "above"): each model and why.

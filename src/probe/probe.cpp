@@ -2,6 +2,7 @@
 // a child process (or in process, under the attempt-file rule), the first rung
 // that is both faster and faithful taken. The decision around it (the cache, the
 // fingerprint, the lock) is probe/decision.cpp's.
+#include "rung/ratio_text.h"
 #include "rung/probe.h"
 
 #include <fmt/format.h>
@@ -245,18 +246,18 @@ void judge_clock(const ProbeOptions& o, const ProbeJobResult& r, Measurement& m)
   m.ratio_low = j.low;
   m.ratio_high = j.high;
   m.pairs = j.pairs;
-  const std::string figures = fmt::format("{:.3g}x the floor's time over {} paired runs (interval {:.3g}-{:.3g}x)", j.ratio, j.pairs, j.low, j.high);
+  const std::string figures = fmt::format("{} the floor's time over {} paired runs (interval {})", ratio_text(j.ratio), j.pairs, ratio_range_text(j.low, j.high));
   switch (j.call) {
     case SpeedCall::kFaster: return;
     case SpeedCall::kSlower:
       m.verdict = Verdict::kSlower;
-      m.reason = fmt::format("{}; the acceptance ratio is {:.3g}x", figures, o.acceptance_ratio);
+      m.reason = fmt::format("{}; the acceptance ratio is {}", figures, ratio_text(o.acceptance_ratio));
       return;
     case SpeedCall::kWithinNoise:
     case SpeedCall::kNeedMore:
       m.verdict = Verdict::kSlowerWithinNoise;
-      m.reason = fmt::format("{}; taken only when the interval lies under {:.3g}x (the acceptance ratio {:.3g}x less {:.0f}%)", figures,
-                             j.bar, o.acceptance_ratio, o.min_gain * 100);
+      m.reason = fmt::format("{}; taken only when the interval lies under {} (the acceptance ratio {} less {:.0f}%)", figures,
+                             ratio_text(j.bar), ratio_text(o.acceptance_ratio), o.min_gain * 100);
       return;
   }
 }

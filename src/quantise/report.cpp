@@ -7,6 +7,7 @@
 
 #include "os/json_input.h"
 #include "rung/json_text.h"
+#include "rung/ratio_text.h"
 
 namespace rung {
 namespace {
@@ -280,7 +281,8 @@ std::string QuantiseEvidence::text() const {
   }
   if (speed) {
     const auto& q = speed->quantised;
-    out += fmt::format("speed     {:.2f}x f32 on this CPU ({:.2f} vs {:.2f} ms a run, median of {} in turns on {}){}\n", speed->speedup(), q.run_ms,
+    const double time_ratio = speed->f32.run_ms > 0 ? q.run_ms / speed->f32.run_ms : 0;
+    out += fmt::format("speed     {} f32's time on this CPU ({:.2f} vs {:.2f} ms a run, median of {} in turns on {}){}\n", ratio_cell(time_ratio), q.run_ms,
                        speed->f32.run_ms, speed->runs, speed->input,
                        speed->speedup() < 1.0 ? ": SLOWER than f32 here" : "");
     const SpeedJudgement v = speed->judgement();
@@ -288,7 +290,7 @@ std::string QuantiseEvidence::text() const {
     if (v.pairs < rule.min_pairs) {
       out += fmt::format("          not judged: {} runs in turns are too few to tell slower from noise (at least {})\n", v.pairs, rule.min_pairs);
     } else {
-      out += fmt::format("          {}: {:.2f}-{:.2f}x f32's time run by run ({:.0f}% interval of the median){}\n", speed_call_name(v.call), v.low, v.high,
+      out += fmt::format("          {}: {} f32's time run by run ({:.0f}% interval of the median){}\n", speed_call_name(v.call), ratio_range_text(v.low, v.high),
                          100.0 * rule.confidence,
                          v.call == SpeedCall::kSlower && allow_slower ? "; written all the same (--allow-slower)" : "");
     }

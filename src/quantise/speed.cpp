@@ -10,6 +10,7 @@
 #include "quantise/cpu_session.h"
 #include "quantise/qdq.h"
 #include "session/session.h"
+#include "rung/ratio_text.h"
 
 namespace rung {
 namespace fs = std::filesystem;
@@ -79,7 +80,7 @@ std::optional<std::string> speed_refusal(NumericForm form, QdqTarget target, con
   if (form != NumericForm::kInt8 && !weights_only(form)) return std::nullopt;
   const SpeedJudgement j = speed->judgement();
   if (j.call != SpeedCall::kSlower) return std::nullopt;
-  return fmt::format("speed · slower than f32 on this CPU ({:.2f}-{:.2f}x its time){}", j.low, j.high,
+  return fmt::format("speed · slower than f32 on this CPU ({} its time){}", ratio_range_text(j.low, j.high),
                      weights_only(form) ? "" : "; --form w8 stores the weights as int8 and keeps float arithmetic");
 }
 
