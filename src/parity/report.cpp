@@ -28,7 +28,11 @@ std::string ParityReport::text() const {
     for (const auto& d : g.details) out += fmt::format("      {}\n", d);
     for (const auto& d : g.shown) out += fmt::format("      {}\n", d);
   }
-  out += failed ? fmt::format("\n{} of {} gates failed\n", failed, gates.size()) : fmt::format("\nall {} gates passed\n", gates.size());
+  if (gates.size() == 1) {
+    out += failed ? "\nthe gate failed\n" : "\nthe gate passed\n";
+  } else {
+    out += failed ? fmt::format("\n{} of {} gates failed\n", failed, gates.size()) : fmt::format("\nall {} gates passed\n", gates.size());
+  }
   return out;
 }
 
