@@ -81,9 +81,9 @@ command -v npm >/dev/null || missing+=(npm)
 # Say up front what is about to happen and roughly how long it takes (measured on a
 # fresh 2-core machine; see the README's "The two commands").
 if [ "$mode" = main ]; then
-  echo "bootstrap: the main job: ${#missing[@]} Debian packages to install, the pinned ONNX Runtime builds and sample models to fetch (about 120 MB, once), then the CLI, its worker, the engine library and the simulated accelerator to build; about 6 minutes on a fresh 2-core machine, seconds when nothing is missing" >&2
+  echo "bootstrap: the main job: ${#missing[@]} Debian packages to install, the pinned ONNX Runtime builds and sample models to fetch (about 120 MB, once), then the CLI, its worker, the engine library and the simulated accelerator to build; seconds when nothing is missing (how long the rest took where it was measured: docs/performance.md)" >&2
 else
-  echo "bootstrap: the tests: ${#missing[@]} Debian packages to install (Chromium, PostgreSQL, clang, the aarch64 cross compiler and qemu among them; mingw-w64 and wine after them), the software GPU, the arm64 libraries and runtimes and the win32 runtime to fetch, then the whole tree to build (tests, benchmarks, fuzzers), the aarch64 subset and the Windows build, then the quantised forms the bundled manifest makes on this machine; about 25 minutes after the main job on a 2-core machine, 33 on a fresh one, then about 10 for the tests" >&2
+  echo "bootstrap: the tests: ${#missing[@]} Debian packages to install (Chromium, PostgreSQL, clang, the aarch64 cross compiler and qemu among them; mingw-w64 and wine after them), the software GPU, the arm64 libraries and runtimes and the win32 runtime to fetch, then the whole tree to build (tests, benchmarks, fuzzers), the aarch64 subset and the Windows build, then the quantised forms the bundled manifest makes on this machine; the longest step of the two commands (how long it took where it was measured: docs/performance.md)" >&2
 fi
 
 if [ ${#missing[@]} -gt 0 ]; then

@@ -40,7 +40,7 @@ make_form() {
   fi
   rm -f "$report" "$out"
   local started=$SECONDS status=0
-  echo "make-forms: ${name}_${suffix}: rung quantise --form $form${*:+ $*} (seconds to ten minutes on 2 cores)" >&2
+  echo "make-forms: ${name}_${suffix}: rung quantise --form $form${*:+ $*} (an island search takes longest: docs/quantise.md)" >&2
   "$rung" quantise "$models/$model" --name "$name" --form "$form" --target cpu \
       --calibration "$data/calibration/$set" --holdout "$data/holdout/$set" --gate "$data/gates/$name.gate.json" \
       --out "$out" --out-json "$report" "$@" >"$log" 2>&1 || status=$?
