@@ -83,6 +83,15 @@ TEST_F(BenchCliTest, TableRecordAndAReportChromiumRendersWithOneBarPerRow) {
     const std::string command = j["measurements"][0]["provenance"]["command"];
     EXPECT_THAT(command, ::testing::StartsWith("rung bench --ort-dir "));
     EXPECT_THAT(command, HasSubstr(" tiny=" + (dir_ / "tiny.onnx").string() + " square="));
+    // The floor's placement is what ran on it: every node, by the CPU; the accelerator's row, the nodes it took.
+    const auto& floor_row = j["measurements"][0]["rows"][0];
+    ASSERT_EQ(floor_row["rung"], "cpu");
+    EXPECT_GT(floor_row["placement"]["total_nodes"].get<int>(), 0);
+    EXPECT_EQ(floor_row["placement"]["placed_nodes"], floor_row["placement"]["total_nodes"]) << floor_row.dump();
+    EXPECT_EQ(floor_row["placement"]["time_share"], 1.0) << floor_row.dump();
+    const auto& sim_row = j["measurements"][0]["rows"][1];
+    ASSERT_EQ(sim_row["rung"], "rung_sim_ep");
+    EXPECT_EQ(sim_row["placement"]["placed_nodes"], sim_row["placement"]["total_nodes"]) << "the accelerator takes these elementwise nodes";
   }
 
   // The page: self-contained, one bar and one table row per row (each rung x 2 models).

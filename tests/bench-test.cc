@@ -108,8 +108,11 @@ TEST_F(BenchTest, EveryRowHasItsFiguresFromItsOwnProcess) {
   EXPECT_EQ(sim.placement->total_nodes, 4);
   EXPECT_GT(sim.placement->time_share, 0.5);
   EXPECT_THAT(sim.placement->summary, HasSubstr("RungSimAccelerator ran 4 of 4 nodes, "));
+  // The floor's row: what ran on it, every node, by the CPU.
   ASSERT_TRUE(m.rows[0].placement.has_value());
-  EXPECT_EQ(m.rows[0].placement->placed_nodes, 0);
+  EXPECT_EQ(m.rows[0].placement->placed_nodes, 4);
+  EXPECT_EQ(m.rows[0].placement->total_nodes, 4);
+  EXPECT_EQ(m.rows[0].placement->time_share, 1.0);
   // It compiles an engine: a cold build and one from that engine.
   ASSERT_TRUE(sim.build_cached_ms.has_value());
   EXPECT_GT(*sim.build_cached_ms, 0);

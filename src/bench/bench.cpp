@@ -420,7 +420,7 @@ void warn_about(const Cell& c, bool is_floor, const std::string& model, const st
                 std::vector<std::string>& warnings) {
   // Which provider ran the nodes: a rung that ran none is the CPU with extra steps.
   if (c.placement.known) {
-    row.placement = BenchRow::Placement{c.placement.accelerated_nodes(), c.placement.total_nodes(), c.placement.accelerated_time_share(),
+    row.placement = BenchRow::Placement{c.placement.rung_nodes(is_floor), c.placement.total_nodes(), c.placement.rung_time_share(is_floor),
                                         c.placement.describe()};
   }
   if (!is_floor && c.placement.known && c.placement.total_nodes() > 0) {

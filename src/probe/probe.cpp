@@ -61,6 +61,15 @@ Measurement measured(const std::string& model, Verdict verdict, const ProbeJobRe
   return m;
 }
 
+// What the rung ran, from the profile of one run: the floor's CPU nodes, or a rung's accelerated ones.
+void fill_placement(const ProbeJobResult& r, bool cpu_rung, Measurement& m) {
+  m.placement_known = r.placement.known;
+  m.placed_nodes = r.placement.rung_nodes(cpu_rung);
+  m.total_nodes = r.placement.total_nodes();
+  m.placed_time_share = r.placement.rung_time_share(cpu_rung);
+  m.placement = r.placement.known ? r.placement.describe() : r.placement_error;
+}
+
 struct FloorRun {
   const RegisteredModel* model = nullptr;
   double median_ms = 0;
@@ -106,13 +115,13 @@ class Walker {
     remove_tree(dir, ec);
     create_directories_unless_ending(dir, ec);
     ProbeJob job = job_for(rung, model, dir);
+    job.profile = true;  // what ran where, the floor's too: one more run, profiled
     if (floor != nullptr) {
       job.paired = true;
       job.floor_rung = *floor;
       job.rule = speed_rule(o_);
       job.budget_s = o_.time_budget_s;
       job.max_pairs = o_.max_pairs;
-      job.profile = true;
     }
     if (stopped(o_)) return judged(JobOutcome::cancelled());
     return judged(runner_ ? runner_->run({"probe", job, o_.deadline, dir, {}, o_.stop, o_.worker_memory_limit_mb}) : in_process(job));
@@ -192,6 +201,7 @@ std::vector<FloorRun> measure_floor(const ProbeSetting& s, Walker& walker, const
     fs::path dir = work / "cpu" / sanitize(m->name);
     auto [verdict, r] = walker.run(cpu, *m, dir);
     out.floor.models.push_back(measured(m->name, verdict, r, r.median_ms));
+    fill_placement(r, /*cpu_rung=*/true, out.floor.models.back());
     if (verdict != Verdict::kTaken) {
       if (r.stage == "inputs") out.inputs_refused = true;
       std::error_code ec;
@@ -217,14 +227,6 @@ std::vector<FloorRun> measure_floor(const ProbeSetting& s, Walker& walker, const
     floors.push_back({m, r.median_ms, dir / "outputs"});
   }
   return floors;
-}
-
-void fill_placement(const ProbeJobResult& r, Measurement& m) {
-  m.placement_known = r.placement.known;
-  m.placed_nodes = r.placement.accelerated_nodes();
-  m.total_nodes = r.placement.total_nodes();
-  m.placed_time_share = r.placement.accelerated_time_share();
-  m.placement = r.placement.known ? r.placement.describe() : r.placement_error;
 }
 
 // The placement rule: the rung's provider ran at least the stated share of the nodes.
@@ -267,7 +269,7 @@ Measurement measure_against(const ProbeOptions& o, const FloorRun& f, Verdict ve
   Measurement meas = measured(f.model->name, verdict, r, f.median_ms);
   if (verdict != Verdict::kTaken) return meas;
   if (r.floor_median_ms > 0) meas.floor_median_ms = r.floor_median_ms;  // the CPU timed beside it, under the same load
-  fill_placement(r, meas);
+  fill_placement(r, /*cpu_rung=*/false, meas);  // a rung above the floor is never the CPU
   auto cmp = compare_outputs(read_outputs(f.outputs), read_outputs(dir / "outputs"), o.tolerance);
   for (const auto& t : cmp.outputs) {
     meas.max_abs_diff = std::max(meas.max_abs_diff, t.max_abs);

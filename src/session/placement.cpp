@@ -47,6 +47,13 @@ double NodePlacement::accelerated_time_share() const {
   return all > 0 ? accelerated / all : 0;
 }
 
+double NodePlacement::rung_time_share(bool cpu_rung) const {
+  double all = 0;
+  for (const auto& p : providers) all += p.kernel_us;
+  if (!cpu_rung || all <= 0) return accelerated_time_share();
+  return 1.0 - accelerated_time_share();
+}
+
 std::string NodePlacement::accelerated_provider() const {
   for (const auto& p : providers) {
     if (p.provider != kCpuProvider && p.nodes > 0) return p.provider;

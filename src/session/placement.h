@@ -48,6 +48,11 @@ struct NodePlacement {
   double accelerated_node_share() const;  // 0..1
   double accelerated_time_share() const;  // 0..1
   std::string accelerated_provider() const;  // the non-CPU provider that ran the most nodes; "" when none did
+  // What a rung itself ran: for the CPU rung the CPU provider's nodes and share of
+  // kernel time, for any other rung the accelerated ones. The floor's row shows
+  // what ran on it ("235/235 100%"), not the accelerators it has none of.
+  int rung_nodes(bool cpu_rung) const { return cpu_rung ? total_nodes() - accelerated_nodes() : accelerated_nodes(); }
+  double rung_time_share(bool cpu_rung) const;
   // "RungSimAccelerator ran 212 of 418 nodes, 61% of run time"; for the CPU rung "CPUExecutionProvider ran 395 of 395 nodes".
   std::string describe() const;
   // Every provider: "RungSimAccelerator ran 212 nodes (61% of run time), CPUExecutionProvider ran 206 nodes (39%)".
