@@ -36,7 +36,7 @@ struct ProbeCliOptions {
   bool in_process = false;
   double deadline_s = 180;
   int runs = 3;
-  int threads = 0;
+  int threads = ProbeOptions::kInferenceThreads;  // as an engine runs, so probe and prepare share one cache
   double accept_ratio = 1.0;
   double min_gain = 0.05;
   double time_budget_s = 2;
@@ -165,7 +165,10 @@ void add_probe_command(CLI::App& app, ProbeDecision decide) {
   cmd->add_flag("--in-process", c->in_process, "Build sessions in this process (the attempt-file rule guards against crashes)");
   add_number(*cmd, "--deadline", c->deadline_s, "Seconds each rung may take per model before it is killed", deadline_seconds())->capture_default_str();
   add_number(*cmd, "--runs", c->runs, "Timed runs per rung after one untimed run", {1, 1'000'000})->capture_default_str();
-  add_number(*cmd, "--threads", c->threads, "Intra-op threads per session (0: ONNX Runtime's default)", thread_count())->capture_default_str();
+  add_number(*cmd, "--threads", c->threads,
+             "Intra-op threads per session (default: the engine's inference threads on this CPU, as prepare runs, so the two share "
+             "one cache; 0: ONNX Runtime's default)",
+             thread_count());
   add_number(*cmd, "--accept-ratio", c->accept_ratio, "Take a rung whose time is surely below the floor's times this (less --min-gain)",
              acceptance_ratio())
       ->capture_default_str();

@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <regex>
+
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -53,6 +55,8 @@ TEST_F(ProbeCliTest, PrintsOneRowPerRungThenReadsTheCacheOnTheSecondRun) {
     EXPECT_THAT(first.out, Not(HasSubstr("failed")));
   }
   EXPECT_THAT(first.out, HasSubstr("CPU (floor)"));
+  // The floor's placed cell is what ran on it: every node of the model, by the CPU.
+  EXPECT_TRUE(std::regex_search(first.out, std::regex(R"(CPU \(floor\)\s+tiny\s+[0-9.]+\s+[0-9.]+\s+1\.00×\s+2/2 100%\s+floor)"))) << first.out;
   EXPECT_THAT(first.out, HasSubstr("rung_sim_ep"));
   EXPECT_THAT(first.out, HasSubstr("taken"));
   if (test::kFetched130CarriesGpuProviders) EXPECT_THAT(first.out, HasSubstr("not tried: a higher rung was taken"));
@@ -146,6 +150,34 @@ TEST_F(ProbeCliTest, TwoProcessesOnOneCacheDirectoryOneProbesTheOtherWaits) {
   const fs::path waiter = ja["from_cache"] == true ? a : b;
   EXPECT_THAT(test::read_file(waiter.string() + ".err"), ::testing::ContainsRegex("process [0-9]+ \\(.*rung(-full)? probe .*\\) is probing this cache directory; waiting up to [0-9]+ s"));
   EXPECT_TRUE(nlohmann::json::accept(test::read_file(dir_ / "cache" / "probe.json")));
+}
+
+// probe and prepare decide under the same threads (the engine's inference pool), so
+// they share one cache and neither throws the other's away; when the cache cannot
+// serve, the probe says which of the decision's inputs changed, and only those.
+TEST_F(ProbeCliTest, ProbeAndPrepareShareTheCacheAndAReprobeSaysWhatChanged) {
+  auto first = test::run_command(probe("", ""));
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  std::string prepare = probe("", "");
+  prepare.replace(prepare.find("' probe "), 8, "' prepare ");
+  auto prepared = test::run_command(prepare);
+  ASSERT_EQ(prepared.exit_code, 0) << prepared.err;
+  EXPECT_THAT(prepared.err, Not(HasSubstr("ignored the cache")));
+  auto again = test::run_command(probe("", ""));
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_THAT(again.out, HasSubstr("(from the cache ")) << "prepare threw the probe's decision away";
+  EXPECT_THAT(again.err, Not(HasSubstr("ignored the cache")));
+
+  auto more_runs = test::run_command(probe("", "--runs 4"));
+  ASSERT_EQ(more_runs.exit_code, 0) << more_runs.err;
+  EXPECT_THAT(more_runs.err, HasSubstr("ignored the cache: " + (dir_ / "cache" / "probe.json").string() +
+                                       ": was decided under other conditions: the settings: runs 3 → 4\n"));
+  test::ModelBuilder b;
+  b.input("x", {1, 32, 32}).node("Relu", {"x"}, {"r"}).node("Mul", {"r", "x"}, {"y"}).output("y", {1, 32, 32});
+  b.save(dir_ / "tiny.onnx");
+  auto new_model = test::run_command(probe("", "--runs 4"));
+  ASSERT_EQ(new_model.exit_code, 0) << new_model.err;
+  EXPECT_THAT(new_model.err, HasSubstr("was decided under other conditions: model tiny: its file\n"));
 }
 
 TEST_F(ProbeCliTest, BadArgumentsAreUsageErrors) {

@@ -12,6 +12,9 @@
 #include <sstream>
 #include <thread>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "model_builder.h"
 #include "probe/attempts.h"
 #include "probe/fingerprint.h"
@@ -273,7 +276,7 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(std::make_pair("TRUNCATE", "not valid JSON"), std::make_pair("this is not json", "not valid JSON"),
                       std::make_pair(R"({"schema": 99, "fingerprint": {}, "outcome": {}})", "has schema 99"),
                       std::make_pair(R"({"schema": 1, "fingerprint": {"runtime": "another build"}, "outcome": {}})",
-                                     "written for another fingerprint")));
+                                     "was decided under other conditions: the runtime: version")));
 
 TEST_F(ProbeTest, UnwritableCacheDirectoryStillDecides) {
   // The sim rung runs on this same CPU: slowed by 5 ms per node, it cannot win at ratio 1.
@@ -466,67 +469,78 @@ TEST_F(FingerprintTest, NothingChangedIsTheSameFingerprint) {
 }
 
 TEST_F(FingerprintTest, EachInputChangedAloneChangesIt) {
-  const std::vector<std::pair<const char*, std::function<void(ProbeInputs&)>>> changes = {
-      {"runtime version", [](ProbeInputs& in) { in.build.version = "1.30.1"; }},
-      {"runtime API version", [](ProbeInputs& in) { in.build.api_version = 28; }},
-      {"runtime path (same size and time)",
+  const std::vector<std::tuple<const char*, const char*, std::function<void(ProbeInputs&)>>> changes = {
+      {"runtime version", "the runtime: version 1.30.0 → 1.30.1", [](ProbeInputs& in) { in.build.version = "1.30.1"; }},
+      {"runtime API version", "the runtime: API version 29 → 28", [](ProbeInputs& in) { in.build.api_version = 28; }},
+      {"runtime path (same size and time)", "other/libonnxruntime.so.1; rung provided: provider_libraries",
        [](ProbeInputs& in) {
          const fs::path moved = in.dir / "other" / "libonnxruntime.so.1";
          put(moved, test::read_file(in.build.library));
          fs::last_write_time(moved, fs::last_write_time(in.build.library));
          in.build.library = moved;
        }},
-      {"runtime size (same time)",
+      {"runtime size (same time)", "the runtime: its file",
        [](ProbeInputs& in) {
          const auto time = fs::last_write_time(in.build.library);
          put(in.build.library, "a longer runtime build");
          fs::last_write_time(in.build.library, time);
        }},
-      {"runtime modification time",
+      {"runtime modification time", "the runtime: its file",
        [](ProbeInputs& in) { fs::last_write_time(in.build.library, fs::last_write_time(in.build.library) + std::chrono::seconds(1)); }},
-      {"runtime providers", [](ProbeInputs& in) { in.build.providers.push_back("WebGpuExecutionProvider"); }},
-      {"device identity", [](ProbeInputs& in) { in.hardware.cpu.model = "Another CPU"; }},
-      {"a model's bytes (same size and time)", [](ProbeInputs& in) { same_size_other_bytes(in.dir / "model.onnx"); }},
-      {"a model's input spec", [](ProbeInputs& in) { in.options.models[0].inputs.dims["height"] = 640; }},
-      {"a model registered", [](ProbeInputs& in) { in.options.models.push_back({"second", in.dir / "model.onnx", {}}); }},
-      {"the probe models", [](ProbeInputs& in) { in.probe_models = {"model"}; }},
-      {"a rung left the ladder", [](ProbeInputs& in) { in.ladder.erase(in.ladder.begin()); }},
-      {"a plugin's bytes (same size and time)", [](ProbeInputs& in) { same_size_other_bytes(in.dir / "plugin.so"); }},
-      {"acceptance ratio", [](ProbeInputs& in) { in.options.acceptance_ratio = 1.5; }},
-      {"atol", [](ProbeInputs& in) { in.options.tolerance.atol *= 2; }},
-      {"rtol", [](ProbeInputs& in) { in.options.tolerance.rtol *= 2; }},
-      {"threads", [](ProbeInputs& in) { in.options.threads = 3; }},
-      {"runs", [](ProbeInputs& in) { in.options.runs += 1; }},
-      {"seed", [](ProbeInputs& in) { in.options.seed += 1; }},
-      {"runtime bytes (same size and time)", [](ProbeInputs& in) { same_size_other_bytes(in.build.library); }},
-      {"a model's name", [](ProbeInputs& in) { in.options.models[0].name = "renamed"; }},
-      {"a model's fixed input values", [](ProbeInputs& in) { in.options.models[0].inputs.values["x"] = {1.0}; }},
-      {"a recorded tensor's bytes (same size and time)", [](ProbeInputs& in) { same_size_other_bytes(in.dir / "tensors" / "x.pb"); }},
-      {"a recorded tensor added", [](ProbeInputs& in) { put(in.dir / "tensors" / "y.pb", "another tensor"); }},
-      {"a derived form's bytes (same size and time)", [](ProbeInputs& in) { same_size_other_bytes(in.dir / "model_i8.onnx"); }},
-      {"a derived form's form", [](ProbeInputs& in) { in.options.models[0].derived[0].form = NumericForm::kW8; }},
-      {"a derived form added", [](ProbeInputs& in) { in.options.models[0].derived.push_back({NumericForm::kA16W8, in.dir / "model_i8.onnx"}); }},
-      {"a rung's display name", [](ProbeInputs& in) { in.ladder[0].display = "Another adapter"; }},
-      {"a rung's provider", [](ProbeInputs& in) { in.ladder[1].provider = "OtherExecutionProvider"; }},
-      {"a rung's form", [](ProbeInputs& in) { in.ladder[1].form = ModelForm::kQuantized; }},
-      {"a rung's name", [](ProbeInputs& in) { in.ladder[1].name = "renamed"; }},
-      {"a provider library's bytes (same size and time)", [](ProbeInputs& in) { same_size_other_bytes(in.dir / "lib" / "libprovider.so"); }},
-      {"minimum gain", [](ProbeInputs& in) { in.options.min_gain += 0.01; }},
-      {"confidence", [](ProbeInputs& in) { in.options.confidence = 0.95; }},
-      {"time budget", [](ProbeInputs& in) { in.options.time_budget_s += 1; }},
-      {"maximum pairs", [](ProbeInputs& in) { in.options.max_pairs += 1; }},
-      {"minimum placed share", [](ProbeInputs& in) { in.options.min_placed_share += 0.01; }},
-      {"deadline", [](ProbeInputs& in) { in.options.deadline += std::chrono::milliseconds(1); }},
-      {"isolation", [](ProbeInputs& in) { in.options.isolate = !in.options.isolate; }},
+      {"runtime providers", "the runtime: its providers", [](ProbeInputs& in) { in.build.providers.push_back("WebGpuExecutionProvider"); }},
+      {"device identity", "the device: ", [](ProbeInputs& in) { in.hardware.cpu.model = "Another CPU"; }},
+      {"a model's bytes (same size and time)", "model model: its file", [](ProbeInputs& in) { same_size_other_bytes(in.dir / "model.onnx"); }},
+      {"a model's input spec", "model model: inputs", [](ProbeInputs& in) { in.options.models[0].inputs.dims["height"] = 640; }},
+      {"a model registered", "model second: new", [](ProbeInputs& in) { in.options.models.push_back({"second", in.dir / "model.onnx", {}}); }},
+      {"the probe models", "the probe models: [] → [\"model\"]", [](ProbeInputs& in) { in.probe_models = {"model"}; }},
+      {"a rung left the ladder", "rung sim: gone", [](ProbeInputs& in) { in.ladder.erase(in.ladder.begin()); }},
+      {"a plugin's bytes (same size and time)", "rung sim: its plugin library", [](ProbeInputs& in) { same_size_other_bytes(in.dir / "plugin.so"); }},
+      {"acceptance ratio", "the settings: acceptance_ratio 1.0 → 1.5", [](ProbeInputs& in) { in.options.acceptance_ratio = 1.5; }},
+      {"atol", "the settings: atol ", [](ProbeInputs& in) { in.options.tolerance.atol *= 2; }},
+      {"rtol", "the settings: rtol ", [](ProbeInputs& in) { in.options.tolerance.rtol *= 2; }},
+      {"threads", "the settings: threads 0 → 3", [](ProbeInputs& in) { in.options.threads = 3; }},
+      {"runs", "the settings: runs 3 → 4", [](ProbeInputs& in) { in.options.runs += 1; }},
+      {"seed", "the settings: seed 20260919 → 20260920", [](ProbeInputs& in) { in.options.seed += 1; }},
+      {"runtime bytes (same size and time)", "the runtime: its file", [](ProbeInputs& in) { same_size_other_bytes(in.build.library); }},
+      {"a model's name", "model renamed: new; model model: gone", [](ProbeInputs& in) { in.options.models[0].name = "renamed"; }},
+      {"a model's fixed input values", "model model: inputs", [](ProbeInputs& in) { in.options.models[0].inputs.values["x"] = {1.0}; }},
+      {"a recorded tensor's bytes (same size and time)", "model model: inputs", [](ProbeInputs& in) { same_size_other_bytes(in.dir / "tensors" / "x.pb"); }},
+      {"a recorded tensor added", "model model: inputs", [](ProbeInputs& in) { put(in.dir / "tensors" / "y.pb", "another tensor"); }},
+      {"a derived form's bytes (same size and time)", "model model: derived", [](ProbeInputs& in) { same_size_other_bytes(in.dir / "model_i8.onnx"); }},
+      {"a derived form's form", "model model: derived", [](ProbeInputs& in) { in.options.models[0].derived[0].form = NumericForm::kW8; }},
+      {"a derived form added", "model model: derived", [](ProbeInputs& in) { in.options.models[0].derived.push_back({NumericForm::kA16W8, in.dir / "model_i8.onnx"}); }},
+      {"a rung's display name", "rung sim: display", [](ProbeInputs& in) { in.ladder[0].display = "Another adapter"; }},
+      {"a rung's provider", "rung provided: provider", [](ProbeInputs& in) { in.ladder[1].provider = "OtherExecutionProvider"; }},
+      {"a rung's form", "rung provided: form", [](ProbeInputs& in) { in.ladder[1].form = ModelForm::kQuantized; }},
+      {"a rung's name", "rung renamed: new; rung provided: gone", [](ProbeInputs& in) { in.ladder[1].name = "renamed"; }},
+      {"a provider library's bytes (same size and time)", "rung provided: provider_libraries", [](ProbeInputs& in) { same_size_other_bytes(in.dir / "lib" / "libprovider.so"); }},
+      {"minimum gain", "the settings: min_gain ", [](ProbeInputs& in) { in.options.min_gain += 0.01; }},
+      {"confidence", "the settings: confidence ", [](ProbeInputs& in) { in.options.confidence = 0.95; }},
+      {"time budget", "the settings: time_budget_s ", [](ProbeInputs& in) { in.options.time_budget_s += 1; }},
+      {"maximum pairs", "the settings: max_pairs ", [](ProbeInputs& in) { in.options.max_pairs += 1; }},
+      {"minimum placed share", "the settings: min_placed_share ", [](ProbeInputs& in) { in.options.min_placed_share += 0.01; }},
+      {"deadline", "the settings: deadline_ms ", [](ProbeInputs& in) { in.options.deadline += std::chrono::milliseconds(1); }},
+      {"isolation", "the settings: isolate ", [](ProbeInputs& in) { in.options.isolate = !in.options.isolate; }},
   };
   int n = 0;
-  for (const auto& [what, change] : changes) {
+  for (const auto& [what, said, change] : changes) {
     SCOPED_TRACE(what);
     ProbeInputs in(dir_ / std::to_string(n++));
     const std::string before = in.fingerprint();
     change(in);
-    EXPECT_NE(in.fingerprint(), before);
+    const std::string after = in.fingerprint();
+    EXPECT_NE(after, before);
+    // A re-probe says what changed (probe/fingerprint.h), and only that.
+    const auto changes_said = fingerprint_changes(nlohmann::json::parse(before), nlohmann::json::parse(after));
+    const std::string all_said = fmt::format("{}", fmt::join(changes_said, "; "));
+    EXPECT_THAT(all_said, HasSubstr(said));
+    EXPECT_EQ(changes_said.size(), std::string(said).find("; ") == std::string::npos ? 1u : 2u) << all_said;
   }
+  ProbeInputs same(dir_ / "same");
+  EXPECT_TRUE(fingerprint_changes(nlohmann::json::parse(same.fingerprint()), nlohmann::json::parse(same.fingerprint())).empty());
+  // A cache from a rung that wrote another kind of fingerprint: said, never nothing.
+  EXPECT_EQ(fingerprint_changes(nlohmann::json("an old text"), nlohmann::json::parse(same.fingerprint())),
+            std::vector<std::string>{"the fingerprint's form"});
 }
 
 // The attempt-file rule: a launch that finds an attempt left behind counts a

@@ -91,7 +91,12 @@ struct ProbeOptions {
   // RuntimeBuild is then as recorded, with a null api. An engine opens it.
   bool open_vouched_build = true;
   std::vector<std::filesystem::path> plugin_dirs;  // plus RUNG_PLUGIN_DIR: each plugin EP .so becomes a rung
-  int threads = 0;                              // intra-op threads for every session; 0 = ONNX Runtime's default
+  // Intra-op threads for every session; 0 = ONNX Runtime's default;
+  // kInferenceThreads = the engine's inference pool on this hardware
+  // (default_inference_threads, at most the CPUs rung may use), so that `rung
+  // probe` decides under the threads an engine runs with and shares its cache.
+  static constexpr int kInferenceThreads = -1;
+  int threads = 0;
   std::uint64_t seed = 20260919;
   // When set and it turns true (an engine being freed), a worker running is killed
   // and the probe returns an error at once, caching nothing.

@@ -1,6 +1,7 @@
 #include "probe/cache.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
@@ -8,6 +9,7 @@
 #include "os/json_input.h"
 #include "rung/json_text.h"
 #include "os/read_file.h"
+#include "probe/fingerprint.h"
 #include "probe/outcome.h"
 
 namespace rung {
@@ -59,8 +61,10 @@ CacheRead parse_probe_cache(const std::string& text, const std::string& where, c
     return ignore(fmt::format("has schema {}, this rung reads {}", j->contains("schema") ? json_text((*j)["schema"]).substr(0, 40) : "none",
                               kProbeCacheSchema));
   }
-  if (!j->contains("fingerprint") || (*j)["fingerprint"] != fingerprint_json(fingerprint)) {
-    return ignore("was written for another fingerprint (runtime, device, models or settings changed)");
+  if (!j->contains("fingerprint")) return ignore("holds no fingerprint");
+  if (const nlohmann::json now = fingerprint_json(fingerprint); (*j)["fingerprint"] != now) {
+    // Said as what changed, so a re-probe is never a mystery: "the settings: threads 0 → 1".
+    return ignore(fmt::format("was decided under other conditions: {}", fmt::join(fingerprint_changes((*j)["fingerprint"], now), "; ")));
   }
   if (!j->contains("outcome")) return ignore("holds no outcome");
   auto outcome = outcome_from_json((*j)["outcome"]);

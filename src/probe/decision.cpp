@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #include "core/thread_limit.h"
+#include "rung/cpus.h"
 #include "os/environment.h"
 #include "os/file_hash.h"
 #include "os/file_lock.h"
@@ -90,7 +91,9 @@ Status check_options(const ProbeOptions& o) {
   if (!(o.min_gain >= 0 && o.min_gain < 1)) {
     return Error{ErrorCode::kInvalidArgument, fmt::format("the minimum gain must lie in [0, 1), not {}", o.min_gain)};
   }
-  if (auto st = check_thread_count(o.threads, "threads"); !st) return st;
+  if (o.threads != ProbeOptions::kInferenceThreads) {
+    if (auto st = check_thread_count(o.threads, "threads"); !st) return st;
+  }
   if (o.models.empty()) return Error{ErrorCode::kInvalidArgument, "no models are registered"};
   for (const auto& m : o.models) {
     if (auto st = check_model_file_kind(m.name, m.path); !st) return st;
@@ -122,20 +125,21 @@ Result<std::vector<const RegisteredModel*>> choose_probe_models(const ProbeOptio
 }
 
 // `allow_warm`: the cache's record of the builds may spare opening all but the one it names.
-Result<ProbeSetting> find_setting(const ProbeOptions& o, bool allow_warm) {
-  Hardware hw = detect_hardware(o.hardware_root);
-  auto launch = discover_launch_runtimes(o.runtimes, hw, probe_cache_file(o.cache_dir), allow_warm, o.open_vouched_build);
+Result<ProbeSetting> find_setting(const ProbeOptions& given, bool allow_warm) {
+  Hardware hw = detect_hardware(given.hardware_root);
+  auto launch = discover_launch_runtimes(given.runtimes, hw, probe_cache_file(given.cache_dir), allow_warm, given.open_vouched_build);
   if (!launch) return launch.error();
-  auto models = choose_probe_models(o);
+  auto models = choose_probe_models(given);  // into the caller's models, which outlive the probe
   if (!models) return models.error();
-  ProbeSetting s{o, std::move(hw), std::move(launch->discovery), nullptr, {}, std::move(*models), {}, false,
+  ProbeSetting s{given, std::move(hw), std::move(launch->discovery), nullptr, {}, std::move(*models), {}, false,
                  std::move(launch->found), std::move(launch->seen), launch->warm};
-  if (o.probe_models.empty() && s.probe_models.size() > 1) {
+  if (s.o.threads == ProbeOptions::kInferenceThreads) s.o.threads = std::min(default_inference_threads(s.hw.cpu), usable_cpus());
+  if (s.o.probe_models.empty() && s.probe_models.size() > 1) {
     s.spare_probe_models.assign(s.probe_models.begin() + 1, s.probe_models.end());
     s.probe_models.resize(1);
   }
   s.build = s.discovery.chosen_build();
-  auto ladder = effective_ladder(s.hw, *s.build, o.plugin_dirs, o.runtimes.allow_writable_plugins, o.runtimes.read_plugin_environment);
+  auto ladder = effective_ladder(s.hw, *s.build, s.o.plugin_dirs, s.o.runtimes.allow_writable_plugins, s.o.runtimes.read_plugin_environment);
   if (!ladder) return ladder.error();
   s.ladder = std::move(*ladder);
   return s;
@@ -155,11 +159,12 @@ bool prepare_cache_dir(const ProbeOptions& o, ProbeOutcome& out) {
 // to hold under another record, written meanwhile), `again` is set and the
 // outcome so far (its log) returned: the caller starts over with every build
 // opened, so a decision is only ever made, or rewritten, on a full discovery.
-Result<std::optional<ProbeOutcome>> probe_once(const ProbeOptions& o, const Status& lent, bool allow_warm, ProbeWalk walk, bool& again) {
+Result<std::optional<ProbeOutcome>> probe_once(const ProbeOptions& given, const Status& lent, bool allow_warm, ProbeWalk walk, bool& again) {
   again = false;
-  auto setting = find_setting(o, allow_warm);
+  auto setting = find_setting(given, allow_warm);
   if (!setting) return setting.error();
   ProbeSetting& s = *setting;
+  const ProbeOptions& o = s.o;  // as resolved for this hardware: what the fingerprint and the walk use
 
   ProbeOutcome out;
   out.runtime_version = s.build->version;

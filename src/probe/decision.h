@@ -19,7 +19,7 @@ namespace rung {
 
 // Everything one probe works with, found before anything is measured.
 struct ProbeSetting {
-  const ProbeOptions& o;
+  ProbeOptions o;  // the caller's, with the threads resolved for this hardware
   Hardware hw;
   RuntimeDiscovery discovery;
   const RuntimeBuild* build = nullptr;

@@ -3,6 +3,7 @@
 // file each invalidates it by construction.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -25,5 +26,12 @@ struct FingerprintInputs {
 
 // The fingerprint as canonical JSON text; equal text means nothing changed.
 Result<std::string> make_fingerprint(const FingerprintInputs& in, FileHashCache& hashes);
+
+// What differs between the fingerprint a decision was made under (`was`, as a
+// cache file holds it) and this one, one phrase per change, as a person reads
+// it: "the runtime: version 1.29.0 → 1.30.0", "model det: its file",
+// "model vad: new", "the settings: threads 0 → 1". Never empty when the two
+// differ ("the fingerprint's form" for one this rung did not write).
+std::vector<std::string> fingerprint_changes(const nlohmann::json& was, const nlohmann::json& now);
 
 }  // namespace rung
