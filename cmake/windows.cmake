@@ -51,13 +51,16 @@ target_compile_definitions(rung_os_windows PRIVATE RUNG_LIBEXEC_FROM_BINDIR="." 
 # protobuf-free forms (*_without_onnx.cpp): recorded tensors in the one message
 # rung writes itself, and control-flow models refused an engine with that reason.
 set(RUNG_WINDOWS_ENGINE_SOURCES "")
-foreach(concept core runtime session jobs probe engine variants)
+foreach(concept core rungs runtime session jobs probe engine variants)
   file(GLOB _c CONFIGURE_DEPENDS "${_s}/${concept}/*.cpp")
   list(APPEND RUNG_WINDOWS_ENGINE_SOURCES ${_c})
 endforeach()
 list(FILTER RUNG_WINDOWS_ENGINE_SOURCES EXCLUDE REGEX "/session/tensor_file.cpp$")
 list(APPEND RUNG_WINDOWS_ENGINE_SOURCES ${_s}/session/tensor_file_without_onnx.cpp ${_s}/graph/compile_ready_without_onnx.cpp)
 add_library(rung_engine_windows STATIC ${RUNG_WINDOWS_ENGINE_SOURCES})
+include("${PROJECT_SOURCE_DIR}/cmake/rung_modules.cmake")
+rung_module_list("${PROJECT_BINARY_DIR}/rungs")
+target_include_directories(rung_engine_windows PRIVATE "${PROJECT_BINARY_DIR}/rungs")
 target_link_libraries(rung_engine_windows PUBLIC rung_os_windows)
 target_compile_options(rung_engine_windows PRIVATE ${RUNG_WARNINGS})
 target_compile_definitions(rung_engine_windows PRIVATE
@@ -168,7 +171,7 @@ target_compile_options(c_classify_windows PRIVATE -Wall -Wextra -Wpedantic -Werr
 add_library(rung_windows_path_text_check OBJECT ${RUNG_WINDOWS_OS_SOURCES} ${RUNG_WINDOWS_ENGINE_SOURCES} ${RUNG_WINDOWS_CLI_SOURCES}
   ${_s}/capi/abi.cpp ${_s}/capi/options.cpp "${PROJECT_SOURCE_DIR}/worker/windows_main.cpp" "${PROJECT_SOURCE_DIR}/worker/kinds.cpp")
 target_link_libraries(rung_windows_path_text_check PRIVATE rung_windows_headers)
-target_include_directories(rung_windows_path_text_check PRIVATE "${_s}" "${PROJECT_SOURCE_DIR}/include")
+target_include_directories(rung_windows_path_text_check PRIVATE "${_s}" "${PROJECT_SOURCE_DIR}/include" "${PROJECT_BINARY_DIR}/rungs")
 target_compile_options(rung_windows_path_text_check PRIVATE -O0 -fno-inline -w -Wa,-mbig-obj)
 target_compile_definitions(rung_windows_path_text_check PRIVATE RUNG_BUILDING_ABI RUNG_VERSION="${PROJECT_VERSION}"
   RUNG_DATA_FROM_BINDIR="share/rung" RUNG_DATA_FROM_LIBDIR="share/rung" RUNG_LIBEXEC_FROM_BINDIR="." RUNG_LIBEXEC_FROM_LIBDIR="."

@@ -12,7 +12,7 @@
 #include <cstring>
 #include <fstream>
 
-#include "core/libraries.h"
+#include "rungs/libraries.h"
 #include "os/elf_dynamic.h"
 #include "os/loader_search.h"
 #include "runtime/clean_error.h"

@@ -6,7 +6,7 @@
 
 #include <atomic>
 
-#include "core/forms.h"
+#include "rungs/forms.h"
 #include "engine/builder.h"
 #include "engine/placement.h"
 #include "graph/onnx_file.h"

@@ -3,7 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "core/forms.h"
+#include "rungs/forms.h"
 #include "engine/placement.h"
 #include "rung/model.h"
 

@@ -2,7 +2,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "session/provider_options.h"
+#include "rungs/provider_settings.h"
 
 namespace rung {
 namespace {

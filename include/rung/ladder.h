@@ -1,5 +1,6 @@
 // The ladder: per platform, the execution providers to try in order, as data.
-// The probe walks it top to bottom; the CPU rung is always the floor.
+// The probe walks it top to bottom; the CPU rung is always the floor. Each
+// in-tree rung is one module, src/rungs/<rung>.cpp, that says everything about it.
 #pragma once
 
 #include <string>
@@ -47,7 +48,7 @@ struct RungSpec {
 struct Platform {
   std::string id;          // "nvidia", "amd-rocm", "intel-gpu", "qualcomm-hexagon", "macos", "other-gpu", "no-gpu-seen"
   std::string description; // "NVIDIA GPU"
-  std::vector<std::string> rungs;  // rung names, best first, CPU excluded
+  std::vector<std::string> rungs;  // rung names, best first, CPU excluded; rungs a device's hardware decides (XNNPACK: an Arm CPU) included
   int build_fit = 1;       // score of a build carrying one of these rungs' providers (see score_build)
 };
 
@@ -59,7 +60,8 @@ struct Ladder {
   // chosen build does not carry are dropped rather than reported as failures.
   bool only_rungs_in_build = false;
 
-  // The rungs to walk for a build with these providers.
+  // The rungs to walk for a build with these providers: those above, and a rung
+  // only some builds carry (XNNPACK), dropped where this build lacks them.
   std::vector<RungSpec> for_build(const std::vector<std::string>& providers) const;
   std::string describe() const;  // "TensorRT -> CUDA -> CPU"
 };
@@ -76,6 +78,9 @@ const RungSpec* find_rung(std::string_view name);
 bool same_rung_name(std::string_view a, std::string_view b);
 // The id of a rung rung knows, however it was written; any other name as given.
 std::string canonical_rung_name(std::string_view name);
+
+// Whether this is the CPU floor: ONNX Runtime's own provider, attached to nothing.
+bool is_cpu_floor(const RungSpec& rung);
 
 // The platforms this hardware is, best first ("no-gpu-seen" when no GPU at all).
 std::vector<const Platform*> recognise_platforms(const Hardware& hardware);

@@ -12,7 +12,7 @@
 #include <sstream>
 #include <utility>
 
-#include "core/forms.h"
+#include "rungs/forms.h"
 #include "core/thread_limit.h"
 #include "core/sample_stats.h"
 #include "core/speed_rule.h"

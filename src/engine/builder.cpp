@@ -6,7 +6,7 @@
 #include <atomic>
 #include <nlohmann/json.hpp>
 
-#include "core/forms.h"
+#include "rungs/forms.h"
 #include "jobs/compile.h"
 #include "jobs/runner.h"
 #include "os/atomic_file.h"

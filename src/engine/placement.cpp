@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "core/forms.h"
+#include "rungs/forms.h"
 
 namespace rung {
 namespace {

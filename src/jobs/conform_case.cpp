@@ -172,7 +172,7 @@ ConformCaseResult run_conform_case(OrtProcess& process, const ConformJob& job, c
   r.nodes_by_provider = end_profile(prepared->session);
 
   const std::string placement = placement_text(r.nodes_by_provider);
-  if (job.target.rung.name != "cpu") {
+  if (!is_cpu_floor(job.target.rung)) {
     const bool ran = std::any_of(r.nodes_by_provider.begin(), r.nodes_by_provider.end(),
                                  [&](const auto& p) { return p.first == job.target.rung.provider && p.second > 0; });
     // Its figures are the CPU's: whether they match says nothing of the provider.

@@ -144,7 +144,7 @@ class Walker {
   }
 
   JobOutcome in_process(const ProbeJob& job) {
-    const bool guarded = ledger_ != nullptr && job.target.rung.name != "cpu";
+    const bool guarded = ledger_ != nullptr && !is_cpu_floor(job.target.rung);
     if (guarded) (void)ledger_->begin(job.target.rung.name, job.model_name);
     JobOutcome outcome = JobOutcome::finished(run_probe_job(job));
     if (guarded) ledger_->end(job.target.rung.name);

@@ -3,7 +3,7 @@
 #include <filesystem>
 #include <regex>
 
-#include "core/libraries.h"
+#include "rungs/libraries.h"
 #include "rung/path_text.h"
 
 namespace rung {

@@ -8,7 +8,7 @@ namespace rung {
 // ONNX Runtime's messages carry a source location, a function signature and
 // "[ONNXRuntimeError] : 1 : FAIL : " before the reason; a missing provider
 // library is said at length (it becomes what is really missing, in the
-// words of the library table: core/libraries.h). Keeps the reason.
+// words of the library table: rungs/libraries.h). Keeps the reason.
 std::string clean_error(std::string message);
 
 // Whether a reason, as clean_error() or the dependency check (runtime/dependencies.h)

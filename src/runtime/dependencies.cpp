@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <set>
 
-#include "core/libraries.h"
+#include "rungs/libraries.h"
 #include "os/elf_dynamic.h"
 #include "os/library_files.h"
 #include "rung/path_text.h"

@@ -1,7 +1,7 @@
 // A rung's files checked before anything loads them: the provider files beside
 // the build, every library they pull in (resolved as the dynamic loader would),
 // and whether an ONNX Runtime provider comes from the same ONNX Runtime as the
-// core beside it. Said in the words of the library table (core/libraries.h).
+// core beside it. Said in the words of the library table (rungs/libraries.h).
 #pragma once
 
 #include <filesystem>

@@ -18,6 +18,7 @@
 #include "os/child_environment.h"
 #include "runtime/ort_api.h"
 #include "runtime/search.h"
+#include "rungs/module.h"
 #include "rung/setting_names.h"
 
 namespace rung {
@@ -145,6 +146,9 @@ int score_build(const std::vector<std::string>& providers, const Hardware& hardw
     if (platform->build_fit <= best) continue;
     for (const auto& rung_name : platform->rungs) {
       const RungSpec* rung = find_rung(rung_name);
+      // A rung every platform holds (XNNPACK, on an Arm CPU) makes a build fit no platform in particular.
+      const RungModule* m = rung != nullptr ? module_of(*rung) : nullptr;
+      if (m != nullptr && on_every_platform(*m)) continue;
       if (rung != nullptr && std::find(providers.begin(), providers.end(), rung->provider) != providers.end()) {
         best = platform->build_fit;
         why = fmt::format("{} for the {}", rung->display, platform->description);

@@ -15,6 +15,7 @@
 #include "os/worker_location.h"
 #include "rung/directory.h"
 #include "runtime/search.h"
+#include "rungs/module.h"
 #include "rung/path_text.h"
 
 namespace rung {
@@ -131,7 +132,8 @@ Status lend_software_gpu_if_asked(bool asked, bool read_environment) {
 }
 
 std::string adapter_display(const RungSpec& rung) {
-  if (rung.name != "webgpu" || !lent_software_gpu()) return rung.display;
+  const RungModule* m = module_of(rung);
+  if (m == nullptr || !m->runs_on_vulkan || !lent_software_gpu()) return rung.display;
   return rung.display + " on lavapipe (software)";
 }
 

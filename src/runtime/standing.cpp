@@ -4,7 +4,7 @@
 
 #include <filesystem>
 
-#include "core/libraries.h"
+#include "rungs/libraries.h"
 #include "runtime/dependencies.h"
 #include "runtime/plugin_rungs.h"
 #include "runtime/software_gpu.h"

@@ -8,6 +8,7 @@
 
 #include "core/onnx_types.h"
 #include "runtime/ort_api.h"
+#include "rungs/module.h"
 #include "rung/path_text.h"
 
 namespace rung {
@@ -73,6 +74,11 @@ Status append_provider(Ort::SessionOptions& options, OrtProcess& ort, const Rung
                        const ProviderSettings& settings) {
   auto o = provider_option_map(rung, settings);
   try {
+    // What the provider asks of the session it joins (its module's quirks).
+    if (const RungModule* m = module_of(rung); m != nullptr) {
+      if (!m->quirks.memory_pattern) options.DisableMemPattern();
+      if (!m->quirks.parallel_execution) options.SetExecutionMode(ORT_SEQUENTIAL);
+    }
     switch (rung.append) {
       case AppendMethod::kNone:
         return {};
@@ -92,12 +98,6 @@ Status append_provider(Ort::SessionOptions& options, OrtProcess& ort, const Rung
         options.AppendExecutionProvider_OpenVINO_V2(unordered(o));
         return {};
       case AppendMethod::kKeyValue:
-        // DirectML runs neither the memory pattern nor parallel execution: ONNX Runtime
-        // refuses a session of it that asks for either.
-        if (rung.name == "directml") {
-          options.DisableMemPattern();
-          options.SetExecutionMode(ORT_SEQUENTIAL);
-        }
         options.AppendExecutionProvider(rung.provider, unordered(o));
         return {};
       case AppendMethod::kPluginDevice:
@@ -188,10 +188,17 @@ Status OrtProcess::append_plugin(Ort::SessionOptions& options, const RungSpec& r
 Result<Ort::Session> open_session(OrtProcess& process, const std::filesystem::path& model, const SessionSettings& settings) {
   try {
     Ort::SessionOptions options;
-    if (settings.intra_op_threads > 0) options.SetIntraOpNumThreads(settings.intra_op_threads);
+    ProviderSettings provider = settings.provider;
+    provider.threads = settings.intra_op_threads;
+    const RungModule* module = module_of(settings.rung);
+    if (module != nullptr && module->quirks.owns_thread_pool) {
+      options.SetIntraOpNumThreads(1);  // the provider's own pool has the threads
+    } else if (settings.intra_op_threads > 0) {
+      options.SetIntraOpNumThreads(settings.intra_op_threads);
+    }
     if (!settings.optimized_model_path.empty()) options.SetOptimizedModelFilePath(settings.optimized_model_path.c_str());
     if (!settings.profile_prefix.empty()) options.EnableProfiling(settings.profile_prefix.c_str());
-    if (auto s = append_provider(options, process, settings.rung, settings.provider); !s) {
+    if (auto s = append_provider(options, process, settings.rung, provider); !s) {
       return s.error();
     }
     return Ort::Session(process.env(), model.c_str(), options);

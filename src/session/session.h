@@ -18,7 +18,7 @@
 #include "rung/runtime.h"
 #include "rung/tensor.h"
 #include "session/model_io.h"
-#include "session/provider_options.h"
+#include "rungs/provider_settings.h"
 
 namespace rung {
 

@@ -7,7 +7,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "core/forms.h"
+#include "rungs/forms.h"
 #include "os/environment.h"
 #include "os/json_input.h"
 #include "rung/json_text.h"
@@ -86,7 +86,7 @@ std::vector<NumericForm> forms_run_on(const std::string& rung_name, Role role) {
   const RungSpec* rung = find_rung(rung_name);
   if (rung == nullptr) return {NumericForm::kF32};  // a plugin rung loads the f32 file
   if (rung->form == ModelForm::kQuantized) return {NumericForm::kInt8, NumericForm::kA16W8, NumericForm::kA16W16};
-  // The CPU runs a QDQ file on its integer kernels (core/forms.h): f32, or the form the variant names.
+  // The CPU runs a QDQ file on its integer kernels (rungs/forms.h): f32, or the form the variant names.
   if (rung->append == AppendMethod::kNone) return {NumericForm::kF32, NumericForm::kInt8, NumericForm::kA16W8, NumericForm::kA16W16, NumericForm::kW8};
   return {builds_fp16(*rung, role) ? NumericForm::kF16 : NumericForm::kF32};
 }

@@ -1,4 +1,4 @@
-#include "core/forms.h"
+#include "rungs/forms.h"
 
 #include <algorithm>
 

@@ -4,33 +4,19 @@
 #include <cctype>
 #include <functional>
 
-#include "os/library_files.h"
+#include "rungs/module.h"
 
 namespace rung {
 namespace {
 
 std::vector<RungSpec> make_rungs() {
-  // An out-of-library provider's own file, and the shared-provider bridge each needs beside it.
-  const auto provider = [](const char* name) { return library_file_name(std::string("onnxruntime_providers_") + name); };
-  const std::string shared = provider("shared");
-  using F = ModelForm;
-  using A = AppendMethod;
-  return {
-      {"tensorrt", "TensorRT", "TensorrtExecutionProvider", A::kTensorRtV2, F::kF32ToF16Engine, true,
-       {provider("tensorrt"), shared}, {}},
-      {"cuda", "CUDA", "CUDAExecutionProvider", A::kCudaV2, F::kF32, false,
-       {provider("cuda"), shared}, {}},
-      {"migraphx", "MIGraphX", "MIGraphXExecutionProvider", A::kKeyValue, F::kF32ToF16Engine, true,
-       {provider("migraphx"), shared}, {}},
-      {"openvino", "OpenVINO", "OpenVINOExecutionProvider", A::kOpenVinoV2, F::kF32ToF16Engine, true,
-       {provider("openvino"), shared}, {}},
-      {"qnn-htp", "QNN HTP", "QNNExecutionProvider", A::kKeyValue, F::kQuantized, true, {library_file_name("QnnHtp")}, {}},
-      {"coreml", "CoreML", "CoreMLExecutionProvider", A::kKeyValue, F::kF32, true, {}, {}},
-      // Inside onnxruntime.dll on Windows, with DirectML.dll beside it: no provider file of its own.
-      {"directml", "DirectML", "DmlExecutionProvider", A::kKeyValue, F::kF32, false, {}, {}},
-      {"webgpu", "WebGPU", "WebGpuExecutionProvider", A::kKeyValue, F::kF32, false, {}, {}},
-      {"cpu", "CPU", "CPUExecutionProvider", A::kNone, F::kF32, false, {}, {}},
-  };
+  std::vector<RungSpec> out;
+  for (const auto& m : rung_modules()) out.push_back(m.spec);
+  return out;
+}
+
+bool holds(const RungModule& m, const std::string& platform) {
+  return std::find(m.platforms.begin(), m.platforms.end(), platform) != m.platforms.end();
 }
 
 struct PlatformRule {
@@ -49,25 +35,26 @@ bool has_mali_or_adreno(const Hardware& hw) {
 
 // Best first. A device can be several platforms (an Intel laptop with an NVIDIA
 // dGPU); its ladder is theirs in this order. "other-gpu" covers a GPU that no
-// vendor platform claimed.
+// vendor platform claimed. Which rungs a platform's ladder holds, and in what
+// order, each rung's module says (RungModule::platforms, rank).
 const std::vector<PlatformRule>& platform_rules() {
   static const std::vector<PlatformRule> rules = {
-      {{"qualcomm-hexagon", "Qualcomm SoC with a Hexagon NPU", {"qnn-htp"}, 4},
+      {{"qualcomm-hexagon", "Qualcomm SoC with a Hexagon NPU", {}, 4},
        [](const Hardware& hw) { return hw.soc && hw.soc->vendor == "Qualcomm" && hw.hexagon_dsp; }},
-      {{"macos", "macOS", {"coreml"}, 4}, [](const Hardware& hw) { return hw.os == OsKind::kMacos; }},
-      {{"nvidia", "NVIDIA GPU", {"tensorrt", "cuda"}, 4},
+      {{"macos", "macOS", {}, 4}, [](const Hardware& hw) { return hw.os == OsKind::kMacos; }},
+      {{"nvidia", "NVIDIA GPU", {}, 4},
        [](const Hardware& hw) { return hw.has_gpu(Vendor::kNvidia) || hw.nvidia_driver.has_value(); }},
-      {{"amd-rocm", "AMD GPU with ROCm", {"migraphx"}, 4},
+      {{"amd-rocm", "AMD GPU with ROCm", {}, 4},
        [](const Hardware& hw) { return hw.has_gpu(Vendor::kAmd) && hw.rocm_kfd; }},
-      {{"intel-gpu", "Intel GPU", {"openvino"}, 3}, [](const Hardware& hw) { return hw.has_gpu(Vendor::kIntel); }},
+      {{"intel-gpu", "Intel GPU", {}, 3}, [](const Hardware& hw) { return hw.has_gpu(Vendor::kIntel); }},
       // Any Direct3D 12 GPU on Windows, NVIDIA's and Intel's below their own rungs: DirectML,
       // then WebGPU (Dawn on D3D12).
-      {{"windows-directx", "a Direct3D 12 GPU on Windows", {"directml", "webgpu"}, 2},
+      {{"windows-directx", "a Direct3D 12 GPU on Windows", {}, 2},
        [](const Hardware& hw) { return hw.os == OsKind::kWindows && !hw.gpus.empty(); }},
       // Mali and Adreno on Linux boards: Vulkan drivers (panvk, turnip, Arm's own) that WebGPU runs on.
-      {{"arm-soc-gpu", "Arm Mali or Qualcomm Adreno GPU on the SoC", {"webgpu"}, 2},
+      {{"arm-soc-gpu", "Arm Mali or Qualcomm Adreno GPU on the SoC", {}, 2},
        [](const Hardware& hw) { return hw.os == OsKind::kLinux && has_mali_or_adreno(hw); }},
-      {{"other-gpu", "a GPU no vendor rung covers", {"webgpu"}, 2},
+      {{"other-gpu", "a GPU no vendor rung covers", {}, 2},
        [](const Hardware& hw) {
          if (!has_any_gpu(hw) || hw.os == OsKind::kWindows) return false;  // Windows': windows-directx
          if (hw.os == OsKind::kLinux && has_mali_or_adreno(hw) && hw.gpus.empty()) return false;  // arm-soc-gpu's
@@ -77,7 +64,7 @@ const std::vector<PlatformRule>& platform_rules() {
                   !(d.vendor == Vendor::kAmd && hw.rocm_kfd);
          }) || (hw.gpus.empty() && hw.os == OsKind::kLinux);
        }},
-      {{"no-gpu-seen", "no GPU seen", {"tensorrt", "cuda", "migraphx", "openvino", "directml", "webgpu"}, 1},
+      {{"no-gpu-seen", "no GPU seen", {}, 1},
        [](const Hardware& hw) { return !has_any_gpu(hw) && !hw.nvidia_driver; }},
   };
   return rules;
@@ -114,7 +101,16 @@ const std::vector<RungSpec>& known_rungs() {
 const std::vector<Platform>& known_platforms() {
   static const std::vector<Platform> platforms = [] {
     std::vector<Platform> out;
-    for (const auto& rule : platform_rules()) out.push_back(rule.platform);
+    for (const auto& rule : platform_rules()) {
+      Platform p = rule.platform;
+      for (const auto& m : rung_modules()) {
+        if (holds(m, p.id)) p.rungs.push_back(m.spec.name);
+      }
+      for (const auto& m : rung_modules()) {  // below the platform's own: a CPU's kernels, never above a GPU's
+        if (on_every_platform(m) && !is_cpu_floor(m.spec)) p.rungs.push_back(m.spec.name);
+      }
+      out.push_back(std::move(p));
+    }
     return out;
   }();
   return platforms;
@@ -153,21 +149,31 @@ Ladder ladder_for(const Hardware& hardware) {
     ladder.platforms.push_back(p->id);
     if (p->id == "no-gpu-seen") ladder.only_rungs_in_build = true;
     for (const auto& name : p->rungs) {
+      const RungSpec* rung = find_rung(name);
+      const RungModule* m = module_of(*rung);
+      if (m->needs != nullptr && !m->needs(hardware)) continue;
       bool seen = std::any_of(ladder.rungs.begin(), ladder.rungs.end(), [&](const RungSpec& r) { return r.name == name; });
-      if (!seen) ladder.rungs.push_back(*find_rung(name));
+      if (!seen) ladder.rungs.push_back(*rung);
     }
   }
-  ladder.rungs.push_back(*find_rung("cpu"));
+  // The rungs every platform holds come after every platform's own (an Intel
+  // laptop with an NVIDIA GPU: its OpenVINO above them too), the floor last.
+  std::stable_partition(ladder.rungs.begin(), ladder.rungs.end(),
+                        [](const RungSpec& r) { return !on_every_platform(*module_of(r)); });
+  ladder.rungs.push_back(known_rungs().back());
   return ladder;
 }
 
+bool is_cpu_floor(const RungSpec& rung) { return rung.append == AppendMethod::kNone; }
+
 std::vector<RungSpec> Ladder::for_build(const std::vector<std::string>& providers) const {
-  if (!only_rungs_in_build) return rungs;
   std::vector<RungSpec> out;
   for (const auto& r : rungs) {
-    bool carried = r.append == AppendMethod::kPluginDevice || r.name == "cpu" ||
+    const RungModule* m = module_of(r);
+    const bool optional = only_rungs_in_build || (m != nullptr && m->only_if_built);
+    bool carried = r.append == AppendMethod::kPluginDevice || is_cpu_floor(r) ||
                    std::find(providers.begin(), providers.end(), r.provider) != providers.end();
-    if (carried) out.push_back(r);
+    if (carried || !optional) out.push_back(r);
   }
   return out;
 }

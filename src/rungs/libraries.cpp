@@ -1,4 +1,4 @@
-#include "core/libraries.h"
+#include "rungs/libraries.h"
 
 #include <fmt/format.h>
 
