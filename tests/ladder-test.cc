@@ -104,7 +104,9 @@ TEST(LadderTest, QualcommTabletIsQnnHtpOnTheQuantisedForm) {
   auto hw = fixture("qualcomm-tablet");
   auto l = ladder_for(hw);
   EXPECT_THAT(l.platforms, ElementsAre("qualcomm-hexagon"));
-  EXPECT_THAT(names(l.rungs), ElementsAre("qnn-htp", "cpu"));
+  // XNNPACK (its Arm cores' kernels) below the NPU, above the floor, when the build carries it.
+  EXPECT_THAT(names(l.rungs), ElementsAre("qnn-htp", "xnnpack", "cpu"));
+  EXPECT_THAT(names(l.for_build(kQnnBuild)), ElementsAre("qnn-htp", "cpu"));
   EXPECT_EQ(l.rungs[0].form, ModelForm::kQuantized);
   EXPECT_EQ(choice(hw), "qnn");
 }
@@ -112,7 +114,7 @@ TEST(LadderTest, QualcommTabletIsQnnHtpOnTheQuantisedForm) {
 TEST(LadderTest, QualcommWithoutHexagonIsTheGenericRung) {
   auto hw = fixture("qualcomm-tablet");
   hw.hexagon_dsp = false;
-  EXPECT_THAT(names(ladder_for(hw).rungs), ElementsAre("webgpu", "cpu"));
+  EXPECT_THAT(names(ladder_for(hw).rungs), ElementsAre("webgpu", "xnnpack", "cpu"));
   EXPECT_EQ(choice(hw), "webgpu");
 }
 
@@ -130,7 +132,7 @@ TEST(LadderTest, BoardWithMaliTriesWebGpuThenTheCpu) {
   auto hw = fixture("rockchip-rk3588-mali");
   auto l = ladder_for(hw);
   EXPECT_THAT(l.platforms, ElementsAre("arm-soc-gpu")) << "not also other-gpu: the Mali claims its render node";
-  EXPECT_THAT(names(l.rungs), ElementsAre("webgpu", "cpu"));
+  EXPECT_THAT(names(l.rungs), ElementsAre("webgpu", "xnnpack", "cpu"));
   EXPECT_FALSE(l.only_rungs_in_build);
 }
 
@@ -138,9 +140,9 @@ TEST(LadderTest, QualcommLinuxBoardIsQnnHtpThenAdrenoThenTheCpu) {
   auto hw = fixture("qualcomm-rb3-gen2");
   auto l = ladder_for(hw);
   EXPECT_THAT(l.platforms, ElementsAre("qualcomm-hexagon", "arm-soc-gpu"));
-  EXPECT_THAT(names(l.rungs), ElementsAre("qnn-htp", "webgpu", "cpu"));
+  EXPECT_THAT(names(l.rungs), ElementsAre("qnn-htp", "webgpu", "xnnpack", "cpu"));
   hw.hexagon_dsp = false;
-  EXPECT_THAT(names(ladder_for(hw).rungs), ElementsAre("webgpu", "cpu"));
+  EXPECT_THAT(names(ladder_for(hw).rungs), ElementsAre("webgpu", "xnnpack", "cpu"));
 }
 
 TEST(LadderTest, ABoardGpuOfAnotherMakeIsTheGenericRung) {

@@ -25,7 +25,7 @@ std::string docs_text(const std::string& page) {
 
 TEST(RungModulesTest, EachModuleIsOneRungWithItsOwnIdRankAndNames) {
   const auto& modules = rung_modules();
-  ASSERT_GE(modules.size(), 9u);
+  ASSERT_GE(modules.size(), 10u);
   std::set<std::string> ids, displays, providers;
   std::set<int> ranks;
   for (const auto& m : modules) {
@@ -57,8 +57,8 @@ TEST(RungModulesTest, EveryPlatformAModuleNamesIsOneTheTableRecognises) {
   }
   // A platform's ladder is the modules that name it, by rank, then those on every platform.
   for (const auto& p : known_platforms()) {
-    if (p.id == "nvidia") EXPECT_THAT(p.rungs, ElementsAre("tensorrt", "cuda"));
-    if (p.id == "windows-directx") EXPECT_THAT(p.rungs, ElementsAre("directml", "webgpu"));
+    if (p.id == "nvidia") EXPECT_THAT(p.rungs, ElementsAre("tensorrt", "cuda", "xnnpack"));
+    if (p.id == "windows-directx") EXPECT_THAT(p.rungs, ElementsAre("directml", "webgpu", "xnnpack"));
   }
 }
 
@@ -73,7 +73,7 @@ TEST(RungModulesTest, EveryModuleHasItsRowInTheDocsTableOfIds) {
 
 TEST(RungModulesTest, ASessionQuirkIsSaidByTheModuleThatNeedsItAlone) {
   for (const auto& m : rung_modules()) {
-    const bool directml = m.spec.name == "directml", xnnpack = false;  // no module owns its pool yet
+    const bool directml = m.spec.name == "directml", xnnpack = m.spec.name == "xnnpack";
     EXPECT_EQ(m.quirks.memory_pattern, !directml) << m.spec.name;
     EXPECT_EQ(m.quirks.parallel_execution, !directml) << m.spec.name;
     EXPECT_EQ(m.quirks.owns_thread_pool, xnnpack) << m.spec.name;
