@@ -11,6 +11,8 @@
 
 #include "rung/cpus.h"
 #include "rung/number_text.h"
+#include "rung/option_table.h"
+#include "knob_flags.h"
 
 namespace rung::cli::numeric_detail {
 
@@ -37,8 +39,39 @@ Range<int> thread_count_from_one() {
   return {1, cpus, "threads", fmt::format("this machine gives rung {} logical CPU{}", cpus, cpus == 1 ? "" : "s")};
 }
 
-Range<double> deadline_seconds() { return {kMinDeadlineSeconds, kMaxDeadlineSeconds, "seconds"}; }
-Range<double> acceptance_ratio() { return {kMinAcceptanceRatio, kMaxAcceptanceRatio, "times the floor's median"}; }
+Range<double> deadline_seconds() { return knob_range_real("probe_deadline_ms", "seconds"); }
+Range<double> acceptance_ratio() { return knob_range_real("acceptance_ratio"); }
+
+namespace {
+
+const OptionRow& knob(std::string_view key) {
+  const OptionRow* row = find_option(key);
+  if (row == nullptr) throw std::logic_error("no knob " + std::string(key) + " in rung/option_table.h");
+  return *row;
+}
+
+double per_unit(std::string_view key) {
+  const KnobFlag* f = knob_flag(key);
+  if (f == nullptr) throw std::logic_error("no flag for knob " + std::string(key) + " in cli/knob_flags.h");
+  return f->per_unit;
+}
+
+std::string knob_why(const OptionRow& row) {
+  std::string why = row.zero.empty() || row.lo != 0 ? std::string() : fmt::format("0: {}", row.zero);
+  if (row.hi == kUsableCpus) {
+    const int cpus = usable_cpus();
+    why += fmt::format("{}this machine gives rung {} logical CPU{}", why.empty() ? "" : "; ", cpus, cpus == 1 ? "" : "s");
+  }
+  return why;
+}
+
+}  // namespace
+
+Range<double> knob_range_real(std::string_view key, std::string unit) {
+  const OptionRow& row = knob(key);
+  const double per = per_unit(key);
+  return {row.lo / per, option_hi(row) / per, unit.empty() ? std::string(row.unit) : unit, knob_why(row)};
+}
 
 std::chrono::milliseconds deadline_from_seconds(double seconds) {
   // The range keeps this finite and within a day, so the rounding cannot overflow.

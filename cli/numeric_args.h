@@ -109,6 +109,20 @@ Range<int> thread_count();
 // The same from 1: a count that has no "default" meaning for 0.
 Range<int> thread_count_from_one();
 
+// The range of the engine's knob `key` in rung/option_table.h, in the flag's
+// unit (the row's units per flag unit divide it: milliseconds to seconds), so a
+// flag and the C key for the same knob take the same numbers.
+Range<double> knob_range_real(std::string_view key, std::string unit = {});
+template <typename T>
+Range<T> knob_range(std::string_view key, std::string unit = {}) {
+  Range<double> r = knob_range_real(key, std::move(unit));
+  if constexpr (std::is_integral_v<T>) {
+    return {static_cast<T>(std::llround(r.lo)), static_cast<T>(std::llround(r.hi)), std::move(r.unit), std::move(r.why)};
+  } else {
+    return r;
+  }
+}
+
 // A deadline: a finite number of seconds within rung/limits.h's kMinDeadline
 // (the runner counts in milliseconds) and kMaxDeadline, as the library checks.
 inline constexpr double kMinDeadlineSeconds = std::chrono::duration<double>(kMinDeadline).count();

@@ -165,7 +165,8 @@ void add_prepare_command(CLI::App& app) {
   c->variants.add_to(*cmd);
   c->json.add_to(*cmd, "the outcome");
   cmd->add_flag("--in-process", c->in_process, "Probe and build engines in this process instead of child processes");
-  add_number(*cmd, "--threads", c->threads, "Inference threads (default: physical cores minus two, at least one)", thread_count());
+  add_number(*cmd, "--threads", c->threads, "Inference threads (default: a big.LITTLE CPU's fast cores, else the physical cores minus two)",
+             knob_range<int>("inference_threads"));
   add_number(*cmd, "--accept-ratio", c->accept_ratio, "Take a rung whose median is below the floor's times this", acceptance_ratio())
       ->capture_default_str();
   add_text(*cmd, "--use-rung", c->use_rung, "Force a rung at or below the chosen one (also RUNG_FORCE_RUNG)");
@@ -174,7 +175,8 @@ void add_prepare_command(CLI::App& app) {
   c->workers.add_to(*cmd);
   add_number(*cmd, "--deadline", c->deadline_s, "Seconds each rung may take per model in the probe before it is killed", deadline_seconds())
       ->capture_default_str();
-  add_number(*cmd, "--build-deadline", c->build_deadline_s, "Seconds each engine's build may take before its worker is killed", deadline_seconds())
+  add_number(*cmd, "--build-deadline", c->build_deadline_s, "Seconds each engine's build may take before its worker is killed",
+             knob_range<double>("build_deadline_ms", "seconds"))
       ->capture_default_str();
   c->plugins.add_to(*cmd);
   add_text(*cmd, "--hardware-root", c->hardware_root, "Read the hardware description under this directory (for testing)")->group("");

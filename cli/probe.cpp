@@ -164,7 +164,7 @@ void add_probe_command(CLI::App& app, ProbeDecision decide) {
   cmd->add_flag("--force", c->reprobe, "Probe again even when the cache is valid");
   cmd->add_flag("--in-process", c->in_process, "Build sessions in this process (the attempt-file rule guards against crashes)");
   add_number(*cmd, "--deadline", c->deadline_s, "Seconds each rung may take per model before it is killed", deadline_seconds())->capture_default_str();
-  add_number(*cmd, "--runs", c->runs, "Timed runs per rung after one untimed run", {1, 1'000'000})->capture_default_str();
+  add_number(*cmd, "--runs", c->runs, "Timed runs per rung after one untimed run", knob_range<int>("probe_runs"))->capture_default_str();
   add_number(*cmd, "--threads", c->threads,
              "Intra-op threads per session (default: the engine's inference threads on this CPU, as prepare runs, so the two share "
              "one cache; 0: ONNX Runtime's default)",

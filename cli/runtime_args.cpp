@@ -56,7 +56,7 @@ void WorkerArgs::add_to(CLI::App& command) {
   add_number(command, "--worker-memory-mb", memory_mb,
              "The most data each worker process may hold (default: half this machine's memory, at least 2048; 0: no limit): a provider "
              "that allocates without end ends its worker, which says it ran out of memory",
-             {0, kMaxWorkerMemoryMib, "MiB", "0: no limit"});
+             knob_range<std::uint64_t>("worker_memory_mb"));
 }
 
 void SoftwareGpuArgs::add_to(CLI::App& command) {

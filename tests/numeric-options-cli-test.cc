@@ -68,7 +68,7 @@ const std::vector<NumericOption> kOptions = {
     {"bench_worker_memory_mb", "rung", kBench, "--worker-memory-mb", Kind::kWhole, "0", "16777216", "-1", "16777217"},
     {"parity_worker_memory_mb", "rung", kParity, "--worker-memory-mb", Kind::kWhole, "0", "16777216", "-1", "16777217"},
     {"conform_worker_memory_mb", "rung", kConform, "--worker-memory-mb", Kind::kWhole, "0", "16777216", "-1", "16777217"},
-    {"probe_runs", "rung", kProbe, "--runs", Kind::kWhole, "1", "1000000", "0", "1000001"},
+    {"probe_runs", "rung", kProbe, "--runs", Kind::kWhole, "1", "1000", "0", "1001"},
     {"probe_threads", "rung", kProbe, "--threads", Kind::kWhole, "0", kCpus, "-1", kCpusPlusOne},
     {"probe_accept_ratio", "rung", kProbe, "--accept-ratio", Kind::kReal, "0.01", "10000", "0.009", "10000.5"},
     {"probe_min_gain", "rung", kProbe, "--min-gain", Kind::kReal, "0", "0.999", "-0.001", "1"},

@@ -183,7 +183,7 @@ TEST_F(ProbeCliTest, ProbeAndPrepareShareTheCacheAndAReprobeSaysWhatChanged) {
 TEST_F(ProbeCliTest, BadArgumentsAreUsageErrors) {
   auto r = test::run_command(probe("", "--runs 0"));
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_THAT(r.err, HasSubstr("--runs: 0 is out of range; expected a whole number from 1 to 1000000"));
+  EXPECT_THAT(r.err, HasSubstr("--runs: 0 is out of range; expected a whole number of runs from 1 to 1000"));
   r = test::run_command(probe("", "--use-rung warp-drive"));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("cannot force rung 'warp-drive'"));

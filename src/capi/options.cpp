@@ -11,6 +11,7 @@
 #include "rung/cpus.h"
 #include "rung/limits.h"
 #include "rung/number_text.h"
+#include "rung/option_table.h"
 #include "rung/path_text.h"
 #include "rung/printable.h"
 #include "rung/variants.h"
@@ -22,28 +23,50 @@ Error bad(const std::string& key, const std::string& value, const std::string& w
   return Error{ErrorCode::kInvalidArgument, fmt::format("option {}={}: {}", key, value, why)};
 }
 
-Result<bool> flag(const std::string& key, const std::string& value) {
-  if (value == "true") return true;
-  if (value == "false") return false;
-  return bad(key, value, "expected true or false");
-}
+// A value as its row says to read it, each kind in one place.
+struct OptionValue {
+  std::filesystem::path path;
+  bool flag = false;
+  long long whole = 0;
+  double real = 0;
+  std::string text;
+};
 
-Result<long long> whole(const std::string& key, const std::string& value, long long lo, long long hi, const std::string& unit,
-                        const std::string& why = {}) {
+Result<OptionValue> read_value(const OptionRow& row, const std::string& key, const std::string& value) {
+  OptionValue v;
   std::string text = value;
-  if (auto problem = number_text::check_signed(text, lo, hi, unit, why); !problem.empty()) return bad(key, value, problem);
-  return std::stoll(text);
-}
-
-Result<double> real(const std::string& key, const std::string& value, double lo, double hi) {
-  std::string text = value;
-  if (auto problem = number_text::check_real(text, lo, hi, "", ""); !problem.empty()) return bad(key, value, problem);
-  return std::stod(text);
-}
-
-Result<std::filesystem::path> path(const std::string& key, const std::string& value) {
-  if (value.empty()) return bad(key, value, "expected a path, not an empty text");
-  return path_from_utf8(value);
+  switch (row.kind) {
+    case OptionKind::kPath:
+    case OptionKind::kPathEach:
+      if (value.empty()) return bad(key, value, "expected a path, not an empty text");
+      v.path = path_from_utf8(value);
+      return v;
+    case OptionKind::kFlag:
+      if (value != "true" && value != "false") return bad(key, value, "expected true or false");
+      v.flag = value == "true";
+      return v;
+    case OptionKind::kWhole: {
+      const auto hi = static_cast<long long>(option_hi(row));
+      std::string why = row.zero.empty() ? std::string() : fmt::format("0: {}", row.zero);
+      if (row.hi == kUsableCpus) why += fmt::format("; this machine gives rung {} logical CPUs", hi);
+      if (auto problem = number_text::check_signed(text, static_cast<long long>(row.lo), hi, std::string(row.unit), why); !problem.empty()) {
+        return bad(key, value, problem);
+      }
+      v.whole = std::stoll(text);
+      return v;
+    }
+    case OptionKind::kReal:
+      if (auto problem = number_text::check_real(text, row.lo, option_hi(row), "", ""); !problem.empty()) return bad(key, value, problem);
+      v.real = std::stod(text);
+      return v;
+    case OptionKind::kText:
+      if (value.empty()) return bad(key, value, fmt::format("expected {}, not an empty text", row.doc));
+      [[fallthrough]];
+    case OptionKind::kAnyText:
+      v.text = value;
+      return v;
+  }
+  return bad(key, value, "a kind of option this engine does not read");
 }
 
 Result<NumericForm> form_named(const std::string& key, const std::string& name) {
@@ -53,8 +76,6 @@ Result<NumericForm> form_named(const std::string& key, const std::string& name) 
   return Error{ErrorCode::kInvalidArgument, fmt::format("option {}: '{}' is not a derived form (i8, f16, a16w8, a16w16 or w8)", key, name)};
 }
 
-constexpr long long kMaxDeadlineMs = std::chrono::duration_cast<std::chrono::milliseconds>(kMaxDeadline).count();
-
 }  // namespace
 
 ModelRegistration* OptionSet::model(const std::string& name) {
@@ -63,142 +84,70 @@ ModelRegistration* OptionSet::model(const std::string& name) {
 }
 
 Status OptionSet::set(const std::string& key, const std::string& value) {
+  const OptionRow* row = find_option(key);
+  if (row == nullptr) {
+    std::vector<std::string_view> known;
+    for (const auto& r : option_table()) known.push_back(r.key);
+    return Error{ErrorCode::kInvalidArgument,
+                 fmt::format("unknown option key '{}' (known: {})", printable(key, 200), fmt::join(known, ", "))};
+  }
+  auto v = read_value(*row, key, value);
+  if (!v) return v.error();
   auto& o = options_;
-  // Each key's setter; a number's range is stated where it is parsed.
-  using Setter = std::function<Status(const std::string&)>;
-  auto set_path = [&](std::filesystem::path& into) -> Setter {
-    return [&, key](const std::string& v) -> Status {
-      auto p = path(key, v);
-      if (!p) return p.error();
-      into = *p;
-      return {};
-    };
-  };
-  auto set_flag = [&](bool& into) -> Setter {
-    return [&, key](const std::string& v) -> Status {
-      auto b = flag(key, v);
-      if (!b) return b.error();
-      into = *b;
-      return {};
-    };
-  };
-  auto set_ms = [&](std::chrono::milliseconds& into) -> Setter {
-    return [&, key](const std::string& v) -> Status {
-      auto n = whole(key, v, 1, kMaxDeadlineMs, "milliseconds");
-      if (!n) return n.error();
-      into = std::chrono::milliseconds(*n);
-      return {};
-    };
-  };
-  const std::map<std::string, Setter> setters = {
-      {"cache_dir", set_path(o.cache_dir)},
-      {"plugin_dir",
-       [&](const std::string& v) -> Status {
-         auto p = path(key, v);
-         if (!p) return p.error();
-         o.plugin_dirs.push_back(*p);
-         return {};
-       }},
-      {"runtime_dir",
-       [&](const std::string& v) -> Status {
-         auto p = path(key, v);
-         if (!p) return p.error();
-         o.runtimes.explicit_dir = *p;
-         return {};
-       }},
-      {"runtime_default_locations", set_flag(o.runtimes.include_default_locations)},
-      {"variant_manifest", set_path(manifest_)},
-      {"deployment", set_path(deployment_)},
+  // Where each knob of the table lands; the value is already read and in range.
+  using Store = std::function<Status(const OptionValue&)>;
+  const std::map<std::string_view, Store> stores = {
+      {"cache_dir", [&](const OptionValue& x) { o.cache_dir = x.path; return Status{}; }},
+      {"plugin_dir", [&](const OptionValue& x) { o.plugin_dirs.push_back(x.path); return Status{}; }},
+      {"runtime_dir", [&](const OptionValue& x) { o.runtimes.explicit_dir = x.path; return Status{}; }},
+      {"runtime_default_locations", [&](const OptionValue& x) { o.runtimes.include_default_locations = x.flag; return Status{}; }},
       // One switch for every RUNG_* variable; runtime_environment is its first name, kept.
-      {"environment", set_flag(o.runtimes.read_environment)},
-      {"runtime_environment", set_flag(o.runtimes.read_environment)},
-      {"worker", set_path(o.worker)},
-      {"isolate", set_flag(o.isolate)},
-      {"forced_rung",
-       [&](const std::string& v) -> Status {
-         if (v.empty()) return bad(key, v, "expected a rung id such as cpu or rung_sim_ep");
-         o.forced_rung = v;
-         return {};
-       }},
-      {"inference_threads",
-       [&](const std::string& v) -> Status {
-         const int cpus = usable_cpus();
-         auto n = whole(key, v, 0, cpus, "threads", fmt::format("0: physical cores minus two; this machine gives rung {} logical CPUs", cpus));
-         if (!n) return n.error();
-         o.inference_threads = static_cast<int>(*n);
-         return {};
-       }},
-      {"probe_runs",
-       [&](const std::string& v) -> Status {
-         auto n = whole(key, v, 1, 1000, "runs");
-         if (!n) return n.error();
-         o.probe_runs = static_cast<int>(*n);
-         return {};
-       }},
-      {"acceptance_ratio",
-       [&](const std::string& v) -> Status {
-         auto r = real(key, v, kMinAcceptanceRatio, kMaxAcceptanceRatio);
-         if (!r) return r.error();
-         o.acceptance_ratio = *r;
-         return {};
-       }},
-      {"probe_deadline_ms", set_ms(o.probe_deadline)},
-      {"worker_memory_mb",
-       [&](const std::string& v) -> Status {
-         auto n = whole(key, v, 0, 1 << 24, "MiB", "0: no limit");
-         if (!n) return n.error();
-         o.worker_memory_limit_mb = static_cast<std::uint64_t>(*n);
-         return {};
-       }},
-      {"build_deadline_ms", set_ms(o.build_deadline)},
-      {"hardware_root", set_path(o.hardware_root)},
+      {"environment", [&](const OptionValue& x) { o.runtimes.read_environment = x.flag; return Status{}; }},
+      {"runtime_environment", [&](const OptionValue& x) { o.runtimes.read_environment = x.flag; return Status{}; }},
+      {"worker", [&](const OptionValue& x) { o.worker = x.path; return Status{}; }},
+      {"isolate", [&](const OptionValue& x) { o.isolate = x.flag; return Status{}; }},
+      {"forced_rung", [&](const OptionValue& x) { o.forced_rung = x.text; return Status{}; }},
+      {"inference_threads", [&](const OptionValue& x) { o.inference_threads = static_cast<int>(x.whole); return Status{}; }},
+      {"probe_runs", [&](const OptionValue& x) { o.probe_runs = static_cast<int>(x.whole); return Status{}; }},
+      {"acceptance_ratio", [&](const OptionValue& x) { o.acceptance_ratio = x.real; return Status{}; }},
+      {"probe_deadline_ms", [&](const OptionValue& x) { o.probe_deadline = std::chrono::milliseconds(x.whole); return Status{}; }},
+      {"build_deadline_ms", [&](const OptionValue& x) { o.build_deadline = std::chrono::milliseconds(x.whole); return Status{}; }},
+      {"worker_memory_mb", [&](const OptionValue& x) { o.worker_memory_limit_mb = static_cast<std::uint64_t>(x.whole); return Status{}; }},
+      {"hardware_root", [&](const OptionValue& x) { o.hardware_root = x.path; return Status{}; }},
       {"tensorrt_workspace_mb",
-       [&](const std::string& v) -> Status {
-         auto n = whole(key, v, 1, 1 << 20, "MiB");
-         if (!n) return n.error();
-         o.tensorrt_workspace_bytes = static_cast<std::size_t>(*n) << 20;
+       [&](const OptionValue& x) { o.tensorrt_workspace_bytes = static_cast<std::size_t>(x.whole) << 20; return Status{}; }},
+      {"variant_manifest", [&](const OptionValue& x) { manifest_ = x.path; return Status{}; }},
+      {"deployment", [&](const OptionValue& x) { deployment_ = x.path; return Status{}; }},
+      {"manifest_variable.NAME", [&](const OptionValue& x) -> Status {
+         const std::string name = key.substr(18);
+         if (name.find_first_of("${}") != std::string::npos) return bad(key, value, "expected manifest_variable.NAME, NAME as ${NAME} names it");
+         manifest_variables_[name] = x.text;
+         return {};
+       }},
+      {"model.NAME.input_spec", [&](const OptionValue& x) -> Status {
+         const std::string name = key.substr(6, key.size() - 6 - std::string_view(".input_spec").size());
+         ModelRegistration* m = model(name);
+         if (m == nullptr) return bad(key, value, fmt::format("no model named '{}' was added (rung_options_add_model first)", name));
+         auto spec = InputSpec::from_json_file(x.path);
+         if (!spec) return Error{spec.error().code, fmt::format("option {}: {}", key, spec.error().message)};
+         m->inputs = std::move(*spec);
+         return {};
+       }},
+      {"model.NAME.form.FORM", [&](const OptionValue& x) -> Status {
+         const auto at = key.rfind(".form.");
+         const std::string name = key.substr(6, at - 6);
+         ModelRegistration* m = model(name);
+         if (m == nullptr) return bad(key, value, fmt::format("no model named '{}' was added (rung_options_add_model first)", name));
+         auto form = form_named(key, key.substr(at + 6));
+         if (!form) return form.error();
+         std::erase_if(m->derived, [&](const DerivedForm& d) { return d.form == *form; });
+         m->derived.push_back({*form, x.path});
          return {};
        }},
   };
-  if (auto it = setters.find(key); it != setters.end()) return it->second(value);
-
-  // manifest_variable.NAME: what ${NAME} stands for in the variant manifest's paths.
-  if (key.rfind("manifest_variable.", 0) == 0) {
-    const std::string name = key.substr(18);
-    if (name.empty() || name.find_first_of("${}") != std::string::npos) return bad(key, value, "expected manifest_variable.NAME, NAME as ${NAME} names it");
-    manifest_variables_[name] = value;
-    return {};
-  }
-  // model.NAME.input_spec and model.NAME.form.FORM: NAME may itself hold dots.
-  if (key.rfind("model.", 0) == 0) {
-    const std::string rest = key.substr(6);
-    const std::string spec_suffix = ".input_spec";
-    if (rest.size() > spec_suffix.size() && rest.compare(rest.size() - spec_suffix.size(), spec_suffix.size(), spec_suffix) == 0) {
-      const std::string name = rest.substr(0, rest.size() - spec_suffix.size());
-      ModelRegistration* m = model(name);
-      if (m == nullptr) return bad(key, value, fmt::format("no model named '{}' was added (rung_options_add_model first)", name));
-      auto spec = InputSpec::from_json_file(path_from_utf8(value));
-      if (!spec) return Error{spec.error().code, fmt::format("option {}: {}", key, spec.error().message)};
-      m->inputs = std::move(*spec);
-      return {};
-    }
-    if (auto at = rest.rfind(".form."); at != std::string::npos && at > 0) {
-      const std::string name = rest.substr(0, at);
-      ModelRegistration* m = model(name);
-      if (m == nullptr) return bad(key, value, fmt::format("no model named '{}' was added (rung_options_add_model first)", name));
-      auto form = form_named(key, rest.substr(at + 6));
-      if (!form) return form.error();
-      auto p = path(key, value);
-      if (!p) return p.error();
-      std::erase_if(m->derived, [&](const DerivedForm& d) { return d.form == *form; });
-      m->derived.push_back({*form, *p});
-      return {};
-    }
-  }
-  std::vector<std::string> known;
-  for (const auto& [k, _] : setters) known.push_back(k);
-  return Error{ErrorCode::kInvalidArgument, fmt::format("unknown option key '{}' (known: {}, manifest_variable.NAME, model.NAME.input_spec, model.NAME.form.FORM)", printable(key, 200),
-                                                        fmt::join(known, ", "))};
+  auto it = stores.find(row->key);
+  if (it == stores.end()) return Error{ErrorCode::kUnsupported, fmt::format("option {}: in the table, but the engine has nowhere to keep it", key)};
+  return it->second(*v);
 }
 
 OptionSet::OptionSet() {

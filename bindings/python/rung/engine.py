@@ -249,11 +249,12 @@ class Options:
 
     Options(cache_dir=..., models=[(name, path, role), ...], options={key: value}, on_progress=fn)
     is the same as calling set/add_model/set_progress in that order. Keys are those of
-    rung_options_set: cache_dir (required), plugin_dir (a list adds several), runtime_dir,
-    runtime_default_locations, runtime_environment, worker, isolate, forced_rung,
-    inference_threads, probe_runs, acceptance_ratio, probe_deadline_ms, build_deadline_ms,
-    hardware_root, tensorrt_workspace_mb, and per model model.NAME.input_spec and
-    model.NAME.form.FORM. Values may be str, paths, bool ("true"/"false"), int or float.
+    rung_options_set (include/rung/option_table.h): cache_dir (required), plugin_dir (a list
+    adds several), runtime_dir, runtime_default_locations, environment, runtime_environment,
+    worker, isolate, forced_rung, inference_threads, probe_runs, acceptance_ratio,
+    probe_deadline_ms, build_deadline_ms, worker_memory_mb, hardware_root,
+    tensorrt_workspace_mb, variant_manifest, deployment, manifest_variable.NAME, and per
+    model model.NAME.input_spec and model.NAME.form.FORM. Values may be str, paths, bool ("true"/"false"), int or float.
     """
 
     def __init__(self, cache_dir=None, models=(), options=None, on_progress=None):

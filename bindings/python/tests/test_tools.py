@@ -88,7 +88,7 @@ def test_probing_a_missing_model_is_the_clis_input_error(tmp_path):
 def test_a_usage_error_is_the_error_not_clis_hint(tmp_path):
     with pytest.raises(rung.InputError) as e:
         rung.probe([("ppocr_cls", need("RUNG_TEST_MODEL"))], cache_dir=tmp_path / "cache", runs=0, **where())
-    assert str(e.value) == "--runs: 0 is out of range; expected a whole number from 1 to 1000000"
+    assert str(e.value) == "--runs: 0 is out of range; expected a whole number of runs from 1 to 1000"
     assert e.value.exit_code == 2
 
 
