@@ -9,10 +9,8 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <fstream>
 #include <regex>
 #include <set>
-#include <sstream>
 
 #include "capi/options.h"
 #include "../cli/knob_flags.h"
@@ -23,12 +21,7 @@ namespace rung {
 namespace {
 using ::testing::HasSubstr;
 
-std::string source_text(const std::string& rel) {
-  std::ifstream in(test::fixtures_dir().parent_path().parent_path() / rel);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+std::string source_text(const std::string& rel) { return test::read_file(test::source_path(rel)); }
 
 // A concrete key of a row (a family's with a name filled in).
 std::string concrete(const OptionRow& row) {

@@ -4,9 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include "rung/ladder.h"
 #include "rungs/module.h"
@@ -15,13 +13,6 @@
 namespace rung {
 namespace {
 using ::testing::ElementsAre;
-
-std::string docs_text(const std::string& page) {
-  std::ifstream in(test::fixtures_dir().parent_path().parent_path() / "docs" / page);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 TEST(RungModulesTest, EachModuleIsOneRungWithItsOwnIdRankAndNames) {
   const auto& modules = rung_modules();
@@ -63,7 +54,7 @@ TEST(RungModulesTest, EveryPlatformAModuleNamesIsOneTheTableRecognises) {
 }
 
 TEST(RungModulesTest, EveryModuleHasItsRowInTheDocsTableOfIds) {
-  const std::string docs = docs_text("runtimes-and-ladder.md");
+  const std::string docs = test::read_file(test::source_path("docs/runtimes-and-ladder.md"));
   ASSERT_FALSE(docs.empty());
   for (const auto& m : rung_modules()) {
     EXPECT_NE(docs.find("| `" + m.spec.name + "` | " + m.spec.display), std::string::npos)

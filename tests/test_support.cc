@@ -98,7 +98,8 @@ Image decode_png(const std::filesystem::path& file) {
   return img;
 }
 
-std::filesystem::path schema_path(const std::string& name) { return fixtures_dir() / ".." / ".." / "schemas" / name; }
+std::filesystem::path source_path(const std::string& rel) { return fixtures_dir().parent_path().parent_path() / rel; }
+std::filesystem::path schema_path(const std::string& name) { return source_path("schemas") / name; }
 
 std::string schema_errors(const std::filesystem::path& schema, const std::filesystem::path& record) {
   // Debian's interpreter, where python3-jsonschema installs (a pyenv or venv python may lack it).

@@ -82,6 +82,7 @@ Image decode_png(const std::filesystem::path& file);
 // when valid, else the validator's messages (a missing validator is a test failure).
 std::string schema_errors(const std::filesystem::path& schema, const std::filesystem::path& record);
 std::filesystem::path schema_path(const std::string& name);  // schemas/NAME in the source tree
+std::filesystem::path source_path(const std::string& rel);   // a file of the source tree ("docs/abi.md")
 
 // Lends the software GPU adapter the build linked beside rung (tools/fetch-deps.sh fetches it
 // unless RUNG_SKIP_SOFTWARE_GPU=1) to every child process, as --software-gpu does, for one
