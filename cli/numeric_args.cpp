@@ -56,21 +56,12 @@ double per_unit(std::string_view key) {
   return f->per_unit;
 }
 
-std::string knob_why(const OptionRow& row) {
-  std::string why = row.zero.empty() || row.lo != 0 ? std::string() : fmt::format("0: {}", row.zero);
-  if (row.hi == kUsableCpus) {
-    const int cpus = usable_cpus();
-    why += fmt::format("{}this machine gives rung {} logical CPU{}", why.empty() ? "" : "; ", cpus, cpus == 1 ? "" : "s");
-  }
-  return why;
-}
-
 }  // namespace
 
 Range<double> knob_range_real(std::string_view key, std::string unit) {
   const OptionRow& row = knob(key);
   const double per = per_unit(key);
-  return {row.lo / per, option_hi(row) / per, unit.empty() ? std::string(row.unit) : unit, knob_why(row)};
+  return {row.lo / per, option_hi(row) / per, unit.empty() ? std::string(row.unit) : unit, option_range_why(row)};
 }
 
 std::chrono::milliseconds deadline_from_seconds(double seconds) {

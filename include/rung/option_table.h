@@ -43,6 +43,9 @@ std::span<const OptionRow> option_table();
 const OptionRow* find_option(std::string_view key);
 // The upper bound on this machine (kUsableCpus resolved).
 double option_hi(const OptionRow& row);
+// What a refusal adds to the range: what 0 means, and this machine's CPUs where
+// they bound it ("0: no limit"; "this machine gives rung 2 logical CPUs").
+std::string option_range_why(const OptionRow& row);
 // "1 to 1000 runs", "0 (no limit) to 16777216 MiB", as docs/abi.md and the errors state it.
 std::string option_range_text(const OptionRow& row);
 

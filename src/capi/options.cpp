@@ -47,9 +47,8 @@ Result<OptionValue> read_value(const OptionRow& row, const std::string& key, con
       return v;
     case OptionKind::kWhole: {
       const auto hi = static_cast<long long>(option_hi(row));
-      std::string why = row.zero.empty() ? std::string() : fmt::format("0: {}", row.zero);
-      if (row.hi == kUsableCpus) why += fmt::format("; this machine gives rung {} logical CPUs", hi);
-      if (auto problem = number_text::check_signed(text, static_cast<long long>(row.lo), hi, std::string(row.unit), why); !problem.empty()) {
+      if (auto problem = number_text::check_signed(text, static_cast<long long>(row.lo), hi, std::string(row.unit), option_range_why(row));
+          !problem.empty()) {
         return bad(key, value, problem);
       }
       v.whole = std::stoll(text);

@@ -75,6 +75,15 @@ const OptionRow* find_option(std::string_view key) {
 
 double option_hi(const OptionRow& row) { return row.hi == kUsableCpus ? usable_cpus() : row.hi; }
 
+std::string option_range_why(const OptionRow& row) {
+  std::string why = row.zero.empty() || row.lo != 0 ? std::string() : fmt::format("0: {}", row.zero);
+  if (row.hi == kUsableCpus) {
+    const int cpus = usable_cpus();
+    why += fmt::format("{}this machine gives rung {} logical CPU{}", why.empty() ? "" : "; ", cpus, cpus == 1 ? "" : "s");
+  }
+  return why;
+}
+
 std::string option_range_text(const OptionRow& row) {
   if (row.kind != OptionKind::kWhole && row.kind != OptionKind::kReal) return {};
   const std::string lo = row.lo == 0 && !row.zero.empty() ? fmt::format("0 ({})", row.zero) : number(row.lo);
