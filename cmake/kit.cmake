@@ -27,11 +27,11 @@ set_target_properties(rung_probe_worker PROPERTIES INSTALL_RPATH "${_rung_worker
 install(RUNTIME_DEPENDENCY_SET rung_engine_dependencies
         PRE_INCLUDE_REGEXES "^libfmt\\.so" "^libprotobuf\\.so" "^libonnx_proto\\.so"
         PRE_EXCLUDE_REGEXES ".*"
-        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT engine)
 foreach(_package libfmt9 libprotobuf32 libonnx1)
   if(EXISTS "/usr/share/doc/${_package}/copyright")
     install(FILES "/usr/share/doc/${_package}/copyright" DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/rung/third-party
-            RENAME "${_package}.copyright")
+            RENAME "${_package}.copyright" COMPONENT engine)
   endif()
 endforeach()
 
@@ -47,24 +47,24 @@ set(RUNG_KIT_RUNTIMES "${_rung_newest}" CACHE STRING
 foreach(_runtime IN LISTS RUNG_KIT_RUNTIMES)
   if(IS_DIRECTORY "${_runtime}")
     install(DIRECTORY "${_runtime}" DESTINATION ${CMAKE_INSTALL_DATADIR}/rung/runtimes
-            USE_SOURCE_PERMISSIONS PATTERN ".stamp" EXCLUDE)
+            USE_SOURCE_PERMISSIONS COMPONENT engine PATTERN ".stamp" EXCLUDE)
   endif()
 endforeach()
 
 # Python: the package with a _kit.py naming this kit's lib/ and bin/ as installed
 # (pip copies a package away from its kit), and a wheel of it for a venv.
-install(DIRECTORY bindings/python/rung DESTINATION ${CMAKE_INSTALL_DATADIR}/rung/python
+install(DIRECTORY bindings/python/rung DESTINATION ${CMAKE_INSTALL_DATADIR}/rung/python COMPONENT bindings
         PATTERN "__pycache__" EXCLUDE)
-install(FILES bindings/python/pyproject.toml bindings/python/README.md DESTINATION ${CMAKE_INSTALL_DATADIR}/rung/python)
+install(FILES bindings/python/pyproject.toml bindings/python/README.md DESTINATION ${CMAKE_INSTALL_DATADIR}/rung/python COMPONENT bindings)
 install(CODE "set(RUNG_KIT_LIBDIR \"${CMAKE_INSTALL_LIBDIR}\")
 set(RUNG_KIT_BINDIR \"${CMAKE_INSTALL_BINDIR}\")
 set(RUNG_KIT_DATADIR \"${CMAKE_INSTALL_DATADIR}\")
-set(RUNG_KIT_SCRATCH \"${PROJECT_BINARY_DIR}/python-kit\")")
-install(SCRIPT cmake/install-python-kit.cmake)
+set(RUNG_KIT_SCRATCH \"${PROJECT_BINARY_DIR}/python-kit\")" COMPONENT bindings)
+install(SCRIPT cmake/install-python-kit.cmake COMPONENT bindings)
 
 # Rust: the two crates, and where the kit's library lies from rung-sys's folder.
-install(DIRECTORY bindings/rust/rung-sys bindings/rust/rung DESTINATION ${CMAKE_INSTALL_DATADIR}/rung/rust
+install(DIRECTORY bindings/rust/rung-sys bindings/rust/rung DESTINATION ${CMAKE_INSTALL_DATADIR}/rung/rust COMPONENT bindings
         PATTERN "target" EXCLUDE)
 file(RELATIVE_PATH _rung_lib_from_crate "${CMAKE_INSTALL_FULL_DATADIR}/rung/rust/rung-sys" "${CMAKE_INSTALL_FULL_LIBDIR}")
 file(WRITE "${PROJECT_BINARY_DIR}/kit-lib-dir" "${_rung_lib_from_crate}\n")
-install(FILES "${PROJECT_BINARY_DIR}/kit-lib-dir" DESTINATION ${CMAKE_INSTALL_DATADIR}/rung/rust/rung-sys)
+install(FILES "${PROJECT_BINARY_DIR}/kit-lib-dir" DESTINATION ${CMAKE_INSTALL_DATADIR}/rung/rust/rung-sys COMPONENT bindings)

@@ -41,7 +41,10 @@ set(RUNG_WINDOWS_OS_SOURCES
   ${_s}/os/termination.cpp ${_s}/os/windows/termination.cpp ${_s}/os/utc_now.cpp ${_s}/os/output_paths.cpp ${_s}/os/input_check.cpp ${_s}/os/command_line.cpp
   ${_s}/os/worker_location.cpp ${_s}/os/environment.cpp ${_s}/os/setting_names.cpp ${_s}/os/windows/loader_search.cpp)
 add_library(rung_os_windows STATIC ${RUNG_WINDOWS_OS_SOURCES})
-target_include_directories(rung_os_windows PUBLIC "${_s}" "${PROJECT_SOURCE_DIR}/include")
+# Every header of rung as "rung/<name>.h" (cmake/rung_headers.cmake).
+include("${PROJECT_SOURCE_DIR}/cmake/rung_headers.cmake")
+rung_header_view("${PROJECT_SOURCE_DIR}" "${PROJECT_BINARY_DIR}/headers")
+target_include_directories(rung_os_windows PUBLIC "${_s}" "${PROJECT_BINARY_DIR}/headers")
 target_link_libraries(rung_os_windows PUBLIC rung_windows_headers dxgi bcrypt advapi32 shell32 ole32 psapi)
 target_compile_options(rung_os_windows PRIVATE ${RUNG_WARNINGS})
 target_compile_definitions(rung_os_windows PRIVATE RUNG_LIBEXEC_FROM_BINDIR="." RUNG_LIBEXEC_FROM_LIBDIR=".")
@@ -171,7 +174,7 @@ target_compile_options(c_classify_windows PRIVATE -Wall -Wextra -Wpedantic -Werr
 add_library(rung_windows_path_text_check OBJECT ${RUNG_WINDOWS_OS_SOURCES} ${RUNG_WINDOWS_ENGINE_SOURCES} ${RUNG_WINDOWS_CLI_SOURCES}
   ${_s}/capi/abi.cpp ${_s}/capi/options.cpp "${PROJECT_SOURCE_DIR}/worker/windows_main.cpp" "${PROJECT_SOURCE_DIR}/worker/kinds.cpp")
 target_link_libraries(rung_windows_path_text_check PRIVATE rung_windows_headers)
-target_include_directories(rung_windows_path_text_check PRIVATE "${_s}" "${PROJECT_SOURCE_DIR}/include" "${PROJECT_BINARY_DIR}/rungs")
+target_include_directories(rung_windows_path_text_check PRIVATE "${_s}" "${PROJECT_BINARY_DIR}/headers" "${PROJECT_BINARY_DIR}/rungs")
 target_compile_options(rung_windows_path_text_check PRIVATE -O0 -fno-inline -w -Wa,-mbig-obj)
 target_compile_definitions(rung_windows_path_text_check PRIVATE RUNG_BUILDING_ABI RUNG_VERSION="${PROJECT_VERSION}"
   RUNG_DATA_FROM_BINDIR="share/rung" RUNG_DATA_FROM_LIBDIR="share/rung" RUNG_LIBEXEC_FROM_BINDIR="." RUNG_LIBEXEC_FROM_LIBDIR="."

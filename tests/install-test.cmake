@@ -93,8 +93,17 @@ if(rc)
 endif()
 message("installed tree: ${out}")
 
+# An application of rung::engine is configured with the tools' development packages hidden.
+set(without_tool_packages
+  -DCMAKE_DISABLE_FIND_PACKAGE_fmt=ON -DCMAKE_DISABLE_FIND_PACKAGE_nlohmann_json=ON
+  -DCMAKE_DISABLE_FIND_PACKAGE_OpenSSL=ON -DCMAKE_DISABLE_FIND_PACKAGE_Protobuf=ON
+  -DCMAKE_DISABLE_FIND_PACKAGE_ONNX=ON)
+
 function(consumer name source)
-  execute_process(COMMAND ${CMAKE_COMMAND} -S "${source}" -B "${SCRATCH}/${name}" "-DCMAKE_PREFIX_PATH=${SCRATCH}/prefix" ${ARGN}
+  if(NOT DEFINED consumer_prefix)
+    set(consumer_prefix "${SCRATCH}/prefix")
+  endif()
+  execute_process(COMMAND ${CMAKE_COMMAND} -S "${source}" -B "${SCRATCH}/${name}" "-DCMAKE_PREFIX_PATH=${consumer_prefix}" ${ARGN}
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(rc)
     message(FATAL_ERROR "${name} configure failed:\n${out}\n${err}")
@@ -113,9 +122,7 @@ if(rc)
 endif()
 
 consumer(engine "${ENGINE_CONSUMER_SOURCE}"
-  -DCMAKE_DISABLE_FIND_PACKAGE_fmt=ON -DCMAKE_DISABLE_FIND_PACKAGE_nlohmann_json=ON
-  -DCMAKE_DISABLE_FIND_PACKAGE_OpenSSL=ON -DCMAKE_DISABLE_FIND_PACKAGE_Protobuf=ON
-  -DCMAKE_DISABLE_FIND_PACKAGE_ONNX=ON)
+  ${without_tool_packages})
 execute_process(COMMAND "${SCRATCH}/engine/engine_consumer" "${RUNTIMES}/onnxruntime-1.30.0" "${MODEL}" "${worker}" "${SCRATCH}/engine-cache"
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 message("${out}")
@@ -125,9 +132,7 @@ endif()
 
 # The C example, as an application in C builds it: a C compiler and rung's engine package.
 consumer(c "${C_EXAMPLE_SOURCE}"
-  -DCMAKE_DISABLE_FIND_PACKAGE_fmt=ON -DCMAKE_DISABLE_FIND_PACKAGE_nlohmann_json=ON
-  -DCMAKE_DISABLE_FIND_PACKAGE_OpenSSL=ON -DCMAKE_DISABLE_FIND_PACKAGE_Protobuf=ON
-  -DCMAKE_DISABLE_FIND_PACKAGE_ONNX=ON -DCMAKE_DISABLE_FIND_PACKAGE_SQLite3=ON -DCMAKE_DISABLE_FIND_PACKAGE_PostgreSQL=ON)
+  ${without_tool_packages} -DCMAKE_DISABLE_FIND_PACKAGE_SQLite3=ON -DCMAKE_DISABLE_FIND_PACKAGE_PostgreSQL=ON)
 execute_process(COMMAND "${SCRATCH}/c/classify" "${MODEL}" "${C_INPUT}" "${SCRATCH}/c-cache"
                         "runtime_dir=${RUNTIMES}/onnxruntime-1.30.0" runtime_default_locations=false "worker=${worker}"
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -144,3 +149,82 @@ if(rc OR NOT flags MATCHES "-L[^ ]*prefix/lib[^ ]* -Wl,-rpath,[^ ]*prefix/[^ ]*l
   message(FATAL_ERROR "pkg-config rung-engine: ${flags}${err}")
 endif()
 message("pkg-config rung-engine: ${flags}")
+
+# Every header the tools component installs compiles alone against the installed
+# prefix: none reaches for a header that is not installed (the command line's own
+# helpers, a concept's private headers under src/).
+file(GLOB tool_headers RELATIVE "${SCRATCH}/prefix/include" "${SCRATCH}/prefix/include/rung/*.h")
+list(LENGTH tool_headers tool_header_count)
+if(tool_header_count LESS 30)
+  message(FATAL_ERROR "the full install holds only ${tool_header_count} headers under include/rung/")
+endif()
+set(header_check "${SCRATCH}/header-check")
+file(MAKE_DIRECTORY "${header_check}")
+foreach(header IN LISTS tool_headers)
+  get_filename_component(stem "${header}" NAME_WE)
+  file(WRITE "${header_check}/${stem}.cpp" "#include \"${header}\"\n")
+  execute_process(COMMAND "${CXX}" -std=c++20 -fsyntax-only -I "${SCRATCH}/prefix/include"
+                          "${header_check}/${stem}.cpp"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(rc)
+    message(FATAL_ERROR "the installed ${header} does not compile alone:\n${out}${err}")
+  endif()
+endforeach()
+foreach(program_only command_line print terminal termination rung_programs)
+  if(EXISTS "${SCRATCH}/prefix/include/rung/${program_only}.h")
+    message(FATAL_ERROR "the install holds rung/${program_only}.h, a helper of the command line's alone")
+  endif()
+endforeach()
+message("the tools component's ${tool_header_count} headers each compile alone from the prefix")
+
+# The engine component alone: the stable headers and what an application runs, nothing more.
+set(engine_prefix "${SCRATCH}/engine-prefix")
+execute_process(COMMAND ${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${engine_prefix}" --component engine
+                RESULT_VARIABLE rc OUTPUT_QUIET)
+if(rc)
+  message(FATAL_ERROR "cmake --install --component engine failed: ${rc}")
+endif()
+file(GLOB_RECURSE engine_headers RELATIVE "${engine_prefix}/include" "${engine_prefix}/include/*")
+list(SORT engine_headers)
+if(NOT engine_headers STREQUAL "rung/engine.h;rung/rung.h;rung/status.h")
+  message(FATAL_ERROR "the engine component installs the headers '${engine_headers}'; the stable ones are rung/engine.h, rung/rung.h and rung/status.h")
+endif()
+foreach(absent bin lib/librung.a lib/librung_engine_core.a)
+  file(GLOB found "${engine_prefix}/${absent}" "${engine_prefix}/lib*/${absent}")
+  if(found)
+    message(FATAL_ERROR "the engine component installs ${found}, which belongs to another component")
+  endif()
+endforeach()
+file(GLOB engine_tools_export "${engine_prefix}/lib*/cmake/rung/rungToolsTargets.cmake")
+if(engine_tools_export)
+  message(FATAL_ERROR "the engine component installs the tools' CMake targets")
+endif()
+file(GLOB engine_only_worker "${engine_prefix}/libexec/rung/rung-probe-worker")
+file(GLOB engine_only_runtime LIST_DIRECTORIES true "${engine_prefix}/share/rung/runtimes/onnxruntime-*")
+if(NOT engine_only_worker OR NOT engine_only_runtime)
+  message(FATAL_ERROR "the engine component lacks its worker or its ONNX Runtime build: an application could not run it")
+endif()
+set(consumer_prefix "${engine_prefix}")
+consumer(engine-only "${ENGINE_CONSUMER_SOURCE}"
+  ${without_tool_packages})
+execute_process(COMMAND "${SCRATCH}/engine-only/engine_consumer" "${engine_only_runtime}" "${MODEL}" "${engine_only_worker}" "${SCRATCH}/engine-only-cache"
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(rc OR NOT out MATCHES "classifier ran on cpu")
+  message(FATAL_ERROR "the C++ consumer built against the engine component alone failed: ${out}${err}")
+endif()
+consumer(c-engine-only "${C_EXAMPLE_SOURCE}"
+  ${without_tool_packages} -DCMAKE_DISABLE_FIND_PACKAGE_SQLite3=ON -DCMAKE_DISABLE_FIND_PACKAGE_PostgreSQL=ON)
+execute_process(COMMAND "${SCRATCH}/c-engine-only/classify" "${MODEL}" "${C_INPUT}" "${SCRATCH}/c-engine-only-cache"
+                        "runtime_dir=${engine_only_runtime}" runtime_default_locations=false "worker=${engine_only_worker}"
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(rc)
+  message(FATAL_ERROR "the C example built against the engine component alone failed: ${out}${err}")
+endif()
+# Asking that prefix for the tools fails, and says why.
+file(WRITE "${SCRATCH}/wants-tools/CMakeLists.txt" "cmake_minimum_required(VERSION 3.25)\nproject(wants_tools LANGUAGES CXX)\nfind_package(rung 0.1 REQUIRED COMPONENTS tools)\n")
+execute_process(COMMAND ${CMAKE_COMMAND} -S "${SCRATCH}/wants-tools" -B "${SCRATCH}/wants-tools/build" "-DCMAKE_PREFIX_PATH=${engine_prefix}"
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc OR NOT err MATCHES "tools component is not installed")
+  message(FATAL_ERROR "find_package(rung COMPONENTS tools) against the engine component alone: rc ${rc}, ${out}${err}")
+endif()
+message("the engine component alone: the stable headers, and the C and C++ programs built and run against it")

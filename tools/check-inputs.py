@@ -27,8 +27,6 @@ ALLOWED = [
      "image decoding is not an OS concern: stb_image decodes, from memory, the bytes read_input_file(FileKind::kImage) read"),
     ("plugins/sim-accelerator/", "fopen",
      "a test plugin (the simulated accelerator ONNX Runtime loads), not rung: it appends its trace for tests to read"),
-    ("include/rung/print.h", "fopen",
-     "the printer's header (implemented in src/os/print.cpp) names stdout and stderr as std::FILE*; it opens and reads nothing"),
     ("examples/c/", "fopen",
      "an application written against the C ABI alone (rung/rung.h) reads its own input; rung's readers are C++ internals it does not link"),
 ]

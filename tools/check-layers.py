@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The layer rule is the build's: src/CMakeLists.txt names the layers
 (RUNG_LAYERS) and compiles each concept against a view of src/ and
-include/rung/ that holds only itself and the layers below it, so a backward
+of rung's headers that holds only itself and the layers below it, so a backward
 include does not compile. This script checks what surrounds that:
 
   check-layers.py docs --order BUILD/layers/order.txt

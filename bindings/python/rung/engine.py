@@ -249,7 +249,7 @@ class Options:
 
     Options(cache_dir=..., models=[(name, path, role), ...], options={key: value}, on_progress=fn)
     is the same as calling set/add_model/set_progress in that order. Keys are those of
-    rung_options_set (include/rung/option_table.h): cache_dir (required), plugin_dir (a list
+    rung_options_set (rung/option_table.h): cache_dir (required), plugin_dir (a list
     adds several), runtime_dir, runtime_default_locations, environment, runtime_environment,
     worker, isolate, forced_rung, inference_threads, probe_runs, acceptance_ratio,
     probe_deadline_ms, build_deadline_ms, worker_memory_mb, hardware_root,
