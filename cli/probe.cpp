@@ -108,7 +108,7 @@ int run_probe_command(const ProbeCliOptions& c, ProbeDecision decide) {
   o.cache_dir = c.cache_dir.empty() ? default_cache_dir() : path_from_utf8(c.cache_dir);
   check_output_directory_before_work({"--cache-dir", o.cache_dir}, inputs);  // written in: never a file (a model, say), nor an input's folder
   o.hardware_root = path_from_utf8(c.hardware_root);
-  o.runs = c.runs;
+  o.probe_runs = c.runs;
   o.threads = c.threads;
   o.acceptance_ratio = c.accept_ratio;
   o.min_gain = c.min_gain;
@@ -116,7 +116,7 @@ int run_probe_command(const ProbeCliOptions& c, ProbeDecision decide) {
   o.min_placed_share = c.min_placed;
   o.reprobe = c.reprobe;
   o.isolate = !c.in_process;
-  o.deadline = deadline_from_seconds(c.deadline_s);
+  o.probe_deadline = deadline_from_seconds(c.deadline_s);
   o.worker_memory_limit_mb = c.workers.memory_mb;
   c.runtime.apply_to(o.runtimes);
   c.plugins.apply_to(o.runtimes);

@@ -120,7 +120,7 @@ TEST_F(FingerprintTest, RecordedTensorsMovedWithTheSameBytesKeepIt) {
 
 TEST_F(FingerprintTest, TheDeadline) {
   const auto before = fingerprint();
-  options_.deadline = std::chrono::milliseconds(1);
+  options_.probe_deadline = std::chrono::milliseconds(1);
   EXPECT_NE(fingerprint(), before);
 }
 
@@ -132,9 +132,9 @@ TEST_F(FingerprintTest, InProcessOrIsolated) {
 
 TEST_F(FingerprintTest, EachSettingAlone) {
   const auto before = fingerprint();
-  options_.runs = 7;
+  options_.probe_runs = 7;
   EXPECT_NE(fingerprint(), before);
-  options_.runs = ProbeOptions{}.runs;
+  options_.probe_runs = ProbeOptions{}.probe_runs;
   options_.threads = 1;
   EXPECT_NE(fingerprint(), before);
   options_.threads = 0;

@@ -331,8 +331,8 @@ class SameWordsTest : public JobRunnerTest {
     o.hardware_root = test::fixtures_dir() / "hardware" / "cpu-vm";
     o.plugin_dirs = {dir_ / "plugins"};
     o.worker = test::worker_path();
-    o.runs = 1;
-    o.deadline = deadline;
+    o.probe_runs = 1;
+    o.probe_deadline = deadline;
     o.reprobe = true;
     auto out = run_probe(o);
     EXPECT_TRUE(out) << out.error().message;

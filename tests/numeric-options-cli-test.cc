@@ -302,7 +302,7 @@ TEST_F(LibraryNumbersTest, ProbeAndBenchRefuseADeadlinePastADay) {
   ProbeOptions p;
   p.cache_dir = dir_ / "cache";
   p.models = {{"m", dir_ / "m.onnx", {}}};
-  p.deadline = kPastADay;
+  p.probe_deadline = kPastADay;
   expect_invalid(status_of(run_probe(p)), "the deadline of 86400001 ms is out of range");
   BenchOptions b;
   b.models = {{"m", dir_ / "m.onnx", {}}};

@@ -11,10 +11,12 @@
 #include <cmath>
 #include <regex>
 #include <set>
+#include <type_traits>
 
 #include "capi/options.h"
 #include "../cli/knob_flags.h"
 #include "rung/option_table.h"
+#include "rung/probe.h"
 #include "test_support.h"
 
 namespace rung {
@@ -122,6 +124,12 @@ TEST(OptionTableTest, EachNumberLandsWhereTheEngineKeepsItInItsUnit) {
   EXPECT_EQ(engine("runtime_dir", "/tmp/rt").runtimes.explicit_dir, "/tmp/rt");
   EXPECT_EQ(engine("worker", "/tmp/w").worker, "/tmp/w");
 }
+
+// The probe an engine runs when it starts is asked what `rung probe` is asked, from
+// one struct handed on whole (rung/probe.h's ProbeSettings): a probe setting given
+// to the one and not the other cannot be written.
+static_assert(std::is_base_of_v<ProbeSettings, core::EngineOptions>);
+static_assert(std::is_base_of_v<ProbeSettings, ProbeOptions>);
 
 // What the engine starts with when nothing is set is what the table says the default is.
 TEST(OptionTableTest, TheDefaultEachRowStatesIsTheEngines) {

@@ -72,9 +72,9 @@ class ProbeDecisionsTest : public ::testing::Test {
     o.worker = test::worker_path();
     o.isolate = false;
     o.reprobe = true;
-    o.runs = 3;
+    o.probe_runs = 3;
     o.time_budget_s = 0.3;
-    o.deadline = std::chrono::seconds(20);
+    o.probe_deadline = std::chrono::seconds(20);
     return o;
   }
 
@@ -227,7 +227,7 @@ TEST_F(ProbeDecisionsTest, WebGpuPlacementIsReadTheSameWayOnTheSoftwareAdapter) 
   o.plugin_dirs.clear();
   o.isolate = true;  // the adapter is lent to the workers only
   o.acceptance_ratio = 1000;
-  o.deadline = std::chrono::seconds(120);  // a first run on lavapipe compiles its shaders
+  o.probe_deadline = std::chrono::seconds(120);  // a first run on lavapipe compiles its shaders
   const auto out = probe(o);
   const auto* webgpu = find(out, "webgpu");
   ASSERT_NE(webgpu, nullptr) << "ONNX Runtime 1.30.0 carries WebGPU";

@@ -57,8 +57,8 @@ class ProbeTest : public ::testing::Test {
     o.hardware_root = test::fixtures_dir() / "hardware" / "cpu-vm";
     o.plugin_dirs = {dir_ / "plugins"};
     o.worker = test::worker_path();
-    o.runs = 3;
-    o.deadline = std::chrono::seconds(20);
+    o.probe_runs = 3;
+    o.probe_deadline = std::chrono::seconds(20);
     return o;
   }
 
@@ -160,7 +160,7 @@ TEST_F(ProbeTest, AbortingProviderIsCrashedAndTheHostLives) {
 TEST_F(ProbeTest, HangingProviderIsKilledAtTheDeadline) {
   ScopedEnv hang("RUNG_SIM_EP_HANG_AT", "compile");
   auto o = options();
-  o.deadline = std::chrono::seconds(2);
+  o.probe_deadline = std::chrono::seconds(2);
   auto out = probe(o);
   const auto* sim = find(out, kSimRung);
   ASSERT_NE(sim, nullptr);
@@ -499,7 +499,7 @@ TEST_F(FingerprintTest, EachInputChangedAloneChangesIt) {
       {"atol", "the settings: atol ", [](ProbeInputs& in) { in.options.tolerance.atol *= 2; }},
       {"rtol", "the settings: rtol ", [](ProbeInputs& in) { in.options.tolerance.rtol *= 2; }},
       {"threads", "the settings: threads 0 → 3", [](ProbeInputs& in) { in.options.threads = 3; }},
-      {"runs", "the settings: runs 3 → 4", [](ProbeInputs& in) { in.options.runs += 1; }},
+      {"runs", "the settings: runs 3 → 4", [](ProbeInputs& in) { in.options.probe_runs += 1; }},
       {"seed", "the settings: seed 20260919 → 20260920", [](ProbeInputs& in) { in.options.seed += 1; }},
       {"runtime bytes (same size and time)", "the runtime: its file", [](ProbeInputs& in) { same_size_other_bytes(in.build.library); }},
       {"a model's name", "model renamed: new; model model: gone", [](ProbeInputs& in) { in.options.models[0].name = "renamed"; }},
@@ -519,7 +519,7 @@ TEST_F(FingerprintTest, EachInputChangedAloneChangesIt) {
       {"time budget", "the settings: time_budget_s ", [](ProbeInputs& in) { in.options.time_budget_s += 1; }},
       {"maximum pairs", "the settings: max_pairs ", [](ProbeInputs& in) { in.options.max_pairs += 1; }},
       {"minimum placed share", "the settings: min_placed_share ", [](ProbeInputs& in) { in.options.min_placed_share += 0.01; }},
-      {"deadline", "the settings: deadline_ms ", [](ProbeInputs& in) { in.options.deadline += std::chrono::milliseconds(1); }},
+      {"deadline", "the settings: deadline_ms ", [](ProbeInputs& in) { in.options.probe_deadline += std::chrono::milliseconds(1); }},
       {"isolation", "the settings: isolate ", [](ProbeInputs& in) { in.options.isolate = !in.options.isolate; }},
   };
   int n = 0;

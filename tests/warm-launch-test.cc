@@ -140,7 +140,7 @@ class WarmLaunchTest : public ::testing::Test {
       o.runtimes = search();
       o.hardware_root = test::fixtures_dir() / "hardware" / "cpu-vm";
       o.worker = test::worker_path();
-      o.runs = 1;
+      o.probe_runs = 1;
       o.time_budget_s = 0;
       o.reprobe = reprobe;
       o.open_vouched_build = open_vouched;

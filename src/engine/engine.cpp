@@ -229,20 +229,10 @@ struct Engine::State {
 
   ProbeOptions probe_options() const {
     ProbeOptions o;
-    o.cache_dir = options.cache_dir;
+    static_cast<ProbeSettings&>(o) = options;  // the worker as found at start()
     for (const auto& m : options.models) o.models.push_back({m.name, m.f32, m.inputs, m.derived});
-    o.runtimes = options.runtimes;
-    o.hardware_root = options.hardware_root;
-    o.runs = options.probe_runs;
-    o.acceptance_ratio = options.acceptance_ratio;
-    o.deadline = options.probe_deadline;
-    o.isolate = options.isolate;
-    o.worker = options.worker;  // found at start()
-    o.forced_rung = options.forced_rung;
-    o.plugin_dirs = options.plugin_dirs;
     o.threads = threads;
     o.stop = &stop;
-    o.worker_memory_limit_mb = options.worker_memory_limit_mb;
     return o;
   }
 

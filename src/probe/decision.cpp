@@ -80,8 +80,8 @@ Status apply_override(const ProbeOptions& o, const std::vector<RungSpec>& ladder
 
 Status check_options(const ProbeOptions& o) {
   if (o.cache_dir.empty()) return Error{ErrorCode::kInvalidArgument, "the probe needs a cache directory"};
-  if (o.runs < 1) return Error{ErrorCode::kInvalidArgument, fmt::format("runs must be at least 1, not {}", o.runs)};
-  if (auto st = check_deadline(o.deadline, "the deadline"); !st) return st;
+  if (o.probe_runs < 1) return Error{ErrorCode::kInvalidArgument, fmt::format("runs must be at least 1, not {}", o.probe_runs)};
+  if (auto st = check_deadline(o.probe_deadline, "the deadline"); !st) return st;
   if (!(std::isfinite(o.acceptance_ratio) && o.acceptance_ratio > 0)) {
     return Error{ErrorCode::kInvalidArgument, fmt::format("the acceptance ratio must be a finite positive number, not {}", o.acceptance_ratio)};
   }
@@ -188,7 +188,7 @@ Result<std::optional<ProbeOutcome>> probe_once(const ProbeOptions& given, const 
   if (s.can_cache) {
     // Bounded: the longest a whole probe may take, so a hung holder is named instead of waited for forever.
     const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(
-        o.deadline * static_cast<int>(s.ladder.size() * s.probe_models.size() + s.spare_probe_models.size() + 1) + std::chrono::seconds(5));
+        o.probe_deadline * static_cast<int>(s.ladder.size() * s.probe_models.size() + s.spare_probe_models.size() + 1) + std::chrono::seconds(5));
     auto l = CacheLock::acquire(o.cache_dir / "probe.lock", wait, [&](long holder) {
       note(o, out, fmt::format("{} is probing this cache directory; waiting up to {:.0f} s for its answer", describe_process(holder),
                                std::chrono::duration<double>(wait).count()));

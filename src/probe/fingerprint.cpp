@@ -76,12 +76,12 @@ Result<std::string> make_fingerprint(const FingerprintInputs& in, FileHashCache&
       {"probe_models", in.probe_models},
       {"ladder", ladder},
       {"settings",
-       {{"runs", o.runs}, {"acceptance_ratio", o.acceptance_ratio}, {"atol", o.tolerance.atol}, {"rtol", o.tolerance.rtol},
+       {{"runs", o.probe_runs}, {"acceptance_ratio", o.acceptance_ratio}, {"atol", o.tolerance.atol}, {"rtol", o.tolerance.rtol},
         {"threads", o.threads}, {"seed", o.seed}, {"min_gain", o.min_gain}, {"confidence", o.confidence},
         {"time_budget_s", o.time_budget_s}, {"max_pairs", o.max_pairs}, {"min_placed_share", o.min_placed_share},
         // A verdict reached under another deadline, or in another kind of process, is not this one's:
         // "timed out" under 1 ms says nothing about 60 s.
-        {"deadline_ms", o.deadline.count()}, {"isolate", o.isolate}}}};
+        {"deadline_ms", o.probe_deadline.count()}, {"isolate", o.isolate}}}};
   return json_text(fp);
 }
 

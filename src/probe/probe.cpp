@@ -124,7 +124,7 @@ class Walker {
       job.max_pairs = o_.max_pairs;
     }
     if (stopped(o_)) return judged(JobOutcome::cancelled());
-    return judged(runner_ ? runner_->run({"probe", job, o_.deadline, dir, {}, o_.stop, o_.worker_memory_limit_mb}) : in_process(job));
+    return judged(runner_ ? runner_->run({"probe", job, o_.probe_deadline, dir, {}, o_.stop, o_.worker_memory_limit_mb}) : in_process(job));
   }
 
  private:
@@ -137,7 +137,7 @@ class Walker {
     job.target.threads = o_.threads;
     job.model_name = model.name;
     job.inputs = model.inputs;
-    job.runs = o_.runs;
+    job.runs = o_.probe_runs;
     job.seed = o_.seed;
     job.outputs_dir = dir / "outputs";
     return job;

@@ -21,6 +21,7 @@
 #include "rung/hardware.h"
 #include "rung/limits.h"
 #include "rung/model.h"
+#include "rung/probe.h"
 #include "rung/result.h"
 #include "rung/runtime.h"
 #include "rung/tensor.h"
@@ -54,23 +55,11 @@ struct ModelChoice {
   std::string reason;    // "cpu_f32: first declared whose rung is offered here (cpu)"
 };
 
-struct EngineOptions {
-  std::filesystem::path cache_dir;                // the probe's cache and the engine cache live here
+// The probe's settings (rung/probe.h) are the engine's too: the cache directory
+// holds the engine cache beside the decision, `isolate`, the worker and its memory
+// limit serve engine builds as well as the probe.
+struct EngineOptions : ProbeSettings {
   std::vector<ModelRegistration> models;
-  RuntimeSearchOptions runtimes;
-  std::filesystem::path hardware_root = "/";
-  // The probe (see rung/probe.h for each).
-  int probe_runs = 3;
-  double acceptance_ratio = 1.0;
-  std::chrono::milliseconds probe_deadline{180'000};
-  bool isolate = true;                            // probe and engine builds in child processes
-  std::filesystem::path worker;
-  // The most data a worker may hold, in MiB: by default half the machine's memory
-  // (rung/limits.h's kWorkerMemoryDefault); 0: no limit. A provider that allocates
-  // without end ends its worker, which says so, and the rung is refused as crashed.
-  std::uint64_t worker_memory_limit_mb = kWorkerMemoryDefault;
-  std::optional<std::string> forced_rung;
-  std::vector<std::filesystem::path> plugin_dirs;
   // Inference pool when 0: default_inference_threads (a big.LITTLE CPU's fast cores, else
   // the physical cores minus two, at least one), no more than this process may run on.
   int inference_threads = 0;

@@ -62,16 +62,34 @@ struct RungOutcome {
   std::vector<Measurement> models;
 };
 
-struct ProbeOptions {
+// What a probe is asked that an engine is asked too, declared once: an engine
+// probes when it starts, and `rung probe` decides what the engine would. Both
+// option structs are made of it (ProbeOptions here, EngineOptions in
+// rung/engine_core.h), so the engine hands it on whole, never field by field.
+// Each field's C ABI key, range and unit are in rung/option_table.h.
+struct ProbeSettings {
   std::filesystem::path cache_dir;              // required: the decision and its evidence live here
-  std::vector<RegisteredModel> models;          // every registered model (all are fingerprinted)
-  std::vector<std::string> probe_models;        // names to probe with; empty = the smallest registered
   RuntimeSearchOptions runtimes;
   std::filesystem::path hardware_root = "/";
-  int runs = 3;                                 // the floor's timed runs after one untimed run; a rung's first pairs (at least 8)
+  int probe_runs = 3;                           // the floor's timed runs after one untimed run; a rung's first pairs (at least 8)
   // Taken when the interval of the rung's time / the floor's (paired runs, sign
-  // test at `confidence`) lies under acceptance_ratio * (1 - min_gain).
+  // test at ProbeOptions::confidence) lies under acceptance_ratio * (1 - min_gain).
   double acceptance_ratio = 1.0;
+  // Per rung and model, isolated mode: a first run may compile shaders for tens of seconds.
+  std::chrono::milliseconds probe_deadline{180'000};
+  bool isolate = true;                          // child processes; false = in process, with the attempt file
+  std::filesystem::path worker;                 // default: RUNG_PROBE_WORKER, beside the executable, libexec
+  std::optional<std::string> forced_rung;       // else RUNG_FORCE_RUNG
+  std::vector<std::filesystem::path> plugin_dirs;  // plus RUNG_PLUGIN_DIR: each plugin EP .so becomes a rung
+  // The most data a worker may hold, in MiB: by default half the machine's memory
+  // (rung/limits.h's kWorkerMemoryDefault); 0: no limit. A provider that allocates
+  // without end ends its worker, which says so, and the rung is refused as crashed.
+  std::uint64_t worker_memory_limit_mb = kWorkerMemoryDefault;
+};
+
+struct ProbeOptions : ProbeSettings {
+  std::vector<RegisteredModel> models;          // every registered model (all are fingerprinted)
+  std::vector<std::string> probe_models;        // names to probe with; empty = the smallest registered
   double min_gain = 0.05;
   double confidence = 0.99;
   double time_budget_s = 2;                     // per rung and model: more pairs while undecided, until this is spent
@@ -80,17 +98,12 @@ struct ProbeOptions {
   // Runtime's profile names; below it the rung is `not placed`, never taken.
   double min_placed_share = 0.10;
   Tolerance tolerance = Tolerance::close();
-  std::chrono::milliseconds deadline{180'000};  // per rung and model, isolated mode: a first run may compile shaders for tens of seconds
-  bool isolate = true;                          // child processes; false = in process, with the attempt file
-  std::filesystem::path worker;                 // default: RUNG_PROBE_WORKER, beside the executable, libexec
-  std::optional<std::string> forced_rung;       // else RUNG_FORCE_RUNG
   bool reprobe = false;                         // ignore a valid cache
   // false for a launch that only answers and runs nothing (`rung probe`): while the
   // cache's record vouches for the build it names and every library that build
   // needs still resolves, not even that build is opened (probe/launch.h); its
   // RuntimeBuild is then as recorded, with a null api. An engine opens it.
   bool open_vouched_build = true;
-  std::vector<std::filesystem::path> plugin_dirs;  // plus RUNG_PLUGIN_DIR: each plugin EP .so becomes a rung
   // Intra-op threads for every session; 0 = ONNX Runtime's default;
   // kInferenceThreads = the engine's inference pool on this hardware
   // (default_inference_threads, at most the CPUs rung may use), so that `rung
@@ -101,9 +114,6 @@ struct ProbeOptions {
   // When set and it turns true (an engine being freed), a worker running is killed
   // and the probe returns an error at once, caching nothing.
   const std::atomic<bool>* stop = nullptr;
-  // The most data a worker may hold, in MiB: by default half the machine's memory
-  // (rung/limits.h's kWorkerMemoryDefault); 0: no limit.
-  std::uint64_t worker_memory_limit_mb = kWorkerMemoryDefault;
   // Progress as the probe goes ("CPU floor · ppocr_det_v4", "WebGPU · ppocr_det_v4").
   std::function<void(const std::string&)> on_progress;
   // Each log line as soon as it is known (a launch may die right after it).
