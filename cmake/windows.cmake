@@ -19,7 +19,6 @@ target_include_directories(rung_windows_headers SYSTEM INTERFACE "${RUNG_WINDOWS
 target_compile_definitions(rung_windows_headers INTERFACE FMT_HEADER_ONLY ORT_API_MANUAL_INIT UNICODE _UNICODE WIN32_LEAN_AND_MEAN NOMINMAX CLI11_HAS_FILESYSTEM=0
                            _WIN32_WINNT=0x0A00)
 
-set(RUNG_WARNINGS -Wall -Wextra -Wpedantic -Werror)
 set(_s "${PROJECT_SOURCE_DIR}/src")
 # src/os/ as the engine needs it on Windows, so far: libraries named and checked (PE) and
 # loaded; the device described (DXGI's adapters, the CPU); the machine; SHA-256 (CNG);
@@ -163,7 +162,7 @@ target_link_libraries(c_classify_windows PRIVATE rung_engine_dll)
 target_include_directories(c_classify_windows PRIVATE "${PROJECT_SOURCE_DIR}/include")
 set_target_properties(c_classify_windows PROPERTIES OUTPUT_NAME c-classify RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}"
   C_STANDARD 99 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF)
-target_compile_options(c_classify_windows PRIVATE -Wall -Wextra -Wpedantic -Werror)
+target_compile_options(c_classify_windows PRIVATE ${RUNG_C_WARNINGS})
 
 # Text becomes a path only through rung/path_text.h (UTF-8 read as UTF-8): a
 # std::filesystem::path made from a narrow string is read in the code page here.
