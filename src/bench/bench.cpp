@@ -219,10 +219,10 @@ Status check_options(const BenchOptions& o) {
   if (o.models.empty()) return Error{ErrorCode::kInvalidArgument, "no model to bench"};
   if (o.duration_s <= 0 && o.runs < 1) return Error{ErrorCode::kInvalidArgument, fmt::format("--runs must be at least 1, not {}", o.runs)};
   if (!(std::isfinite(o.duration_s) && o.duration_s >= 0)) return Error{ErrorCode::kInvalidArgument, "--duration must be a finite number of seconds"};
-  if (auto st = check_deadline(o.deadline, "--deadline"); !st) return st;
+  RUNG_RETURN_IF_ERROR(check_deadline(o.deadline, "--deadline"));
   if (o.warmup < 0) return Error{ErrorCode::kInvalidArgument, fmt::format("--warmup must be 0 or more, not {}", o.warmup)};
   if (o.rounds < 1) return Error{ErrorCode::kInvalidArgument, fmt::format("--rounds must be at least 1, not {}", o.rounds)};
-  if (auto st = check_thread_count(o.threads, "--threads"); !st) return st;
+  RUNG_RETURN_IF_ERROR(check_thread_count(o.threads, "--threads"));
   if (!o.input_dir.empty()) {
     std::error_code ec;
     if (!fs::is_directory(o.input_dir, ec)) {
@@ -613,7 +613,7 @@ Status apply_shapes(BenchOptions& o) {
 }  // namespace
 
 Result<BenchReport> run_bench(const BenchOptions& given) {
-  if (auto st = check_options(given); !st) return st.error();
+  RUNG_RETURN_IF_ERROR(check_options(given));
   BenchOptions o = given;
   BenchReport report;
   report.settings = o;
@@ -621,8 +621,8 @@ Result<BenchReport> run_bench(const BenchOptions& given) {
   report.inputs_mode = !o.input_dir.empty() ? "recorded: " + o.input_dir.string() : o.zero_inputs ? "zeros" : "random";
   auto facts = inspect_models(o.models);
   if (!facts) return facts.error();
-  if (auto st = label_forms(o, *facts); !st) return st.error();
-  if (auto st = apply_shapes(o); !st) return st.error();
+  RUNG_RETURN_IF_ERROR(label_forms(o, *facts));
+  RUNG_RETURN_IF_ERROR(apply_shapes(o));
   report.settings.models = o.models;
   auto setting = find_setting(o);
   if (!setting) return setting.error();

@@ -272,7 +272,7 @@ Result<std::string> merge_bench_records(const std::string& existing, const std::
   auto b = parse_record(addition, "the new record");
   if (!b) return b.error();
   const std::string file_b = (*b)["model"].contains("file") && (*b)["model"]["file"].is_string() ? (*b)["model"]["file"].get<std::string>() : "?";
-  if (auto s = same_model(*a, (*b)["model"]["sha256"], file_b); !s) return s.error();
+  RUNG_RETURN_IF_ERROR(same_model(*a, (*b)["model"]["sha256"], file_b));
   for (const auto& m : (*b)["measurements"]) (*a)["measurements"].push_back(m);
   return json_text(*a, 2) + "\n";
 }
@@ -357,7 +357,7 @@ Status write_bench_records(const BenchReport& report, const std::vector<fs::path
     texts.push_back(std::move(text));
   }
   for (std::size_t i = 0; i < files.size(); ++i) {
-    if (auto s = write_file_atomically(files[i], texts[i]); !s) return s;
+    RUNG_RETURN_IF_ERROR(write_file_atomically(files[i], texts[i]));
   }
   return {};
 }

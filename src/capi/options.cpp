@@ -219,7 +219,7 @@ Result<core::EngineOptions> OptionSet::engine_options() const {
       if (!loaded) return loaded.error();
       deployment = std::move(*loaded);
     }
-    if (auto s = variants::attach(o, *manifest, deployment ? &*deployment : nullptr); !s) return s.error();
+    RUNG_RETURN_IF_ERROR(variants::attach(o, *manifest, deployment ? &*deployment : nullptr));
   } else if (!deployment_.empty()) {
     return Error{ErrorCode::kInvalidArgument, "a deployment is given without a variant manifest: it says which of a manifest's rungs are provisioned"};
   }

@@ -159,8 +159,8 @@ void run_column(const ConformOptions& o, const JobRunner& runner, const fs::path
 }  // namespace
 
 Result<ConformReport> run_conform(const ConformOptions& o) {
-  if (auto st = check_deadline(o.deadline, "the deadline"); !st) return st.error();
-  if (auto st = check_thread_count(o.threads, "threads"); !st) return st.error();
+  RUNG_RETURN_IF_ERROR(check_deadline(o.deadline, "the deadline"));
+  RUNG_RETURN_IF_ERROR(check_thread_count(o.threads, "threads"));
   if (!(std::isfinite(o.tolerance.atol) && o.tolerance.atol >= 0 && std::isfinite(o.tolerance.rtol) && o.tolerance.rtol >= 0)) {
     return Error{ErrorCode::kInvalidArgument,
                  fmt::format("the tolerance (atol {}, rtol {}) must be finite and not negative", o.tolerance.atol, o.tolerance.rtol)};
@@ -224,7 +224,7 @@ Result<ConformReport> run_conform(const ConformOptions& o) {
     return Error{ErrorCode::kNotFound, "the rung-probe-worker executable was not found (beside rung, in RUNG_PROBE_WORKER, or installed)"};
   }
   WorkDir work;
-  if (auto st = work.open(o.work_dir, "rung-conform"); !st) return st.error();
+  RUNG_RETURN_IF_ERROR(work.open(o.work_dir, "rung-conform"));
   const JobRunner runner(worker);
   for (auto& column : report.columns) run_column(o, runner, work.path() / sanitized(column.id), report.tests, column);
   return report;

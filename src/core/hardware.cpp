@@ -397,7 +397,7 @@ Status read_windows_adapter(const nlohmann::json& a, std::size_t index, Hardware
   f.require(device_id.has_value(), fmt::format("device_id '{}' is not 1 to 4 hex digits", device.substr(0, 40)));
   d.dedicated_memory_mb = static_cast<std::uint64_t>(f.integer("dedicated_memory_mb", 0, 0, std::int64_t{1} << 40));
   d.software = f.flag("software", false);
-  if (auto s = f.finish(); !s) return s;
+  RUNG_RETURN_IF_ERROR(f.finish());
   d.vendor_id = *vendor_id;
   d.device_id = *device_id;
   d.vendor = vendor_from_pci_id(d.vendor_id);
@@ -433,7 +433,7 @@ Status read_windows_cpu(const nlohmann::json& c, CpuInfo& cpu) {
       if (n) by_class[klass] = static_cast<int>(*n);
     }
   }
-  if (auto s = f.finish(); !s) return s;
+  RUNG_RETURN_IF_ERROR(f.finish());
   if (cpu.physical_cores == 0) cpu.physical_cores = cpu.logical_cpus;
   if (by_class.size() >= 2) {
     cpu.fast_cores = by_class.begin()->second;

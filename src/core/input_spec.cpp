@@ -52,7 +52,7 @@ Result<InputSpec> InputSpec::from_json_text(const std::string& text, const std::
     if (it.key() == "dims") {
       if (!it->is_object()) return Error{ErrorCode::kInvalidArgument, "dims must be an object of dimension sizes"};
       for (auto d = it->begin(); d != it->end(); ++d) {
-        if (auto s = check_dim_key(d.key()); !s) return s.error();
+        RUNG_RETURN_IF_ERROR(check_dim_key(d.key()));
         auto v = json_integer(*d, 1, INT64_MAX);
         if (!v) {
           return Error{ErrorCode::kInvalidArgument,

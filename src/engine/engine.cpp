@@ -77,7 +77,7 @@ class SessionImpl final : public Session {
   }
 
   Result<std::vector<Tensor>> run_views(const std::vector<InputView>& inputs) override {
-    if (auto s = check_inputs(inputs); !s) return s.error();
+    RUNG_RETURN_IF_ERROR(check_inputs(inputs));
     auto out = run_session_views(*opened_, inputs, run_config_);
     if (!out) return Error{out.error().code, fmt::format("model {} on {}: {}", name_, rung_, out.error().message)};
     return out;
@@ -434,12 +434,12 @@ Result<std::shared_ptr<Engine>> Engine::start(EngineOptions options) {
   }
   if (options.models.empty()) return Error{ErrorCode::kInvalidArgument, "the engine needs at least one registered model"};
   // The numbers first: nothing is loaded for a start that cannot go on.
-  if (auto st = check_thread_count(options.inference_threads, "inference threads"); !st) return st.error();
-  if (auto st = check_deadline(options.probe_deadline, "the probe deadline"); !st) return st.error();
-  if (auto st = check_deadline(options.build_deadline, "the build deadline"); !st) return st.error();
+  RUNG_RETURN_IF_ERROR(check_thread_count(options.inference_threads, "inference threads"));
+  RUNG_RETURN_IF_ERROR(check_deadline(options.probe_deadline, "the probe deadline"));
+  RUNG_RETURN_IF_ERROR(check_deadline(options.build_deadline, "the build deadline"));
   for (const auto& m : options.models) {
     if (m.name.empty()) return Error{ErrorCode::kInvalidArgument, "a registered model has no name"};
-    if (auto st = check_model_file_kind(m.name, m.f32); !st) return st.error();
+    RUNG_RETURN_IF_ERROR(check_model_file_kind(m.name, m.f32));
   }
   // Isolation holds or the start fails: never a silent probe in this process, where a provider that aborts ends it.
   if (options.isolate) {

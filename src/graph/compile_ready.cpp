@@ -282,7 +282,7 @@ Result<CompileReadyRewrite> write_compile_ready(const fs::path& model, const fs:
   }
   CompileReadyRewrite rewrite = Rewriter(main).run();
   if (!rewrite.changed()) return rewrite;
-  if (auto s = write_onnx_model(*proto, output); !s) return s.error();
+  RUNG_RETURN_IF_ERROR(write_onnx_model(*proto, output));
   return rewrite;
 }
 

@@ -77,7 +77,7 @@ Result<Image> decode_image(std::string_view bytes, const std::string& where, int
   if (w <= 0 || h <= 0 || w > kMaxImageSide || h > kMaxImageSide) {
     return Error{ErrorCode::kInvalidArgument, fmt::format("{}: a {}x{} image; rung reads images up to {} px a side", where, w, h, kMaxImageSide)};
   }
-  if (auto size = tensor_bytes(where, ElementType::kUint8, {h, w, channels}, max_bytes); !size) return size.error();
+  RUNG_RETURN_IF_ERROR(tensor_bytes(where, ElementType::kUint8, {h, w, channels}, max_bytes));
   std::unique_ptr<stbi_uc, void (*)(void*)> pixels(stb.load_from_memory(data, length, &w, &h, &n, channels), stb.image_free);
   if (!pixels) return undecodable();
   Image img;

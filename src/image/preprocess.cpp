@@ -63,7 +63,7 @@ Result<ImagePreprocess> ImagePreprocess::from_json_text(const std::string& text)
   else if (type == "uint8") p.type = ElementType::kUint8;
   else f.require(false, fmt::format("unknown type '{}' (expected float32, uint8)", type));
   f.skip("input");  // which model input: read by the caller
-  if (auto st = f.finish(); !st) return st.error();
+  RUNG_RETURN_IF_ERROR(f.finish());
   const bool needs_box = p.fit == Fit::kResize || p.fit == Fit::kLetterbox;
   if (needs_box && (p.width <= 0 || p.height <= 0)) {
     return Error{ErrorCode::kInvalidArgument, fmt::format("fit '{}' needs a positive width and height", fit_name(p.fit))};

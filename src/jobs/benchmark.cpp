@@ -197,7 +197,7 @@ void profile_one_run(OrtProcess& process, PreparedSession& timed, const BenchJob
 Result<std::vector<Tensor>> bench_inputs(const BenchJob& job, const ModelIo& io, BenchJobResult& r) {
   auto inputs = make_inputs(io, job.inputs, job.seed);
   if (!inputs) return inputs.error();
-  if (auto s = check_shapes(io, *inputs); !s) return s.error();
+  RUNG_RETURN_IF_ERROR(check_shapes(io, *inputs));
   if (job.zero_inputs) zero_generated(*inputs, job.inputs);
   r.inputs_described = describe_inputs(*inputs, job.inputs);
   if (job.zero_inputs) {
@@ -228,7 +228,7 @@ Result<std::vector<Tensor>> timed_runs(const BenchJob& job, PreparedSession& pre
   for (int i = 0; by_time ? (i == 0 || (Clock::now() - loop_start < budget && i < kMaxRuns)) : i < job.runs; ++i) {
     // With a bare run beside it, alternate which goes first so neither always meets a warmer cache.
     if (bare && i % 2 == 1) {
-      if (auto s = bare_run(); !s) return s.error();
+      RUNG_RETURN_IF_ERROR(bare_run());
     }
     const auto t0 = Clock::now();
     auto again = run_session(prepared, inputs);
@@ -236,7 +236,7 @@ Result<std::vector<Tensor>> timed_runs(const BenchJob& job, PreparedSession& pre
     if (!again) return again.error();
     outputs = std::move(*again);
     if (bare && i % 2 == 0) {
-      if (auto s = bare_run(); !s) return s.error();
+      RUNG_RETURN_IF_ERROR(bare_run());
     }
     progress.update(i + 1, total);
   }

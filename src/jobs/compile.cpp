@@ -84,7 +84,7 @@ Result<CompileSource> compile_source(OrtProcess& process, const CompileJob& job)
     return Error{same.error().code, fmt::format("rewritten graph not used, {}; the rewrite: {}", same.error().message, rewrite->describe())};
   }
   nlohmann::json note = {{"model", job.target.model.string()}, {"rewrite", rewrite->describe()}};
-  if (auto s = write_file_atomically(note_of(job.rewritten), json_text(note, 2)); !s) return s.error();
+  RUNG_RETURN_IF_ERROR(write_file_atomically(note_of(job.rewritten), json_text(note, 2)));
   return CompileSource{job.rewritten, {}};
 }
 

@@ -40,11 +40,11 @@ Status paired_runs(const ProbeJob& job, Ort::Session& rung, Ort::Session& floor,
     for (int i = 0; i < batch; ++i) {
       const bool floor_first = (r.run_ms.size() % 2) == 1;
       if (floor_first) {
-        if (auto s = timed_run(floor, inputs, r.floor_run_ms); !s) return s.error();
+        RUNG_RETURN_IF_ERROR(timed_run(floor, inputs, r.floor_run_ms));
       }
-      if (auto s = timed_run(rung, inputs, r.run_ms); !s) return s.error();
+      RUNG_RETURN_IF_ERROR(timed_run(rung, inputs, r.run_ms));
       if (!floor_first) {
-        if (auto s = timed_run(floor, inputs, r.floor_run_ms); !s) return s.error();
+        RUNG_RETURN_IF_ERROR(timed_run(floor, inputs, r.floor_run_ms));
       }
       ratios.push_back(r.floor_run_ms.back() > 0 ? r.run_ms.back() / r.floor_run_ms.back() : 1.0);
     }

@@ -86,7 +86,7 @@ Result<double> run_input(PreparedSession& side, const std::filesystem::path& dir
   auto outputs = run_session_values(side, *inputs);
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   if (!outputs) return outputs.error();
-  if (auto s = write_output_directory(*outputs, out_dir); !s) return s.error();
+  RUNG_RETURN_IF_ERROR(write_output_directory(*outputs, out_dir));
   return ms;
 }
 

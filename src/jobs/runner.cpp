@@ -162,7 +162,7 @@ JobOutcome JobRunner::run(const JobRequest& request) const {
 }
 
 Result<std::unique_ptr<StartedJob>> JobRunner::start(const JobRequest& request) const {
-  if (auto s = prepare(request); !s) return s.error();
+  RUNG_RETURN_IF_ERROR(prepare(request));
   auto ends = open_channel_pair();
   if (!ends) return ends.error();
   auto child = ChildProcess::spawn(worker_, worker_args(request, ends->in_child), request.work_dir / "worker.log", ends->theirs, ends->in_child);

@@ -69,7 +69,7 @@ Result<nlohmann::json> parse_table(const std::string& text) {
   if (!j->is_object()) return Error{ErrorCode::kInvalidArgument, "is not a JSON object"};
   if (j->size() > kMaxEntries) return Error{ErrorCode::kInvalidArgument, fmt::format("holds {} entries, more than {}", j->size(), kMaxEntries)};
   for (auto it = j->begin(); it != j->end(); ++it) {
-    if (auto s = check_entry(it.key(), *it); !s) return s.error();
+    RUNG_RETURN_IF_ERROR(check_entry(it.key(), *it));
   }
   return j;
 }

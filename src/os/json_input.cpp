@@ -246,7 +246,7 @@ Status JsonFields::problems() const {
 }
 
 Status JsonFields::finish() const {
-  if (auto s = problems(); !s) return s;
+  RUNG_RETURN_IF_ERROR(problems());
   for (auto it = j_.begin(); it != j_.end(); ++it) {
     if (!read_.count(it.key())) {
       std::vector<std::string> known(read_.begin(), read_.end());

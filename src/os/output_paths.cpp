@@ -123,7 +123,7 @@ Status check_output_paths(const std::vector<NamedPath>& outputs, const std::vect
     const NamedPath& out = outputs[i];
     if (out.path.empty()) continue;
     const Seen st = seen(out.path);
-    if (auto s = check_one_output(out, st); !s) return s;
+    RUNG_RETURN_IF_ERROR(check_one_output(out, st));
     for (std::size_t k = 0; k < i; ++k) {
       const NamedPath& other = outputs[k];
       if (other.path.empty()) continue;

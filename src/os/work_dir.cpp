@@ -77,7 +77,7 @@ Result<WorkDir> WorkDir::create(const std::string& prefix, const fs::path& paren
   WorkDir made(*name, true);
   // Without /proc there is no note, and the directory is never taken for abandoned.
   if (auto me = this_process()) {
-    if (auto s = write_file_atomically(made.path() / kWorkDirOwnerFile, me->to_text()); !s) return s.error();
+    RUNG_RETURN_IF_ERROR(write_file_atomically(made.path() / kWorkDirOwnerFile, me->to_text()));
   }
   return made;
 }
@@ -97,7 +97,7 @@ Status WorkDir::keep_as(const fs::path& final_path) {
   if (!owned_ || path_.empty()) return Error{ErrorCode::kInvalidArgument, "only a made work directory can be kept"};
   std::error_code ec;
   fs::remove(path_ / kWorkDirOwnerFile, ec);
-  if (auto s = sync_and_rename_dir(path_, final_path); !s) return s;
+  RUNG_RETURN_IF_ERROR(sync_and_rename_dir(path_, final_path));
   untrack_work_dir(path_);
   path_ = final_path;
   owned_ = false;

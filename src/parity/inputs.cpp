@@ -154,7 +154,7 @@ Result<std::vector<Value>> make_item_values(const InputItem& item, const ModelIo
     }
     return open;
   };
-  if (auto s = check_input_spec(io, plan.spec); !s) return s.error();
+  RUNG_RETURN_IF_ERROR(check_input_spec(io, plan.spec));
   if (item.kind == InputItem::Kind::kTensors) {
     for (const auto& f : item.files) {
       auto v = read_any(f, io, plan.spec.max_tensor_bytes);
@@ -234,7 +234,7 @@ Result<std::vector<Value>> make_item_values(const InputItem& item, const ModelIo
   std::vector<Value> out;
   for (const auto& in : io.inputs) {
     Value& v = given.at(in.name);
-    if (auto s = check_value(v, in, where); !s) return s.error();
+    RUNG_RETURN_IF_ERROR(check_value(v, in, where));
     out.push_back(std::move(v));
   }
   return out;

@@ -258,7 +258,7 @@ Status check_plugins(const ParityOptions& o) {
   for (const ParitySide* s : {&o.ref, &o.cand}) {
     const RungSpec named = named_rung(s->rung);
     if (named.plugin_library.empty()) continue;
-    if (auto st = check_plugin_library(named.plugin_library, o.runtimes.allow_writable_plugins); !st) return st.error();
+    RUNG_RETURN_IF_ERROR(check_plugin_library(named.plugin_library, o.runtimes.allow_writable_plugins));
   }
   return {};
 }
@@ -282,12 +282,12 @@ Status start_sides(const ParityOptions& o, const GateFile& gates, const JobRunne
   cand.dir = work / "cand";
   for (Side* s : {&ref, &cand}) {
     if (s->spec->stored()) continue;
-    if (auto st = start_side(*s, runner, o); !st) return st.error();
+    RUNG_RETURN_IF_ERROR(start_side(*s, runner, o));
   }
   if (o.on_progress) o.on_progress(ref.spec->stored() || cand.spec->stored() ? "building the session" : "building both sessions");
   for (Side* s : {&ref, &cand}) {
     if (s->spec->stored()) continue;
-    if (auto st = await_ready(*s); !st) return st.error();
+    RUNG_RETURN_IF_ERROR(await_ready(*s));
   }
   for (Side* s : {&ref, &cand}) {
     if (!s->spec->stored()) continue;
@@ -306,8 +306,8 @@ Status start_sides(const ParityOptions& o, const GateFile& gates, const JobRunne
                                                             fmt::join(s->recording->outputs, ", "), s == &ref ? "cand" : "ref", fmt::join(names, ", "))};
     }
   }
-  if (auto st = compare_io(ref.io.inputs, cand.io.inputs, "input"); !st) return st.error();
-  if (auto st = compare_io(ref.io.outputs, cand.io.outputs, "output"); !st) return st.error();
+  RUNG_RETURN_IF_ERROR(compare_io(ref.io.inputs, cand.io.inputs, "input"));
+  RUNG_RETURN_IF_ERROR(compare_io(ref.io.outputs, cand.io.outputs, "output"));
   for (const auto& g : gates.gates) {
     if (auto st = g->check(ref.io); !st) {
       return Error{st.error().code, o.gate_file.empty() ? st.error().message : fmt::format("{}: {}", o.gate_file.string(), st.error().message)};
@@ -340,7 +340,7 @@ Status compare_item(const InputItem& item, std::size_t i, const InputPlan& plan,
   std::error_code ec;
   create_directories_unless_ending(in_dir, ec);
   for (std::size_t k = 0; k < values->size(); ++k) {
-    if (auto st = write_value_file((*values)[k], in_dir / fmt::format("input_{}.pb", k)); !st) return st.error();
+    RUNG_RETURN_IF_ERROR(write_value_file((*values)[k], in_dir / fmt::format("input_{}.pb", k)));
   }
   values->clear();
   const std::string request = json_text(nlohmann::json{{"run", i}, {"inputs", path_json(in_dir)}});
@@ -350,10 +350,10 @@ Status compare_item(const InputItem& item, std::size_t i, const InputPlan& plan,
   }
   for (Side* s : {&ref, &cand}) {
     if (!s->worker) continue;
-    if (auto st = await_done(*s, item); !st) return st.error();
+    RUNG_RETURN_IF_ERROR(await_done(*s, item));
   }
   if (i == 0) {
-    if (auto st = ask_placement(ref, cand, in_dir); !st) return st.error();
+    RUNG_RETURN_IF_ERROR(ask_placement(ref, cand, in_dir));
   }
     auto ref_out = outputs_of(ref, item, i);
   if (!ref_out) return ref_out.error();
@@ -394,12 +394,12 @@ struct Prepared {
 };
 
 Result<Prepared> prepare(const ParityOptions& o) {
-  if (auto st = check_deadline(o.deadline, "the deadline"); !st) return st.error();
+  RUNG_RETURN_IF_ERROR(check_deadline(o.deadline, "the deadline"));
   if (o.random > kMaxRandomInputSets) {
     return Error{ErrorCode::kInvalidArgument, fmt::format("{} random input sets is out of range: at most {}", o.random, kMaxRandomInputSets)};
   }
   for (const ParitySide* s : {&o.ref, &o.cand}) {
-    if (auto st = check_thread_count(s->threads, "threads"); !st) return st.error();
+    RUNG_RETURN_IF_ERROR(check_thread_count(s->threads, "threads"));
   }
   // Gates and inputs first: a mistake there costs no model load.
   auto gates = read_gates(o);
@@ -444,7 +444,7 @@ Result<ParityRecording> record_parity_side(const ParityOptions& o) {
     return Error{st.error().code, st.error().code == ErrorCode::kNotFound ? fmt::format("{}: the model file is not there", o.ref.model.string())
                                                                          : st.error().message};
   }
-  if (auto st = check_plugins(o); !st) return st.error();
+  RUNG_RETURN_IF_ERROR(check_plugins(o));
   // The recording appears whole, under its name, or not at all; nothing already there is replaced.
   std::error_code ec;
   if (fs::exists(fs::symlink_status(o.record_dir, ec))) {
@@ -466,11 +466,11 @@ Result<ParityRecording> record_parity_side(const ParityOptions& o) {
   if (worker.empty()) return no_worker();
   auto staging = WorkDir::create("." + o.record_dir.filename().string() + ".recording", parent);
   if (!staging) return staging.error();
-  if (auto st = work.open(o.work_dir, "rung-parity"); !st) return st.error();
+  RUNG_RETURN_IF_ERROR(work.open(o.work_dir, "rung-parity"));
   ref.dir = work.path() / "ref";
-  if (auto st = start_side(ref, JobRunner(worker), o); !st) return st.error();
+  RUNG_RETURN_IF_ERROR(start_side(ref, JobRunner(worker), o));
   if (o.on_progress) o.on_progress("building the session");
-  if (auto st = await_ready(ref); !st) return st.error();
+  RUNG_RETURN_IF_ERROR(await_ready(ref));
 
   std::set<std::string> sets;
   for (std::size_t i = 0; i < items.size(); ++i) {
@@ -485,13 +485,13 @@ Result<ParityRecording> record_parity_side(const ParityOptions& o) {
     const fs::path set_dir = staging->path() / set;
     create_directories_unless_ending(set_dir, ec);
     for (std::size_t k = 0; k < values->size(); ++k) {
-      if (auto st = write_value_file((*values)[k], set_dir / fmt::format("input_{}.pb", k)); !st) return st.error();
+      RUNG_RETURN_IF_ERROR(write_value_file((*values)[k], set_dir / fmt::format("input_{}.pb", k)));
     }
     values->clear();
     if (auto st = ref.worker->send(json_text(nlohmann::json{{"run", i}, {"inputs", path_json(set_dir)}})); !st) return side_error(ref, st.error().message);
-    if (auto st = await_done(ref, item); !st) return st.error();
+    RUNG_RETURN_IF_ERROR(await_done(ref, item));
     if (i == 0) {
-      if (auto st = ask_placement(ref, none, set_dir); !st) return st.error();
+      RUNG_RETURN_IF_ERROR(ask_placement(ref, none, set_dir));
     }
     const fs::path out = ref.dir / "out" / std::to_string(i);
     auto outputs = read_outputs(out, ref.io);  // each one there and readable as the model declares it
@@ -515,8 +515,8 @@ Result<ParityRecording> record_parity_side(const ParityOptions& o) {
   recording.system = system_description();
   for (const auto& t : ref.io.outputs) recording.outputs.push_back(t.name);
   recording.input_sets = items.size();
-  if (auto st = write_recorded_side(staging->path(), recording); !st) return st.error();
-  if (auto st = staging->keep_as(o.record_dir); !st) return st.error();
+  RUNG_RETURN_IF_ERROR(write_recorded_side(staging->path(), recording));
+  RUNG_RETURN_IF_ERROR(staging->keep_as(o.record_dir));
   return recording;
 }
 
@@ -526,22 +526,22 @@ Result<ParityReport> run_parity(const ParityOptions& o) {
   auto& [gates_value, plan, items_value] = *prepared;
   GateFile* gates = &gates_value;
   InputItems* items = &items_value;
-  if (auto st = check_models(o); !st) return st.error();
-  if (auto st = check_plugins(o); !st) return st.error();
+  RUNG_RETURN_IF_ERROR(check_models(o));
+  RUNG_RETURN_IF_ERROR(check_plugins(o));
 
   WorkDir work;  // declared before the sides: their workers end before it is removed
   Side ref{"ref", &o.ref, {}, {}, nullptr, {}, {}, {}, {}}, cand{"cand", &o.cand, {}, {}, nullptr, {}, {}, {}, {}};
-  if (auto st = resolve_runtimes(o, ref, cand); !st) return st.error();
+  RUNG_RETURN_IF_ERROR(resolve_runtimes(o, ref, cand));
   const fs::path worker = parity_worker(o);
   if (worker.empty()) return no_worker();
-  if (auto st = work.open(o.work_dir, "rung-parity"); !st) return st.error();
-  if (auto st = start_sides(o, *gates, JobRunner(worker), work.path(), ref, cand); !st) return st.error();
+  RUNG_RETURN_IF_ERROR(work.open(o.work_dir, "rung-parity"));
+  RUNG_RETURN_IF_ERROR(start_sides(o, *gates, JobRunner(worker), work.path(), ref, cand));
   ValueGate value_gate(ref.io, Tolerance::polygraphy());
   for (auto& g : gates->gates) g->show = o.show;
   for (std::size_t i = 0; i < items->size(); ++i) {
     const InputItem item = items->at(i);
     if (o.on_progress) o.on_progress(fmt::format("input {} of {}: {}", i + 1, items->size(), item.name));
-    if (auto st = compare_item(item, i, plan, work.path(), ref, cand, *gates, value_gate); !st) return st.error();
+    RUNG_RETURN_IF_ERROR(compare_item(item, i, plan, work.path(), ref, cand, *gates, value_gate));
   }
   for (Side* s : {&ref, &cand}) {
     if (s->worker) s->worker->finish(std::chrono::seconds(10));

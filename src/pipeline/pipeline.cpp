@@ -210,8 +210,8 @@ class Run {
 // front, and 100000 decode threads would abort the process when it runs out.
 Status check_options(const PipelineOptions& o) {
   const auto bad = [](const std::string& why) { return Error{ErrorCode::kInvalidArgument, why}; };
-  if (auto st = check_thread_count(o.decode_threads, "decode threads"); !st) return st;
-  if (auto st = check_thread_count(o.recognise_threads, "recognise threads"); !st) return st;
+  RUNG_RETURN_IF_ERROR(check_thread_count(o.decode_threads, "decode threads"));
+  RUNG_RETURN_IF_ERROR(check_thread_count(o.recognise_threads, "recognise threads"));
   if (o.recognise_batch > kMaxOcrBatch) return bad(fmt::format("a recognise batch of {} is out of range: 0 (the rung's default) to {}", o.recognise_batch, kMaxOcrBatch));
   if (o.classify_batch < 1 || o.classify_batch > kMaxOcrBatch) return bad(fmt::format("a classify batch of {} is out of range: 1 to {}", o.classify_batch, kMaxOcrBatch));
   if (o.queue_depth < 1 || o.queue_depth > kMaxOcrBatch) return bad(fmt::format("a queue depth of {} is out of range: 1 to {}", o.queue_depth, kMaxOcrBatch));
@@ -239,7 +239,7 @@ void summarise(PipelineReport& r) {
 
 Result<PipelineReport> run_ocr_pipeline(core::Job& job, const CharacterList& characters, const std::vector<fs::path>& images,
                                         const PipelineOptions& options, std::stop_token stop) {
-  if (auto st = check_options(options); !st) return st.error();
+  RUNG_RETURN_IF_ERROR(check_options(options));
   auto steps = OcrSteps::open(job, characters, options);
   if (!steps) return steps.error();
   PipelineReport report;

@@ -53,12 +53,12 @@ Result<std::vector<std::string>> read_truth_lines(const std::filesystem::path& f
   // Other keys ("image", "note", a line's "box") are the writer's own.
   JsonFields page(*j, "truth file " + file.string());
   const nlohmann::json* listed = page.array("lines", kMaxTruthLines);
-  if (auto st = page.problems(); !st) return st.error();
+  RUNG_RETURN_IF_ERROR(page.problems());
   std::vector<std::string> lines;
   for (std::size_t i = 0; i < listed->size(); ++i) {
     JsonFields line((*listed)[i], fmt::format("truth file {}: lines[{}]", file.string(), i));
     lines.push_back(line.text("text"));
-    if (auto st = line.problems(); !st) return st.error();
+    RUNG_RETURN_IF_ERROR(line.problems());
   }
   return lines;
 }

@@ -53,7 +53,7 @@ Result<StrikeFile> parse_strike_file(const std::string& text) {
       if (auto note = parse_note(*it, it.key(), f)) out.last[it.key()] = std::move(*note);
     }
   }
-  if (auto s = f.finish(); !s) return s.error();
+  RUNG_RETURN_IF_ERROR(f.finish());
   return out;
 }
 
@@ -63,7 +63,7 @@ Result<AttemptFile> parse_attempt_file(const std::string& text) {
   JsonFields f(*j, "attempt");
   AttemptFile out{f.text("fingerprint"), f.text("rung"), f.text("model"), f.text("launch", ""), f.text("when", "")};
   f.require(!out.rung.empty(), "names no rung");
-  if (auto s = f.finish(); !s) return s.error();
+  RUNG_RETURN_IF_ERROR(f.finish());
   return out;
 }
 

@@ -64,7 +64,7 @@ Status check_forced_rung_is_on(const ProbeOptions& o, const std::vector<RungSpec
 Status apply_override(const ProbeOptions& o, const std::vector<RungSpec>& ladder, ProbeOutcome& out) {
   const auto forced = forced_rung(o);
   if (!forced) return {};
-  if (auto s = check_forced_rung_is_on(o, ladder); !s) return s;
+  RUNG_RETURN_IF_ERROR(check_forced_rung_is_on(o, ladder));
   const std::string& by = forced->second;
   const int f = index_on(ladder, forced->first), c = index_on(ladder, out.chosen);
   if (f < c) {
@@ -81,7 +81,7 @@ Status apply_override(const ProbeOptions& o, const std::vector<RungSpec>& ladder
 Status check_options(const ProbeOptions& o) {
   if (o.cache_dir.empty()) return Error{ErrorCode::kInvalidArgument, "the probe needs a cache directory"};
   if (o.probe_runs < 1) return Error{ErrorCode::kInvalidArgument, fmt::format("runs must be at least 1, not {}", o.probe_runs)};
-  if (auto st = check_deadline(o.probe_deadline, "the deadline"); !st) return st;
+  RUNG_RETURN_IF_ERROR(check_deadline(o.probe_deadline, "the deadline"));
   if (!(std::isfinite(o.acceptance_ratio) && o.acceptance_ratio > 0)) {
     return Error{ErrorCode::kInvalidArgument, fmt::format("the acceptance ratio must be a finite positive number, not {}", o.acceptance_ratio)};
   }
@@ -92,11 +92,11 @@ Status check_options(const ProbeOptions& o) {
     return Error{ErrorCode::kInvalidArgument, fmt::format("the minimum gain must lie in [0, 1), not {}", o.min_gain)};
   }
   if (o.threads != ProbeOptions::kInferenceThreads) {
-    if (auto st = check_thread_count(o.threads, "threads"); !st) return st;
+    RUNG_RETURN_IF_ERROR(check_thread_count(o.threads, "threads"));
   }
   if (o.models.empty()) return Error{ErrorCode::kInvalidArgument, "no models are registered"};
   for (const auto& m : o.models) {
-    if (auto st = check_model_file_kind(m.name, m.path); !st) return st;
+    RUNG_RETURN_IF_ERROR(check_model_file_kind(m.name, m.path));
   }
   return {};
 }
@@ -172,7 +172,7 @@ Result<std::optional<ProbeOutcome>> probe_once(const ProbeOptions& given, const 
   out.builds_found = s.discovery.builds.size();
   out.cache_file = probe_cache_file(o.cache_dir);
   if (!lent) note(o, out, "RUNG_SOFTWARE_GPU asks for the software GPU adapter, but: " + lent.error().message);
-  if (auto st = check_forced_rung_is_on(o, s.ladder); !st) return st.error();
+  RUNG_RETURN_IF_ERROR(check_forced_rung_is_on(o, s.ladder));
   s.can_cache = prepare_cache_dir(o, out);
 
   FileHashCache hashes(o.cache_dir);
@@ -213,23 +213,23 @@ Result<std::optional<ProbeOutcome>> probe_once(const ProbeOptions& given, const 
       }
       ProbeOutcome hit = std::move(*cached.outcome);
       hit.log.insert(hit.log.begin(), out.log.begin(), out.log.end());
-      if (auto st = apply_override(o, s.ladder, hit); !st) return st.error();
+      RUNG_RETURN_IF_ERROR(apply_override(o, s.ladder, hit));
       return std::optional<ProbeOutcome>(std::move(hit));
     }
     if (!cached.ignored_because.empty()) note(o, out, "ignored the cache: " + cached.ignored_because);
   }
 
   if (walk == nullptr) return std::optional<ProbeOutcome>();
-  if (auto st = walk(s, *fingerprint, out); !st) return st.error();
+  RUNG_RETURN_IF_ERROR(walk(s, *fingerprint, out));
   if (s.can_cache) {
     if (auto st = write_probe_cache(out.cache_file, *fingerprint, out, s.builds_seen); !st) note(o, out, "could not cache: " + st.error().message);
   }
-  if (auto st = apply_override(o, s.ladder, out); !st) return st.error();
+  RUNG_RETURN_IF_ERROR(apply_override(o, s.ladder, out));
   return std::optional<ProbeOutcome>(std::move(out));
 }
 
 Result<std::optional<ProbeOutcome>> decide_unguarded(const ProbeOptions& o, ProbeWalk walk) {
-  if (auto st = check_options(o); !st) return st.error();
+  RUNG_RETURN_IF_ERROR(check_options(o));
   // RUNG_SOFTWARE_GPU=1 lends the software adapter to the workers (before the ladder
   // names its rungs); without it, the probe goes on without.
   const Status lent = lend_software_gpu_if_asked(false, o.runtimes.read_environment);

@@ -78,9 +78,9 @@ Result<Measurement> measurement_from(const nlohmann::json& j, const std::string&
     x.placement = pf.text("summary");
     pf.skip("placed_share");  // derived
     pf.require(x.placed_nodes <= x.total_nodes, "more nodes placed than the model has");
-    if (auto s = pf.finish(); !s) return s.error();
+    RUNG_RETURN_IF_ERROR(pf.finish());
   }
-  if (auto s = f.finish(); !s) return s.error();
+  RUNG_RETURN_IF_ERROR(f.finish());
   return x;
 }
 
@@ -99,7 +99,7 @@ Result<RungOutcome> rung_from(const nlohmann::json& j, const std::string& where)
   r.reason = f.text("reason");
   f.require(!r.rung.empty(), "names no rung");
   const nlohmann::json* models = f.array("models", kMaxModels);
-  if (auto s = f.finish(); !s) return s.error();
+  RUNG_RETURN_IF_ERROR(f.finish());
   for (std::size_t i = 0; i < models->size(); ++i) {
     auto m = measurement_from((*models)[i], fmt::format("{}: model {}", where, i + 1));
     if (!m) return m.error();
@@ -182,13 +182,13 @@ Result<ProbeOutcome> outcome_from_json(const nlohmann::json& j) {
   o.inputs_refused = f.flag("inputs_refused", false);
   o.model_unloadable = f.flag("model_unloadable", false);
   for (const char* derived : {"about", "log", "cache_file", "inputs"}) f.skip(derived);
-  if (auto s = f.finish(); !s) return s.error();
+  RUNG_RETURN_IF_ERROR(f.finish());
 
   JsonFields rt(*runtime, "outcome: runtime");
   o.runtime_version = rt.text("version");
   o.runtime_library = path_from_utf8(rt.text("library"));
   o.builds_found = static_cast<std::size_t>(rt.integer("builds_found", 0, 100'000));
-  if (auto s = rt.finish(); !s) return s.error();
+  RUNG_RETURN_IF_ERROR(rt.finish());
   auto fl = rung_from(*floor, "outcome: floor");
   if (!fl) return fl.error();
   o.floor = std::move(*fl);

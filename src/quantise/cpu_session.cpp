@@ -17,7 +17,7 @@ SessionSettings cpu_session_settings(int threads) {
 
 Result<PreparedSession> open_exposed_on_cpu(OrtProcess& process, const onnx::ModelProto& model, const std::vector<std::string>& tensors,
                                             const std::filesystem::path& file, int threads) {
-  if (auto s = write_onnx_model(exposing(model, tensors), file); !s) return s.error();
+  RUNG_RETURN_IF_ERROR(write_onnx_model(exposing(model, tensors), file));
   auto session = open_session(process, file, cpu_session_settings(threads));
   if (!session) return Error{session.error().code, fmt::format("{}: {}", file.filename().string(), session.error().message)};
   return prepare_session(std::move(*session));

@@ -96,7 +96,7 @@ Result<OpsetUpgrade> upgrade_opset(onnx::ModelProto& model, std::int64_t target)
     return Error{ErrorCode::kUnsupported, fmt::format("opset {}: this libonnx converts up to opset {}", target, highest_convertible_opset())};
   }
   u.constants_lifted = lift_constants(*model.mutable_graph());
-  if (auto s = infer_shapes(model); !s) return s.error();
+  RUNG_RETURN_IF_ERROR(infer_shapes(model));
   if (target == u.from) return u;
   try {
     onnx::ModelProto converted = onnx::version_conversion::ConvertVersion(model, static_cast<int>(target));
@@ -106,7 +106,7 @@ Result<OpsetUpgrade> upgrade_opset(onnx::ModelProto& model, std::int64_t target)
   } catch (const std::exception& e) {
     return Error{ErrorCode::kUnsupported, fmt::format("ONNX's version converter cannot take this graph from opset {} to {}: {}", u.from, target, e.what())};
   }
-  if (auto s = infer_shapes(model); !s) return s.error();
+  RUNG_RETURN_IF_ERROR(infer_shapes(model));
   return u;
 }
 

@@ -26,7 +26,7 @@ Result<fs::path> write_proof_gate(const ProofInputs& in, const Tolerance& t, con
   j["model"] = "the rewritten graph against the original: every output within Tolerance::close()";
   j["gates"] = {{{"decoder", "tensor"}, {"atol", t.atol}, {"rtol", t.rtol}}};
   const fs::path path = dir / "proof.gate.json";
-  if (auto s = write_file_atomically(path, json_text(j, 2)); !s) return s.error();
+  RUNG_RETURN_IF_ERROR(write_file_atomically(path, json_text(j, 2)));
   return path;
 }
 

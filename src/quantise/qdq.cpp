@@ -190,7 +190,7 @@ class Rewriter {
       // A folded activation reads the float tensor its quantised producer writes: ONNX Runtime folds the two.
       const bool quantised = plan_.quantised.count(n.name()) > 0 && !plan_.folded.count(n.name());
       if (quantised && kernel_rule(s_.target, n.op_type()).kind == KernelKind::kSaturating) {
-        if (auto done = saturating(nodes, original); !done) return done.error();
+        RUNG_RETURN_IF_ERROR(saturating(nodes, original));
         continue;
       }
       const std::vector<int> data = !quantised ? std::vector<int>{} : weights_only(s_.form) ? std::vector<int>{1} : data_inputs(n);

@@ -46,7 +46,7 @@ Result<WorkDir> open_workspace(const fs::path& given, const std::string& prefix)
     if (ec) return Error{ErrorCode::kIo, fmt::format("{}: {}", given.string(), ec.message())};
   }
   WorkDir work;
-  if (auto st = work.open(given, prefix); !st) return st.error();
+  RUNG_RETURN_IF_ERROR(work.open(given, prefix));
   return work;
 }
 
@@ -54,7 +54,7 @@ ProofSides proof_sides(const ReleaseToolSettings& s, const ResolvedRuntime& rt) 
 
 // The settings both commands share, checked before any work (the C++ API has no CLI in front).
 Status check_settings(const ReleaseToolSettings& s) {
-  if (auto st = check_deadline(s.deadline, "the deadline"); !st) return st;
+  RUNG_RETURN_IF_ERROR(check_deadline(s.deadline, "the deadline"));
   return check_thread_count(s.threads, "threads");
 }
 
@@ -108,11 +108,11 @@ std::string failing_titles(const ParityReport& r, std::vector<std::string>& fail
 }  // namespace
 
 Result<UpgradeOutcome> run_upgrade(const UpgradeOptions& o) {
-  if (auto s = check_settings(o.settings); !s) return s.error();
+  RUNG_RETURN_IF_ERROR(check_settings(o.settings));
   if (o.random > kMaxRandomInputSets) {
     return Error{ErrorCode::kInvalidArgument, fmt::format("{} random input sets is out of range: at most {}", o.random, kMaxRandomInputSets)};
   }
-  if (auto s = require_file(o.model, "model"); !s) return s.error();
+  RUNG_RETURN_IF_ERROR(require_file(o.model, "model"));
   if (o.out.empty()) return Error{ErrorCode::kInvalidArgument, "no output file given (--out FILE)"};
   if (o.inputs_dir.empty() == (o.random == 0)) {
     return Error{ErrorCode::kInvalidArgument, "the proof needs inputs: give an input directory or a number of random inputs (one of them)"};
@@ -120,7 +120,7 @@ Result<UpgradeOutcome> run_upgrade(const UpgradeOptions& o) {
   // Before any work: the upgraded file never replaces the model or anything else read.
   std::vector<NamedPath> inputs = {{"the model", o.model}, {"--inputs", o.inputs_dir}, {"--gate", o.gate_file}, {"--preprocess", o.preprocess_file}};
   add_runtime_inputs(o.settings, inputs);
-  if (auto s = check_output_paths({{"--out", o.out}}, inputs); !s) return s.error();
+  RUNG_RETURN_IF_ERROR(check_output_paths({{"--out", o.out}}, inputs));
   auto read = read_onnx_model(o.model);
   if (!read) return read.error();
   onnx::ModelProto& model = *read;
@@ -135,7 +135,7 @@ Result<UpgradeOutcome> run_upgrade(const UpgradeOptions& o) {
   auto upgraded = upgrade_opset(model, o.opset);
   if (!upgraded) return Error{upgraded.error().code, fmt::format("{}: {}", o.model.string(), upgraded.error().message)};
   const fs::path candidate = work->path() / "upgraded.onnx";
-  if (auto s = write_onnx_model(model, candidate); !s) return s.error();
+  RUNG_RETURN_IF_ERROR(write_onnx_model(model, candidate));
   progress(o.settings, "proving", 0, 0, "");
   auto proof = prove_same_computation(o.model, candidate, {o.inputs_dir, o.random, o.seed, o.gate_file, o.preprocess_file},
                                       proof_sides(o.settings, *rt), work->path() / "proof");
@@ -148,7 +148,7 @@ Result<UpgradeOutcome> run_upgrade(const UpgradeOptions& o) {
     out.text += fmt::format("REFUSED: the upgraded graph does not compute the same (output '{}' differs); nothing written\n", out.failing_output);
     return out;
   }
-  if (auto s = write_onnx_model(model, o.out); !s) return s.error();
+  RUNG_RETURN_IF_ERROR(write_onnx_model(model, o.out));
   out.written = true;
   out.text += fmt::format("WRITTEN {} (opset {}), proven the same as {} on {} inputs\n", o.out.string(), out.to, o.model.filename().string(),
                           proof->parity.inputs);
@@ -157,9 +157,9 @@ Result<UpgradeOutcome> run_upgrade(const UpgradeOptions& o) {
 
 Result<QuantiseOutcome> run_quantise(const QuantiseOptions& o) {
   // Everything that can be checked without running a model, first.
-  if (auto s = check_settings(o.settings); !s) return s.error();
-  if (auto s = require_file(o.model, "model"); !s) return s.error();
-  if (auto s = require_file(o.gate_file, "gate file"); !s) return s.error();
+  RUNG_RETURN_IF_ERROR(check_settings(o.settings));
+  RUNG_RETURN_IF_ERROR(require_file(o.model, "model"));
+  RUNG_RETURN_IF_ERROR(require_file(o.gate_file, "gate file"));
   QuantiseEvidence ev;
   ev.created = utc_now();
   ev.command = o.command_line;
@@ -172,7 +172,7 @@ Result<QuantiseOutcome> run_quantise(const QuantiseOptions& o) {
   {
     std::vector<NamedPath> inputs = {{"the model", o.model}, {"--gate", o.gate_file}, {"--calibration", o.calibration_dir}, {"--holdout", o.holdout_dir}};
     add_runtime_inputs(o.settings, inputs);
-    if (auto s = check_output_paths({{"--out", out}, {"--report", report_path}}, inputs); !s) return s.error();
+    RUNG_RETURN_IF_ERROR(check_output_paths({{"--out", out}, {"--report", report_path}}, inputs));
   }
   ev.qdq.form = *form;
   ev.qdq.target = default_qdq_target(*form);
@@ -207,7 +207,7 @@ Result<QuantiseOutcome> run_quantise(const QuantiseOptions& o) {
   {
     std::vector<NamedPath> named;
     for (const auto& f : files_named_by(*gates)) named.push_back({"the gate file's " + f.filename().string(), f});
-    if (auto s = check_output_paths({{"--out", out}, {"--report", report_path}}, named); !s) return s.error();
+    RUNG_RETURN_IF_ERROR(check_output_paths({{"--out", out}, {"--report", report_path}}, named));
   }
   ev.gate_file = o.gate_file;
   if (auto h = sha256_of_file(o.gate_file); h) ev.gate_file_sha256 = *h;
@@ -216,7 +216,7 @@ Result<QuantiseOutcome> run_quantise(const QuantiseOptions& o) {
   if (!calibration) return Error{calibration.error().code, fmt::format("calibration set: {}", calibration.error().message)};
   auto holdout = read_input_set(o.holdout_dir);
   if (!holdout) return Error{holdout.error().code, fmt::format("holdout set: {}", holdout.error().message)};
-  if (auto s = check_disjoint(*calibration, *holdout); !s) return s.error();
+  RUNG_RETURN_IF_ERROR(check_disjoint(*calibration, *holdout));
   ev.calibration = &*calibration;
   ev.holdout = &*holdout;
   const InputPlan plan{gates->preprocess, gates->image_input, gates->inputs, 0};
@@ -253,7 +253,7 @@ Result<QuantiseOutcome> run_quantise(const QuantiseOptions& o) {
     outcome.model_id = e.model_id;
     const bool write_report = outcome.written || !o.report.empty();
     if (write_report) {
-      if (auto s = write_file_atomically(report_path, outcome.json + "\n"); !s) return s.error();
+      RUNG_RETURN_IF_ERROR(write_file_atomically(report_path, outcome.json + "\n"));
       outcome.report_file = report_path;
     }
     return outcome;
@@ -276,11 +276,11 @@ Result<QuantiseOutcome> run_quantise(const QuantiseOptions& o) {
   ev.conv_folds = fold_into_convolutions(*prepared.mutable_graph());
   const bool rewritten = ev.conv_folds.total() > 0 || ev.activation_folds.total() > 0;
   if (rewritten) {
-    if (auto s = infer_shapes(prepared); !s) return s.error();
+    RUNG_RETURN_IF_ERROR(infer_shapes(prepared));
   }
   if (ev.upgraded_to || rewritten) {
     const fs::path file = work->path() / "upgraded.onnx";
-    if (auto s = write_onnx_model(prepared, file); !s) return s.error();
+    RUNG_RETURN_IF_ERROR(write_onnx_model(prepared, file));
     progress(o.settings, "proving the upgrade", 0, 0, "");
     auto proof = prove_same_computation(o.model, file, {o.calibration_dir, 0, 0, o.gate_file, {}, rewritten}, proof_sides(o.settings, *rt),
                                         work->path() / "proof");
@@ -376,7 +376,7 @@ Result<QuantiseOutcome> run_quantise(const QuantiseOptions& o) {
     a.counts = *counts;
     if (!model.SerializeToString(&a.bytes)) return Error{ErrorCode::kInvalidArgument, "the quantised model does not serialise"};
     a.file = work->path() / fmt::format("candidate-{}.onnx", attempts++);
-    if (auto s = write_file_atomically(a.file, a.bytes); !s) return s.error();
+    RUNG_RETURN_IF_ERROR(write_file_atomically(a.file, a.bytes));
     auto written_facts = inspect_model_file(a.file);
     if (!written_facts) return written_facts.error();
     if (written_facts->form != *form) {
@@ -529,7 +529,7 @@ Result<QuantiseOutcome> run_quantise(const QuantiseOptions& o) {
   ev.allow_slower = o.allow_slower;
   outcome.passed = ev.scored->passed() && !slower_refused;
   if (outcome.passed || o.force) {
-    if (auto s = write_file_atomically(out, bytes); !s) return s.error();
+    RUNG_RETURN_IF_ERROR(write_file_atomically(out, bytes));
     outcome.written = true;
     outcome.file = out;
     ev.output = out;

@@ -85,7 +85,7 @@ Result<std::unique_ptr<Database>> open_database(const std::string& url, OpenMode
                                                      (*db)->describe())};
     }
   }
-  if (auto s = migrate(**db); !s) return s.error();
+  RUNG_RETURN_IF_ERROR(migrate(**db));
   return db;
 }
 

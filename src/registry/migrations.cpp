@@ -38,7 +38,7 @@ Status migrate(Database& db) {
   const auto wanted = migrations_for(db.backend());
   return in_write_transaction(db, [&]() -> Status {
     if (db.backend() == Backend::kPostgresql) {
-      if (auto s = db.execute_script(kPostgresMigrationLock); !s) return s;
+      RUNG_RETURN_IF_ERROR(db.execute_script(kPostgresMigrationLock));
     }
     if (auto s = db.execute_script("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, "
                                    "applied_at TEXT NOT NULL)");

@@ -229,7 +229,7 @@ Result<std::unique_ptr<Database>> open_postgresql(const std::string& url) {
                         : fmt::format("SELECT set_config('statement_timeout', CASE current_setting('statement_timeout') WHEN '0' THEN '{}' "
                                       "ELSE current_setting('statement_timeout') END, false)",
                                       kPostgresStatementTimeoutSeconds * 1000);
-  if (auto r = db->query(set, {}); !r) return r.error();
+  RUNG_RETURN_IF_ERROR(db->query(set, {}));
   return std::unique_ptr<Database>(std::move(db));
 }
 

@@ -64,7 +64,7 @@ std::string environment_mismatch(const std::string& what, const std::string& run
 }
 
 Result<json> parse_bench_record(const std::string& text, const std::string& what) {
-  if (auto s = check_document_size(RegistryDocument::kBenchRecord, what, text.size()); !s) return s.error();
+  RUNG_RETURN_IF_ERROR(check_document_size(RegistryDocument::kBenchRecord, what, text.size()));
   json j = parse_json_or_discarded(text);
   if (!j.is_object() || !j.contains("schema") || j["schema"] != kBenchSchema) {
     return Error{ErrorCode::kInvalidArgument, fmt::format("{} is not a rung bench record", what)};
@@ -98,7 +98,7 @@ Result<std::vector<MeasurementRow>> rows_of(const json& model, const json& m, co
                                             {"model.stable_sha256", &base.model_stable_sha256, name}, {"device", &base.device, text},
                                             {"env.hostname", &base.hostname, text}, {"env.runtime.version", &base.runtime_version, name},
                                             {"provenance.date", &base.measured_at, name}}) {
-    if (auto s = check_stored_text(fmt::format("{}: '{}'", where, field), *value, limit); !s) return s.error();
+    RUNG_RETURN_IF_ERROR(check_stored_text(fmt::format("{}: '{}'", where, field), *value, limit));
   }
   const json& rows = m.at("rows");
   if (!rows.is_array()) throw json::type_error::create(302, "rows must be a list", &rows);
@@ -329,7 +329,7 @@ Result<CheckedEvidence> check_bench_record(const Release& release, const Evidenc
 
 Result<CheckedEvidence> check_parity_report(const Release& release, const EvidenceFile& file) {
   const std::string what = fmt::format("parity report {}", printable(file.path.string()));
-  if (auto s = check_document_size(RegistryDocument::kParityReport, what, file.text.size()); !s) return s.error();
+  RUNG_RETURN_IF_ERROR(check_document_size(RegistryDocument::kParityReport, what, file.text.size()));
   json report = parse_json_or_discarded(file.text);
   if (report.is_discarded() || !report.is_object() || !report.contains("gates") || !report.contains("passed")) {
     return Error{ErrorCode::kInvalidArgument, fmt::format("{} is not a rung parity report (--json)", what)};
@@ -356,7 +356,7 @@ Result<CheckedEvidence> check_parity_report(const Release& release, const Eviden
     const bool passed = report["passed"].get<bool>();
     const std::string ref_rung = ref.at("rung").get<std::string>(), ref_runtime = ref.at("runtime").at("version").get<std::string>();
     for (const auto& [field, value] : {std::pair{"sides.ref.rung", &ref_rung}, {"sides.ref.runtime.version", &ref_runtime}}) {
-      if (auto s = check_stored_text(fmt::format("{}: '{}'", what, field), *value, kRegistryLimits.name_bytes); !s) return s.error();
+      RUNG_RETURN_IF_ERROR(check_stored_text(fmt::format("{}: '{}'", what, field), *value, kRegistryLimits.name_bytes));
     }
     out.evidence.kind = "parity";
     out.evidence.document = json_text(report);

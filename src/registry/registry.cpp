@@ -181,7 +181,7 @@ Status check_gate_mark(const Release& r) {
   }
   if (failing) {
     for (const auto& gate : gates->failed) {
-      if (auto s = registry::check_stored_text("a failing gate of the recipe", gate, kRegistryLimits.text_bytes); !s) return s;
+      RUNG_RETURN_IF_ERROR(registry::check_stored_text("a failing gate of the recipe", gate, kRegistryLimits.text_bytes));
     }
     if (auto s = registry::check_stored_text("the recipe's decision", gates->decision, kRegistryLimits.name_bytes); !s) return s;
   }
@@ -207,13 +207,13 @@ Status check_release(const Release& r) {
         {"the reason it is not retained (--not-retained)", &r.artifact.not_retained_reason, text},
         {"the reason its weights are opaque (--opaque)", &r.precision.opaque_why, text}, {"the cache's SHA-256", &r.cache_sha256, name},
         {"the cache's file name (--cache)", &r.cache_file, text}, {"the registration time", &r.registered_at, name}}) {
-    if (auto s = registry::check_stored_text(field, *value, limit); !s) return s;
+    RUNG_RETURN_IF_ERROR(registry::check_stored_text(field, *value, limit));
   }
   for (const auto& [provider, version] : r.environment.providers) {
     if (auto s = registry::check_stored_text("a provider's name", provider, name); !s) return s;
     if (auto s = registry::check_stored_text(fmt::format("provider {}'s version", provider), version, name); !s) return s;
   }
-  if (auto s = registry::check_document_size(RegistryDocument::kRecipe, "the recipe", r.recipe_json.size()); !s) return s;
+  RUNG_RETURN_IF_ERROR(registry::check_document_size(RegistryDocument::kRecipe, "the recipe", r.recipe_json.size()));
   auto recipe = parse_json(r.recipe_json);
   if (!recipe) return Error{ErrorCode::kInvalidArgument, fmt::format("the recipe is not JSON: {}", recipe.error().message)};
   if (!recipe->is_object()) return Error{ErrorCode::kInvalidArgument, "the recipe must be a JSON object"};
@@ -330,7 +330,7 @@ Result<std::set<std::string>> insert_measurements(registry::Database& db, const 
       fleet[{m.model_name, m.model_sha256, m.device, m.runtime_version, m.rung}].add(m.measured_at, as_int(row[0]));
     }
   }
-  if (auto s = update_fleet(db, fleet); !s) return s.error();
+  RUNG_RETURN_IF_ERROR(update_fleet(db, fleet));
   return inserted;
 }
 
@@ -452,7 +452,7 @@ Result<std::string> Registry::default_url() { return registry::default_registry_
 std::string Registry::describe() const { return impl_->db->describe(); }
 
 Result<AddOutcome> Registry::add(Release release, const std::vector<EvidenceFile>& bench_records, const std::vector<EvidenceFile>& parity_reports) {
-  if (auto s = check_release(release); !s) return s.error();
+  RUNG_RETURN_IF_ERROR(check_release(release));
   if (release.gate_failed) release.gate_failed = recipe_gates(release.recipe_json);  // the mark holds what the recipe says
   if (release.registered_at.empty()) release.registered_at = registry::utc_now();
   AddOutcome out;

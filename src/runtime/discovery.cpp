@@ -268,10 +268,10 @@ Result<RuntimeDiscovery> discover_found_runtimes(const RuntimeSearch& search, co
     discovery.builds.push_back(std::move(build));
   }
 
-  if (auto s = check_environment_build(discovery); !s) return s.error();
+  RUNG_RETURN_IF_ERROR(check_environment_build(discovery));
   // Judged when every build was opened (a warm launch opens only the one its cache vouches for).
   if (options.explicit_dir_must_serve && !only) {
-    if (auto s = check_explicit_build(discovery, options.explicit_refusal_keeps_its_kind); !s) return s.error();
+    RUNG_RETURN_IF_ERROR(check_explicit_build(discovery, options.explicit_refusal_keeps_its_kind));
   }
   discovery.chosen = choose_build(discovery.builds, &discovery.choice_reason);
   if (!discovery.chosen) {

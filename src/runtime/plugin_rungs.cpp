@@ -68,13 +68,13 @@ Result<std::vector<RungSpec>> plugin_rungs(const std::vector<fs::path>& plugin_d
   if (auto env = rung_variable("RUNG_PLUGIN_DIR", read_environment)) dirs.emplace_back(fmt::format("RUNG_PLUGIN_DIR={}", *env), path_from_utf8(*env));
   std::vector<RungSpec> out;
   for (const auto& [what, dir] : dirs) {
-    if (auto s = check_trusted(what, dir, allow_writable); !s) return s.error();
+    RUNG_RETURN_IF_ERROR(check_trusted(what, dir, allow_writable));
     auto listed = list_directory(dir);
     std::vector<fs::path> files = listed ? std::move(*listed) : std::vector<fs::path>{};
     std::sort(files.begin(), files.end());
     for (const auto& f : files) {
       if (!is_plugin_library(f)) continue;
-      if (auto s = check_plugin_library(f, allow_writable); !s) return s.error();
+      RUNG_RETURN_IF_ERROR(check_plugin_library(f, allow_writable));
       out.push_back(plugin_rung(plugin_rung_name(f), f.string()));
     }
   }

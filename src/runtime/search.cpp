@@ -123,7 +123,7 @@ Result<RuntimeSearch> search_runtimes(const RuntimeSearchOptions& options) {
   };
 
   if (options.explicit_dir) {
-    if (auto s = check_named_directory(*options.explicit_dir, "the runtime directory"); !s) return s.error();
+    RUNG_RETURN_IF_ERROR(check_named_directory(*options.explicit_dir, "the runtime directory"));
     add(*options.explicit_dir, SearchOrigin::kExplicit, libraries_under(*options.explicit_dir));
   }
   if (auto env = rung_variable("RUNG_ORT_DIR", options.read_environment, /*empty_counts=*/true)) {

@@ -190,14 +190,14 @@ Result<std::vector<Tensor>> generate_inputs(const std::vector<TensorInfo>& infos
     // One stream per input name: adding an input to a spec leaves the others' bytes alone.
     std::mt19937_64 rng(seed ^ std::hash<std::string>{}(info.name));
     auto v = spec.values.find(info.name);
-    if (auto s = fill_tensor(*t, v != spec.values.end() ? &v->second : nullptr, rng); !s) return s.error();
+    RUNG_RETURN_IF_ERROR(fill_tensor(*t, v != spec.values.end() ? &v->second : nullptr, rng));
     out.push_back(std::move(*t));
   }
   return out;
 }
 
 Result<std::vector<Tensor>> make_inputs(const ModelIo& io, const InputSpec& spec, std::uint64_t seed) {
-  if (auto s = check_input_spec(io, spec); !s) return s.error();
+  RUNG_RETURN_IF_ERROR(check_input_spec(io, spec));
   std::vector<Tensor> recorded;
   if (!spec.tensors_dir.empty()) {
     auto r = read_tensor_directory(spec.tensors_dir, spec.max_tensor_bytes);

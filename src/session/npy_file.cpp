@@ -156,11 +156,11 @@ Result<NpyHeader> parse_header(std::string_view preamble_and_header, const std::
   const std::string_view header = preamble_and_header.substr(0, *end).substr(preamble_and_header[6] == 1 ? 10 : 12);
   NpyHeader h;
   h.data_offset = *end;
-  if (auto s = parse_dtype(header, where, h); !s) return s.error();
+  RUNG_RETURN_IF_ERROR(parse_dtype(header, where, h));
   const auto fortran = value_of(header, "'fortran_order'");
   if (fortran.starts_with("True")) return not_npy(where, "Fortran order is not supported; save with C order");
   if (!fortran.starts_with("False")) return not_npy(where, "no fortran_order");
-  if (auto s = parse_shape(header, where, h); !s) return s.error();
+  RUNG_RETURN_IF_ERROR(parse_shape(header, where, h));
   return h;
 }
 

@@ -119,7 +119,7 @@ Result<OrtProcess*> OrtProcess::install(const RuntimeBuild& build) {
                  fmt::format("this process already runs ONNX Runtime {} ({}); cannot switch to {}", process->build_.version,
                              process->build_.library.string(), build.library.string())};
   }
-  if (auto s = ort::install_api(build.api, build.api_version); !s) return s.error();
+  RUNG_RETURN_IF_ERROR(ort::install_api(build.api, build.api_version));
   try {
     process = new OrtProcess(build);
   } catch (const Ort::Exception& e) {

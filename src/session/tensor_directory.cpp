@@ -43,7 +43,7 @@ Status write_numbered(const std::vector<T>& items, const std::filesystem::path& 
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   for (std::size_t i = 0; i < items.size(); ++i) {
-    if (auto s = write(items[i], dir / path_from_utf8(fmt::format("output_{}.pb", i)), WriteMode::kScratch); !s) return s;
+    RUNG_RETURN_IF_ERROR(write(items[i], dir / path_from_utf8(fmt::format("output_{}.pb", i)), WriteMode::kScratch));
   }
   return {};
 }

@@ -78,7 +78,7 @@ Result<Tensor> tensor_from_proto(const onnx::TensorProto& proto, const std::stri
   // Strings take no fixed room: the file's own size bounds them.
   auto need = tensor_bytes(where, t.type, t.shape, max_bytes);
   if (!need) return need.error();
-  if (auto s = take_values(proto, t, where); !s) return s.error();
+  RUNG_RETURN_IF_ERROR(take_values(proto, t, where));
   if (!t.consistent()) {
     const std::size_t held = t.type == ElementType::kString ? t.strings.size() : t.bytes.size();
     return Error{ErrorCode::kInvalidArgument,
@@ -183,10 +183,10 @@ Status fill_sequence(const Value& v, onnx::SequenceProto& proto, const std::stri
   for (const auto& item : v.items) {
     if (item.kind != kind) return Error{ErrorCode::kInvalidArgument, fmt::format("{}: sequence '{}' mixes kinds of value", where, v.name)};
     if (kind == Value::Kind::kTensor) {
-      if (auto s = check_writable(item.tensor, where); !s) return s;
+      RUNG_RETURN_IF_ERROR(check_writable(item.tensor, where));
       *proto.add_tensor_values() = tensor_to_proto(item.tensor);
     } else if (kind == Value::Kind::kSequence) {
-      if (auto s = fill_sequence(item, *proto.add_sequence_values(), where); !s) return s;
+      RUNG_RETURN_IF_ERROR(fill_sequence(item, *proto.add_sequence_values(), where));
     } else if (auto s = fill_optional(item, *proto.add_optional_values(), where); !s) {
       return s;
     }
@@ -200,7 +200,7 @@ Status fill_optional(const Value& v, onnx::OptionalProto& proto, const std::stri
   const Value& held = v.items.front();
   switch (held.kind) {
     case Value::Kind::kTensor:
-      if (auto s = check_writable(held.tensor, where); !s) return s;
+      RUNG_RETURN_IF_ERROR(check_writable(held.tensor, where));
       proto.set_elem_type(onnx::OptionalProto::TENSOR);
       *proto.mutable_tensor_value() = tensor_to_proto(held.tensor);
       return {};
@@ -236,18 +236,18 @@ Status parse_file(const std::filesystem::path& path, Proto& proto, const char* w
 Result<Tensor> parse_tensor_proto(std::string_view bytes, const std::string& where, const std::string& fallback_name,
                                   std::uint64_t max_bytes) {
   onnx::TensorProto proto;
-  if (auto s = parse_bytes(bytes, where, proto, "TensorProto"); !s) return s.error();
+  RUNG_RETURN_IF_ERROR(parse_bytes(bytes, where, proto, "TensorProto"));
   return tensor_from_proto(proto, where, fallback_name, max_bytes);
 }
 
 Result<Tensor> read_tensor_file(const std::filesystem::path& path, std::uint64_t max_bytes) {
   onnx::TensorProto proto;
-  if (auto s = parse_file(path, proto, "TensorProto", max_bytes); !s) return s.error();
+  RUNG_RETURN_IF_ERROR(parse_file(path, proto, "TensorProto", max_bytes));
   return tensor_from_proto(proto, path.string(), path.stem().string(), max_bytes);
 }
 
 Status write_tensor_file(const Tensor& tensor, const std::filesystem::path& path, WriteMode mode) {
-  if (auto s = check_writable(tensor, path.string()); !s) return s;
+  RUNG_RETURN_IF_ERROR(check_writable(tensor, path.string()));
   return write_in(mode, path, tensor_to_proto(tensor).SerializeAsString());
 }
 
@@ -261,12 +261,12 @@ Result<Value> read_value_file(const std::filesystem::path& path, Value::Kind kin
     }
     case Value::Kind::kSequence: {
       onnx::SequenceProto proto;
-      if (auto s = parse_file(path, proto, "SequenceProto", max_bytes); !s) return s.error();
+      RUNG_RETURN_IF_ERROR(parse_file(path, proto, "SequenceProto", max_bytes));
       return value_from_sequence(proto, where, max_bytes);
     }
     case Value::Kind::kOptional: {
       onnx::OptionalProto proto;
-      if (auto s = parse_file(path, proto, "OptionalProto", max_bytes); !s) return s.error();
+      RUNG_RETURN_IF_ERROR(parse_file(path, proto, "OptionalProto", max_bytes));
       return value_from_optional(proto, where, max_bytes);
     }
   }
@@ -283,12 +283,12 @@ Status write_value_file(const Value& value, const std::filesystem::path& path, W
     }
     case Value::Kind::kSequence: {
       onnx::SequenceProto proto;
-      if (auto s = fill_sequence(value, proto, where); !s) return s;
+      RUNG_RETURN_IF_ERROR(fill_sequence(value, proto, where));
       return write_in(mode, path, proto.SerializeAsString());
     }
     case Value::Kind::kOptional: {
       onnx::OptionalProto proto;
-      if (auto s = fill_optional(value, proto, where); !s) return s;
+      RUNG_RETURN_IF_ERROR(fill_optional(value, proto, where));
       return write_in(mode, path, proto.SerializeAsString());
     }
   }

@@ -179,7 +179,7 @@ Result<Variant> parse_variant(const json& v, const Group& g, const fs::path& fil
     out.file = local_path(ff.text("path"), base, defaults);
     if (file_entry.contains("made_by")) out.made_by = local_path(ff.text("made_by"), base, defaults);
   }
-  if (auto s = ff.finish(); !s) return s.error();
+  RUNG_RETURN_IF_ERROR(ff.finish());
   const bool pinned_by_hash = v.contains("sha256") || v.contains("stable_sha256");
   out.sha256 = f.text("sha256", "");
   out.stable_sha256 = f.text("stable_sha256", "");
@@ -194,7 +194,7 @@ Result<Variant> parse_variant(const json& v, const Group& g, const fs::path& fil
   } else if (out.sha256.size() != 64) {
     return bad(file, where + ": \"sha256\" is not a SHA-256 (64 hex digits)");
   }
-  if (auto s = f.finish(); !s) return s.error();
+  RUNG_RETURN_IF_ERROR(f.finish());
   return out;
 }
 
@@ -202,7 +202,7 @@ Result<Pin> parse_pin(const json& p, const Group& g, const fs::path& file) {
   JsonFields f(p, fmt::format("{}: group {}: a pin", file.string(), g.name));
   Pin pin{f.text("platform", ""), f.text("variant", ""), f.text("reason", ""), {}};
   const json* then = f.array("then", kMaxEntries, false);
-  if (auto s = f.finish(); !s) return s.error();
+  RUNG_RETURN_IF_ERROR(f.finish());
   for (const auto& key : then != nullptr ? *then : json::array()) {
     if (!key.is_string() || !g.find(key.get<std::string>())) {
       return bad(file, fmt::format("group {}: the pin for {}: \"then\" names no variant of it ({})", g.name, pin.platform, json_text(key).substr(0, 60)));
@@ -241,7 +241,7 @@ Result<Group> parse_group(const json& g, const fs::path& file, const Expansion& 
   }
   const json* variants = f.array("variants", kMaxEntries, false);
   const json* pins = f.array("pins", kMaxEntries, false);
-  if (auto s = f.finish(); !s) return s.error();
+  RUNG_RETURN_IF_ERROR(f.finish());
   for (const auto& v : variants != nullptr ? *variants : json::array()) {
     auto variant = parse_variant(v, out, file, base, defaults);
     if (!variant) return variant.error();
@@ -322,7 +322,7 @@ Result<Manifest> load_manifest(const fs::path& path, const PathVariables& values
   f.skip("schema_version");
   f.text("description", "");
   const json* groups = f.array("groups", kMaxEntries, false);
-  if (auto s = f.finish(); !s) return s.error();
+  RUNG_RETURN_IF_ERROR(f.finish());
   // Every value is read by kind above; this is a last guard, so no exception leaves the library.
   try {
     std::map<fs::path, InputSpec> specs_read;
@@ -351,7 +351,7 @@ Result<Deployment> load_deployment(const fs::path& path) {
   f.skip("schema_version");
   f.text("description", "");
   const json* rungs = f.array("provisions", kMaxEntries, false);
-  if (auto s = f.finish(); !s) return s.error();
+  RUNG_RETURN_IF_ERROR(f.finish());
   if (rungs == nullptr) return bad(file, "\"provisions\" is not a list of rungs");
   for (const auto& r : *rungs) {
     if (!r.is_string() || r.get<std::string>().empty()) return bad(file, "a provisioned rung is not a name");

@@ -53,7 +53,7 @@ Status check_path_trusted(const fs::path& path) {
   }
   struct stat st {};
   if (::lstat("/", &st) != 0) return Error{ErrorCode::kIo, fmt::format("/: {}", std::strerror(errno))};
-  if (auto s = check_component("/", st); !s) return s;
+  RUNG_RETURN_IF_ERROR(check_component("/", st));
 
   std::deque<std::string> todo;
   push_front_components(todo, path);
@@ -72,7 +72,7 @@ Status check_path_trusted(const fs::path& path) {
       return Error{errno == ENOENT || errno == ENOTDIR ? ErrorCode::kNotFound : ErrorCode::kIo,
                    fmt::format("{}: {}", next, std::strerror(errno))};
     }
-    if (auto s = check_component(next, st); !s) return s;
+    RUNG_RETURN_IF_ERROR(check_component(next, st));
     if (!S_ISLNK(st.st_mode)) {
       current = next;
       continue;

@@ -182,7 +182,7 @@ Status check_path_trusted(const fs::path& path) {
     return Error{ErrorCode::kInvalidArgument, fmt::format("{}: not an absolute path", path.string())};
   }
   fs::path current = path.root_path();  // "C:\" or "\\server\share\"
-  if (auto root = check_component(current); !root) return root.error();
+  RUNG_RETURN_IF_ERROR(check_component(current));
 
   std::deque<fs::path> todo;
   auto push_front = [&todo](const fs::path& p) {
@@ -213,7 +213,7 @@ Status check_path_trusted(const fs::path& path) {
     if (ec) return Error{ErrorCode::kIo, fmt::format("{}: a link whose target cannot be read: {}", next.string(), ec.message())};
     if (target.is_absolute()) {
       current = target.root_path();
-      if (auto root = check_component(current); !root) return root.error();
+      RUNG_RETURN_IF_ERROR(check_component(current));
     }
     push_front(target);
   }

@@ -43,7 +43,7 @@ class BoxesGate final : public ParityGate {
   }
   Status check(const ModelIo& io) override {
     for (const auto& o : outputs()) {
-      if (auto s = require_output(io, o, "boxes gate"); !s) return s;
+      RUNG_RETURN_IF_ERROR(require_output(io, o, "boxes gate"));
     }
     band_stats_.assign(bands.size(), Band{});
     return {};
@@ -265,7 +265,7 @@ Result<std::unique_ptr<ParityGate>> make_boxes_gate(GateParams& p) {
             "'bands' are increasing band edges in pixels starting at 0, e.g. [0, 16, 32, 64]");
   p.require(g->min_recall >= 0 && g->min_recall <= 1 && g->min_precision >= 0 && g->min_precision <= 1,
             "min_recall and min_precision are fractions in [0, 1]");
-  if (auto s = p.finish(); !s) return s.error();
+  RUNG_RETURN_IF_ERROR(p.finish());
   return std::unique_ptr<ParityGate>(std::move(g));
 }
 

@@ -120,7 +120,7 @@ class SlotsGate final : public ParityGate {
     return boxes.empty() ? std::vector<std::string>{scores} : std::vector<std::string>{scores, boxes};
   }
   Status check(const ModelIo& io) override {
-    if (auto s = require_output(io, scores, "slots gate"); !s) return s;
+    RUNG_RETURN_IF_ERROR(require_output(io, scores, "slots gate"));
     return boxes.empty() ? Status{} : require_output(io, boxes, "slots gate");
   }
 
@@ -236,7 +236,7 @@ Result<std::unique_ptr<ParityGate>> make_classification_gate(GateParams& p) {
   g->max_flips = p.number("max_threshold_flips", 0);
   p.require(!g->output.empty(), "needs 'output', the scores output");
   p.require(g->min_top1 >= 0 && g->min_top1 <= 1 && g->min_topk >= 0 && g->min_topk <= 1, "min_top1 and min_topk are fractions in [0, 1]");
-  if (auto s = p.finish(); !s) return s.error();
+  RUNG_RETURN_IF_ERROR(p.finish());
   return std::unique_ptr<ParityGate>(std::move(g));
 }
 
@@ -254,7 +254,7 @@ Result<std::unique_ptr<ParityGate>> make_slots_gate(GateParams& p) {
   g->max_changed = p.number("max_changed", 0);
   p.require(!g->scores.empty(), "needs 'output', the per-slot class scores [.., slots, classes]");
   p.require(g->box_format == "cxcywh" || g->box_format == "xyxy" || g->box_format == "xywh", "box_format is cxcywh, xyxy or xywh");
-  if (auto s = p.finish(); !s) return s.error();
+  RUNG_RETURN_IF_ERROR(p.finish());
   return std::unique_ptr<ParityGate>(std::move(g));
 }
 

@@ -73,7 +73,7 @@ Result<std::unique_ptr<ParityGate>> make_embedding_gate(GateParams& p) {
   p.require(!g->output.empty(), "needs 'output', the embedding output");
   p.require(g->bound >= -1 && g->bound <= 1, "'cosine' must be in [-1, 1]");
   p.require(g->min_fraction > 0 && g->min_fraction <= 1, "'min_fraction' must be in (0, 1]");
-  if (auto s = p.finish(); !s) return s.error();
+  RUNG_RETURN_IF_ERROR(p.finish());
   return std::unique_ptr<ParityGate>(std::move(g));
 }
 

@@ -124,7 +124,7 @@ Result<std::unique_ptr<ParityGate>> make_mask_gate(GateParams& p) {
   p.require(!g->output.empty(), "needs 'output', the mask output");
   p.require(g->mode == "threshold" || g->mode == "argmax", "'mode' is threshold (one mask per [H, W] plane) or argmax (over the class axis)");
   p.require(g->min_iou >= 0 && g->min_iou <= 1 && g->min_fraction > 0 && g->min_fraction <= 1, "min_iou in [0, 1], min_fraction in (0, 1]");
-  if (auto s = p.finish(); !s) return s.error();
+  RUNG_RETURN_IF_ERROR(p.finish());
   return std::unique_ptr<ParityGate>(std::move(g));
 }
 

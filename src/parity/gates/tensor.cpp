@@ -80,7 +80,7 @@ class TensorGate final : public ParityGate {
       stats_.resize(names_.size());
     }
     for (const auto& n : names_) {
-      if (auto s = require_output(io, n, "tensor gate"); !s) return s;
+      RUNG_RETURN_IF_ERROR(require_output(io, n, "tensor gate"));
     }
     return {};
   }
@@ -237,7 +237,7 @@ Result<std::unique_ptr<ParityGate>> make_tensor_gate(GateParams& p) {
   const double rate = p.number("pass_rate", 1.0);
   p.require(tolerance.atol >= 0 && tolerance.rtol >= 0, "atol and rtol must not be negative");
   p.require(rate > 0 && rate <= 1, "pass_rate must be in (0, 1]");
-  if (auto s = p.finish(); !s) return s.error();
+  RUNG_RETURN_IF_ERROR(p.finish());
   return std::unique_ptr<ParityGate>(std::make_unique<TensorGate>(std::move(outputs), tolerance, rate));
 }
 

@@ -21,7 +21,7 @@ class TextGate final : public ParityGate {
   std::vector<std::string> outputs() const override { return {output_}; }
   std::vector<std::string> files_read() const override { return {chars_file_}; }
   Status check(const ModelIo& io) override {
-    if (auto s = require_output(io, output_, "text gate"); !s) return s;
+    RUNG_RETURN_IF_ERROR(require_output(io, output_, "text gate"));
     const TensorInfo* info = find_output(io, output_);
     if (info->shape.size() >= 2 && info->shape.back() > 0 && static_cast<std::size_t>(info->shape.back()) != chars_.classes()) {
       return Error{ErrorCode::kInvalidArgument,
@@ -125,7 +125,7 @@ Result<std::unique_ptr<ParityGate>> make_text_gate(GateParams& p, const std::fil
   p.require(!file.empty(), "needs 'characters', the character list file (one symbol per line)");
   p.require(min_exact >= 0 && min_exact <= 1, "'min_exact' must be in [0, 1]");
   p.require(max_cer >= 0, "'max_cer' must not be negative");
-  if (auto s = p.finish(); !s) return s.error();
+  RUNG_RETURN_IF_ERROR(p.finish());
   std::filesystem::path path = file;
   if (path.is_relative()) path = base_dir / path;
   auto chars = CharacterList::from_file(path, space);
