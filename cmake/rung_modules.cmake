@@ -1,7 +1,7 @@
 # A rung is one module: every src/rungs/*.cpp that defines `RungModule
 # rung_module_<id>()` is listed here, for src/rungs/modules.cpp to register.
 # Nothing else names the rungs, so a new execution provider is one file there.
-# Used by every build description (src/CMakeLists.txt, cmake/windows.cmake, fuzz/).
+# Used by every build description (src/CMakeLists.txt for every system, and fuzz/).
 #
 # rung_module_list(OUT_DIR) writes OUT_DIR/rung_module_list.inc, one
 # RUNG_MODULE_ENTRY(id) per module, and re-runs the configure when a file is added.

@@ -16,12 +16,18 @@ include does not compile. This script checks what surrounds that:
       "compiles", or "refused by the source check"); it is compiled with that
       concept's own command from the build, and every expectation must hold.
 
+  check-layers.py same-build --compile-commands A.json --compile-commands B.json ...
+      two or more builds (Linux's, Windows', aarch64's) are one description: every
+      concept each builds is compiled with the same warning flags, against its own
+      layer view, and a concept one build has and another lacks is named.
+
 Exit 0 when everything holds; 1 with one line per problem otherwise.
 """
 import argparse
 import json
 import pathlib
 import re
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -125,6 +131,62 @@ def check_planted(compile_commands, fixtures):
     return problems
 
 
+# The targets whose sources are rung's own code in every build (tests/ and fuzz/ apart).
+PRODUCT_TARGET = re.compile(r"[/ ](rung_[a-z_]+_objects|rung_cli_shared|rung_cli|rung_full|rung_probe_worker|rung_sim_ep)\.dir/")
+
+
+def expanded(args, directory):
+    """`args` with each @response-file (mingw's builds put include flags in one) read in."""
+    out = []
+    for a in args:
+        if a.startswith("@"):
+            out += shlex.split((pathlib.Path(directory) / a[1:]).read_text())
+        else:
+            out.append(a)
+    return out
+
+
+def build_facts(compile_commands):
+    """target -> {(its warning flags, the layer views it compiles against)}, for each product target."""
+    facts = {}
+    for e in json.loads(pathlib.Path(compile_commands).read_text()):
+        m = PRODUCT_TARGET.search(e.get("command", " ".join(e.get("arguments", []))))
+        if not m:
+            continue
+        args = expanded(command_without_outputs(e), e["directory"])
+        warnings = frozenset(a for a in args if a.startswith("-W") and not a.startswith(("-Wl,", "-Wa,", "-Wp,")))
+        views = frozenset(re.sub(r".*/layers/", "", a) for a in args if "/layers/" in a and a.startswith("-I"))
+        facts.setdefault(m.group(1), set()).add((warnings, views))
+    return facts
+
+
+def check_same_build(files):
+    builds = {f: build_facts(f) for f in files}
+    problems = []
+    first = files[0]
+    for f, facts in builds.items():
+        if not facts:
+            problems.append(f"{f}: compiles none of rung's own targets")
+        for target, seen in facts.items():
+            if len(seen) != 1:
+                problems.append(f"{f}: {target}'s sources are compiled with different flags from each other")
+    for f in files[1:]:
+        for target in sorted(set(builds[first]) & set(builds[f])):
+            w1, v1 = next(iter(builds[first][target]))
+            w2, v2 = next(iter(builds[f][target]))
+            if w1 != w2:
+                problems.append(f"{target}: warnings differ: only in {first}: {' '.join(sorted(w1 - w2)) or '-'}; "
+                                f"only in {f}: {' '.join(sorted(w2 - w1)) or '-'}")
+            if v1 != v2:
+                problems.append(f"{target}: layer views differ: {sorted(v1)} in {first}, {sorted(v2)} in {f}")
+        shared = set(builds[first]) & set(builds[f])
+        print(f"PASS  {len(shared)} targets built by both {first} and {f} compared" if not problems else
+              f"compared {len(shared)} targets of {first} and {f}")
+        for target in sorted(set(builds[f]) - set(builds[first])):
+            problems.append(f"{f} builds {target}, which {first} does not: one description builds every target it can everywhere")
+    return problems
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="mode", required=True)
@@ -133,8 +195,17 @@ def main():
     planted = sub.add_parser("planted")
     planted.add_argument("--compile-commands", required=True)
     planted.add_argument("--fixtures", required=True)
+    same = sub.add_parser("same-build")
+    same.add_argument("--compile-commands", action="append", required=True)
     a = parser.parse_args()
-    problems = check_docs(a.order) if a.mode == "docs" else check_planted(a.compile_commands, a.fixtures)
+    if a.mode == "docs":
+        problems = check_docs(a.order)
+    elif a.mode == "planted":
+        problems = check_planted(a.compile_commands, a.fixtures)
+    else:
+        if len(a.compile_commands) < 2:
+            parser.error("same-build compares two builds or more")
+        problems = check_same_build(a.compile_commands)
     for p in problems:
         print(f"FAIL  {p}")
     print(f"{len(problems)} problem(s)")

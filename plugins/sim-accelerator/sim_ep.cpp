@@ -23,7 +23,7 @@
 #include "sim_ep_ort.h"
 
 // The two entry points ONNX Runtime looks up; the Windows build names them in
-// sim_ep.def instead (cmake/windows.cmake), and defines this as plain C linkage.
+// sim_ep.def instead (its CMakeLists.txt), and defines this as plain C linkage.
 #ifndef RUNG_SIM_EP_EXPORT
 #define RUNG_SIM_EP_EXPORT extern "C" __attribute__((visibility("default")))
 #endif

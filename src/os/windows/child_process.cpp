@@ -62,7 +62,7 @@ std::wstring environment_block() {
   return block;
 }
 
-Error failed(const std::filesystem::path& program, const char* what, DWORD code = GetLastError()) {
+Error program_failed(const std::filesystem::path& program, const char* what, DWORD code = GetLastError()) {
   const bool missing = code == ERROR_FILE_NOT_FOUND || code == ERROR_PATH_NOT_FOUND;
   return Error{missing ? ErrorCode::kNotFound : ErrorCode::kIo,
                fmt::format("{}: {}: {}", utf8_of(program.wstring()), what, windows_error_text(code))};
@@ -92,17 +92,17 @@ Result<ChildProcess> ChildProcess::spawn(const std::filesystem::path& program, c
   }
   SECURITY_ATTRIBUTES inherited{sizeof(SECURITY_ATTRIBUTES), nullptr, TRUE};
   OwnedHandle input{CreateFileW(L"NUL", GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE, &inherited, OPEN_EXISTING, 0, nullptr)};
-  if (!input.ok()) return failed(program, "opening NUL for its input");
+  if (!input.ok()) return program_failed(program, "opening NUL for its input");
   OwnedHandle log{CreateFileW(log_file.c_str(), GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, &inherited, CREATE_ALWAYS,
                         FILE_ATTRIBUTE_NORMAL, nullptr)};
-  if (!log.ok()) return failed(log_file, "creating its log");
+  if (!log.ok()) return program_failed(log_file, "creating its log");
 
   // Only these handles are inherited: nothing else this process holds leaks into the
   // child, and another thread's child never gets the handed end (each names its own list).
   std::vector<HANDLE> handed{input.h, log.h};
   const HANDLE passed = pass_fd != -1 ? handle_of(pass_fd) : nullptr;
   if (passed != nullptr) {
-    if (!SetHandleInformation(passed, HANDLE_FLAG_INHERIT, HANDLE_FLAG_INHERIT)) return failed(program, "handing it its channel");
+    if (!SetHandleInformation(passed, HANDLE_FLAG_INHERIT, HANDLE_FLAG_INHERIT)) return program_failed(program, "handing it its channel");
     handed.push_back(passed);
   }
   struct Uninherit {
@@ -115,13 +115,13 @@ Result<ChildProcess> ChildProcess::spawn(const std::filesystem::path& program, c
   InitializeProcThreadAttributeList(nullptr, 1, 0, &size);
   std::vector<unsigned char> storage(size);
   auto* attributes = reinterpret_cast<LPPROC_THREAD_ATTRIBUTE_LIST>(storage.data());
-  if (!InitializeProcThreadAttributeList(attributes, 1, 0, &size)) return failed(program, "preparing its start");
+  if (!InitializeProcThreadAttributeList(attributes, 1, 0, &size)) return program_failed(program, "preparing its start");
   struct ListDeleter {
     LPPROC_THREAD_ATTRIBUTE_LIST list;
     ~ListDeleter() { DeleteProcThreadAttributeList(list); }
   } delete_list{attributes};
   if (!UpdateProcThreadAttribute(attributes, 0, PROC_THREAD_ATTRIBUTE_HANDLE_LIST, handed.data(), handed.size() * sizeof(HANDLE), nullptr, nullptr)) {
-    return failed(program, "naming the handles it inherits");
+    return program_failed(program, "naming the handles it inherits");
   }
   STARTUPINFOEXW startup{};
   startup.StartupInfo.cb = sizeof startup;
@@ -132,11 +132,11 @@ Result<ChildProcess> ChildProcess::spawn(const std::filesystem::path& program, c
   startup.lpAttributeList = attributes;
 
   OwnedHandle job{CreateJobObjectW(nullptr, nullptr)};
-  if (!job.ok()) return failed(program, "creating its Job Object");
+  if (!job.ok()) return program_failed(program, "creating its Job Object");
   JOBOBJECT_EXTENDED_LIMIT_INFORMATION limits{};
   limits.BasicLimitInformation.LimitFlags = JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE;
   if (!SetInformationJobObject(job.h, JobObjectExtendedLimitInformation, &limits, sizeof limits)) {
-    return failed(program, "setting its Job Object to kill on close");
+    return program_failed(program, "setting its Job Object to kill on close");
   }
 
   std::wstring command = quoted(program.wstring());
@@ -148,11 +148,11 @@ Result<ChildProcess> ChildProcess::spawn(const std::filesystem::path& program, c
   if (!CreateProcessW(program.c_str(), command.data(), nullptr, nullptr, TRUE,
                       CREATE_SUSPENDED | CREATE_UNICODE_ENVIRONMENT | EXTENDED_STARTUPINFO_PRESENT | CREATE_NO_WINDOW, environment.data(), nullptr,
                       &startup.StartupInfo, &started)) {
-    return failed(program, "starting it");
+    return program_failed(program, "starting it");
   }
   OwnedHandle process{started.hProcess}, thread{started.hThread};
   if (!AssignProcessToJobObject(job.h, process.h)) {
-    Error e = failed(program, "putting it in its Job Object");
+    Error e = program_failed(program, "putting it in its Job Object");
     TerminateProcess(process.h, kKilledCode);
     WaitForSingleObject(process.h, INFINITE);
     return e;
