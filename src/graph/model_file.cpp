@@ -116,22 +116,36 @@ Result<std::vector<std::string>> graph_op_types(const fs::path& file) {
   return ops;
 }
 
-Result<ModelFileFacts> inspect_model_file(const fs::path& file) {
-  auto model = read_onnx_model(file);
-  if (!model) return model.error();
+namespace {
+
+// The facts of `model`, read from `file`; its doc strings are cleared for the stable hash.
+Result<ModelFileFacts> facts_of(onnx::ModelProto& model, const fs::path& file) {
   ModelFileFacts f;
   std::error_code ec;
   f.size_bytes = fs::file_size(file, ec);
-  for (const auto& o : model->opset_import()) {
+  for (const auto& o : model.opset_import()) {
     if (o.domain().empty() || o.domain() == "ai.onnx") f.opset = o.version();
   }
-  f.nodes = model->graph().node_size();
-  classify(model->graph(), f);
-  f.stable_sha256 = stable_model_hash(*model);
+  f.nodes = model.graph().node_size();
+  classify(model.graph(), f);
+  f.stable_sha256 = stable_model_hash(model);
   auto hash = sha256_of_file(file);
   if (!hash) return hash.error();
   f.sha256 = *hash;
   return f;
+}
+
+}  // namespace
+
+Result<ModelFileFacts> inspect_model_file(const fs::path& file) {
+  auto model = read_onnx_model(file);
+  if (!model) return model.error();
+  return facts_of(*model, file);
+}
+
+Result<ModelFileFacts> inspect_model(const onnx::ModelProto& model, const fs::path& file) {
+  onnx::ModelProto hashed = model;  // the caller's graph keeps its doc strings
+  return facts_of(hashed, file);
 }
 
 }  // namespace rung

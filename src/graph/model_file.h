@@ -12,6 +12,10 @@
 #include "rung/model.h"
 #include "rung/result.h"
 
+namespace onnx {
+class ModelProto;
+}
+
 namespace rung {
 
 // Initializers (and Constant nodes' tensors) of one element type.
@@ -34,6 +38,9 @@ struct ModelFileFacts {
 
 // kNotFound when the file is missing, kInvalidArgument when it is not an ONNX model.
 Result<ModelFileFacts> inspect_model_file(const std::filesystem::path& file);
+// The same facts of a model already read from `file`, for a caller that goes on
+// to use the graph: the file is parsed once (its bytes are still hashed from it).
+Result<ModelFileFacts> inspect_model(const onnx::ModelProto& model, const std::filesystem::path& file);
 
 // The operator types of the main graph's nodes, in node order, repeats kept;
 // "domain.Op" outside the default domain. An error when the file does not parse.

@@ -155,40 +155,65 @@ Result<UpgradeOutcome> run_upgrade(const UpgradeOptions& o) {
   return out;
 }
 
-Result<QuantiseOutcome> run_quantise(const QuantiseOptions& o) {
-  // Everything that can be checked without running a model, first.
+namespace {
+
+// run_quantise's stages, in order, each handing the next what it made:
+//   check_request    everything checked without running a model: options, outputs
+//                    against inputs, the gate file, the calibration and holdout sets
+//   read_source      the model, parsed once, and what the evidence records of it
+//   open_runtime     the build resolved and installed in this process, the device
+//   prepare_graph    opset, folds and rewrites, proven the same when anything changed
+//   calibrate_once   the statistics every form reads
+//   FormMaker        one form: planned, rewritten, written, read back, scored
+//   search_forms     other calibrators, hard activations float, islands (--search)
+//   adopt, decide    the chosen form's evidence, its speed, and what is written
+
+struct QuantiseRequest {
+  NumericForm form = NumericForm::kF32;
+  fs::path out;
+  fs::path report;
+  GateFile gates;
+  InputSet calibration;
+  InputSet holdout;
+  InputPlan plan;
+};
+
+Result<QuantiseRequest> check_request(const QuantiseOptions& o, QuantiseEvidence& ev) {
   RUNG_RETURN_IF_ERROR(check_settings(o.settings));
   RUNG_RETURN_IF_ERROR(require_file(o.model, "model"));
   RUNG_RETURN_IF_ERROR(require_file(o.gate_file, "gate file"));
-  QuantiseEvidence ev;
+  QuantiseRequest r;
   ev.created = utc_now();
   ev.command = o.command_line;
   ev.name = o.name.empty() ? default_name(o.model) : o.name;
   auto form = parse_quantised_form(o.form);
   if (!form) return form.error();
-  // Before any work: neither output replaces the model, the gate file, a calibration or holdout file, or the other.
-  const fs::path out = o.out.empty() ? fs::path(model_id(ev.name, *form) + ".onnx") : o.out;
-  const fs::path report_path = !o.report.empty() ? o.report : fs::path(out).replace_extension(".report.json");
+  r.form = *form;
+  // Neither output replaces the model, the gate file, a calibration or holdout file, or the other.
+  r.out = o.out.empty() ? fs::path(model_id(ev.name, r.form) + ".onnx") : o.out;
+  r.report = !o.report.empty() ? o.report : fs::path(r.out).replace_extension(".report.json");
+  const std::vector<NamedPath> outputs = {{"--out", r.out}, {"--report", r.report}};
   {
     std::vector<NamedPath> inputs = {{"the model", o.model}, {"--gate", o.gate_file}, {"--calibration", o.calibration_dir}, {"--holdout", o.holdout_dir}};
     add_runtime_inputs(o.settings, inputs);
-    RUNG_RETURN_IF_ERROR(check_output_paths({{"--out", out}, {"--report", report_path}}, inputs));
+    RUNG_RETURN_IF_ERROR(check_output_paths(outputs, inputs));
   }
-  ev.qdq.form = *form;
-  ev.qdq.target = default_qdq_target(*form);
+  ev.qdq.form = r.form;
+  ev.qdq.target = default_qdq_target(r.form);
+  const bool w8 = weights_only(r.form);
   if (!o.target.empty()) {
     auto target = parse_qdq_target(o.target);
     if (!target) return Error{target.error().code, "--target: " + target.error().message};
     ev.qdq.target = *target;
-    if (weights_only(*form) && *target != QdqTarget::kCpu) {
+    if (w8 && *target != QdqTarget::kCpu) {
       return Error{ErrorCode::kInvalidArgument, "--target: a w8 form computes in float, so no target's integer kernels place it; it is a CPU form"};
     }
   }
-  if (weights_only(*form) && (o.signed_activations || o.reduce_range)) {
+  if (w8 && (o.signed_activations || o.reduce_range)) {
     return Error{ErrorCode::kInvalidArgument, fmt::format("{}: a w8 form's arithmetic is float, which neither changes",
                                                           o.signed_activations ? "--signed-activations" : "--reduce-range")};
   }
-  if (weights_only(*form) && o.search) {
+  if (w8 && o.search) {
     return Error{ErrorCode::kInvalidArgument,
                  "--search: a w8 form quantises no activation, so there is no calibrator to try or quantised tensor to rank; --keep-float NODE "
                  "keeps a node's weights float"};
@@ -203,11 +228,12 @@ Result<QuantiseOutcome> run_quantise(const QuantiseOptions& o) {
   ev.calibrator = *calibrator;
   auto gates = read_gate_file(o.gate_file);
   if (!gates) return gates.error();
-  // The gate's own files (a character list) are inputs too, known once it is read: still before any work.
+  r.gates = std::move(*gates);
+  // The gate's own files (a character list) are inputs too, known once it is read.
   {
     std::vector<NamedPath> named;
-    for (const auto& f : files_named_by(*gates)) named.push_back({"the gate file's " + f.filename().string(), f});
-    RUNG_RETURN_IF_ERROR(check_output_paths({{"--out", out}, {"--report", report_path}}, named));
+    for (const auto& f : files_named_by(r.gates)) named.push_back({"the gate file's " + f.filename().string(), f});
+    RUNG_RETURN_IF_ERROR(check_output_paths(outputs, named));
   }
   ev.gate_file = o.gate_file;
   if (auto h = sha256_of_file(o.gate_file); h) ev.gate_file_sha256 = *h;
@@ -217,21 +243,43 @@ Result<QuantiseOutcome> run_quantise(const QuantiseOptions& o) {
   auto holdout = read_input_set(o.holdout_dir);
   if (!holdout) return Error{holdout.error().code, fmt::format("holdout set: {}", holdout.error().message)};
   RUNG_RETURN_IF_ERROR(check_disjoint(*calibration, *holdout));
-  ev.calibration = &*calibration;
-  ev.holdout = &*holdout;
-  const InputPlan plan{gates->preprocess, gates->image_input, gates->inputs, 0};
+  r.calibration = std::move(*calibration);
+  r.holdout = std::move(*holdout);
+  r.plan = InputPlan{r.gates.preprocess, r.gates.image_input, r.gates.inputs, 0};
+  return r;
+}
 
-  auto facts = inspect_model_file(o.model);
+// The model, parsed once: the graph every later stage works on, and its facts.
+struct SourceModel {
+  onnx::ModelProto model;
+  ModelFileFacts facts;
+};
+
+Result<SourceModel> read_source(const QuantiseOptions& o, QuantiseEvidence& ev) {
+  auto read = read_onnx_model(o.model);
+  if (!read) return read.error();
+  SourceModel s{std::move(*read), {}};
+  auto facts = inspect_model(s.model, o.model);
   if (!facts) return facts.error();
-  if (facts->form != NumericForm::kF32) {
+  s.facts = std::move(*facts);
+  if (s.facts.form != NumericForm::kF32) {
     return Error{ErrorCode::kInvalidArgument, fmt::format("{}: already a {} form ({}); quantise the f32 file", o.model.string(),
-                                                          numeric_form_name(facts->form), facts->form_evidence)};
+                                                          numeric_form_name(s.facts.form), s.facts.form_evidence)};
   }
   ev.source = o.model;
-  ev.source_sha256 = facts->sha256;
-  ev.source_stable_sha256 = facts->stable_sha256;
-  ev.source_opset = facts->opset;
-  ev.source_nodes = static_cast<std::size_t>(facts->nodes);
+  ev.source_sha256 = s.facts.sha256;
+  ev.source_stable_sha256 = s.facts.stable_sha256;
+  ev.source_opset = s.facts.opset;
+  ev.source_nodes = static_cast<std::size_t>(s.facts.nodes);
+  return s;
+}
+
+struct QuantiseRuntime {
+  ResolvedRuntime rt;
+  OrtProcess* process = nullptr;
+};
+
+Result<QuantiseRuntime> open_runtime(const QuantiseOptions& o, QuantiseEvidence& ev) {
   RuntimeResolver resolver(o.settings.runtimes);
   auto rt = resolver.resolve(o.settings.runtime);
   if (!rt) return rt.error();
@@ -242,30 +290,16 @@ Result<QuantiseOutcome> run_quantise(const QuantiseOptions& o) {
   ev.cpu_features = quantised_speed_features(here.cpu);
   auto process = install_runtime(*rt, o.settings.runtimes);
   if (!process) return process.error();
-  auto work = open_workspace(o.settings.work_dir, "rung-quantise");
-  if (!work) return work.error();
+  return QuantiseRuntime{std::move(*rt), *process};
+}
 
-  QuantiseOutcome outcome;
-  auto finish = [&](QuantiseEvidence& e) -> Result<QuantiseOutcome> {
-    outcome.failed = e.failed;
-    outcome.text = e.text();
-    outcome.json = e.to_json();
-    outcome.model_id = e.model_id;
-    const bool write_report = outcome.written || !o.report.empty();
-    if (write_report) {
-      RUNG_RETURN_IF_ERROR(write_file_atomically(report_path, outcome.json + "\n"));
-      outcome.report_file = report_path;
-    }
-    return outcome;
-  };
-
-  // The graph: constants lifted, shapes known, opset 13 or above, normalisations folded into
-  // their convolutions; proven the same as the original when anything changed.
-  auto read = read_onnx_model(o.model);
-  if (!read) return read.error();
-  onnx::ModelProto& prepared = *read;
+// The graph: constants lifted, shapes known, opset 13 or above, normalisations folded into
+// their convolutions; proven the same as the original when anything changed. False when
+// that proof failed (the evidence then says so and nothing is quantised).
+Result<bool> prepare_graph(const QuantiseOptions& o, QuantiseEvidence& ev, onnx::ModelProto& prepared, std::int64_t source_opset,
+                           const ResolvedRuntime& rt, const fs::path& work) {
   name_unnamed_nodes(*prepared.mutable_graph());
-  const std::int64_t target = facts->opset < kQdqOpset ? o.opset : facts->opset;
+  const std::int64_t target = source_opset < kQdqOpset ? o.opset : source_opset;
   if (target < kQdqOpset) return Error{ErrorCode::kInvalidArgument, fmt::format("--opset {}: QDQ with per-channel weights needs opset {} or above", target, kQdqOpset)};
   auto upgraded = upgrade_opset(prepared, target);
   if (!upgraded) return Error{upgraded.error().code, fmt::format("{}: {}", o.model.string(), upgraded.error().message)};
@@ -278,31 +312,37 @@ Result<QuantiseOutcome> run_quantise(const QuantiseOptions& o) {
   if (rewritten) {
     RUNG_RETURN_IF_ERROR(infer_shapes(prepared));
   }
-  if (ev.upgraded_to || rewritten) {
-    const fs::path file = work->path() / "upgraded.onnx";
-    RUNG_RETURN_IF_ERROR(write_onnx_model(prepared, file));
-    progress(o.settings, "proving the upgrade", 0, 0, "");
-    auto proof = prove_same_computation(o.model, file, {o.calibration_dir, 0, 0, o.gate_file, {}, rewritten}, proof_sides(o.settings, *rt),
-                                        work->path() / "proof");
-    if (!proof) return proof.error();
-    ev.upgrade_proof = std::move(*proof);
-    if (!ev.upgrade_proof->proven) {
-      ev.decision = "refused";
-      ev.failed = {fmt::format("the prepared graph (opset upgrade, folds and rewrites): output '{}' differs", ev.upgrade_proof->failing_output)};
-      return finish(ev);
-    }
-  }
+  if (!ev.upgraded_to && !rewritten) return true;
+  const fs::path file = work / "upgraded.onnx";
+  RUNG_RETURN_IF_ERROR(write_onnx_model(prepared, file));
+  progress(o.settings, "proving the upgrade", 0, 0, "");
+  auto proof = prove_same_computation(o.model, file, {o.calibration_dir, 0, 0, o.gate_file, {}, rewritten}, proof_sides(o.settings, rt), work / "proof");
+  if (!proof) return proof.error();
+  ev.upgrade_proof = std::move(*proof);
+  if (ev.upgrade_proof->proven) return true;
+  ev.decision = "refused";
+  ev.failed = {fmt::format("the prepared graph (opset upgrade, folds and rewrites): output '{}' differs", ev.upgrade_proof->failing_output)};
+  return false;
+}
 
+// Calibrated once: a search keeps histograms so that every calibrator reads the same statistics.
+Result<Calibration> calibrate_once(const QuantiseOptions& o, QuantiseEvidence& ev, const QuantiseRequest& r, const onnx::ModelProto& prepared,
+                                   OrtProcess& process, const fs::path& work) {
   auto qdq_plan = plan_qdq(prepared, ev.qdq);
   if (!qdq_plan) return qdq_plan.error();
   if (qdq_plan->quantised.empty()) {
+    const bool cpu = ev.qdq.target == QdqTarget::kCpu;
     return Error{ErrorCode::kInvalidArgument,
                  fmt::format("{}: no node is left to quantise for the {} ({}){}", o.model.string(), qdq_target_name(ev.qdq.target),
-                             ev.qdq.target == QdqTarget::kCpu ? "none has an integer kernel there that pays for its conversions" : "islands keep every node float",
-                             ev.qdq.target == QdqTarget::kCpu ? "; --target npu quantises every op an NPU runs" : "")};
+                             cpu ? "none has an integer kernel there that pays for its conversions" : "islands keep every node float",
+                             cpu ? "; --target npu quantises every op an NPU runs" : "")};
   }
-
-  // Calibrated once: a search keeps histograms so that every calibrator reads the same statistics.
+  // A w8 form quantises no activation: nothing to observe (its calibration inputs correct its biases).
+  if (weights_only(r.form)) {
+    Calibration unobserved;
+    unobserved.inputs = r.calibration.items.size();
+    return unobserved;
+  }
   CalibrationOptions co;
   co.tensors = qdq_plan->calibrated();
   if (o.search) {
@@ -316,208 +356,269 @@ Result<QuantiseOutcome> run_quantise(const QuantiseOptions& o) {
     all.insert(wide->activations.begin(), wide->activations.end());
     co.tensors.assign(all.begin(), all.end());
   }
-  co.items = calibration->items;
-  co.plan = plan;
+  co.items = r.calibration.items;
+  co.plan = r.plan;
   co.calibrator = ev.calibrator;
   if (o.search && co.calibrator.histogram_bins() == 0) co.calibrator = *Calibrator::parse("entropy");
   co.threads = o.settings.threads;
-  co.work_dir = work->path();
+  co.work_dir = work;
   co.on_progress = [&o](std::size_t done, std::size_t total, const std::string& item) { progress(o.settings, "calibrating", done, total, item); };
-  // A w8 form quantises no activation: nothing to observe (its calibration inputs correct its biases).
-  Calibration unobserved;
-  unobserved.inputs = calibration->items.size();
-  Result<Calibration> calibrated = weights_only(*form) ? Result<Calibration>(std::move(unobserved)) : calibrate(**process, prepared, co);
-  if (!calibrated) return calibrated.error();
-  ev.calibration_inputs = calibrated->inputs;
-  ev.calibration_seconds = calibrated->seconds;
-  for (const auto& [name, stats] : calibrated->stats) ev.non_finite_values += stats.non_finite();
+  return calibrate(process, prepared, co);
+}
 
-  // One form: the plan with these islands, the ranges this calibrator reads, rewritten, checked and scored on the holdout.
-  struct Attempt {
-    QdqSettings qdq;
-    Calibrator calibrator;
-    QdqPlan plan;
-    QdqCounts counts;
-    std::optional<BiasCorrection> bias;
-    std::vector<MixedRangeHazard> hazards;
-    std::string bytes;
-    fs::path file;
-    ModelFileFacts facts;  // read back from the written file
-    ParityReport scored;
-  };
-  int attempts = 0;
-  auto attempt = [&](const Calibrator& reading, const std::vector<std::string>& extra_float) -> Result<Attempt> {
+// One form: the plan with these islands, the ranges this calibrator reads, rewritten, checked and scored on the holdout.
+struct Attempt {
+  QdqSettings qdq;
+  Calibrator calibrator;
+  QdqPlan plan;
+  QdqCounts counts;
+  std::optional<BiasCorrection> bias;
+  std::vector<MixedRangeHazard> hazards;
+  std::string bytes;
+  fs::path file;
+  ModelFileFacts facts;  // read back from the written file
+  ParityReport scored;
+};
+
+class FormMaker {
+ public:
+  FormMaker(const QuantiseOptions& o, const QuantiseEvidence& ev, const QuantiseRequest& r, const onnx::ModelProto& prepared,
+            const Calibration& calibrated, const QuantiseRuntime& runtime, const fs::path& work)
+      : o_(o), asked_(ev.qdq), r_(r), prepared_(prepared), calibrated_(calibrated), runtime_(runtime), work_(work) {}
+
+  // kUnsupported when the islands leave nothing quantised: that is no form.
+  Result<Attempt> make(const Calibrator& reading, const std::vector<std::string>& extra_float) {
     Attempt a;
-    a.qdq = ev.qdq;
+    a.qdq = asked_;
     a.qdq.keep_float.insert(a.qdq.keep_float.end(), extra_float.begin(), extra_float.end());
     a.calibrator = reading;
-    auto made = plan_qdq(prepared, a.qdq);
+    auto made = plan_qdq(prepared_, a.qdq);
     if (!made) return made.error();
     a.plan = std::move(*made);
     if (a.plan.quantised.empty()) return Error{ErrorCode::kUnsupported, "the islands leave no node quantised"};
     std::map<std::string, Range> observed;
-    for (const auto& [name, stats] : calibrated->stats) observed[name] = reading.range(stats, activation_bits(*form));
+    for (const auto& [name, stats] : calibrated_.stats) observed[name] = reading.range(stats, activation_bits(r_.form));
     auto ranges = a.plan.resolve(std::move(observed));
     if (!ranges) return ranges.error();
-    a.hazards = find_mixed_ranges(prepared, a.plan, *ranges, activation_bits(*form));
-    onnx::ModelProto model = prepared;
+    a.hazards = find_mixed_ranges(prepared_, a.plan, *ranges, activation_bits(r_.form));
+    onnx::ModelProto model = prepared_;
     auto counts = insert_qdq(model, a.plan, *ranges, a.qdq);
     if (!counts) return counts.error();
     if (weights_only(a.qdq.form)) {
       // Rounded weights shift each channel's mean output: measured node by node on the calibration inputs, taken off the biases.
-      progress(o.settings, "correcting biases", 0, 0, "");
-      auto shifts = measure_rounding_shifts(**process, prepared, model, a.plan.quantised, calibration->items, plan, o.settings.threads, work->path());
+      progress(o_.settings, "correcting biases", 0, 0, "");
+      auto shifts = measure_rounding_shifts(*runtime_.process, prepared_, model, a.plan.quantised, r_.calibration.items, r_.plan,
+                                            o_.settings.threads, work_);
       if (!shifts) return Error{shifts.error().code, fmt::format("measuring the rounded weights' shifts: {}", shifts.error().message)};
-      model = prepared;
+      model = prepared_;
       a.bias = correct_biases(model, *shifts);
       counts = insert_qdq(model, a.plan, *ranges, a.qdq);
       if (!counts) return counts.error();
     }
     a.counts = *counts;
     if (!model.SerializeToString(&a.bytes)) return Error{ErrorCode::kInvalidArgument, "the quantised model does not serialise"};
-    a.file = work->path() / fmt::format("candidate-{}.onnx", attempts++);
+    a.file = work_ / fmt::format("candidate-{}.onnx", made_++);
     RUNG_RETURN_IF_ERROR(write_file_atomically(a.file, a.bytes));
     auto written_facts = inspect_model_file(a.file);
     if (!written_facts) return written_facts.error();
-    if (written_facts->form != *form) {
-      return Error{extra_float.empty() ? ErrorCode::kRuntime : ErrorCode::kUnsupported, fmt::format("the rewritten graph reads as {} ({}), not the {} asked for", numeric_form_name(written_facts->form),
-                                                    written_facts->form_evidence, form_recipe_name(*form))};
+    if (written_facts->form != r_.form) {
+      return Error{extra_float.empty() ? ErrorCode::kRuntime : ErrorCode::kUnsupported,
+                   fmt::format("the rewritten graph reads as {} ({}), not the {} asked for", numeric_form_name(written_facts->form),
+                               written_facts->form_evidence, form_recipe_name(r_.form))};
     }
     a.facts = std::move(*written_facts);
-    auto scored = run_parity(scoring_options(o, *rt, a.file, work->path() / fmt::format("scoring-{}", attempts)));
+    auto scored = run_parity(scoring_options(o_, runtime_.rt, a.file, work_ / fmt::format("scoring-{}", made_)));
     if (!scored) return scored.error();
     a.scored = std::move(*scored);
     return a;
-  };
-  auto chosen = attempt(ev.calibrator, {});
-  if (!chosen) return chosen.error();
-
-  if (o.search && !chosen->scored.passed()) {
-    ev.search.emplace();
-    auto note = [&](const Attempt& a, const std::string& what) {
-      ev.search->tried.push_back({what, a.calibrator.name(), a.plan.islands.size(), a.scored.passed(), a.scored.gates.empty() ? "" : a.scored.gates.front().summary});
-      progress(o.settings, "searching", ev.search->tried.size(), 0, what);
-    };
-    note(*chosen, "as asked");
-    // The other calibrators first: a clipping range can be enough.
-    std::vector<Attempt> failed_forms;
-    failed_forms.push_back(std::move(*chosen));  // the form as asked
-    bool found = false;
-    for (const char* name : {"minmax", "percentile=99.999", "entropy"}) {
-      auto c = Calibrator::parse(name);
-      if (!c || c->name() == ev.calibrator.name()) continue;
-      auto tried = attempt(*c, {});
-      if (!tried) return tried.error();
-      note(*tried, fmt::format("calibrator {}", name));
-      if (tried->scored.passed()) {
-        chosen = std::move(tried);
-        found = true;
-        break;
-      }
-      failed_forms.push_back(std::move(*tried));
-    }
-    // Then the hard activations float, calibrator by calibrator: run as an integer Add that saturates (kernel_table.h)
-    // they add a quantisation step of their own, which a model reading fine detail (a recogniser's lines) can
-    // not afford, while one that needs less keeps the speed.
-    std::vector<std::string> hard;
-    for (const char* op : {"HardSigmoid", "HardSwish"}) {
-      auto it = failed_forms.front().plan.by_op.find(op);
-      if (it != failed_forms.front().plan.by_op.end() && it->second.quantised > 0) hard.push_back(op);
-    }
-    const std::size_t calibrated_forms = failed_forms.size();
-    for (std::size_t f = 0; f < calibrated_forms && !found && !hard.empty(); ++f) {
-      const Calibrator c = failed_forms[f].calibrator;
-      auto tried = attempt(c, hard);
-      if (!tried) return tried.error();
-      note(*tried, fmt::format("{}, {} float", c.name(), fmt::join(hard, " and ")));
-      if (tried->scored.passed()) {
-        chosen = std::move(tried);
-        found = true;
-        break;
-      }
-      failed_forms.push_back(std::move(*tried));
-    }
-    // Then islands, form by form: the nodes that add the most error, the fewest of them that make the gate pass.
-    std::optional<Attempt> best;
-    for (std::size_t f = 0; f < failed_forms.size() && !found && !best; ++f) {
-      const Attempt& base = failed_forms[f];
-      std::vector<InputItem> few(calibration->items.begin(), calibration->items.begin() + std::min<std::size_t>(8, calibration->items.size()));
-      onnx::ModelProto quantised;
-      if (!quantised.ParseFromString(base.bytes)) return Error{ErrorCode::kRuntime, "the quantised model does not parse back"};
-      auto ranked = rank_node_errors(**process, prepared, quantised, base.plan, few, plan, o.settings.threads, work->path());
-      if (!ranked) return Error{ranked.error().code, fmt::format("ranking the error by node: {}", ranked.error().message)};
-      std::vector<std::vector<std::string>> worst;  // each what keeping one ranked node float takes
-      // At least the first (a graph output's writer, whatever its loss); past it, nodes adding half a dB or more.
-      for (const auto& e : *ranked) {
-        if (worst.size() >= 64) break;
-        if (e.loss_db() >= 0.5 || worst.empty()) worst.push_back(e.keep_float);
-      }
-      if (f == 0) ev.search->ranking.assign(ranked->begin(), ranked->begin() + std::min<std::size_t>(ranked->size(), 20));
-      if (worst.empty()) continue;
-      auto with = [&](std::size_t k) {
-        // What the base itself kept float beyond what was asked (its hard activations), and k of the worst nodes.
-        std::vector<std::string> nodes(base.qdq.keep_float.begin() + static_cast<std::ptrdiff_t>(ev.qdq.keep_float.size()), base.qdq.keep_float.end());
-        for (std::size_t i = 0; i < k; ++i) nodes.insert(nodes.end(), worst[i].begin(), worst[i].end());
-        return nodes;
-      };
-      // Islands that leave nothing quantised are no form: fewer then.
-      auto all = attempt(base.calibrator, with(worst.size()));
-      while (!all && all.error().code == ErrorCode::kUnsupported && worst.size() > 1) {
-        worst.pop_back();
-        all = attempt(base.calibrator, with(worst.size()));
-      }
-      if (!all && all.error().code == ErrorCode::kUnsupported) continue;
-      if (!all) return all.error();
-      note(*all, fmt::format("{} worst nodes float", worst.size()));
-      if (!all->scored.passed()) continue;
-      // The fewest: the gate passes with `hi` nodes float and fails with `lo`.
-      std::size_t lo = 0, hi = worst.size();
-      best = std::move(*all);
-      while (hi - lo > 1) {
-        const std::size_t mid = lo + (hi - lo) / 2;
-        auto tried = attempt(base.calibrator, with(mid));
-        if (!tried && tried.error().code == ErrorCode::kUnsupported) {
-          lo = mid;  // fewer islands leave more quantised: this cannot happen, but a form it is not
-          continue;
-        }
-        if (!tried) return tried.error();
-        note(*tried, fmt::format("{} worst nodes float", mid));
-        if (tried->scored.passed()) {
-          hi = mid;
-          best = std::move(*tried);
-        } else {
-          lo = mid;
-        }
-      }
-    }
-    if (best) {
-      chosen = std::move(*best);
-    } else if (!found) {
-      chosen = std::move(failed_forms.front());  // nothing passed: the form as asked, with its failing report
-    }
-    ev.search->chosen = chosen->scored.passed();
   }
 
-  ev.qdq = chosen->qdq;  // the islands the search kept float are part of the recipe
-  ev.calibrator = chosen->calibrator;
-  ev.plan = std::move(chosen->plan);
-  ev.counts = chosen->counts;
-  ev.bias_correction = chosen->bias;
-  ev.hazards = std::move(chosen->hazards);
-  const std::string bytes = std::move(chosen->bytes);
+  // The error each node adds to `base`, ranked, over the first few calibration inputs.
+  Result<std::vector<NodeError>> rank(const Attempt& base) {
+    std::vector<InputItem> few(r_.calibration.items.begin(), r_.calibration.items.begin() + std::min<std::size_t>(8, r_.calibration.items.size()));
+    onnx::ModelProto quantised;
+    if (!quantised.ParseFromString(base.bytes)) return Error{ErrorCode::kRuntime, "the quantised model does not parse back"};
+    auto ranked = rank_node_errors(*runtime_.process, prepared_, quantised, base.plan, few, r_.plan, o_.settings.threads, work_);
+    if (!ranked) return Error{ranked.error().code, fmt::format("ranking the error by node: {}", ranked.error().message)};
+    return ranked;
+  }
+
+  const QdqSettings& asked() const { return asked_; }
+
+ private:
+  const QuantiseOptions& o_;
+  const QdqSettings asked_;
+  const QuantiseRequest& r_;
+  const onnx::ModelProto& prepared_;
+  const Calibration& calibrated_;
+  const QuantiseRuntime& runtime_;
+  const fs::path work_;
+  int made_ = 0;
+};
+
+// --search, when the form as asked fails its gate: the other calibrators, then the hard
+// activations float, then islands of the nodes that add the most error, the fewest that pass.
+Result<Attempt> search_forms(const QuantiseOptions& o, QuantiseEvidence& ev, FormMaker& forms, Attempt asked) {
+  ev.search.emplace();
+  auto note = [&](const Attempt& a, const std::string& what) {
+    ev.search->tried.push_back({what, a.calibrator.name(), a.plan.islands.size(), a.scored.passed(), a.scored.gates.empty() ? "" : a.scored.gates.front().summary});
+    progress(o.settings, "searching", ev.search->tried.size(), 0, what);
+  };
+  note(asked, "as asked");
+  // The other calibrators first: a clipping range can be enough.
+  std::vector<Attempt> failed_forms;
+  failed_forms.push_back(std::move(asked));
+  for (const char* name : {"minmax", "percentile=99.999", "entropy"}) {
+    auto c = Calibrator::parse(name);
+    if (!c || c->name() == ev.calibrator.name()) continue;
+    auto tried = forms.make(*c, {});
+    if (!tried) return tried.error();
+    note(*tried, fmt::format("calibrator {}", name));
+    if (tried->scored.passed()) return tried;
+    failed_forms.push_back(std::move(*tried));
+  }
+  // Then the hard activations float, calibrator by calibrator: run as an integer Add that saturates (kernel_table.h)
+  // they add a quantisation step of their own, which a model reading fine detail (a recogniser's lines) can
+  // not afford, while one that needs less keeps the speed.
+  std::vector<std::string> hard;
+  for (const char* op : {"HardSigmoid", "HardSwish"}) {
+    auto it = failed_forms.front().plan.by_op.find(op);
+    if (it != failed_forms.front().plan.by_op.end() && it->second.quantised > 0) hard.push_back(op);
+  }
+  const std::size_t calibrated_forms = failed_forms.size();
+  for (std::size_t f = 0; f < calibrated_forms && !hard.empty(); ++f) {
+    const Calibrator c = failed_forms[f].calibrator;
+    auto tried = forms.make(c, hard);
+    if (!tried) return tried.error();
+    note(*tried, fmt::format("{}, {} float", c.name(), fmt::join(hard, " and ")));
+    if (tried->scored.passed()) return tried;
+    failed_forms.push_back(std::move(*tried));
+  }
+  // Then islands, form by form: the nodes that add the most error, the fewest of them that make the gate pass.
+  const std::size_t asked_float = forms.asked().keep_float.size();
+  for (std::size_t f = 0; f < failed_forms.size(); ++f) {
+    const Attempt& base = failed_forms[f];
+    auto ranked = forms.rank(base);
+    if (!ranked) return ranked.error();
+    std::vector<std::vector<std::string>> worst;  // each what keeping one ranked node float takes
+    // At least the first (a graph output's writer, whatever its loss); past it, nodes adding half a dB or more.
+    for (const auto& e : *ranked) {
+      if (worst.size() >= 64) break;
+      if (e.loss_db() >= 0.5 || worst.empty()) worst.push_back(e.keep_float);
+    }
+    if (f == 0) ev.search->ranking.assign(ranked->begin(), ranked->begin() + std::min<std::size_t>(ranked->size(), 20));
+    if (worst.empty()) continue;
+    auto with = [&](std::size_t k) {
+      // What the base itself kept float beyond what was asked (its hard activations), and k of the worst nodes.
+      std::vector<std::string> nodes(base.qdq.keep_float.begin() + static_cast<std::ptrdiff_t>(asked_float), base.qdq.keep_float.end());
+      for (std::size_t i = 0; i < k; ++i) nodes.insert(nodes.end(), worst[i].begin(), worst[i].end());
+      return nodes;
+    };
+    // Islands that leave nothing quantised are no form: fewer then.
+    auto all = forms.make(base.calibrator, with(worst.size()));
+    while (!all && all.error().code == ErrorCode::kUnsupported && worst.size() > 1) {
+      worst.pop_back();
+      all = forms.make(base.calibrator, with(worst.size()));
+    }
+    if (!all && all.error().code == ErrorCode::kUnsupported) continue;
+    if (!all) return all.error();
+    note(*all, fmt::format("{} worst nodes float", worst.size()));
+    if (!all->scored.passed()) continue;
+    // The fewest: the gate passes with `hi` nodes float and fails with `lo`.
+    std::size_t lo = 0, hi = worst.size();
+    Attempt best = std::move(*all);
+    while (hi - lo > 1) {
+      const std::size_t mid = lo + (hi - lo) / 2;
+      auto tried = forms.make(base.calibrator, with(mid));
+      if (!tried && tried.error().code == ErrorCode::kUnsupported) {
+        lo = mid;  // fewer islands leave more quantised: this cannot happen, but a form it is not
+        continue;
+      }
+      if (!tried) return tried.error();
+      note(*tried, fmt::format("{} worst nodes float", mid));
+      if (tried->scored.passed()) {
+        hi = mid;
+        best = std::move(*tried);
+      } else {
+        lo = mid;
+      }
+    }
+    return best;
+  }
+  return std::move(failed_forms.front());  // nothing passed: the form as asked, with its failing report
+}
+
+// The chosen form's facts become the evidence's; its bytes are what may be written.
+std::string adopt(QuantiseEvidence& ev, Attempt& chosen) {
+  ev.qdq = chosen.qdq;  // the islands the search kept float are part of the recipe
+  ev.calibrator = chosen.calibrator;
+  ev.plan = std::move(chosen.plan);
+  ev.counts = chosen.counts;
+  ev.bias_correction = chosen.bias;
+  ev.hazards = std::move(chosen.hazards);
+  ev.output_sha256 = sha256_hex(chosen.bytes);
+  ev.output_bytes = chosen.bytes.size();
+  ev.output_stable_sha256 = chosen.facts.stable_sha256;
+  ev.model_id = model_id(ev.name, chosen.facts.form);
+  ev.form_evidence = chosen.facts.form_evidence;
+  ev.scored = std::move(chosen.scored);
+  return std::move(chosen.bytes);
+}
+
+// The report is written when the form is, or when one was asked for by name.
+Result<QuantiseOutcome> finish(const QuantiseOptions& o, const fs::path& report_path, QuantiseEvidence& ev, QuantiseOutcome outcome) {
+  outcome.failed = ev.failed;
+  outcome.text = ev.text();
+  outcome.json = ev.to_json();
+  outcome.model_id = ev.model_id;
+  if (outcome.written || !o.report.empty()) {
+    RUNG_RETURN_IF_ERROR(write_file_atomically(report_path, outcome.json + "\n"));
+    outcome.report_file = report_path;
+  }
+  return outcome;
+}
+
+}  // namespace
+
+Result<QuantiseOutcome> run_quantise(const QuantiseOptions& o) {
+  QuantiseEvidence ev;
+  auto request = check_request(o, ev);
+  if (!request) return request.error();
+  ev.calibration = &request->calibration;
+  ev.holdout = &request->holdout;
+  auto source = read_source(o, ev);
+  if (!source) return source.error();
+  auto runtime = open_runtime(o, ev);
+  if (!runtime) return runtime.error();
+  auto work = open_workspace(o.settings.work_dir, "rung-quantise");
+  if (!work) return work.error();
+
+  onnx::ModelProto& prepared = source->model;
+  auto proven = prepare_graph(o, ev, prepared, source->facts.opset, runtime->rt, work->path());
+  if (!proven) return proven.error();
+  if (!*proven) return finish(o, request->report, ev, {});
+  auto calibrated = calibrate_once(o, ev, *request, prepared, *runtime->process, work->path());
+  if (!calibrated) return calibrated.error();
+  ev.calibration_inputs = calibrated->inputs;
+  ev.calibration_seconds = calibrated->seconds;
+  for (const auto& [name, stats] : calibrated->stats) ev.non_finite_values += stats.non_finite();
+
+  FormMaker forms(o, ev, *request, prepared, *calibrated, *runtime, work->path());
+  auto chosen = forms.make(ev.calibrator, {});
+  if (!chosen) return chosen.error();
+  if (o.search && !chosen->scored.passed()) {
+    chosen = search_forms(o, ev, forms, std::move(*chosen));
+    if (!chosen) return chosen.error();
+    ev.search->chosen = chosen->scored.passed();
+  }
   const fs::path candidate = chosen->file;
-  ev.output_sha256 = sha256_hex(bytes);
-  ev.output_bytes = bytes.size();
-  ev.output_stable_sha256 = chosen->facts.stable_sha256;
-  ev.model_id = model_id(ev.name, chosen->facts.form);
-  ev.form_evidence = chosen->facts.form_evidence;
-  ev.scored = std::move(chosen->scored);
+  const std::string bytes = adopt(ev, *chosen);
   prepared.Clear();
 
   if (o.speed_runs > 0) {
     progress(o.settings, "timing", 0, 0, "");
-    auto speed = measure_speed(**process, o.model, candidate, calibration->items.front(), plan, o.settings.threads, o.speed_runs,
-                               work->path() / "speed");
+    auto speed = measure_speed(*runtime->process, o.model, candidate, request->calibration.items.front(), request->plan, o.settings.threads,
+                               o.speed_runs, work->path() / "speed");
     if (!speed) return Error{speed.error().code, fmt::format("timing the form: {}", speed.error().message)};
     ev.speed = std::move(*speed);
   }
@@ -525,19 +626,19 @@ Result<QuantiseOutcome> run_quantise(const QuantiseOptions& o) {
   failing_titles(*ev.scored, ev.failed);
   const std::optional<std::string> refused_on_speed = speed_refusal(ev.qdq.form, ev.qdq.target, ev.speed ? &*ev.speed : nullptr, o.allow_slower);
   if (refused_on_speed) ev.failed.push_back(*refused_on_speed);
-  const bool slower_refused = refused_on_speed.has_value();
   ev.allow_slower = o.allow_slower;
-  outcome.passed = ev.scored->passed() && !slower_refused;
+  QuantiseOutcome outcome;
+  outcome.passed = ev.scored->passed() && !refused_on_speed;
   if (outcome.passed || o.force) {
-    RUNG_RETURN_IF_ERROR(write_file_atomically(out, bytes));
+    RUNG_RETURN_IF_ERROR(write_file_atomically(request->out, bytes));
     outcome.written = true;
-    outcome.file = out;
-    ev.output = out;
+    outcome.file = request->out;
+    ev.output = request->out;
     ev.decision = outcome.passed ? "written" : "forced";
   } else {
     ev.decision = "refused";
   }
-  return finish(ev);
+  return finish(o, request->report, ev, std::move(outcome));
 }
 
 }  // namespace rung
