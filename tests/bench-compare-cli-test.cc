@@ -280,7 +280,7 @@ TEST_F(BenchCompareCliTest, BadInputIsExit2NamingTheFile) {
   // Missing.
   r = compare(q(*dir_ / "nope.json") + " " + q(b));
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_THAT(r.err, HasSubstr((*dir_ / "nope.json").string() + ": no such file or directory"));
+  EXPECT_THAT(r.err, HasSubstr((*dir_ / "nope.json").string() + ": does not exist"));
   // A threshold out of its range.
   r = compare(q(record_a()) + " " + q(b) + " --threshold 1.5");
   EXPECT_EQ(r.exit_code, 2);

@@ -393,7 +393,7 @@ TEST_F(CompareRecords, DamagedRecordsAreRefusedNamingTheFile) {
 
   auto missing = compare_bench_records(dir_ / "nope.json", good);
   ASSERT_FALSE(missing);
-  EXPECT_THAT(missing.error().message, HasSubstr((dir_ / "nope.json").string() + ": no such file or directory"));
+  EXPECT_THAT(missing.error().message, HasSubstr((dir_ / "nope.json").string() + ": does not exist"));
   fs::create_directories(dir_ / "emptydir");
   auto none = compare_bench_records(dir_ / "emptydir", good);
   ASSERT_FALSE(none);

@@ -241,7 +241,7 @@ TEST_F(BenchTest, BadInputIsRefusedBeforeAnythingIsMeasured) {
     auto r = run_bench(o);
     ASSERT_FALSE(r);
     EXPECT_EQ(r.error().code, ErrorCode::kNotFound);
-    EXPECT_THAT(r.error().message, HasSubstr("nope.onnx does not exist"));
+    EXPECT_THAT(r.error().message, HasSubstr("nope.onnx: does not exist"));
   }
   {
     std::ofstream(dir_ / "text.onnx") << "this is not a model\n";

@@ -277,7 +277,7 @@ TEST_F(ConformCliTest, UsageErrorsAreSaidAndExitTwo) {
   const std::string suite = " --suite '" + (dir_ / "suite").string() + "'";
   auto missing = test::run_command(conform("--suite '" + (dir_ / "nowhere").string() + "' --rung cpu"));
   EXPECT_EQ(missing.exit_code, 2);
-  EXPECT_THAT(missing.err, HasSubstr("nowhere: not a directory"));
+  EXPECT_THAT(missing.err, HasSubstr("nowhere: does not exist"));
   auto regex = test::run_command(conform(suite + " --rung cpu --filter '('"));
   EXPECT_EQ(regex.exit_code, 2);
   EXPECT_THAT(regex.err, HasSubstr("is not a regular expression"));

@@ -9,6 +9,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cstring>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -324,6 +325,93 @@ TEST_F(CliOutputTest, ASettingThatNamesNothingIsExitTwoInEveryCommandThatTakesIt
   ::close(sock);
   EXPECT_FALSE(fs::exists(dir_ / "cache" / "probe.json")) << "a refused setting probed first";
 }
+
+}  // namespace
+}  // namespace rung
+
+namespace rung {
+namespace {
+
+// One wording for one failure class: an input a command is given that is not there
+// is "PATH: does not exist", exit 2, in every command and for every kind of input
+// (a file, a folder of tensors, a gate, a record, a suite, a plugin, a registry);
+// a model (UnreadableModelCliTest above) is said the same way.
+struct MissingInput {
+  const char* label;
+  std::string (*args)(const fs::path& missing, const fs::path& good, const fs::path& dir);
+};
+
+const MissingInput kMissingInputs[] = {
+    {"quantise --gate", [](const fs::path& m, const fs::path& g, const fs::path& d) {
+       return "quantise " + q(g) + " --calibration " + q(d / "cal") + " --holdout " + q(d / "hold") + " --gate " + q(m) + " --out " + q(d / "q.onnx") + ort();
+     }},
+    {"quantise --calibration", [](const fs::path& m, const fs::path& g, const fs::path& d) {
+       return "quantise " + q(g) + " --calibration " + q(m) + " --holdout " + q(d / "hold") + " --gate " + q(d / "gate.json") + " --out " + q(d / "q.onnx") + ort();
+     }},
+    {"quantise --holdout", [](const fs::path& m, const fs::path& g, const fs::path& d) {
+       return "quantise " + q(g) + " --calibration " + q(d / "cal") + " --holdout " + q(m) + " --gate " + q(d / "gate.json") + " --out " + q(d / "q.onnx") + ort();
+     }},
+    {"upgrade --inputs", [](const fs::path& m, const fs::path& g, const fs::path& d) {
+       return "upgrade " + q(g) + " --opset 17 --inputs " + q(m) + " --out " + q(d / "u.onnx") + ort();
+     }},
+    {"parity --inputs", [](const fs::path& m, const fs::path& g, const fs::path&) { return "parity --ref " + q(g) + " --cand " + q(g) + " --inputs " + q(m); }},
+    {"parity --gate", [](const fs::path& m, const fs::path& g, const fs::path&) {
+       return "parity --ref " + q(g) + " --cand " + q(g) + " --random 1 --gate " + q(m);
+     }},
+    {"parity --preprocess", [](const fs::path& m, const fs::path& g, const fs::path&) {
+       return "parity --ref " + q(g) + " --cand " + q(g) + " --random 1 --preprocess " + q(m);
+     }},
+    {"parity expected:", [](const fs::path& m, const fs::path& g, const fs::path& d) {
+       return "parity --ref " + q(g) + " --cand " + q("expected:" + m.string()) + " --inputs " + q(d / "cal");
+     }},
+    {"bench --input", [](const fs::path& m, const fs::path& g, const fs::path&) { return "bench tiny=" + q(g) + " --rung cpu --runs 1 --input " + q(m) + ort(); }},
+    {"bench compare", [](const fs::path& m, const fs::path&, const fs::path& d) { return "bench compare " + q(m) + " " + q(d / "gate.json"); }},
+    {"conform --suite", [](const fs::path& m, const fs::path&, const fs::path&) { return "conform --suite " + q(m) + ort(); }},
+    {"conform --rung", [](const fs::path& m, const fs::path&, const fs::path& d) { return "conform --suite " + q(d / "suite") + " --rung " + q(m) + ort(); }},
+    {"registry list", [](const fs::path& m, const fs::path&, const fs::path&) { return "registry list --registry " + q(m); }},
+    {"variants resolve", [](const fs::path& m, const fs::path&, const fs::path&) { return "variants resolve --variants " + q(m); }},
+};
+
+class MissingInputCliTest : public ::testing::TestWithParam<MissingInput> {
+ protected:
+  void SetUp() override {
+    dir_ = test::make_temp_dir("rung-missing-input");
+    good_ = test::write_elementwise_model(dir_ / "good.onnx", {1, 4});
+    for (const auto& [set, v] : {std::pair{"cal", 1.0f}, std::pair{"hold", -1.0f}}) {
+      fs::create_directories(dir_ / set);
+      ASSERT_TRUE(write_tensor_file(test::float_tensor("x", {1, 4}, {v, 2, 3, 4}), dir_ / set / "x.pb").ok());
+    }
+    test::write_text(dir_ / "gate.json", R"({"gates": [{"decoder": "tensor", "atol": 1, "rtol": 1}]})");
+    // A conformance suite of one test: its model, and a set of one input and its expected output.
+    fs::create_directories(dir_ / "suite" / "test_one" / "test_data_set_0");
+    fs::copy_file(good_, dir_ / "suite" / "test_one" / "model.onnx");
+    for (const char* file : {"input_0.pb", "output_0.pb"}) {
+      fs::copy_file(dir_ / "cal" / "x.pb", dir_ / "suite" / "test_one" / "test_data_set_0" / file);
+    }
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path dir_;
+  fs::path good_;
+};
+
+TEST_P(MissingInputCliTest, IsExitTwoSayingPathDoesNotExist) {
+  const fs::path missing = dir_ / "not-there";
+  auto r = test::run_command("env -u RUNG_ORT_DIR " + q(test::cli_path()) + " " + GetParam().args(missing, good_, dir_));
+  EXPECT_EQ(r.exit_code, 2) << GetParam().label << "\n" << r.out << r.err;
+  EXPECT_THAT(r.err, HasSubstr(missing.string() + ": does not exist")) << GetParam().label;
+  for (const char* other : {"is not there", "no such file", "No such file", "not a directory"}) {
+    EXPECT_THAT(r.err, Not(HasSubstr(other))) << GetParam().label << ": another wording for the same failure";
+  }
+  EXPECT_FALSE(fs::exists(dir_ / "q.onnx"));
+  EXPECT_FALSE(fs::exists(dir_ / "u.onnx"));
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryInputOfEveryCommand, MissingInputCliTest, ::testing::ValuesIn(kMissingInputs),
+                         [](const ::testing::TestParamInfo<MissingInput>& param_info) {
+                           std::string name;
+                           for (const char* c = param_info.param.label; *c; ++c) name += std::isalnum(static_cast<unsigned char>(*c)) ? *c : '_';
+                           return name;
+                         });
 
 }  // namespace
 }  // namespace rung

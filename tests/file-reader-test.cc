@@ -138,7 +138,7 @@ TEST_F(FileReaderTest, AManifestOrDeploymentThatIsNoFileOrTooBigOrTooDeepIsRefus
     EXPECT_THAT(d.error().message, HasSubstr(message));
   }
   EXPECT_EQ(variants::load_manifest(dir_ / "gone.json").error().code, ErrorCode::kNotFound);
-  EXPECT_THAT(variants::load_deployment(dir_ / "gone.json").error().message, HasSubstr("gone.json: no such deployment file"));
+  EXPECT_THAT(variants::load_deployment(dir_ / "gone.json").error().message, HasSubstr("gone.json: does not exist"));
 }
 
 TEST_F(FileReaderTest, AManifestFieldOfTheWrongKindIsAFindingNamingTheFileAndTheField) {

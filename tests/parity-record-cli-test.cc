@@ -152,7 +152,7 @@ TEST_F(ParityRecordTest, NothingThereIsReplacedAndAFailedRecordingLeavesNothing)
 
   auto no_parent = record(relu_, dir_ / "missing" / "side");
   EXPECT_EQ(no_parent.exit_code, 2) << no_parent.out << no_parent.err;
-  EXPECT_THAT(no_parent.err, HasSubstr("is not there"));
+  EXPECT_THAT(no_parent.err, HasSubstr("does not exist"));
 
   // The side crashes on its first input: no recording, no staging folder left.
   auto crashed = test::parity("--ref " + test::sim_ep_side(relu_, ",option.abort_at=compute") + " --record '" + (dir_ / "side").string() +

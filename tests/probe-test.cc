@@ -299,7 +299,7 @@ TEST_F(ProbeTest, MissingAndNonOnnxModelsAreNamedAndTheRestGoesOn) {
   o.acceptance_ratio = 1000;
   auto out = probe(o);
   ASSERT_EQ(out.model_errors.size(), 2u);
-  EXPECT_THAT(out.model_errors[0], HasSubstr("model gone: " + (dir_ / "gone.onnx").string() + " does not exist"));
+  EXPECT_THAT(out.model_errors[0], HasSubstr("model gone: " + (dir_ / "gone.onnx").string() + ": does not exist"));
   EXPECT_THAT(out.model_errors[1], HasSubstr("model notes: the CPU floor cannot load " + (dir_ / "notes.onnx").string()));
   EXPECT_THAT(out.model_errors[1], ::testing::Not(HasSubstr("input spec")));
   EXPECT_THAT(out.model_errors[0], ::testing::Not(HasSubstr("input spec")));

@@ -349,7 +349,7 @@ TEST_F(RegistryCliTest, AReadOnlyCommandOnARegistryThatIsNotThereIsExitTwoAndCre
     SCOPED_TRACE(command);
     auto r = test::run_command(rung_cli("registry " + command + " --registry " + q(typo)));
     EXPECT_EQ(r.exit_code, 2) << r.out;
-    EXPECT_THAT(r.err, HasSubstr(typo.string() + " does not exist"));
+    EXPECT_THAT(r.err, HasSubstr(typo.string() + ": does not exist"));
     EXPECT_EQ(r.out, "");
     EXPECT_FALSE(fs::exists(dir_ / "typo"));
   }

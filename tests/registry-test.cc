@@ -343,7 +343,7 @@ TEST_P(RegistryTest, VerifyTellsMissingFromNotRetainedAndSaysWhatChanged) {
   for (const auto& l : *lines) by_version[l.release.version] = l;
   EXPECT_EQ(by_version["1"].state, VerifyState::kOk);
   EXPECT_EQ(by_version["2"].state, VerifyState::kMissing);
-  EXPECT_THAT(by_version["2"].detail, HasSubstr("gone.onnx is not there"));
+  EXPECT_THAT(by_version["2"].detail, HasSubstr("gone.onnx: does not exist"));
   EXPECT_EQ(by_version["3"].state, VerifyState::kNotRetained);
   EXPECT_EQ(by_version["3"].detail, "a 119 MB plan, gitignored: its recipe and cache are the identity");
   EXPECT_EQ(by_version["4"].state, VerifyState::kChanged);
@@ -804,7 +804,7 @@ TEST_P(RegistryTest, AReadOnlyOpenOfADatabaseWithoutARegistryCreatesNothing) {
     auto r = Registry::open("sqlite:" + missing.string(), Registry::OpenMode::kExistingOnly);
     ASSERT_FALSE(r);
     EXPECT_EQ(r.error().code, ErrorCode::kNotFound);
-    EXPECT_THAT(r.error().message, HasSubstr(missing.string() + " does not exist"));
+    EXPECT_THAT(r.error().message, HasSubstr(missing.string() + ": does not exist"));
     EXPECT_FALSE(fs::exists(dir_ / "typo"));
     auto plain = Registry::open(missing.string(), Registry::OpenMode::kExistingOnly);
     ASSERT_FALSE(plain);

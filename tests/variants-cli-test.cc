@@ -173,7 +173,7 @@ TEST_F(VariantsCliTest, EachFindingIsNamedAndTheAnswerIsNo) {
 TEST_F(VariantsCliTest, AManifestThatIsNotThereOrNotOneIsAUsageError) {
   auto r = test::run_command(rung("variants lint --variants " + (dir_ / "none.json").string()));
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_THAT(r.err, HasSubstr("none.json: no such variant manifest"));
+  EXPECT_THAT(r.err, HasSubstr("none.json: does not exist"));
   auto bad = write("bad.json", {{"schema", "rung-variant-manifest"}, {"schema_version", 2}});
   r = test::run_command(rung("variants resolve --variants " + bad.string()));
   EXPECT_EQ(r.exit_code, 2);

@@ -31,6 +31,7 @@
 #include "runtime/clean_error.h"
 #include "runtime/plugin_rungs.h"
 #include "session/tensor_file.h"
+#include "os/regular_file.h"
 
 namespace rung {
 namespace fs = std::filesystem;
@@ -224,10 +225,7 @@ Status check_options(const BenchOptions& o) {
   if (o.rounds < 1) return Error{ErrorCode::kInvalidArgument, fmt::format("--rounds must be at least 1, not {}", o.rounds)};
   RUNG_RETURN_IF_ERROR(check_thread_count(o.threads, "--threads"));
   if (!o.input_dir.empty()) {
-    std::error_code ec;
-    if (!fs::is_directory(o.input_dir, ec)) {
-      return Error{ErrorCode::kNotFound, fmt::format("input directory {} does not exist", o.input_dir.string())};
-    }
+    RUNG_RETURN_IF_ERROR(check_input_directory(o.input_dir));
   }
   return {};
 }

@@ -16,6 +16,7 @@
 #include "os/json_input.h"
 #include "rung/json_text.h"
 #include "rung/ratio_text.h"
+#include "os/regular_file.h"
 
 namespace rung {
 namespace fs = std::filesystem;
@@ -283,7 +284,7 @@ Result<std::vector<SideModel>> read_record_file(const fs::path& file) {
 Result<std::vector<SideModel>> read_side(const fs::path& path, CompareInput& input) {
   std::error_code ec;
   input.path = path;
-  if (!fs::exists(path, ec)) return Error{ErrorCode::kNotFound, fmt::format("{}: no such file or directory", path.string())};
+  if (!fs::exists(path, ec)) return missing_path(path);
   std::vector<fs::path> files;
   if (fs::is_directory(path, ec)) {
     for (const auto& e : fs::directory_iterator(path, ec)) {

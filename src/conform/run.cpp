@@ -22,6 +22,7 @@
 #include "runtime/plugin_rungs.h"
 #include "runtime/resolver.h"
 #include "runtime/software_gpu.h"
+#include "os/regular_file.h"
 
 namespace rung {
 namespace fs = std::filesystem;
@@ -170,7 +171,7 @@ Result<ConformReport> run_conform(const ConformOptions& o) {
   if (report.suites.empty()) {
     std::error_code ec;
     if (!fs::is_directory(kDebianTestData, ec)) {
-      return Error{ErrorCode::kNotFound, fmt::format("no suite given, and Debian's libonnx-testdata is not installed ({} is not there): "
+      return Error{ErrorCode::kNotFound, fmt::format("no suite given, and Debian's libonnx-testdata is not installed ({} does not exist): "
                                                      "give --suite DIR or install libonnx-testdata", kDebianTestData)};
     }
     report.suites.emplace_back(kDebianTestData);
@@ -195,7 +196,8 @@ Result<ConformReport> run_conform(const ConformOptions& o) {
     const bool plugin = !named_rung(c.rung).plugin_library.empty();
     if (plugin) {
       std::error_code ec;
-      if (!fs::is_regular_file(c.rung, ec)) return Error{ErrorCode::kNotFound, fmt::format("rung {}: the plugin library is not there", c.rung)};
+      if (!fs::exists(c.rung, ec)) return Error{ErrorCode::kNotFound, "rung " + missing_path(c.rung).message};
+      if (!fs::is_regular_file(c.rung, ec)) return Error{ErrorCode::kNotFound, fmt::format("rung {}: the plugin library is not a file", c.rung)};
       c.rung = fs::absolute(c.rung).lexically_normal().string();
     }
     auto rt = resolver.resolve(c.runtime);

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "graph/model_file.h"
+#include "os/regular_file.h"
 
 namespace rung {
 namespace fs = std::filesystem;
@@ -92,7 +93,7 @@ Result<std::vector<ConformTest>> find_tests(const std::vector<fs::path>& folders
   std::vector<ConformTest> tests;
   for (const auto& folder : folders) {
     std::error_code ec;
-    if (!fs::is_directory(folder, ec)) return Error{ErrorCode::kNotFound, fmt::format("{}: not a directory", folder.string())};
+    RUNG_RETURN_IF_ERROR(check_input_directory(folder));
     fs::path root = fs::absolute(folder).lexically_normal();
     if (!root.has_filename()) root = root.parent_path();  // "suite/" is "suite"
     const std::size_t before = tests.size();

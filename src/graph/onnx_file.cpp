@@ -32,7 +32,7 @@ class InputFileStream : public google::protobuf::io::CopyingInputStream {
 
 Result<onnx::ModelProto> read_onnx_model(const fs::path& file) {
   std::error_code ec;
-  if (!fs::exists(file, ec)) return Error{ErrorCode::kNotFound, fmt::format("{} does not exist", file.string())};
+  if (!fs::exists(file, ec)) return missing_path(file);
   RUNG_RETURN_IF_ERROR(check_regular_file(file));  // a FIFO or a device would never end
   // A regular file of a model's size, streamed to the parser.
   auto in = open_input_file(file, FileKind::kModel);

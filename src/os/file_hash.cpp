@@ -16,6 +16,7 @@
 #include "os/opened_file.h"
 #include "os/read_file.h"
 #include "os/sha256.h"
+#include "os/regular_file.h"
 
 namespace rung {
 
@@ -97,7 +98,7 @@ FileHashCache::FileHashCache(std::filesystem::path cache_dir) : file_(cache_dir 
 
 Result<std::string> FileHashCache::hash(const std::filesystem::path& file) {
   FileStamp st;
-  if (!stamp_of(file, st)) return Error{ErrorCode::kNotFound, fmt::format("{}: no such file", file.string())};
+  if (!stamp_of(file, st)) return missing_path(file);
   auto table = nlohmann::json::parse(json_);
   const std::string key = std::filesystem::absolute(file).string();
   // Every entry was checked when the table was read (check_entry).

@@ -10,6 +10,7 @@
 #include "session/inputs.h"
 #include "session/npy_file.h"
 #include "session/tensor_file.h"
+#include "os/regular_file.h"
 
 namespace rung {
 namespace fs = std::filesystem;
@@ -44,7 +45,7 @@ Status check_tensor(const Tensor& t, const TensorInfo& info, const std::string& 
 
 Result<InputItems> InputItems::listed(const fs::path& dir) {
   std::error_code ec;
-  if (!fs::is_directory(dir, ec)) return Error{ErrorCode::kNotFound, fmt::format("{}: not a directory", dir.string())};
+  RUNG_RETURN_IF_ERROR(check_input_directory(dir));
   std::vector<fs::path> entries;
   const bool test_folder = is_onnx_test_folder(dir);  // model.onnx beside test_data_set_N/: the sets are the inputs
   for (const auto& e : fs::directory_iterator(dir, ec)) {

@@ -239,16 +239,10 @@ Status check_models(const ParityOptions& o) {
   if (o.ref.stored() && o.cand.stored()) return Error{ErrorCode::kInvalidArgument, "both sides are stored outputs: one side must run a model"};
   for (const ParitySide* s : {&o.ref, &o.cand}) {
     if (s->stored()) {
-      std::error_code ec;
-      if (!fs::is_directory(s->expected, ec)) {
-        return Error{ErrorCode::kNotFound, fmt::format("{}: the directory of stored outputs is not there", s->expected.string())};
-      }
+      RUNG_RETURN_IF_ERROR(check_input_directory(s->expected));
       continue;
     }
-    if (auto st = check_regular_file(s->model); !st) {
-      return Error{st.error().code, st.error().code == ErrorCode::kNotFound ? fmt::format("{}: the model file is not there", s->model.string())
-                                                                           : st.error().message};
-    }
+    RUNG_RETURN_IF_ERROR(check_regular_file(s->model));
   }
   return {};
 }
@@ -440,10 +434,7 @@ Result<ParityRecording> record_parity_side(const ParityOptions& o) {
   auto prepared = prepare(o);
   if (!prepared) return prepared.error();
   auto& [gates, plan, items] = *prepared;
-  if (auto st = check_regular_file(o.ref.model); !st) {
-    return Error{st.error().code, st.error().code == ErrorCode::kNotFound ? fmt::format("{}: the model file is not there", o.ref.model.string())
-                                                                         : st.error().message};
-  }
+  RUNG_RETURN_IF_ERROR(check_regular_file(o.ref.model));
   RUNG_RETURN_IF_ERROR(check_plugins(o));
   // The recording appears whole, under its name, or not at all; nothing already there is replaced.
   std::error_code ec;
@@ -453,7 +444,7 @@ Result<ParityRecording> record_parity_side(const ParityOptions& o) {
   }
   const fs::path parent = o.record_dir.has_parent_path() ? o.record_dir.parent_path() : fs::path(".");
   if (!fs::is_directory(parent, ec)) {
-    return Error{ErrorCode::kNotFound, fmt::format("{}: the directory to record into, {}, is not there", o.record_dir.string(), parent.string())};
+    return Error{ErrorCode::kNotFound, fmt::format("{}: the directory {} does not exist", o.record_dir.string(), parent.string())};
   }
 
   WorkDir work;

@@ -211,7 +211,7 @@ std::vector<FloorRun> measure_floor(const ProbeSetting& s, Walker& walker, const
       // not helped by other inputs: only a failure feeding or running it asks for a spec.
       const bool feeding = r.stage == "inputs" || r.stage == "run";
       if (!fs::exists(m->path, ec)) {
-        out.model_errors.push_back(fmt::format("model {}: {} does not exist.", m->name, m->path.string()));
+        out.model_errors.push_back(fmt::format("model {}: {}.", m->name, missing_path(m->path).message));
       } else if (!feeding) {
         out.model_unloadable = true;
         out.model_errors.push_back(fmt::format("model {}: the CPU floor cannot load {}: {}.", m->name, m->path.string(), error));

@@ -30,6 +30,7 @@
 #include "rung/output_paths.h"
 #include "runtime/resolver.h"
 #include "session/session.h"
+#include "os/regular_file.h"
 
 namespace rung {
 namespace fs = std::filesystem;
@@ -61,7 +62,8 @@ Status check_settings(const ReleaseToolSettings& s) {
 Status require_file(const fs::path& p, const char* what) {
   std::error_code ec;
   if (p.empty()) return Error{ErrorCode::kInvalidArgument, fmt::format("no {} given", what)};
-  if (!fs::is_regular_file(p, ec)) return Error{ErrorCode::kNotFound, fmt::format("{}: the {} is not there", p.string(), what)};
+  if (!fs::exists(p, ec)) return missing_path(p);
+  if (!fs::is_regular_file(p, ec)) return Error{ErrorCode::kInvalidArgument, fmt::format("{}: the {} is not a file", p.string(), what)};
   return {};
 }
 

@@ -412,7 +412,7 @@ VerifyLine verify_one(const Release& r) {
   std::error_code ec;
   if (!fs::is_regular_file(r.artifact.path, ec)) {
     line.state = VerifyState::kMissing;
-    line.detail = fmt::format("{} is not there", r.artifact.path.string());
+    line.detail = fmt::format("{}: does not exist", r.artifact.path.string());
     return line;
   }
   auto now = sha256_of_file(r.artifact.path);

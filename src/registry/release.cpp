@@ -16,6 +16,7 @@
 #include "rung/ladder.h"
 #include "rung/registry.h"
 #include "runtime/plugin_rungs.h"
+#include "os/regular_file.h"
 
 namespace rung {
 namespace fs = std::filesystem;
@@ -145,14 +146,14 @@ Result<EvidenceFile> read_registry_document(const fs::path& path, RegistryDocume
 
 Result<std::string> opaque_file_sha256(const fs::path& file) {
   std::error_code ec;
-  if (!fs::exists(file, ec)) return Error{ErrorCode::kNotFound, fmt::format("{}: the file is not there", file.string())};
+  if (!fs::exists(file, ec)) return missing_path(file);
   if (!fs::is_regular_file(file, ec)) return Error{ErrorCode::kInvalidArgument, fmt::format("{}: not a file", file.string())};
   return sha256_of_file(file);
 }
 
 Result<std::pair<ReleaseArtifact, PrecisionEvidence>> inspect_artifact(const fs::path& file, const std::string& opaque_why) {
   std::error_code ec;
-  if (!fs::exists(file, ec)) return Error{ErrorCode::kNotFound, fmt::format("{}: the artifact is not there", file.string())};
+  if (!fs::exists(file, ec)) return missing_path(file);
   if (!fs::is_regular_file(file, ec)) return Error{ErrorCode::kInvalidArgument, fmt::format("{}: the artifact is not a file", file.string())};
   ReleaseArtifact a;
   a.path = fs::absolute(file).lexically_normal();

@@ -170,7 +170,7 @@ Result<std::unique_ptr<Database>> open_sqlite(const std::string& path_text, Open
   const bool exists = fs::exists(path, ec);
   if (mode == OpenMode::kExistingOnly && !exists) {
     return Error{ErrorCode::kNotFound,
-                 fmt::format("the registry {} does not exist (nothing was created: `rung registry add` or `import` makes one)", shown)};
+                 fmt::format("{}: does not exist (nothing was created: `rung registry add` or `import` makes one)", shown)};
   }
   if (!exists && !path.parent_path().empty()) fs::create_directories(path.parent_path(), ec);
   sqlite3* raw = nullptr;

@@ -20,6 +20,7 @@
 #include "runtime/search.h"
 #include "rungs/module.h"
 #include "rung/setting_names.h"
+#include "os/regular_file.h"
 
 namespace rung {
 namespace fs = std::filesystem;
@@ -92,9 +93,8 @@ Result<RuntimeBuild> load_runtime_build(const fs::path& library, bool allow_writ
   }
   std::error_code ec;
   const fs::path& absolute = library;
-  if (!fs::is_regular_file(absolute, ec)) {
-    return Error{ErrorCode::kNotFound, fmt::format("{}: no such file", library.string())};
-  }
+  if (!fs::exists(absolute, ec)) return missing_path(library);
+  if (!fs::is_regular_file(absolute, ec)) return Error{ErrorCode::kNotFound, fmt::format("{}: not a library file", library.string())};
   if (!allow_writable_by_others) {
     // Another user who can change the library, or any directory on its way, could run their code in ours.
     Status trusted = check_path_trusted(absolute);

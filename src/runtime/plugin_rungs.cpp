@@ -42,7 +42,7 @@ Status check_trusted(const std::string& what, const fs::path& path, bool allow_w
                  fmt::format("{}: refused, not an absolute path (plugin libraries are loaded by absolute path only)", what)};
   }
   std::error_code ec;
-  if (!fs::exists(path, ec)) return Error{ErrorCode::kNotFound, fmt::format("{}: no such file or directory", what)};
+  if (!fs::exists(path, ec)) return Error{ErrorCode::kNotFound, fmt::format("{}: does not exist", what)};  // `what` names the path
   if (allow_writable) return {};
   if (auto s = check_path_trusted(path); !s) return refused(what, s.error());
   return {};

@@ -7,6 +7,7 @@
 #include "rung/directory.h"
 #include "session/tensor_file.h"
 #include "rung/path_text.h"
+#include "os/regular_file.h"
 
 namespace rung {
 
@@ -17,8 +18,7 @@ void adopt_bfloat16(Value& value, ElementType declared) {
 }
 
 Result<std::vector<Tensor>> read_tensor_directory(const std::filesystem::path& dir, std::uint64_t max_bytes) {
-  std::error_code ec;
-  if (!std::filesystem::is_directory(dir, ec)) return Error{ErrorCode::kNotFound, fmt::format("{}: not a directory", dir.string())};
+  RUNG_RETURN_IF_ERROR(check_input_directory(dir));
   std::vector<std::filesystem::path> files;
   auto entries = list_directory(dir);
   if (!entries) return entries.error();

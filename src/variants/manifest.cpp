@@ -34,10 +34,7 @@ Error bad(const fs::path& file, const std::string& what) {
 // bounded), then its schema and version, each a finding naming the field.
 Result<json> read_document(const fs::path& file, const char* schema, const char* what) {
   auto j = read_json_file(file, FileKind::kDocument);
-  if (!j) {
-    if (j.error().code == ErrorCode::kNotFound) return Error{ErrorCode::kNotFound, fmt::format("{}: no such {}", file.string(), what)};
-    return j.error();  // it names the file: "is a FIFO, not a file", "nested deeper than 64 levels", "not valid JSON: ..."
-  }
+  if (!j) return j.error();  // it names the file: "does not exist", "is a FIFO, not a file", "not valid JSON: ..."
   if (!j->is_object()) return bad(file, fmt::format("is not a {} (a JSON object with \"schema\": \"{}\"), but a JSON {}", what, schema, j->type_name()));
   const auto found = j->find("schema");
   if (found == j->end() || !found->is_string() || found->get<std::string>() != schema) {
