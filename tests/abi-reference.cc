@@ -75,7 +75,7 @@ int main(int argc, char** argv) {
   // run computes on the same rung. (Ten was not enough: on a busy machine a few
   // preempted runs kept the interval above 9.5 until the time budget ran out.)
   o.acceptance_ratio = 1000;
-  o.models = {{"ppocr_cls", Role::kGeneric, test::model_path("ppocr/ch_ppocr_mobile_v2.0_cls_infer.onnx"), {}, {}}};
+  o.models = {{"ppocr_cls", Role::kGeneric, test::model_path("ppocr/ch_ppocr_mobile_v2.0_cls_infer.onnx"), {}, {}, {}}};
   auto engine = core::Engine::start(o);
   if (!engine) return fail(engine.error().message);
   (*engine)->wait_until_settled();

@@ -69,7 +69,9 @@ TEST_F(BenchCliTest, TableRecordAndAReportChromiumRendersWithOneBarPerRow) {
   EXPECT_THAT(r.out, HasSubstr("CPU (floor)"));
   EXPECT_THAT(r.out, HasSubstr("reference (floor)"));
   EXPECT_THAT(r.out, HasSubstr("match (max abs 0)"));
-  if (failing) EXPECT_THAT(r.out, HasSubstr("failed (build_failed): "));
+  if (failing) {
+    EXPECT_THAT(r.out, HasSubstr("failed (build_failed): "));
+  }
   EXPECT_THAT(r.out, HasSubstr("RungSimAccelerator ran"));
   // Not a terminal: no progress line.
   EXPECT_THAT(r.err, Not(HasSubstr("bench tiny ·")));
@@ -207,7 +209,7 @@ TEST_F(BenchCliBadInput, ModelThatDoesNotParse) {
 }
 
 TEST_F(BenchCliBadInput, InputDirectoryWithTheWrongShape) {
-  Tensor wrong{"x", ElementType::kFloat, {1, 32, 16}, std::vector<std::byte>(32 * 16 * 4)};
+  Tensor wrong{"x", ElementType::kFloat, {1, 32, 16}, std::vector<std::byte>(32 * 16 * 4), {}};
   fs::create_directories(dir_ / "inputs");
   ASSERT_TRUE(write_tensor_file(wrong, dir_ / "inputs" / "x.pb"));
   expect_refused((dir_ / "tiny.onnx").string() + " --input '" + (dir_ / "inputs").string() + "'",

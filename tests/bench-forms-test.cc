@@ -194,7 +194,9 @@ TEST(InputShapeApply, SetsDynamicAxesAndChecksTheRest) {
     InputSpec s;
     s.max_tensor_bytes = max_bytes;
     auto st = apply_input_shape(s, *parse_input_shape(text), inputs);
-    if (!st) EXPECT_TRUE(s.dims.empty()) << text;  // refused: nothing set
+    if (!st) {
+      EXPECT_TRUE(s.dims.empty()) << text;  // refused: nothing set
+    }
     return st ? std::string() : st.error().message;
   };
   EXPECT_THAT(refused("y=1x3x4x4"), HasSubstr("no input 'y' (its inputs: x, sr)"));

@@ -265,7 +265,7 @@ TEST_F(BenchTest, BadInputIsRefusedBeforeAnythingIsMeasured) {
     EXPECT_THAT(r.error().message, HasSubstr("rung_sim_ep, tensorrt, cuda, webgpu, cpu"));
   }
   {
-    Tensor wrong{"x", ElementType::kFloat, {1, 16, 32}, std::vector<std::byte>(16 * 32 * 4)};
+    Tensor wrong{"x", ElementType::kFloat, {1, 16, 32}, std::vector<std::byte>(16 * 32 * 4), {}};
     fs::create_directories(dir_ / "inputs");
     ASSERT_TRUE(write_tensor_file(wrong, dir_ / "inputs" / "x.pb"));
     auto o = options();
@@ -278,7 +278,7 @@ TEST_F(BenchTest, BadInputIsRefusedBeforeAnythingIsMeasured) {
 }
 
 TEST_F(BenchTest, AModelTheFloorCannotRunIsFoundBeforeOtherRungsAreMeasured) {
-  Tensor wrong{"x", ElementType::kFloat, {1, 16, 32}, std::vector<std::byte>(16 * 32 * 4)};
+  Tensor wrong{"x", ElementType::kFloat, {1, 16, 32}, std::vector<std::byte>(16 * 32 * 4), {}};
   fs::create_directories(dir_ / "inputs");
   ASSERT_TRUE(write_tensor_file(wrong, dir_ / "inputs" / "x.pb"));
   auto o = options();
@@ -297,7 +297,7 @@ TEST_F(BenchTest, AModelTheFloorCannotRunIsFoundBeforeOtherRungsAreMeasured) {
 
 TEST_F(BenchTest, RecordedInputsOfTheRightShapeAreFed) {
   std::vector<float> ones(16 * 64, 1.0f);
-  Tensor x{"x", ElementType::kFloat, {1, 16, 64}, {}};
+  Tensor x{"x", ElementType::kFloat, {1, 16, 64}, {}, {}};
   x.bytes.resize(ones.size() * 4);
   std::memcpy(x.bytes.data(), ones.data(), x.bytes.size());
   fs::create_directories(dir_ / "inputs");

@@ -104,7 +104,9 @@ TEST_P(ConformanceTest, MatchesTheCpuRungAtTheCloseTolerance) {
   EXPECT_EQ(report->inputs, 2u);
   // The case ran where it says: this build, and the rung by its display name.
   EXPECT_THAT(report->cand, ::testing::HasSubstr(" · ONNX Runtime " + build->version + " ("));
-  if (rung == Rung::kSimulated) EXPECT_THAT(report->cand, ::testing::HasSubstr(" · rung_sim_ep · "));
+  if (rung == Rung::kSimulated) {
+    EXPECT_THAT(report->cand, ::testing::HasSubstr(" · rung_sim_ep · "));
+  }
   if (rung == Rung::kWebGpu) {
     EXPECT_THAT(report->cand, ::testing::HasSubstr("WebGPU on lavapipe (software)"));
     EXPECT_THAT(report->cand_run.placement, ::testing::HasSubstr("WebGpuExecutionProvider ran "));

@@ -102,7 +102,7 @@ TEST_F(OrtDirTest, EngineStartFailsNamingTheDirectory) {
   test::ScopedEnv ort("RUNG_ORT_DIR", (dir_ / "ort").c_str());
   core::EngineOptions o;
   o.cache_dir = dir_ / "cache";
-  o.models = {{"a", Role::kGeneric, dir_ / "a.onnx", {}, {}}};
+  o.models = {{"a", Role::kGeneric, dir_ / "a.onnx", {}, {}, {}}};
   o.hardware_root = test::fixtures_dir() / "hardware" / "cpu-vm";
   o.worker = test::worker_path();
   auto e = core::Engine::start(o);

@@ -145,7 +145,7 @@ INSTANTIATE_TEST_SUITE_P(
                     "'median_ms' is negative"},
         CacheDamage{"HugeCount", [](nlohmann::json& j) { j["outcome"]["runtime"]["builds_found"] = 1e300; }, "",
                     "'builds_found' must be a whole number"}),
-    [](const auto& info) { return std::string(info.param.name); });
+    [](const auto& param_info) { return std::string(param_info.param.name); });
 
 TEST_F(DamagedFilesTest, ACacheFileThatIsADirectoryIsSaidToBeOne) {
   first_probe();

@@ -59,7 +59,7 @@ TEST_P(DamagedRuntimeTest, TheEngineRefusesToStart) {
   test::ScopedEnv ort("RUNG_ORT_DIR", ort_.c_str());
   core::EngineOptions o;
   o.cache_dir = dir_ / "cache";
-  o.models = {{"a", Role::kGeneric, dir_ / "a.onnx", {}, {}}};
+  o.models = {{"a", Role::kGeneric, dir_ / "a.onnx", {}, {}, {}}};
   o.hardware_root = test::fixtures_dir() / "hardware" / "cpu-vm";
   o.worker = test::worker_path();
   auto e = core::Engine::start(o);
@@ -68,8 +68,8 @@ TEST_P(DamagedRuntimeTest, TheEngineRefusesToStart) {
 }
 
 INSTANTIATE_TEST_SUITE_P(EachDamage, DamagedRuntimeTest, ::testing::ValuesIn(kDamages),
-                         [](const auto& info) {
-                           std::string name = info.param.dir;
+                         [](const auto& param_info) {
+                           std::string name = param_info.param.dir;
                            for (auto& c : name) c = c == '-' ? '_' : c;
                            return name;
                          });

@@ -94,7 +94,8 @@ TEST(TextBoxes, ARotatedLineGivesARotatedBox) {
   const double a = 15 * std::numbers::pi / 180;
   for (std::size_t y = 0; y < h; ++y) {
     for (std::size_t x = 0; x < w; ++x) {
-      const double u = (x - 10.0) * std::cos(a) + (y - 20.0) * std::sin(a), v = -(x - 10.0) * std::sin(a) + (y - 20.0) * std::cos(a);
+      const double dx = static_cast<double>(x) - 10.0, dy = static_cast<double>(y) - 20.0;
+      const double u = dx * std::cos(a) + dy * std::sin(a), v = -dx * std::sin(a) + dy * std::cos(a);
       if (u >= 0 && u <= 50 && v >= 0 && v <= 8) map[y * w + x] = 0.95f;
     }
   }
@@ -301,7 +302,7 @@ TEST(GateFile, TheTextGateChecksTheCharacterListAgainstTheModel) {
   auto g = parse_gate_file(R"({"gates": [{"decoder": "text", "output": "y", "characters": "keys.txt"}]})", dir, "g.json");
   ASSERT_TRUE(g.ok()) << g.error().message;
   ModelIo io;
-  io.outputs.push_back({"y", ElementType::kFloat, {1, 20, 6}, {"", "", ""}});
+  io.outputs.push_back({"y", ElementType::kFloat, {1, 20, 6}, {"", "", ""}, {}, {}});
   auto s = g->gates[0]->check(io);
   ASSERT_FALSE(s.ok());
   EXPECT_THAT(s.error().message, HasSubstr("has 6 classes, but"));
@@ -321,7 +322,7 @@ std::unique_ptr<ParityGate> gate_from(const std::string& json, const ModelIo& io
 
 TEST(GateRules, TensorGatePassRateAndTheSmallestPassingTolerances) {
   ModelIo io;
-  io.outputs.push_back({"y", ElementType::kFloat, {1, 2}, {"", ""}});
+  io.outputs.push_back({"y", ElementType::kFloat, {1, 2}, {"", ""}, {}, {}});
   auto gate = gate_from(R"({"gates": [{"decoder": "tensor", "atol": 1e-3, "rtol": 1e-3, "pass_rate": 0.9}]})", io);
   // Ten inputs: nine off by 2^-11 on 0.125 (relatively far, absolutely within), one off by 0.5 (outside both).
   for (int i = 0; i < 10; ++i) {
@@ -349,7 +350,7 @@ TEST(GateRules, TensorGatePassRateAndTheSmallestPassingTolerances) {
 
 TEST(GateRules, BoxesGateFlagsALossConcentratedInOneBand) {
   ModelIo io;
-  io.outputs.push_back({"boxes", ElementType::kFloat, {1, -1, 4}, {"", "n", ""}});
+  io.outputs.push_back({"boxes", ElementType::kFloat, {1, -1, 4}, {"", "n", ""}, {}, {}});
   const std::string json = R"({"gates": [{"decoder": "boxes", "boxes": "boxes", "bands": [0, 20],
       "min_recall": 0.5, "min_precision": 0.5}]})";
   // Five small boxes (10 px) and fifteen large ones (40 px); the candidate loses four small ones.
@@ -386,7 +387,7 @@ TEST(GateRules, BoxesGateFlagsALossConcentratedInOneBand) {
 // rule where the right arithmetic and a plausible wrong one give different verdicts.
 ModelIo one_output(const std::string& name, std::vector<std::int64_t> shape) {
   ModelIo io;
-  io.outputs.push_back({name, ElementType::kFloat, shape, std::vector<std::string>(shape.size())});
+  io.outputs.push_back({name, ElementType::kFloat, shape, std::vector<std::string>(shape.size()), {}, {}});
   return io;
 }
 
@@ -400,7 +401,7 @@ GateOutcome feed(const std::string& json, const ModelIo& io, const Tensor& ref, 
 // Ten 10 px boxes, 20 px apart, from the left.
 std::vector<float> row_of_boxes(int count, int first = 0) {
   std::vector<float> v;
-  for (int i = first; i < first + count; ++i) v.insert(v.end(), {i * 20.0f, 0, i * 20.0f + 10, 10});
+  for (int i = first; i < first + count; ++i) v.insert(v.end(), {static_cast<float>(i) * 20.0f, 0, static_cast<float>(i) * 20.0f + 10, 10});
   return v;
 }
 

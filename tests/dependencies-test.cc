@@ -85,7 +85,9 @@ TEST(ElfDynamicTest, TextTruncatedAndEmptyFilesAreErrorsNotCrashes) {
   for (std::size_t keep : {std::size_t{4}, std::size_t{64}, std::size_t{200}, bytes.size() / 2}) {
     std::ofstream(dir / "cut.so", std::ios::binary) << bytes.substr(0, keep);
     auto r = read_elf_dynamic(dir / "cut.so");
-    if (r) EXPECT_THAT(r->needed, IsEmpty()) << keep;  // whatever survives must not be invented
+    if (r) {
+      EXPECT_THAT(r->needed, IsEmpty()) << keep;  // whatever survives must not be invented
+    }
   }
   auto text = read_elf_dynamic(dir / "text.so");
   ASSERT_FALSE(text);

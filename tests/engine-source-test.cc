@@ -46,7 +46,7 @@ class EngineSourceTest : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  ModelRegistration det(Role role = Role::kDetector) const { return {"det", role, f32_, {{NumericForm::kA16W8, a16w8_}}, {}}; }
+  ModelRegistration det(Role role = Role::kDetector) const { return {"det", role, f32_, {{NumericForm::kA16W8, a16w8_}}, {}, {}}; }
 
   fs::path dir_, f32_, a16w8_;
 };
@@ -92,7 +92,7 @@ TEST_F(EngineSourceTest, AnEmbedderAndAnF32RungCompileTheF32File) {
   EXPECT_EQ(engine_source(quantised_sim_rung(), det()), a16w8_);
   EXPECT_EQ(engine_source(quantised_sim_rung(), det(Role::kEmbedder)), f32_);
   EXPECT_EQ(engine_source(plugin_rung("rung_sim_ep", test::sim_ep_path().string()), det()), f32_);
-  ModelRegistration plain{"seg", Role::kSegmenter, f32_, {}, {}};
+  ModelRegistration plain{"seg", Role::kSegmenter, f32_, {}, {}, {}};
   EXPECT_EQ(engine_source(quantised_sim_rung(), plain), f32_);
 }
 

@@ -242,8 +242,8 @@ TEST_F(EngineTest, ADamagedFailureRecordIsReadAsAFailureNotACrash) {
   ScopedEnv reject("RUNG_SIM_EP_REJECT_NODES", "poison");
   write_model(dir_ / "poisoned.onnx", 64, "poison_add");
   auto o = options();
-  o.models = {{"small", Role::kDetector, dir_ / "small.onnx", {}, {}},
-              {"poisoned", Role::kGeneric, dir_ / "poisoned.onnx", {}, {}}};
+  o.models = {{"small", Role::kDetector, dir_ / "small.onnx", {}, {}, {}},
+              {"poisoned", Role::kGeneric, dir_ / "poisoned.onnx", {}, {}, {}}};
   start(o)->wait_until_settled();
   auto failures = failure_records_under(dir_ / "cache" / "engines");
   ASSERT_EQ(failures.size(), 1u);

@@ -119,7 +119,7 @@ TEST_P(ExitCodeCliTest, ABuildOthersCanWriteToIsRefusedUnlessAllowed) {
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryCommand, ExitCodeCliTest, ::testing::ValuesIn(kCommands),
-                         [](const ::testing::TestParamInfo<Command>& info) { return std::string(info.param.name); });
+                         [](const ::testing::TestParamInfo<Command>& param_info) { return std::string(param_info.param.name); });
 
 // The answer "no" (1), for the commands that ask a question; doctor and bench report and do not judge.
 class AnswerNoCliTest : public ::testing::Test {

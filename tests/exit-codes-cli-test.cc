@@ -122,7 +122,7 @@ TEST_P(UnreadableModelCliTest, AModelTheCpuCannotLoadIsExitTwoNamingIt) {
   test::ModelBuilder b;
   b.input("x", {1, 4}).node("NoSuchOperator", {"x"}, {"y"}).output("y", {1, 4});
   b.save(dir_ / "unknown-op.onnx");
-  for (const fs::path model : {dir_ / "junk.onnx", dir_ / "unknown-op.onnx"}) {
+  for (const fs::path& model : {dir_ / "junk.onnx", dir_ / "unknown-op.onnx"}) {
     auto r = test::run_command("env -u RUNG_ORT_DIR -u RUNG_FORCE_RUNG " + q(test::cli_path()) + " " + GetParam().args(model, good_, dir_));
     EXPECT_EQ(r.exit_code, 2) << model << "\n" << r.out << r.err;
     EXPECT_THAT(r.err, HasSubstr(model.filename().string())) << r.err;
@@ -131,7 +131,7 @@ TEST_P(UnreadableModelCliTest, AModelTheCpuCannotLoadIsExitTwoNamingIt) {
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryCommandThatTakesAModel, UnreadableModelCliTest, ::testing::ValuesIn(kModelCommands),
-                         [](const ::testing::TestParamInfo<ModelCommand>& info) { return std::string(info.param.name); });
+                         [](const ::testing::TestParamInfo<ModelCommand>& param_info) { return std::string(param_info.param.name); });
 
 // --- progress, reasons, the probe's first line -----------------------------------------
 
@@ -268,7 +268,7 @@ TEST_F(CliOutputTest, TheProbesFirstLineIsAShortSummary) {
 TEST_F(CliOutputTest, StdoutOnAFullDiskIsExitOneSayingSoAndAFullStderrNeverAborts) {
   const std::string probe = "probe --in-process --model tiny=" + q(model_) + " --cache-dir " + q(dir_ / "cache") + " --hardware-root " + cpu_vm() + ort();
   ASSERT_EQ(rung(probe).exit_code, 0);  // decided: the next probe is answered by the front from the cache
-  for (const std::string args : {probe, probe + " --json", std::string("doctor"), std::string("doctor --json") + ort(), std::string("--help"),
+  for (const std::string& args : {probe, probe + " --json", std::string("doctor"), std::string("doctor --json") + ort(), std::string("--help"),
                                  std::string("bench --help")}) {
     auto full = test::run_command("{ env -u RUNG_ORT_DIR " + q(test::cli_path()) + " " + args + " >/dev/full; }");
     EXPECT_EQ(full.exit_code, 1) << args << "\n" << full.err;
@@ -313,7 +313,7 @@ TEST_F(CliOutputTest, ASettingThatNamesNothingIsExitTwoInEveryCommandThatTakesIt
   ASSERT_LT(sock_path.size(), sizeof addr.sun_path);
   std::memcpy(addr.sun_path, sock_path.c_str(), sock_path.size() + 1);
   ASSERT_EQ(::bind(sock, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-  for (const std::string command : {"probe --model tiny=" + m + common, "prepare --model tiny=" + m + common,
+  for (const std::string& command : {"probe --model tiny=" + m + common, "prepare --model tiny=" + m + common,
                                     "bench tiny=" + m + " --rung cpu --runs 1" + ort(), "conform --suite " + q(dir_) + ort()}) {
     for (const std::string bad : {"a-file", "a-fifo", "a-socket", "nowhere"}) {
       auto r = rung(command + " --plugin-dir " + q(dir_ / bad));

@@ -369,7 +369,7 @@ class SameWordsTest : public JobRunnerTest {
     EXPECT_TRUE(build) << build.error().message;
     if (build) plan.build = *build;
     plan.rung = sim();
-    plan.models = {{"elementwise", Role::kGeneric, model_, {}, {}}};
+    plan.models = {{"elementwise", Role::kGeneric, model_, {}, {}, {}}};
     plan.cache_dir = dir_ / "engine-cache";
     plan.worker = test::worker_path();
     plan.deadline = deadline;

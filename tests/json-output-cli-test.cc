@@ -69,7 +69,7 @@ class JsonOutputCliTest : public ::testing::TestWithParam<JsonCommand> {
     for (const std::string set : {"calibration", "holdout"}) {
       fs::create_directories(dir_ / set);
       for (int i = 0; i < 2; ++i) {
-        const float v = set == "calibration" ? 1.0f + i : -1.0f - i;
+        const float v = set == "calibration" ? 1.0f + static_cast<float>(i) : -1.0f - static_cast<float>(i);
         ASSERT_TRUE(write_tensor_file(test::float_tensor("x", {1, 4}, {v, -v, v, -v}), dir_ / set / fmt::format("x{}.pb", i)).ok());
       }
     }
@@ -190,7 +190,7 @@ TEST_P(JsonOutputCliTest, JsonTakesNoFile) {
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryCommandWithJson, JsonOutputCliTest, ::testing::ValuesIn(kCommands),
-                         [](const ::testing::TestParamInfo<JsonCommand>& info) { return std::string(info.param.name); });
+                         [](const ::testing::TestParamInfo<JsonCommand>& param_info) { return std::string(param_info.param.name); });
 
 }  // namespace
 }  // namespace rung

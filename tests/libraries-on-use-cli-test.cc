@@ -100,7 +100,7 @@ TEST_P(LibrariesOnUseCliTest, AnImageWithoutStbIsNamedWithWhy) {
 
 INSTANTIATE_TEST_SUITE_P(EachWayOfBreaking, LibrariesOnUseCliTest,
                          ::testing::Values(Broken{"not_a_library", false}, Broken{"a_library_without_the_functions", true}),
-                         [](const auto& info) { return std::string(info.param.name); });
+                         [](const auto& param_info) { return std::string(param_info.param.name); });
 
 }  // namespace
 }  // namespace rung

@@ -202,7 +202,7 @@ TEST_P(NumericOptionTest, EachBoundIsTakenAndOnePastItIsNot) {
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryCommand, NumericOptionTest, ::testing::ValuesIn(kOptions),
-                         [](const ::testing::TestParamInfo<NumericOption>& info) { return info.param.label; });
+                         [](const ::testing::TestParamInfo<NumericOption>& param_info) { return param_info.param.label; });
 
 // The help names each option's range, as the error does.
 TEST(NumericOptionHelp, SaysTheRange) {

@@ -215,7 +215,9 @@ TEST(OptionTableTest, TheCommandLinesFacesAreOnePerRow) {
   std::set<std::string_view> flags;
   for (const auto& f : cli::kKnobFlags) {
     EXPECT_NE(find_option(f.key), nullptr) << "cli/knob_flags.h names " << f.key << ", which the table has not";
-    if (!f.flag.empty()) EXPECT_TRUE(flags.insert(f.flag).second) << f.flag << " for two knobs";
+    if (!f.flag.empty()) {
+      EXPECT_TRUE(flags.insert(f.flag).second) << f.flag << " for two knobs";
+    }
     EXPECT_GT(f.per_unit, 0) << f.key;
   }
   EXPECT_EQ(std::size(cli::kKnobFlags), option_table().size());

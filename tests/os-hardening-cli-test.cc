@@ -235,7 +235,9 @@ TEST_F(OsHardeningCliTest, EveryCommandThatLoadsARuntimeTakesAllowWritableRuntim
     auto r = test::run_command(cli() + " " + command + " --help");
     EXPECT_THAT(r.out, HasSubstr("--allow-writable-runtime")) << command;
     // registry add only hashes its --plugin; every command that loads one can allow it.
-    if (command != "registry add") EXPECT_THAT(r.out, HasSubstr("--allow-writable-plugin")) << command;
+    if (command != "registry add") {
+      EXPECT_THAT(r.out, HasSubstr("--allow-writable-plugin")) << command;
+    }
   }
 }
 

@@ -168,7 +168,7 @@ class OutputsCliTest : public ::testing::Test {
     for (const std::string set : {"calibration", "holdout", "inputs"}) {
       fs::create_directories(dir_ / set);
       for (int i = 0; i < 2; ++i) {
-        const float v = set == "calibration" ? 1.0f + i : set == "holdout" ? -1.0f - i : 0.5f;
+        const float v = set == "calibration" ? 1.0f + static_cast<float>(i) : set == "holdout" ? -1.0f - static_cast<float>(i) : 0.5f;
         ASSERT_TRUE(write_tensor_file(test::float_tensor("x", {1, 4}, {v, -v, v, -v}), dir_ / set / fmt::format("x{}.pb", i)).ok());
       }
     }
@@ -348,7 +348,9 @@ TEST_F(OutputsCliTest, NoCommandWritesIntoAnInputDirectoryOrIntoRungsStateAndItR
     const auto r = test::run_command("env -u RUNG_ORT_DIR -u RUNG_CACHE_DIR -u RUNG_REGISTRY " + c.env + " " + q(test::cli_path()) + " " + c.args);
     expect_refused(r, {c.said}, c.args);
     EXPECT_EQ(r.out, "") << "it did work before refusing: " << c.args;
-    if (!c.made.empty()) EXPECT_FALSE(fs::exists(c.made)) << c.made;
+    if (!c.made.empty()) {
+      EXPECT_FALSE(fs::exists(c.made)) << c.made;
+    }
   }
   EXPECT_EQ(test::read_file(dir_ / "team.sqlite"), "a registry");
   EXPECT_EQ(std::distance(fs::directory_iterator(dir_ / "inputs"), {}), 2);

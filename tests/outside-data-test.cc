@@ -168,7 +168,7 @@ TEST(TensorSize, TheLimitIsInclusiveAndNamesWhatWasAskedFor) {
   EXPECT_THAT(tensor_bytes("input 'x'", ElementType::kFloat, {256, 1025}, 1 << 20).error().message, ::testing::EndsWith("for one tensor"));
   // Bytes overflow although elements do not.
   EXPECT_FALSE(tensor_bytes("t", ElementType::kDouble, {1ll << 61}, UINT64_MAX).ok());
-  Tensor t{"t", ElementType::kFloat, {2, 2}, std::vector<std::byte>(16)};
+  Tensor t{"t", ElementType::kFloat, {2, 2}, std::vector<std::byte>(16), {}};
   EXPECT_TRUE(t.consistent());
   t.shape = {1ll << 62, 4};
   EXPECT_FALSE(t.consistent());  // the old wrap-around made this 0 elements of 0 bytes
@@ -176,7 +176,7 @@ TEST(TensorSize, TheLimitIsInclusiveAndNamesWhatWasAskedFor) {
 
 ModelIo model_io() {
   ModelIo io;
-  io.inputs = {{"x", ElementType::kFloat, {-1, 3, -1, -1}, {"batch", "", "height", "width"}}, {"sr", ElementType::kInt64, {}, {}}};
+  io.inputs = {{"x", ElementType::kFloat, {-1, 3, -1, -1}, {"batch", "", "height", "width"}, {}, {}}, {"sr", ElementType::kInt64, {}, {}, {}, {}}};
   return io;
 }
 
@@ -222,7 +222,7 @@ TEST(InputSizes, AShapeAboveTheLimitIsRefusedBeforeAllocatingNamingTheInput) {
 
 TEST(InputSizes, SpecValuesAreSaturatedToTheElementType) {
   ModelIo io;
-  io.inputs = {{"n", ElementType::kInt8, {2}, {}}};
+  io.inputs = {{"n", ElementType::kInt8, {2}, {}, {}, {}}};
   InputSpec spec;
   spec.values["n"] = {1e300, -1e300};
   auto r = make_inputs(io, spec, 1);

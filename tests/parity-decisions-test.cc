@@ -101,7 +101,7 @@ TEST(WouldPassFigureTest, IsRoundedUpSoThatThePrintedFigurePassesWhenUsed) {
     auto g = make_tensor_gate(p);
     EXPECT_TRUE(g.ok());
     ModelIo io;
-    io.outputs.push_back({"y", ElementType::kFloat, {1, 2}, {}});
+    io.outputs.push_back({"y", ElementType::kFloat, {1, 2}, {}, {}, {}});
     EXPECT_TRUE((*g)->check(io).ok());
     return std::move(*g);
   };

@@ -145,7 +145,9 @@ TEST_F(ParityOcrTest, DetectorAcrossTwoBuildsReportsRecallPerSizeBand) {
   // Whatever the builds decide, every changed decision is named in the report.
   const int changed = stats["lost"].get<int>() + stats["gained"].get<int>();
   EXPECT_EQ(r.exit_code == 0, j["passed"].get<bool>());
-  if (changed > 0) EXPECT_THAT(r.out, ContainsRegex("(lost|gained) a [0-9]+ px box")) << r.out;
+  if (changed > 0) {
+    EXPECT_THAT(r.out, ContainsRegex("(lost|gained) a [0-9]+ px box")) << r.out;
+  }
 }
 
 TEST_F(ParityOcrTest, DetectorWithAPerturbedSigmoidFailsTheBoxesGate) {

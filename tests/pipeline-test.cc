@@ -51,9 +51,9 @@ class PipelineTest : public ::testing::Test {
     const fs::path models = test::model_path("ppocr");
     core::EngineOptions o;
     o.cache_dir = dir_ / "cache";
-    o.models = {{"ppocr_det_v4", Role::kDetector, models / "ch_PP-OCRv4_det_infer.onnx", {}, {}},
-                {"ppocr_rec_v4", Role::kGeneric, models / "ch_PP-OCRv4_rec_infer.onnx", {}, {}},
-                {"ppocr_cls", Role::kGeneric, models / "ch_ppocr_mobile_v2.0_cls_infer.onnx", {}, {}}};
+    o.models = {{"ppocr_det_v4", Role::kDetector, models / "ch_PP-OCRv4_det_infer.onnx", {}, {}, {}},
+                {"ppocr_rec_v4", Role::kGeneric, models / "ch_PP-OCRv4_rec_infer.onnx", {}, {}, {}},
+                {"ppocr_cls", Role::kGeneric, models / "ch_ppocr_mobile_v2.0_cls_infer.onnx", {}, {}, {}}};
     o.runtimes.explicit_dir = test::runtime_dir("1.30.0");
     o.runtimes.include_default_locations = false;
     o.runtimes.read_environment = false;

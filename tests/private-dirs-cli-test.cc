@@ -179,7 +179,7 @@ class BadOrtDirTest : public ::testing::Test {
     for (const std::string set : {"calibration", "holdout"}) {
       fs::create_directories(dir_ / set);
       for (int i = 0; i < 2; ++i) {
-        const float v = set == "calibration" ? 1.0f + i : -1.0f - i;
+        const float v = set == "calibration" ? 1.0f + static_cast<float>(i) : -1.0f - static_cast<float>(i);
         ASSERT_TRUE(write_tensor_file(test::float_tensor("x", {1, 4}, {v, v, v, v}), dir_ / set / fmt::format("{}.pb", i)).ok());
       }
     }

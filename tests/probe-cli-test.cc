@@ -59,7 +59,9 @@ TEST_F(ProbeCliTest, PrintsOneRowPerRungThenReadsTheCacheOnTheSecondRun) {
   EXPECT_TRUE(std::regex_search(first.out, std::regex(R"(CPU \(floor\)\s+tiny\s+[0-9.]+\s+[0-9.]+\s+1\.00×\s+2/2 100%\s+floor)"))) << first.out;
   EXPECT_THAT(first.out, HasSubstr("rung_sim_ep"));
   EXPECT_THAT(first.out, HasSubstr("taken"));
-  if (test::kFetched130CarriesGpuProviders) EXPECT_THAT(first.out, HasSubstr("not tried: a higher rung was taken"));
+  if (test::kFetched130CarriesGpuProviders) {
+    EXPECT_THAT(first.out, HasSubstr("not tried: a higher rung was taken"));
+  }
   EXPECT_THAT(first.out, ::testing::Not(HasSubstr("from the cache")));
   auto second = test::run_command(probe("", "--accept-ratio 1000"));
   ASSERT_EQ(second.exit_code, 0) << second.err;

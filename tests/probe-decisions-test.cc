@@ -293,7 +293,9 @@ TEST_F(ProbeDecisionsTest, TheMinimumGainGivenSetsTheBarARungMustPass) {
   EXPECT_EQ(out.chosen, "cpu") << verdict_name(m.verdict) << " " << m.reason;
   // A slow build of the accelerator (an instrumented one) can measure past 3x itself: slower, but never taken.
   ASSERT_TRUE(m.verdict == Verdict::kSlowerWithinNoise || m.verdict == Verdict::kSlower) << verdict_name(m.verdict) << " " << m.reason;
-  if (m.verdict == Verdict::kSlowerWithinNoise) EXPECT_THAT(m.reason, HasSubstr("lies under 0.3× (the acceptance ratio 3× less 90%)"));
+  if (m.verdict == Verdict::kSlowerWithinNoise) {
+    EXPECT_THAT(m.reason, HasSubstr("lies under 0.3× (the acceptance ratio 3× less 90%)"));
+  }
 }
 
 TEST_F(ProbeDecisionsTest, AClearlySlowerAcceleratorIsSlowerNotWithinNoise) {

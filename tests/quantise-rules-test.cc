@@ -135,7 +135,9 @@ TEST_F(QuantiseRulesTest, AClipFoldsIntoTheQuantisedConvBeforeItExactlyWhenItsBo
       ASSERT_TRUE(plan.ok()) << plan.error().message;
       EXPECT_EQ(plan->folded.count("clip"), c.folds ? 1u : 0u);
       EXPECT_EQ(plan->by_op.at("Clip").folded, c.folds ? 1u : 0u);
-      if (!c.folds) EXPECT_THAT(plan->by_op.at("Clip").reasons, ElementsAre(HasSubstr("not right after a quantised node it can fold into")));
+      if (!c.folds) {
+        EXPECT_THAT(plan->by_op.at("Clip").reasons, ElementsAre(HasSubstr("not right after a quantised node it can fold into")));
+      }
     }
   }
   // A lower bound the graph computes is not known to hold zero.

@@ -256,8 +256,12 @@ TEST_F(QdqTest, OnTheCpuAReluAfterAQuantisedConvIsFoldedAndTheTensorBetweenThemH
   auto counts = insert_qdq(model_, *plan, ranges(*plan), {});
   ASSERT_TRUE(counts.ok()) << counts.error().message;
   for (const auto& n : model_.graph().node()) {
-    if (n.op_type() == "Relu") EXPECT_EQ(n.input(0), "bn");                         // the float output of the Conv
-    if (n.op_type() == "QuantizeLinear") EXPECT_NE(n.input(0), "bn") << n.name();  // which no Q reads
+    if (n.op_type() == "Relu") {
+      EXPECT_EQ(n.input(0), "bn");                         // the float output of the Conv
+    }
+    if (n.op_type() == "QuantizeLinear") {
+      EXPECT_NE(n.input(0), "bn") << n.name();  // which no Q reads
+    }
   }
 }
 
@@ -315,7 +319,9 @@ TEST(QdqPlacementTest, AFloatRunHasOneConversionInAndOneOutAndNoPairBetweenFloat
   for (const auto& t : plan->calibrated()) r[t] = Range{-1, 1};
   ASSERT_TRUE(insert_qdq(model, *plan, *plan->resolve(r), {}).ok());
   for (const auto& n : model.graph().node()) {
-    if (n.op_type() == "Exp") EXPECT_EQ(n.input(0), "c_dq");  // the one conversion in: what the integer Conv computed
+    if (n.op_type() == "Exp") {
+      EXPECT_EQ(n.input(0), "c_dq");  // the one conversion in: what the integer Conv computed
+    }
   }
   // The NPU quantises the same nodes all: a pair on every tensor.
   QdqSettings npu;
@@ -601,7 +607,7 @@ TEST(QdqPlacementTest, W8StoresEachWeightAsInt8BehindACastAndAMulAlongItsChannel
           inner *= static_cast<std::size_t>(w->dims(d));
         }
         const float sc = scales[scales.size() == 1 ? 0 : (k / inner) % scales.size()];
-        EXPECT_NEAR(code * sc, values[k], sc / 2 + 1e-7f) << "element " << k;
+        EXPECT_NEAR(static_cast<float>(code) * sc, values[k], sc / 2 + 1e-7f) << "element " << k;
       }
       EXPECT_EQ(top, 127);
     }
@@ -839,11 +845,15 @@ class QuantiseCliTest : public ::testing::Test {
   static nlohmann::json written_as(const fs::path& out, NumericForm form) {
     auto facts = inspect_model_file(out);
     EXPECT_TRUE(facts.ok()) << out;
-    if (facts) EXPECT_EQ(facts->form, form) << facts->form_evidence;
+    if (facts) {
+      EXPECT_EQ(facts->form, form) << facts->form_evidence;
+    }
     const fs::path report = fs::path(out).replace_extension(".report.json");
     EXPECT_EQ(test::schema_errors(test::schema_path("quantise-report.schema.json"), report), "");
     auto j = nlohmann::json::parse(test::read_text(report));
-    if (facts) EXPECT_EQ(j["output"]["sha256"], facts->sha256);
+    if (facts) {
+      EXPECT_EQ(j["output"]["sha256"], facts->sha256);
+    }
     return j;
   }
   // The classifier in `form`, calibrated on calibration/, written to `out` (its folder made first).

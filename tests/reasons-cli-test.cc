@@ -178,7 +178,7 @@ TEST_F(ReasonsCliTest, EveryCommandGivesTheTensorRtRungOneNameAndOneReason) {
   // "  TensorRT: not available here — REASON" (several rungs of one reason: "  CUDA, TensorRT: ..."),
   // or a grid row "  TensorRT · ONNX Runtime 1.30.0   unavailable: REASON"
   if (auto r = reason_in(co.out, "^  (?:[^:]+, )?" + d + "(?:, [^:]+)?: not available here — (.*)$")) reasons["conform"] = *r;
-  else if (auto r = reason_in(co.out, "^  " + d + " · ONNX Runtime 1\\.30\\.0 +unavailable: (.*)$")) reasons["conform"] = *r;
+  else if (auto grid_reason = reason_in(co.out, "^  " + d + " · ONNX Runtime 1\\.30\\.0 +unavailable: (.*)$")) reasons["conform"] = *grid_reason;
 
   auto pa = test::run_command(parity(kTrtId, ""));
   EXPECT_EQ(pa.exit_code, 1) << "a side that cannot run fails the gate: " << pa.out << pa.err;
@@ -241,7 +241,9 @@ TEST_F(ReasonsCliTest, TheSimulatedAcceleratorHasOneIdAndOneDisplayNameEverywher
   for (const auto* out : {&doc.out, &pr.out, &be.out, &co.out, &pa.out}) {
     std::istringstream in(*out);
     for (std::string line; std::getline(in, line);) {
-      if (line.find("RungSimAccelerator") != std::string::npos) EXPECT_THAT(line, HasSubstr("RungSimAccelerator ran")) << *out;
+      if (line.find("RungSimAccelerator") != std::string::npos) {
+        EXPECT_THAT(line, HasSubstr("RungSimAccelerator ran")) << *out;
+      }
     }
   }
 
@@ -251,9 +253,9 @@ TEST_F(ReasonsCliTest, TheSimulatedAcceleratorHasOneIdAndOneDisplayNameEverywher
       {"bench", json_of(bench(""), "bench", "bench-sim")},
       {"conform", json_of(conform(""), "conform", "conform-sim")},
   };
-  for (const auto& [command, doc] : docs) {
-    auto e = rung_entry(doc, kSimId);
-    ASSERT_TRUE(e.has_value()) << command << " has no rung '" << kSimId << "': " << doc.dump().substr(0, 2000);
+  for (const auto& [command, json_doc] : docs) {
+    auto e = rung_entry(json_doc, kSimId);
+    ASSERT_TRUE(e.has_value()) << command << " has no rung '" << kSimId << "': " << json_doc.dump().substr(0, 2000);
     EXPECT_EQ(display_of(*e), kSimDisplay) << command;
   }
   auto pj = json_of(parity(sim_library(), ""), "parity", "parity-sim");

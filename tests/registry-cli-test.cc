@@ -261,7 +261,7 @@ TEST_F(RegistryCliTest, NamesWithControlCharactersOrPastTheirLengthAreRefusedAnd
                              {std::string("tiny\x1b[2J\x1b]0;owned\x07") + std::string(4000, 'x'), std::string("cpu\r\nrelease 9: forged"),
                               std::string("gone\x1b[31m")}));
   }
-  for (const std::string& command : {"list", "show 1", "verify", "list --json", "show 1 --json"}) {
+  for (const std::string command : {"list", "show 1", "verify", "list --json", "show 1 --json"}) {
     SCOPED_TRACE(command);
     auto r = registry(command);
     EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -322,7 +322,7 @@ TEST_F(RegistryCliTest, ADamagedRowIsMarkedAndTheRestOfTheRegistryStillReads) {
   EXPECT_TRUE(listed[0]["damaged"].is_null());
   EXPECT_THAT(listed[1]["damaged"].get<std::string>(), HasSubstr("precision counts are not a JSON object"));
 
-  for (const std::string& which : {"1", "tiny@1"}) {
+  for (const std::string which : {"1", "tiny@1"}) {
     auto fine = registry("show " + which);
     EXPECT_EQ(fine.exit_code, 0) << which << fine.out << fine.err;
     EXPECT_THAT(fine.out, Not(HasSubstr("DAMAGED")));
@@ -345,7 +345,7 @@ TEST_F(RegistryCliTest, ADamagedRowIsMarkedAndTheRestOfTheRegistryStillReads) {
 
 TEST_F(RegistryCliTest, AReadOnlyCommandOnARegistryThatIsNotThereIsExitTwoAndCreatesNothing) {
   const fs::path typo = dir_ / "typo" / "x.sqlite";
-  for (const std::string& command : {"list", "list --by-device", "show tiny", "verify", "list --json"}) {
+  for (const std::string command : {"list", "list --by-device", "show tiny", "verify", "list --json"}) {
     SCOPED_TRACE(command);
     auto r = test::run_command(rung_cli("registry " + command + " --registry " + q(typo)));
     EXPECT_EQ(r.exit_code, 2) << r.out;
@@ -395,7 +395,7 @@ TEST_F(RegistryCliTest, NoFormOfPasswordIsPrintedInErrorsOrOutput) {
   const std::string add = "registry add tiny=" + q(dir_ / "tiny.onnx") + " --version 1 --ort 1.30.0 --device d --made-by x --registry '" + with_password + "'";
   auto added = test::run_command(rung_cli(add));
   ASSERT_EQ(added.exit_code, 0) << added.err;
-  for (const std::string& command : {"list", "list --json", "verify", "list --by-device", "show 9"}) {
+  for (const std::string command : {"list", "list --json", "verify", "list --by-device", "show 9"}) {
     SCOPED_TRACE(command);
     auto r = test::run_command(rung_cli("registry " + command + " --registry '" + with_password + "'"));
     EXPECT_THAT(r.out + r.err, HasSubstr("password=***"));
@@ -592,7 +592,7 @@ TEST_P(RegistryConcurrencyTest, WritersAtOnceLoseNothingAndOneKeyHasOneWinner) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Databases, RegistryConcurrencyTest, ::testing::Values(Db::kSqlite, Db::kPostgresql),
-                         [](const auto& info) { return test::db_name(info.param); });
+                         [](const auto& param_info) { return test::db_name(param_info.param); });
 
 }  // namespace
 }  // namespace rung

@@ -129,8 +129,8 @@ class RegistryTest : public ::testing::TestWithParam<Db> {
     ParityReport rep;
     rep.ref = "tiny.onnx · CPU · ONNX Runtime 1.30.0";
     rep.cand = "candidate";
-    rep.ref_run = {"tiny.onnx", facts->sha256, facts->stable_sha256, "cpu", "1.30.0", device};
-    rep.cand_run = {file.filename().string(), facts->sha256, facts->stable_sha256, rung, runtime, device};
+    rep.ref_run = {"tiny.onnx", facts->sha256, facts->stable_sha256, "cpu", "1.30.0", device, {}};
+    rep.cand_run = {file.filename().string(), facts->sha256, facts->stable_sha256, rung, runtime, device, {}};
     rep.inputs = 3;
     rep.gates.push_back({"tensor", "tensor · y", true, "3 of 3 inputs pass", {}, {}, "{}"});
     const fs::path path = dir_ / ("parity-" + std::to_string(records_++) + ".json");
@@ -839,7 +839,7 @@ TEST_P(RegistryTest, AReadOnlyOpenOfADatabaseWithoutARegistryCreatesNothing) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Databases, RegistryTest, ::testing::Values(Db::kSqlite, Db::kPostgresql),
-                         [](const auto& info) { return test::db_name(info.param); });
+                         [](const auto& param_info) { return test::db_name(param_info.param); });
 
 TEST(RegistryUrl, AFilePathOrSqliteUrlIsSqliteAndAnythingElseIsRefused) {
   const fs::path dir = test::make_temp_dir("rung-registry-url");

@@ -48,8 +48,12 @@ TEST(RungModulesTest, EveryPlatformAModuleNamesIsOneTheTableRecognises) {
   }
   // A platform's ladder is the modules that name it, by rank, then those on every platform.
   for (const auto& p : known_platforms()) {
-    if (p.id == "nvidia") EXPECT_THAT(p.rungs, ElementsAre("tensorrt", "cuda", "xnnpack"));
-    if (p.id == "windows-directx") EXPECT_THAT(p.rungs, ElementsAre("directml", "webgpu", "xnnpack"));
+    if (p.id == "nvidia") {
+      EXPECT_THAT(p.rungs, ElementsAre("tensorrt", "cuda", "xnnpack"));
+    }
+    if (p.id == "windows-directx") {
+      EXPECT_THAT(p.rungs, ElementsAre("directml", "webgpu", "xnnpack"));
+    }
   }
 }
 

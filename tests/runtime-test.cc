@@ -261,7 +261,7 @@ INSTANTIATE_TEST_SUITE_P(RungOrtDir, BadEnvironmentTest,
                                            BadEnvCase{"Missing", "/nonexistent/rung/ort", "does not exist"},
                                            BadEnvCase{"Empty", "", "is set but empty"},
                                            BadEnvCase{"HoldsNoBuild", "/usr/share/doc", "holds no libonnxruntime.so"}),
-                         [](const auto& info) { return info.param.name; });
+                         [](const auto& param_info) { return param_info.param.name; });
 
 }  // namespace
 }  // namespace rung

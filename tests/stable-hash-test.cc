@@ -101,7 +101,9 @@ TEST_P(StableHashOnBundledModels, MovingTheExportDirectoryChangesTheBytesButNotT
   const Injected n = inject_doc_strings(first, "/home/ana/src/detector");
   inject_doc_strings(second, "/tmp/ci/build-4711/detector");
   ASSERT_GT(n.nodes, 0);
-  if (GetParam().has_subgraphs) ASSERT_GT(n.subgraph_nodes, 0) << "the injection must reach the If branches";
+  if (GetParam().has_subgraphs) {
+    ASSERT_GT(n.subgraph_nodes, 0) << "the injection must reach the If branches";
+  }
   save(first, dir_ / "a" / "model.onnx");
   save(second, dir_ / "b" / "model.onnx");
 
@@ -117,8 +119,8 @@ INSTANTIATE_TEST_SUITE_P(Models, StableHashOnBundledModels,
                          ::testing::Values(Bundled{"ppocr/ch_PP-OCRv4_det_infer.onnx", false}, Bundled{"ppocr/ch_PP-OCRv4_rec_infer.onnx", false},
                                            Bundled{"ppocr/ch_ppocr_mobile_v2.0_cls_infer.onnx", false},
                                            Bundled{"silero-vad/silero_vad.onnx", true}, Bundled{"silero-vad/silero_vad_op18_ifless.onnx", false}),
-                         [](const auto& info) {
-                           std::string n = fs::path(info.param.file).stem().string();
+                         [](const auto& param_info) {
+                           std::string n = fs::path(param_info.param.file).stem().string();
                            for (auto& c : n) {
                              if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
                            }

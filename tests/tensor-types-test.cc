@@ -210,7 +210,9 @@ TEST_F(TensorTypesTest, NpyFilesHoldEveryTypeNumpyHas) {
     EXPECT_EQ(back->shape, t.shape);
     EXPECT_EQ(back->bytes, t.bytes) << element_type_name(type);
     // NumPy's fixed-width bytes drop trailing NULs, as NumPy itself does; the rest survives.
-    if (type == ElementType::kString) EXPECT_EQ(back->strings, t.strings);
+    if (type == ElementType::kString) {
+      EXPECT_EQ(back->strings, t.strings);
+    }
   }
 }
 

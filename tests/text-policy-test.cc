@@ -87,7 +87,7 @@ TEST(JsonTextTest, APathThatIsNotUtf8TravelsAsItsBytesAndComesBackTheSame) {
   const fs::path utf8 = "/models/caf\xc3\xa9/m.onnx";
   EXPECT_EQ(path_json(utf8), nlohmann::json(utf8.string()));
   EXPECT_EQ(path_from_json(path_json(utf8)), utf8);
-  for (const fs::path p : {fs::path("/models/caf\xe9/m.onnx"), fs::path("ok\xffname.onnx"), fs::path("\x80")}) {
+  for (const fs::path& p : {fs::path("/models/caf\xe9/m.onnx"), fs::path("ok\xffname.onnx"), fs::path("\x80")}) {
     const auto j = path_json(p);
     ASSERT_TRUE(j.is_object()) << j;
     // Every byte as two lower-case hex digits: "\xff" is "ff".
@@ -191,7 +191,7 @@ TEST_P(NotUtf8NamesCliTest, TheCommandDoesItsWorkAndItsJsonIsValid) {
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryCommand, NotUtf8NamesCliTest, ::testing::ValuesIn(kCommands),
-                         [](const auto& info) { return std::string(info.param.name); });
+                         [](const auto& param_info) { return std::string(param_info.param.name); });
 
 TEST(NotUtf8NamesConformCliTest, ATestFolderWhoseNameIsNotUtf8IsRunAndRecorded) {
   const fs::path dir = test::make_temp_dir("rung-text-policy-conform");
@@ -277,12 +277,13 @@ TEST_P(HostileNamesCliTest, NothingPrintedHoldsARawControlAndTheNamesShowEscaped
   EXPECT_EQ(raw_control_in(r.err), "") << r.err;
   EXPECT_THAT(r.err, Not(HasSubstr("internal error")));
   // What was escaped is still there to read.
-  if (GetParam().names_shown)
+  if (GetParam().names_shown) {
     EXPECT_THAT(r.out + r.err, ::testing::AnyOf(HasSubstr("\\x1b"), HasSubstr("\\u009b"), HasSubstr("\\u202e"))) << r.out << r.err;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryCommand, HostileNamesCliTest, ::testing::ValuesIn(kHostileCommands),
-                         [](const auto& info) { return std::string(info.param.name); });
+                         [](const auto& param_info) { return std::string(param_info.param.name); });
 
 TEST(HostileNamesCliTest, AForcedRungNamedWithEscapesIsRefusedEscaped) {
   const fs::path dir = test::make_temp_dir("rung-hostile-force");

@@ -120,7 +120,9 @@ TEST_F(VariantsCliTest, TheBundledGroupsResolveAsDeclaredOnEveryFixtureTreeAndBu
           } else {
             EXPECT_EQ(g["by_order"], made ? key : "cpu_f32") << where;
             EXPECT_EQ(g["passed_over"], json(passed_over)) << where;
-            if (has_form && !made) EXPECT_THAT(passed_over[1], HasSubstr(key + " (")) << where;
+            if (has_form && !made) {
+              EXPECT_THAT(passed_over[1], HasSubstr(key + " (")) << where;
+            }
           }
         }
       }

@@ -372,8 +372,8 @@ class VariantsEvidenceTest : public VariantsTest {
     ParityReport rep;
     rep.ref = "ref";
     rep.cand = "cand";
-    rep.ref_run = {ref.filename().string(), r->sha256, r->stable_sha256, "cpu", "1.30.0", kDevice};
-    rep.cand_run = {model_.filename().string(), c->sha256, c->stable_sha256, "rung_sim_ep", "1.30.0", kDevice};
+    rep.ref_run = {ref.filename().string(), r->sha256, r->stable_sha256, "cpu", "1.30.0", kDevice, {}};
+    rep.cand_run = {model_.filename().string(), c->sha256, c->stable_sha256, "rung_sim_ep", "1.30.0", kDevice, {}};
     rep.inputs = 4;
     rep.gates = gates;
     const fs::path path = dir_ / ("parity-" + std::to_string(files_++) + ".json");
@@ -734,7 +734,7 @@ TEST_F(VariantsTest, TheEngineLoadsTheResolvedVariantsFileAndSaysWhy) {
     auto s = (*job)->session("tiny");
     EXPECT_TRUE(s) << s.error().message;
     rung = (*s)->rung() + " · " + (*s)->placement_reason();
-    Tensor x{"x", ElementType::kFloat, {1, 4}, {}};
+    Tensor x{"x", ElementType::kFloat, {1, 4}, {}, {}};
     const std::vector<float> v = {3, 3, 3, 3};
     x.bytes.resize(v.size() * sizeof(float));
     std::memcpy(x.bytes.data(), v.data(), x.bytes.size());
