@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "commands.h"
+#include "knob_flags.h"
 #include "rung/hardware.h"
 #include "rung/runtime.h"
 #include "rung/setting_names.h"
@@ -41,15 +42,19 @@ std::string version_text() {
 
 namespace {
 
-// The command line's flags, named in the messages the engine's code makes under it.
+// The command line's flags, named in the messages the engine's code makes under it:
+// a setting that is a C ABI option is named by that option's flag (knob_flags.h).
 std::string flag_of(Setting setting, std::string_view model) {
-  switch (setting) {
+  if (const KnobFlag* knob = knob_flag(setting_option_key(setting)); knob != nullptr && !knob->flag.empty()) {
+    return setting == Setting::kInputSpec ? fmt::format("{} {}=FILE", knob->flag, model) : std::string(knob->flag);
+  }
+  switch (setting) {  // the command line's own settings, which the C ABI does not offer
     case Setting::kAllowWritableRuntime: return "--allow-writable-runtime";
     case Setting::kAllowWritablePlugin: return "--allow-writable-plugin";
     case Setting::kMaxTensorMb: return "--max-tensor-mb";
     case Setting::kShape: return "--shape";
-    case Setting::kInputSpec: return fmt::format("--input-spec {}=FILE", model);
-    case Setting::kProbeDeadline: return "--deadline";
+    case Setting::kInputSpec:
+    case Setting::kProbeDeadline: break;
   }
   return {};
 }

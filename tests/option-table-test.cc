@@ -17,11 +17,13 @@
 #include "../cli/knob_flags.h"
 #include "rung/option_table.h"
 #include "rung/probe.h"
+#include "rung/setting_names.h"
 #include "test_support.h"
 
 namespace rung {
 namespace {
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 std::string source_text(const std::string& rel) { return test::read_file(test::source_path(rel)); }
 
@@ -221,6 +223,28 @@ TEST(OptionTableTest, TheCommandLinesFacesAreOnePerRow) {
     EXPECT_GT(f.per_unit, 0) << f.key;
   }
   EXPECT_EQ(std::size(cli::kKnobFlags), option_table().size());
+}
+
+// A setting that messages advise (rung/setting_names.h) is named by its row of the
+// table on each face: an embedded engine says "the option KEY", the command line
+// the row's flag. A setting whose key the table lacks, or whose row has no flag,
+// fails here, naming it.
+TEST(OptionTableTest, TheSettingsMessagesAdviseAreRowsNamedByTheirFaces) {
+  use_setting_names(nullptr);  // the engine's names
+  for (const Setting s : {Setting::kAllowWritableRuntime, Setting::kAllowWritablePlugin, Setting::kMaxTensorMb, Setting::kShape, Setting::kInputSpec,
+                          Setting::kProbeDeadline}) {
+    const std::string key(setting_option_key(s));
+    if (key.empty()) {
+      EXPECT_THAT(setting_name(s, "m"), Not(HasSubstr("the option"))) << "a setting without a key is advised as an option";
+      continue;
+    }
+    ASSERT_NE(find_option(key), nullptr) << "setting_names.cpp names the key " << key << ", which the table has not";
+    ASSERT_NE(cli::knob_flag(key), nullptr) << key;
+    EXPECT_FALSE(cli::knob_flag(key)->flag.empty()) << "messages advise " << key << ", but the command line has no flag for it";
+    std::string shown = key;
+    if (const auto name = shown.find("NAME"); name != std::string::npos) shown.replace(name, 4, "m");
+    EXPECT_EQ(setting_name(s, "m"), "the option " + shown);
+  }
 }
 
 // The command line's flag for a knob: taken by `rung probe` or `rung prepare`

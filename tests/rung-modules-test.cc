@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
 #include "rung/ladder.h"
@@ -35,6 +36,8 @@ TEST(RungModulesTest, EachModuleIsOneRungWithItsOwnIdRankAndNames) {
   }
   EXPECT_TRUE(is_cpu_floor(modules.back().spec)) << "the CPU is the last rung of every ladder";
   EXPECT_EQ(modules.back().spec.name, "cpu");
+  EXPECT_EQ(std::count_if(modules.begin(), modules.end(), [](const RungModule& m) { return is_cpu_floor(m.spec); }), 1) << "one floor";
+  EXPECT_EQ(&cpu_floor_rung(), find_rung("cpu"));
   EXPECT_EQ(known_rungs().size(), modules.size());
 }
 

@@ -10,7 +10,7 @@ namespace rung {
 
 SessionSettings cpu_session_settings(int threads) {
   SessionSettings settings;
-  settings.rung = *find_rung("cpu");
+  settings.rung = cpu_floor_rung();
   settings.intra_op_threads = threads;
   return settings;
 }

@@ -166,6 +166,11 @@ Ladder ladder_for(const Hardware& hardware) {
 
 bool is_cpu_floor(const RungSpec& rung) { return rung.append == AppendMethod::kNone; }
 
+const RungSpec& cpu_floor_rung() {
+  static const RungSpec& floor = *std::find_if(known_rungs().begin(), known_rungs().end(), is_cpu_floor);  // RungModulesTest: exactly one
+  return floor;
+}
+
 std::vector<RungSpec> Ladder::for_build(const std::vector<std::string>& providers) const {
   std::vector<RungSpec> out;
   for (const auto& r : rungs) {

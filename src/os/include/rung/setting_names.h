@@ -21,6 +21,11 @@ enum class Setting {
   kProbeDeadline,         // the time one rung's probe may take
 };
 
+// The C ABI's option key for the setting, "" where the engine has none: a row of
+// rung/option_table.h (OptionTableTest holds it), whose faces name it: the
+// engine says "the option KEY", the command line its flag for KEY (cli/knob_flags.h).
+std::string_view setting_option_key(Setting setting);
+
 // The name under this process's front; "" when it offers no such setting.
 std::string setting_name(Setting setting, std::string_view model = {});
 

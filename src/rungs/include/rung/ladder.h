@@ -81,6 +81,8 @@ std::string canonical_rung_name(std::string_view name);
 
 // Whether this is the CPU floor: ONNX Runtime's own provider, attached to nothing.
 bool is_cpu_floor(const RungSpec& rung);
+// The CPU floor's spec, the last rung of every ladder (the module is_cpu_floor picks).
+const RungSpec& cpu_floor_rung();
 
 // The platforms this hardware is, best first ("no-gpu-seen" when no GPU at all).
 std::vector<const Platform*> recognise_platforms(const Hardware& hardware);
