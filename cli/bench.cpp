@@ -363,12 +363,12 @@ void add_bench_command(CLI::App& app) {
            "NAME.onnx joins it. A form without :FORM is named by the file's numeric form (f32, f16, i8, a16w8, a16w16, w8)")
       ->required();
   add_text(*cmd, "--rung", c->rungs, "Measure this rung (repeatable; default: the whole ladder). The CPU always runs: it is the floor and the reference");
-  add_number(*cmd, "--warmup", c->warmup, "Untimed runs after the first inference", {0, 1'000'000})->capture_default_str();
-  auto* runs = add_number(*cmd, "--runs", c->runs, "Timed runs per rung and round", {1, 1'000'000})->capture_default_str();
+  add_number(*cmd, "--warmup", c->warmup, "Untimed runs after the first inference", {0, 1'000'000, "runs"})->capture_default_str();
+  auto* runs = add_number(*cmd, "--runs", c->runs, "Timed runs per rung and round", {1, 1'000'000, "runs"})->capture_default_str();
   auto* duration = add_number(*cmd, "--duration", c->duration_s, "Time runs for this many seconds per rung and round, instead of --runs",
                               {0.001, 3600, "seconds"});
   runs->excludes(duration);
-  add_number(*cmd, "--rounds", c->rounds, "Measure every rung this many times, the order rotated each round", {1, 1000})->capture_default_str();
+  add_number(*cmd, "--rounds", c->rounds, "Measure every rung this many times, the order rotated each round", {1, 1000, "rounds"})->capture_default_str();
   add_number(*cmd, "--threads", c->threads, "Intra-op threads per session (0: ONNX Runtime's default)", thread_count())->capture_default_str();
   add_text(*cmd, "--input", c->input, "random, zeros, or a directory of .pb tensors named after the inputs")->capture_default_str();
   add_text(*cmd, "--input-spec", c->input_specs,

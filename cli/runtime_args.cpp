@@ -4,6 +4,7 @@
 
 #include "commands.h"
 #include "numeric_args.h"
+#include "rung/input_words.h"
 #include "rung/path_text.h"
 #include "rung/software_gpu.h"
 
@@ -27,12 +28,8 @@ void PluginArgs::add_to(CLI::App& command) {
   // is an error naming it (exit 2), never a ladder quietly without plugins.
   const CLI::Validator a_directory(
       [](std::string& text) -> std::string {
-        std::error_code ec;
-        const auto st = std::filesystem::status(path_from_utf8(text), ec);
-        if (st.type() == std::filesystem::file_type::not_found) return text + " does not exist";
-        if (ec) return text + ": " + ec.message();
-        if (st.type() != std::filesystem::file_type::directory) return text + " is not a directory (a file, a FIFO or a socket): name the directory of plugin EP libraries";
-        return "";
+        auto st = check_input_directory(path_from_utf8(text), text);
+        return st ? "" : st.error().message;
       },
       "DIR");
   add_text(command, "--plugin-dir", dirs, "Each plugin EP library here becomes a rung (also RUNG_PLUGIN_DIR); an absolute path")->check(a_directory);

@@ -209,7 +209,7 @@ TEST_F(BenchRecordTest, AppendingIsRefusedForAnotherModelOrANonRecord) {
   std::ofstream(dir_ / "notes.json") << "{\"hello\": 1}";
   auto t = check_bench_record_target(dir_ / "notes.json", dir_ / "det.onnx");
   ASSERT_FALSE(t);
-  EXPECT_THAT(t.error().message, HasSubstr("is not a rung bench record"));
+  EXPECT_THAT(t.error().message, HasSubstr(": not a rung bench record: "));
   EXPECT_TRUE(check_bench_record_target(dir_ / "new.json", dir_ / "det.onnx"));
 }
 

@@ -310,8 +310,8 @@ TEST_F(EngineTest, AnEngineThatFailsToLoadIsServedByTheRungBelow) {
   EXPECT_THAT(engine->about_line(), HasSubstr("small on rung_sim_ep failed to load"));
   EXPECT_TRUE((*s)->run({input_for(32)}));
   // The progress line names it as the final table does: staying on the rung that serves it.
-  EXPECT_THAT(engine->progress().line(), ::testing::StartsWith("small stays on CPU: its rung_sim_ep engine failed to load (Load model from "));
-  EXPECT_THAT(engine->progress().line(), HasSubstr("Protobuf parsing failed"));
+  EXPECT_THAT(engine->progress().line(), ::testing::StartsWith("small stays on CPU: its rung_sim_ep engine failed to load ("));
+  EXPECT_THAT(engine->progress().line(), HasSubstr(".onnx: not an ONNX model: protobuf parsing failed)"));
 }
 
 TEST_F(EngineTest, TheReasonSaysTheAcceptanceRatioAdmittedASlowerRung) {
@@ -468,7 +468,7 @@ TEST_F(EngineTest, ACacheDirectoryThatIsAFileIsRefused) {
   auto e = core::Engine::start(o);
   ASSERT_FALSE(e);
   EXPECT_EQ(e.error().code, ErrorCode::kInvalidArgument);
-  EXPECT_THAT(e.error().message, HasSubstr("is not a directory"));
+  EXPECT_THAT(e.error().message, HasSubstr(": is a regular file, not a directory"));
 }
 
 // Freeing the engine stops a probe whose provider hangs (in its worker): the

@@ -100,7 +100,7 @@ TEST_P(ExitCodeCliTest, AnUnknownOptionIsAUsageError) {
 TEST_P(ExitCodeCliTest, AnOrtDirThatIsNotThereIsAUsageError) {
   auto r = run(test::cli_path(), "--ort-dir " + (dir_ / "nowhere").string());
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
-  EXPECT_THAT(r.err, HasSubstr("the runtime directory=" + (dir_ / "nowhere").string() + " does not exist"));
+  EXPECT_THAT(r.err, HasSubstr("the runtime directory=" + (dir_ / "nowhere").string() + ": does not exist"));
 }
 
 TEST_P(ExitCodeCliTest, NoBuildAnywhereIsNoUsableRuntime) {

@@ -14,6 +14,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <vector>
 
 #include "model_builder.h"
 #include "parity_test_support.h"
@@ -128,6 +129,9 @@ TEST_P(UnreadableModelCliTest, AModelTheCpuCannotLoadIsExitTwoNamingIt) {
     EXPECT_THAT(r.err, HasSubstr(model.filename().string())) << r.err;
     EXPECT_THAT(r.err, Not(HasSubstr("internal error")));
   }
+  // Bytes that are no model at all are said one way, whether rung's reader or ONNX Runtime's met them.
+  auto r = test::run_command("env -u RUNG_ORT_DIR -u RUNG_FORCE_RUNG " + q(test::cli_path()) + " " + GetParam().args(dir_ / "junk.onnx", good_, dir_));
+  EXPECT_THAT(r.err, HasSubstr((dir_ / "junk.onnx").string() + ": not an ONNX model: protobuf parsing failed")) << r.err;
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryCommandThatTakesAModel, UnreadableModelCliTest, ::testing::ValuesIn(kModelCommands),
@@ -319,7 +323,7 @@ TEST_F(CliOutputTest, ASettingThatNamesNothingIsExitTwoInEveryCommandThatTakesIt
       auto r = rung(command + " --plugin-dir " + q(dir_ / bad));
       EXPECT_EQ(r.exit_code, 2) << command << " --plugin-dir " << bad << "\n" << r.out << r.err;
       EXPECT_THAT(r.err, HasSubstr((dir_ / bad).string())) << command;
-      EXPECT_THAT(r.err, HasSubstr(bad == "nowhere" ? "does not exist" : "is not a directory")) << command;
+      EXPECT_THAT(r.err, HasSubstr(bad == "nowhere" ? ": does not exist" : ", not a directory")) << command;
     }
   }
   ::close(sock);
@@ -332,50 +336,81 @@ TEST_F(CliOutputTest, ASettingThatNamesNothingIsExitTwoInEveryCommandThatTakesIt
 namespace rung {
 namespace {
 
-// One wording for one failure class: an input a command is given that is not there
-// is "PATH: does not exist", exit 2, in every command and for every kind of input
-// (a file, a folder of tensors, a gate, a record, a suite, a plugin, a registry);
-// a model (UnreadableModelCliTest above) is said the same way.
-struct MissingInput {
+// One wording per failure class of an input (rung/input_words.h), in every command
+// and for every kind of input (a file, a folder of tensors, a gate, a record, a
+// suite, a plugin, a registry, a runtime directory), always exit 2:
+// - not there: "PATH: does not exist";
+// - there but the wrong kind of file: "PATH: is a FIFO, not a file", "PATH: is a
+//   regular file, not a directory";
+// - there and readable but not what it was given as: "PATH: not valid JSON: line
+//   L, column C: ...", "PATH: not a registry: ...".
+// A model (UnreadableModelCliTest above) is said the same way.
+enum class Takes { kFile, kFolder, kFileOrFolder };
+enum class Reads { kJson, kRegistry, kOther };
+
+struct InputCase {
   const char* label;
-  std::string (*args)(const fs::path& missing, const fs::path& good, const fs::path& dir);
+  Takes takes;
+  Reads reads;
+  std::string (*args)(const fs::path& input, const fs::path& good, const fs::path& dir);
 };
 
-const MissingInput kMissingInputs[] = {
-    {"quantise --gate", [](const fs::path& m, const fs::path& g, const fs::path& d) {
+const InputCase kInputCases[] = {
+    {"quantise --gate", Takes::kFile, Reads::kJson, [](const fs::path& m, const fs::path& g, const fs::path& d) {
        return "quantise " + q(g) + " --calibration " + q(d / "cal") + " --holdout " + q(d / "hold") + " --gate " + q(m) + " --out " + q(d / "q.onnx") + ort();
      }},
-    {"quantise --calibration", [](const fs::path& m, const fs::path& g, const fs::path& d) {
+    {"quantise --calibration", Takes::kFolder, Reads::kOther, [](const fs::path& m, const fs::path& g, const fs::path& d) {
        return "quantise " + q(g) + " --calibration " + q(m) + " --holdout " + q(d / "hold") + " --gate " + q(d / "gate.json") + " --out " + q(d / "q.onnx") + ort();
      }},
-    {"quantise --holdout", [](const fs::path& m, const fs::path& g, const fs::path& d) {
+    {"quantise --holdout", Takes::kFolder, Reads::kOther, [](const fs::path& m, const fs::path& g, const fs::path& d) {
        return "quantise " + q(g) + " --calibration " + q(d / "cal") + " --holdout " + q(m) + " --gate " + q(d / "gate.json") + " --out " + q(d / "q.onnx") + ort();
      }},
-    {"upgrade --inputs", [](const fs::path& m, const fs::path& g, const fs::path& d) {
+    {"upgrade --inputs", Takes::kFolder, Reads::kOther, [](const fs::path& m, const fs::path& g, const fs::path& d) {
        return "upgrade " + q(g) + " --opset 17 --inputs " + q(m) + " --out " + q(d / "u.onnx") + ort();
      }},
-    {"parity --inputs", [](const fs::path& m, const fs::path& g, const fs::path&) { return "parity --ref " + q(g) + " --cand " + q(g) + " --inputs " + q(m); }},
-    {"parity --gate", [](const fs::path& m, const fs::path& g, const fs::path&) {
+    {"parity --inputs", Takes::kFolder, Reads::kOther,
+     [](const fs::path& m, const fs::path& g, const fs::path&) { return "parity --ref " + q(g) + " --cand " + q(g) + " --inputs " + q(m); }},
+    {"parity --gate", Takes::kFile, Reads::kJson, [](const fs::path& m, const fs::path& g, const fs::path&) {
        return "parity --ref " + q(g) + " --cand " + q(g) + " --random 1 --gate " + q(m);
      }},
-    {"parity --preprocess", [](const fs::path& m, const fs::path& g, const fs::path&) {
+    {"parity --preprocess", Takes::kFile, Reads::kJson, [](const fs::path& m, const fs::path& g, const fs::path&) {
        return "parity --ref " + q(g) + " --cand " + q(g) + " --random 1 --preprocess " + q(m);
      }},
-    {"parity expected:", [](const fs::path& m, const fs::path& g, const fs::path& d) {
+    {"parity expected:", Takes::kFolder, Reads::kOther, [](const fs::path& m, const fs::path& g, const fs::path& d) {
        return "parity --ref " + q(g) + " --cand " + q("expected:" + m.string()) + " --inputs " + q(d / "cal");
      }},
-    {"bench --input", [](const fs::path& m, const fs::path& g, const fs::path&) { return "bench tiny=" + q(g) + " --rung cpu --runs 1 --input " + q(m) + ort(); }},
-    {"bench compare", [](const fs::path& m, const fs::path&, const fs::path& d) { return "bench compare " + q(m) + " " + q(d / "gate.json"); }},
-    {"conform --suite", [](const fs::path& m, const fs::path&, const fs::path&) { return "conform --suite " + q(m) + ort(); }},
-    {"conform --rung", [](const fs::path& m, const fs::path&, const fs::path& d) { return "conform --suite " + q(d / "suite") + " --rung " + q(m) + ort(); }},
-    {"registry list", [](const fs::path& m, const fs::path&, const fs::path&) { return "registry list --registry " + q(m); }},
-    {"variants resolve", [](const fs::path& m, const fs::path&, const fs::path&) { return "variants resolve --variants " + q(m); }},
+    {"prepare --input-spec", Takes::kFile, Reads::kJson, [](const fs::path& m, const fs::path& g, const fs::path& d) {
+       return "prepare --in-process --model tiny=" + q(g) + " --input-spec tiny=" + q(m) + " --cache-dir " + q(d / "cache") + " --hardware-root " + cpu_vm() + ort();
+     }},
+    {"bench --input", Takes::kFolder, Reads::kOther,
+     [](const fs::path& m, const fs::path& g, const fs::path&) { return "bench tiny=" + q(g) + " --rung cpu --runs 1 --input " + q(m) + ort(); }},
+    {"bench compare", Takes::kFileOrFolder, Reads::kJson,
+     [](const fs::path& m, const fs::path&, const fs::path& d) { return "bench compare " + q(m) + " " + q(d / "gate.json"); }},
+    {"conform --suite", Takes::kFolder, Reads::kOther, [](const fs::path& m, const fs::path&, const fs::path&) { return "conform --suite " + q(m) + ort(); }},
+    {"conform --rung", Takes::kFile, Reads::kOther,
+     [](const fs::path& m, const fs::path&, const fs::path& d) { return "conform --suite " + q(d / "suite") + " --rung " + q(m) + ort(); }},
+    {"--plugin-dir", Takes::kFolder, Reads::kOther, [](const fs::path& m, const fs::path&, const fs::path& d) {
+       return "conform --suite " + q(d / "suite") + " --plugin-dir " + q(m) + ort();
+     }},
+    {"--ort-dir", Takes::kFolder, Reads::kOther,
+     [](const fs::path& m, const fs::path&, const fs::path& d) { return "conform --suite " + q(d / "suite") + " --ort-dir " + q(m); }},
+    {"registry list", Takes::kFile, Reads::kRegistry, [](const fs::path& m, const fs::path&, const fs::path&) { return "registry list --registry " + q(m); }},
+    {"registry import", Takes::kFile, Reads::kJson, [](const fs::path& m, const fs::path&, const fs::path& d) {
+       return "registry --registry " + q(d / "r.sqlite") + " import " + q(m);
+     }},
+    {"variants resolve", Takes::kFile, Reads::kJson, [](const fs::path& m, const fs::path&, const fs::path&) { return "variants resolve --variants " + q(m); }},
 };
 
-class MissingInputCliTest : public ::testing::TestWithParam<MissingInput> {
+std::string test_name(const ::testing::TestParamInfo<InputCase>& param_info) {
+  std::string name;
+  for (const char* c = param_info.param.label; *c; ++c) name += std::isalnum(static_cast<unsigned char>(*c)) ? *c : '_';
+  return name;
+}
+
+class InputWordsCliTest : public ::testing::TestWithParam<InputCase> {
  protected:
   void SetUp() override {
-    dir_ = test::make_temp_dir("rung-missing-input");
+    dir_ = test::make_temp_dir("rung-input-words");
     good_ = test::write_elementwise_model(dir_ / "good.onnx", {1, 4});
     for (const auto& [set, v] : {std::pair{"cal", 1.0f}, std::pair{"hold", -1.0f}}) {
       fs::create_directories(dir_ / set);
@@ -390,28 +425,74 @@ class MissingInputCliTest : public ::testing::TestWithParam<MissingInput> {
     }
   }
   void TearDown() override { fs::remove_all(dir_); }
+
+  // Runs the case with `input` in its place: exit 2 with `words` after the path,
+  // no internal error, nothing written, and none of the other wordings.
+  void expect_said(const fs::path& input, const std::string& words) {
+    const std::string args = GetParam().args(input, good_, dir_);
+    auto r = test::run_command("env -u RUNG_ORT_DIR -u RUNG_PLUGIN_DIR timeout 120 " + q(test::cli_path()) + " " + args);
+    EXPECT_EQ(r.exit_code, 2) << GetParam().label << "\n" << r.out << r.err;
+    EXPECT_THAT(r.err, HasSubstr(input.string() + ": " + words)) << GetParam().label;
+    for (const char* other : {"is not there", "no such file", "No such file", "is not a directory", "is not a file", "not a regular file", "internal error",
+                              "json.exception", "disk I/O error"}) {
+      EXPECT_THAT(r.err, Not(HasSubstr(other))) << GetParam().label << ": another wording for the same failure";
+    }
+    EXPECT_FALSE(fs::exists(dir_ / "q.onnx"));
+    EXPECT_FALSE(fs::exists(dir_ / "u.onnx"));
+  }
+
   fs::path dir_;
   fs::path good_;
 };
 
-TEST_P(MissingInputCliTest, IsExitTwoSayingPathDoesNotExist) {
-  const fs::path missing = dir_ / "not-there";
-  auto r = test::run_command("env -u RUNG_ORT_DIR " + q(test::cli_path()) + " " + GetParam().args(missing, good_, dir_));
-  EXPECT_EQ(r.exit_code, 2) << GetParam().label << "\n" << r.out << r.err;
-  EXPECT_THAT(r.err, HasSubstr(missing.string() + ": does not exist")) << GetParam().label;
-  for (const char* other : {"is not there", "no such file", "No such file", "not a directory"}) {
-    EXPECT_THAT(r.err, Not(HasSubstr(other))) << GetParam().label << ": another wording for the same failure";
+using MissingInputCliTest = InputWordsCliTest;
+using WrongKindInputCliTest = InputWordsCliTest;
+using MalformedInputCliTest = InputWordsCliTest;
+
+TEST_P(MissingInputCliTest, IsExitTwoSayingPathDoesNotExist) { expect_said(dir_ / "not-there", "does not exist"); }
+
+TEST_P(WrongKindInputCliTest, IsExitTwoSayingWhatItIsAndWhatWasWanted) {
+  const Takes takes = GetParam().takes;
+  ASSERT_EQ(::mkfifo((dir_ / "a-fifo").c_str(), 0600), 0);
+  // A FIFO is read by no command: each says what it is, and none waits on it.
+  expect_said(dir_ / "a-fifo", takes == Takes::kFolder ? "is a FIFO, not a directory" : "is a FIFO, not a file");
+  if (takes == Takes::kFile) {
+    fs::create_directories(dir_ / "a-folder");
+    expect_said(dir_ / "a-folder", "is a directory, not a file");
   }
-  EXPECT_FALSE(fs::exists(dir_ / "q.onnx"));
-  EXPECT_FALSE(fs::exists(dir_ / "u.onnx"));
+  if (takes == Takes::kFolder) {
+    test::write_text(dir_ / "a-file", "some text");
+    expect_said(dir_ / "a-file", "is a regular file, not a directory");
+  }
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryInputOfEveryCommand, MissingInputCliTest, ::testing::ValuesIn(kMissingInputs),
-                         [](const ::testing::TestParamInfo<MissingInput>& param_info) {
-                           std::string name;
-                           for (const char* c = param_info.param.label; *c; ++c) name += std::isalnum(static_cast<unsigned char>(*c)) ? *c : '_';
-                           return name;
-                         });
+TEST_P(MalformedInputCliTest, IsExitTwoSayingWhatItIsNot) {
+  switch (GetParam().reads) {
+    case Reads::kJson:
+      // The parser's place and words, without its exception's id.
+      test::write_text(dir_ / "bad.json", "{\"gates\": [1, 2,\n  oops}");
+      expect_said(dir_ / "bad.json", "not valid JSON: line 2, column 3: syntax error");
+      break;
+    case Reads::kRegistry:
+      test::write_text(dir_ / "bad.sqlite", std::string(4096, 'x'));
+      expect_said(dir_ / "bad.sqlite", "not a registry: file is not a database");
+      break;
+    case Reads::kOther: FAIL() << GetParam().label << " is not instantiated here";
+  }
+}
+
+// The inputs whose content one malformed file stands for (a folder's files have their own tests).
+std::vector<InputCase> read_as_documents() {
+  std::vector<InputCase> out;
+  for (const auto& c : kInputCases) {
+    if (c.reads != Reads::kOther) out.push_back(c);
+  }
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryInputOfEveryCommand, MissingInputCliTest, ::testing::ValuesIn(kInputCases), test_name);
+INSTANTIATE_TEST_SUITE_P(EveryInputOfEveryCommand, WrongKindInputCliTest, ::testing::ValuesIn(kInputCases), test_name);
+INSTANTIATE_TEST_SUITE_P(EveryDocumentOfEveryCommand, MalformedInputCliTest, ::testing::ValuesIn(read_as_documents()), test_name);
 
 }  // namespace
 }  // namespace rung

@@ -153,7 +153,7 @@ TEST_F(OutputPathsTest, ADirectoryWrittenInMayNotBeAFileNorBeOrBeInsideAnInputDi
   EXPECT_TRUE(check_output_directory({"--cache-dir", dir_ / "set"}).ok());
   EXPECT_TRUE(check_output_directory({"--cache-dir", dir_ / "not-yet"}).ok());
   EXPECT_THAT(check_output_directory({"--cache-dir", dir_ / "model.onnx"}).error().message,
-              HasSubstr("--cache-dir " + (dir_ / "model.onnx").string() + " is not a directory"));
+              HasSubstr("--cache-dir " + (dir_ / "model.onnx").string() + ": is a regular file, not a directory"));
 }
 
 // --- every command that writes ------------------------------------------------------------
@@ -362,7 +362,7 @@ TEST_F(OutputsCliTest, NoCommandWritesIntoAnInputDirectoryOrIntoRungsStateAndItR
 TEST_F(OutputsCliTest, ProbeAndPrepareRefuseACacheDirectoryThatIsAFile) {
   for (const std::string command : {"probe", "prepare"}) {
     auto r = rung(command + " --model a=" + q(dir_ / "a.onnx") + " --cache-dir " + q(dir_ / "a.onnx") + ort() + hw());
-    expect_refused(r, {"--cache-dir " + (dir_ / "a.onnx").string() + " is not a directory"}, command);
+    expect_refused(r, {"--cache-dir " + (dir_ / "a.onnx").string() + ": is a regular file, not a directory"}, command);
   }
 }
 

@@ -215,7 +215,7 @@ TEST_F(BadOrtDirTest, IsExitThreeNamingTheSettingInEveryCommand) {
       {"", "is set but empty"},
       {"runtimes/onnxruntime-1.30.0", "is a relative path"},
       {(dir_ / "missing").string(), "does not exist"},
-      {(dir_ / "a-file").string(), "is not a directory"},
+      {(dir_ / "a-file").string(), ": is a regular file, not a directory"},
       {(dir_ / "empty").string(), "holds no libonnxruntime.so"},
   };
   for (const auto& [value, said] : values) {

@@ -11,6 +11,7 @@
 #include "os/file_hash.h"
 #include "os/file_lock.h"
 #include "os/json_input.h"
+#include "rung/input_words.h"
 #include "rung/json_text.h"
 #include "os/read_file.h"
 
@@ -127,7 +128,7 @@ Result<json> parse_record(const std::string& text, const std::string& what) {
   if (!parsed) return Error{ErrorCode::kInvalidArgument, fmt::format("{}: {}", what, parsed.error().message)};
   json& j = *parsed;
   auto text_at = [](const json& o, const char* key) { return o.is_object() && o.contains(key) && o[key].is_string() ? o[key].get<std::string>() : ""; };
-  if (text_at(j, "schema") != kBenchRecordSchema) return Error{ErrorCode::kInvalidArgument, fmt::format("{} is not a rung bench record", what)};
+  if (text_at(j, "schema") != kBenchRecordSchema) return malformed_input(what, "a rung bench record", schema_words(j, kBenchRecordSchema));
   if (!j.contains("schema_version") || json_integer(j["schema_version"], 0, INT32_MAX) != kBenchRecordSchemaVersion) {
     return Error{ErrorCode::kInvalidArgument, fmt::format("{} has schema version {}; this rung writes {}", what,
                                                           j.contains("schema_version") ? json_text(j["schema_version"]).substr(0, 40) : "none",

@@ -195,9 +195,7 @@ Result<ConformReport> run_conform(const ConformOptions& o) {
     // A plugin library is named by path: absolute for the worker, and there before any worker starts.
     const bool plugin = !named_rung(c.rung).plugin_library.empty();
     if (plugin) {
-      std::error_code ec;
-      if (!fs::exists(c.rung, ec)) return Error{ErrorCode::kNotFound, "rung " + missing_path(c.rung).message};
-      if (!fs::is_regular_file(c.rung, ec)) return Error{ErrorCode::kNotFound, fmt::format("rung {}: the plugin library is not a file", c.rung)};
+      RUNG_RETURN_IF_ERROR(check_regular_file(c.rung, "rung " + c.rung));
       c.rung = fs::absolute(c.rung).lexically_normal().string();
     }
     auto rt = resolver.resolve(c.runtime);

@@ -429,8 +429,9 @@ Engine::~Engine() {
 Result<std::shared_ptr<Engine>> Engine::start(EngineOptions options) {
   if (options.cache_dir.empty()) return Error{ErrorCode::kInvalidArgument, "the engine needs a cache directory"};
   if (std::error_code ec; fs::exists(options.cache_dir, ec) && !fs::is_directory(options.cache_dir, ec)) {
-    return Error{ErrorCode::kInvalidArgument,
-                 fmt::format("the cache directory {} is not a directory: nothing could ever be cached there", printable(options.cache_dir.string(), 300))};
+    const Error wrong = wrong_kind(options.cache_dir, fs::status(options.cache_dir, ec).type(), WantedKind::kDirectory,
+                                   "the cache directory " + printable(options.cache_dir.string(), 300));
+    return Error{wrong.code, wrong.message + ": nothing could ever be cached there"};
   }
   if (options.models.empty()) return Error{ErrorCode::kInvalidArgument, "the engine needs at least one registered model"};
   // The numbers first: nothing is loaded for a start that cannot go on.

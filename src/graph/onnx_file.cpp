@@ -40,10 +40,11 @@ Result<onnx::ModelProto> read_onnx_model(const fs::path& file) {
   InputFileStream source(*in);
   google::protobuf::io::CopyingInputStreamAdaptor stream(&source);
   onnx::ModelProto model;
+  // "protobuf parsing failed": ONNX Runtime's words for the same file too (runtime/clean_error.cpp).
+  if (!model.ParseFromZeroCopyStream(&stream)) return malformed_input(file.string(), "an ONNX model", "protobuf parsing failed");
   // Protobuf accepts some garbage as a message; a model also needs an IR version and a graph with nodes.
-  if (!model.ParseFromZeroCopyStream(&stream) || model.ir_version() <= 0 || !model.has_graph() || model.graph().node_size() == 0) {
-    return Error{ErrorCode::kInvalidArgument, fmt::format("{} does not parse as an ONNX model", file.string())};
-  }
+  if (model.ir_version() <= 0) return malformed_input(file.string(), "an ONNX model", "it has no IR version");
+  if (!model.has_graph() || model.graph().node_size() == 0) return malformed_input(file.string(), "an ONNX model", "it has no graph of nodes");
   return model;
 }
 

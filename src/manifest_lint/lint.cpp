@@ -12,6 +12,7 @@
 
 #include "graph/model_file.h"
 #include "os/json_input.h"
+#include "rung/input_words.h"
 #include "registry/records.h"
 #include "rung/ladder.h"
 #include "rung/registry.h"
@@ -385,7 +386,7 @@ Result<std::vector<Finding>> lint(const Manifest& manifest, const Deployment& de
 
 Result<std::vector<Finding>> scan(const Manifest& manifest, const fs::path& dir) {
   std::error_code ec;
-  if (!fs::is_directory(dir, ec)) return Error{ErrorCode::kNotFound, fmt::format("--scan {}: not a directory", dir.string())};
+  RUNG_RETURN_IF_ERROR(check_input_directory(dir, "--scan " + dir.string()));
   std::set<fs::path> named;
   for (const auto& g : manifest.groups) {
     for (const auto& v : g.variants) named.insert(fs::weakly_canonical(v.file, ec));

@@ -48,6 +48,36 @@ std::size_t nesting_depth(std::string_view text, std::size_t limit) {
   return deepest;
 }
 
+}  // namespace
+
+std::string json_error_words(const nlohmann::json::exception& e) {
+  std::string_view words = e.what();
+  if (!words.empty() && words.front() == '[') {
+    if (const auto end = words.find("] "); end != std::string_view::npos) words.remove_prefix(end + 2);
+  }
+  for (std::string_view noise : {"parse error at ", "parse error: "}) {
+    if (words.substr(0, noise.size()) == noise) words.remove_prefix(noise.size());
+  }
+  return ascii_only(std::string(words));
+}
+
+namespace {
+
+template <class Json>
+std::string schema_words_of(const Json& j, std::string_view expected) {
+  if (!j.is_object()) return fmt::format("it is {} {}, not an object", j.is_array() || j.is_object() ? "an" : "a", j.type_name());
+  const auto it = j.find("schema");
+  if (it == j.end()) return "it has no \"schema\" key";
+  return fmt::format("it has \"schema\": {}, not \"{}\"", ascii_only(json_text(*it).substr(0, 80)), expected);
+}
+
+}  // namespace
+
+std::string schema_words(const nlohmann::json& j, std::string_view expected) { return schema_words_of(j, expected); }
+std::string schema_words(const nlohmann::ordered_json& j, std::string_view expected) { return schema_words_of(j, expected); }
+
+namespace {
+
 template <class Json>
 Result<Json> bounded_parse(std::string_view text) {
   if (nesting_depth(text, kMaxJsonDepth) > kMaxJsonDepth) {
@@ -56,7 +86,7 @@ Result<Json> bounded_parse(std::string_view text) {
   try {
     return Json::parse(text);
   } catch (const nlohmann::json::exception& e) {
-    return Error{ErrorCode::kInvalidArgument, fmt::format("not valid JSON: {}", ascii_only(e.what()))};
+    return Error{ErrorCode::kInvalidArgument, fmt::format("not valid JSON: {}", json_error_words(e))};
   }
 }
 

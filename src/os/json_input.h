@@ -29,7 +29,8 @@ static_assert(kFileKinds[0].kind == FileKind::kDocument);
 
 // Every JSON text from outside is parsed here (tools/check-inputs.py): a file's,
 // a protocol line's, a database column's.
-// Errors (kInvalidArgument): "not valid JSON: <the parser's words>", "nested deeper than 64 levels".
+// Errors (kInvalidArgument): "not valid JSON: line 2, column 3: <the parser's
+// words>", "nested deeper than 64 levels".
 Result<nlohmann::json> parse_json(std::string_view text);
 // The same keeping the keys' order (records rewritten with an addition).
 Result<nlohmann::ordered_json> parse_ordered_json(std::string_view text);
@@ -42,6 +43,17 @@ nlohmann::json parse_json_or(std::string_view text, nlohmann::json fallback);
 // A JSON file of a kind (read_input_file's limit): errors say what the path is,
 // or "{file}: not valid JSON: ...", "{file}: nested deeper than 64 levels".
 Result<nlohmann::json> read_json_file(const std::filesystem::path& file, FileKind kind = FileKind::kDocument);
+
+// The parser's words for what it refused, without its exception's id
+// ("[json.exception.parse_error.101] parse error at "), printable ASCII only
+// (what it quotes is outside bytes).
+std::string json_error_words(const nlohmann::json::exception& e);
+
+// Why a document is not the kind its "schema" key names, for malformed_input
+// (os/regular_file.h): `it has "schema": "x", not "rung-bench-record"`, `it has
+// no "schema" key`, `it is an array, not an object`.
+std::string schema_words(const nlohmann::json& j, std::string_view expected);
+std::string schema_words(const nlohmann::ordered_json& j, std::string_view expected);
 
 // A whole number: an integer, or a float holding one, within [lo, hi]. No cast
 // out of range (a float beyond int64 is refused, not undefined behaviour).

@@ -8,6 +8,7 @@
 #include "os/file_identity.h"
 #include "os/this_process.h"
 #include "rung/directory.h"
+#include "rung/input_words.h"
 
 namespace rung {
 namespace fs = std::filesystem;
@@ -156,7 +157,7 @@ Status check_output_paths(const std::vector<NamedPath>& outputs, const std::vect
 Status check_output_directory(const NamedPath& dir, const std::vector<NamedPath>& inputs) {
   if (dir.path.empty()) return {};
   const Seen st = seen(dir.path);
-  if (st.there() && st.type != fs::file_type::directory) return refused(fmt::format("{} {} is not a directory", dir.what, dir.path.string()));
+  if (st.there() && st.type != fs::file_type::directory) return wrong_kind(dir.path, st.type, WantedKind::kDirectory, dir.what + " " + dir.path.string());
   if (const NamedPath* in = input_directory_holding(dir.path, inputs, /*counting_itself=*/true)) {
     return refused(fmt::format("{} {} is inside {} {}: what rung writes there would be read as one of its own (name another directory)", dir.what,
                                dir.path.string(), in->what, in->path.string()));

@@ -214,7 +214,10 @@ std::vector<FloorRun> measure_floor(const ProbeSetting& s, Walker& walker, const
         out.model_errors.push_back(fmt::format("model {}: {}.", m->name, missing_path(m->path).message));
       } else if (!feeding) {
         out.model_unloadable = true;
-        out.model_errors.push_back(fmt::format("model {}: the CPU floor cannot load {}: {}.", m->name, m->path.string(), error));
+        // An error that names the file itself ("PATH: not an ONNX model: ...") is said once.
+        const std::string named = m->path.string() + ": ";
+        out.model_errors.push_back(error.rfind(named, 0) == 0 ? fmt::format("model {}: the CPU floor cannot load {}.", m->name, error)
+                                                               : fmt::format("model {}: the CPU floor cannot load {}: {}.", m->name, m->path.string(), error));
       } else {
         std::string inputs = r.inputs_described.empty() ? "" : fmt::format(" Inputs fed: {}.", r.inputs_described);
         out.model_errors.push_back(fmt::format(

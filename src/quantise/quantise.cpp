@@ -60,11 +60,8 @@ Status check_settings(const ReleaseToolSettings& s) {
 }
 
 Status require_file(const fs::path& p, const char* what) {
-  std::error_code ec;
   if (p.empty()) return Error{ErrorCode::kInvalidArgument, fmt::format("no {} given", what)};
-  if (!fs::exists(p, ec)) return missing_path(p);
-  if (!fs::is_regular_file(p, ec)) return Error{ErrorCode::kInvalidArgument, fmt::format("{}: the {} is not a file", p.string(), what)};
-  return {};
+  return check_regular_file(p);
 }
 
 std::string default_name(const fs::path& model) { return model.stem().string(); }

@@ -12,6 +12,7 @@
 #include "rung/printable.h"
 #include "os/file_hash.h"
 #include "os/json_input.h"
+#include "rung/input_words.h"
 #include "os/read_file.h"
 
 namespace rung::registry {
@@ -65,10 +66,10 @@ std::string environment_mismatch(const std::string& what, const std::string& run
 
 Result<json> parse_bench_record(const std::string& text, const std::string& what) {
   RUNG_RETURN_IF_ERROR(check_document_size(RegistryDocument::kBenchRecord, what, text.size()));
-  json j = parse_json_or_discarded(text);
-  if (!j.is_object() || !j.contains("schema") || j["schema"] != kBenchSchema) {
-    return Error{ErrorCode::kInvalidArgument, fmt::format("{} is not a rung bench record", what)};
-  }
+  auto parsed = parse_json(text);
+  if (!parsed) return Error{parsed.error().code, fmt::format("{}: {}", what, parsed.error().message)};  // "not valid JSON: ..."
+  json j = std::move(*parsed);
+  if (!j.is_object() || !j.contains("schema") || j["schema"] != kBenchSchema) return malformed_input(what, "a rung bench record", schema_words(j, kBenchSchema));
   const json& v = j.contains("schema_version") ? j["schema_version"] : json();
   if (!json_integer(v, kOldestBenchVersion, kNewestBenchVersion)) {
     return Error{ErrorCode::kInvalidArgument, fmt::format("{} is a bench record of schema version {}; the registry reads versions {} to {}", what,
@@ -269,7 +270,7 @@ Result<std::vector<MeasurementRow>> measurement_rows(const std::string& text, co
     }
     return out;
   } catch (const json::exception& e) {
-    return Error{ErrorCode::kInvalidArgument, fmt::format("{}: a measurement lacks what the bench record schema requires ({})", what, e.what())};
+    return Error{ErrorCode::kInvalidArgument, fmt::format("{}: a measurement lacks what the bench record schema requires ({})", what, json_error_words(e))};
   }
 }
 
@@ -323,7 +324,7 @@ Result<CheckedEvidence> check_bench_record(const Release& release, const Evidenc
     out.accepted = true;
     return out;
   } catch (const json::exception& e) {
-    return Error{ErrorCode::kInvalidArgument, fmt::format("{}: lacks what the bench record schema requires ({})", what, e.what())};
+    return Error{ErrorCode::kInvalidArgument, fmt::format("{}: lacks what the bench record schema requires ({})", what, json_error_words(e))};
   }
 }
 
@@ -332,7 +333,7 @@ Result<CheckedEvidence> check_parity_report(const Release& release, const Eviden
   RUNG_RETURN_IF_ERROR(check_document_size(RegistryDocument::kParityReport, what, file.text.size()));
   json report = parse_json_or_discarded(file.text);
   if (report.is_discarded() || !report.is_object() || !report.contains("gates") || !report.contains("passed")) {
-    return Error{ErrorCode::kInvalidArgument, fmt::format("{} is not a rung parity report (--json)", what)};
+    return malformed_input(what, "a rung parity report", "it lacks \"gates\" or \"passed\" (rung parity --json writes one)");
   }
   if (!report.contains("sides") || !report["sides"].is_object() || !report["sides"].contains("cand")) {
     return Error{ErrorCode::kInvalidArgument,
@@ -367,7 +368,7 @@ Result<CheckedEvidence> check_parity_report(const Release& release, const Eviden
     out.accepted = true;
     return out;
   } catch (const json::exception& e) {
-    return Error{ErrorCode::kInvalidArgument, fmt::format("{}: its sides lack what rung parity writes ({})", what, e.what())};
+    return Error{ErrorCode::kInvalidArgument, fmt::format("{}: its sides lack what rung parity writes ({})", what, json_error_words(e))};
   }
 }
 

@@ -145,16 +145,13 @@ Result<EvidenceFile> read_registry_document(const fs::path& path, RegistryDocume
 }
 
 Result<std::string> opaque_file_sha256(const fs::path& file) {
-  std::error_code ec;
-  if (!fs::exists(file, ec)) return missing_path(file);
-  if (!fs::is_regular_file(file, ec)) return Error{ErrorCode::kInvalidArgument, fmt::format("{}: not a file", file.string())};
+  RUNG_RETURN_IF_ERROR(check_regular_file(file));
   return sha256_of_file(file);
 }
 
 Result<std::pair<ReleaseArtifact, PrecisionEvidence>> inspect_artifact(const fs::path& file, const std::string& opaque_why) {
+  RUNG_RETURN_IF_ERROR(check_regular_file(file));
   std::error_code ec;
-  if (!fs::exists(file, ec)) return missing_path(file);
-  if (!fs::is_regular_file(file, ec)) return Error{ErrorCode::kInvalidArgument, fmt::format("{}: the artifact is not a file", file.string())};
   ReleaseArtifact a;
   a.path = fs::absolute(file).lexically_normal();
   a.size_bytes = fs::file_size(file, ec);

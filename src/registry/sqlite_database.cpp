@@ -6,6 +6,7 @@
 
 #include <filesystem>
 
+#include "os/regular_file.h"
 #include "os/system_library.h"
 #include "registry/database.h"
 
@@ -166,8 +167,8 @@ Result<std::unique_ptr<Database>> open_sqlite(const std::string& path_text, Open
   const fs::path path = fs::absolute(path_text);
   const std::string shown = mask_secrets(path.string());
   std::error_code ec;
-  if (fs::is_directory(path, ec)) return Error{ErrorCode::kInvalidArgument, fmt::format("{} is a directory, not a registry file", shown)};
   const bool exists = fs::exists(path, ec);
+  if (exists) RUNG_RETURN_IF_ERROR(check_regular_file(path, shown));  // SQLite would fail on a FIFO with "disk I/O error"
   if (mode == OpenMode::kExistingOnly && !exists) {
     return Error{ErrorCode::kNotFound,
                  fmt::format("{}: does not exist (nothing was created: `rung registry add` or `import` makes one)", shown)};
@@ -183,7 +184,7 @@ Result<std::unique_ptr<Database>> open_sqlite(const std::string& path_text, Open
   sq->busy_timeout(raw, kBusyTimeoutMs);
   // A file that is not a database fails here, on its first read.
   if (auto s = db->execute_script("PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON; PRAGMA synchronous=FULL;"); !s) {
-    return Error{ErrorCode::kInvalidArgument, fmt::format("{} is not a registry: {}", shown, s.error().message)};
+    return malformed_input(shown, "a registry", sq->errmsg(raw));
   }
   return std::unique_ptr<Database>(std::move(db));
 }

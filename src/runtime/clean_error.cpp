@@ -44,6 +44,9 @@ std::string clean_error(std::string message) {
   // It may follow a prefix ("Exception during initialization: "), which is kept.
   static const std::regex enforce(R"(/\S+\.(cc|cpp|h):\d+ .* was false\. )");
   if (std::regex_search(message, m, enforce)) message = m.prefix().str() + m.suffix().str();
+  // A file that is no ONNX model at all, in the words rung's own reader uses (graph/onnx_file.cpp).
+  static const std::regex not_protobuf(R"(Load model from (.*) failed: ?Protobuf parsing failed\.?)");
+  message = std::regex_replace(message, not_protobuf, "$1: not an ONNX model: protobuf parsing failed");
   while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();
   return message;
 }

@@ -11,6 +11,7 @@
 #include "os/library_files.h"
 #include "os/path_trust.h"
 #include "rung/directory.h"
+#include "rung/input_words.h"
 #include "rung/path_text.h"
 #include "rung/setting_names.h"
 #include "runtime/software_gpu.h"
@@ -42,7 +43,7 @@ Status check_trusted(const std::string& what, const fs::path& path, bool allow_w
                  fmt::format("{}: refused, not an absolute path (plugin libraries are loaded by absolute path only)", what)};
   }
   std::error_code ec;
-  if (!fs::exists(path, ec)) return Error{ErrorCode::kNotFound, fmt::format("{}: does not exist", what)};  // `what` names the path
+  if (!fs::exists(path, ec)) return missing_path(path, what);  // `what` names the path
   if (allow_writable) return {};
   if (auto s = check_path_trusted(path); !s) return refused(what, s.error());
   return {};

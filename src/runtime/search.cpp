@@ -10,6 +10,7 @@
 #include "os/library_files.h"
 #include "os/worker_location.h"
 #include "rung/directory.h"
+#include "rung/input_words.h"
 #include "rung/path_text.h"
 
 namespace rung {
@@ -77,9 +78,7 @@ Status check_named_directory(const fs::path& dir, const std::string& what) {
   if (!dir.is_absolute()) {
     return Error{ErrorCode::kInvalidArgument, fmt::format("{}={} is a relative path: give an absolute directory (rung never loads a runtime relative to the current directory)", what, dir.string())};
   }
-  std::error_code ec;
-  if (!fs::exists(dir, ec)) return Error{ErrorCode::kInvalidArgument, fmt::format("{}={} does not exist", what, dir.string())};
-  if (!fs::is_directory(dir, ec)) return Error{ErrorCode::kInvalidArgument, fmt::format("{}={} is not a directory", what, dir.string())};
+  RUNG_RETURN_IF_ERROR(check_input_directory(dir, fmt::format("{}={}", what, dir.string())));
   if (libraries_under(dir).empty()) {
     return Error{ErrorCode::kInvalidArgument, fmt::format("{}={} holds no {} (nor subdirectories that do)", what, dir.string(), library_file_name("onnxruntime"))};
   }

@@ -10,6 +10,7 @@
 #include "rungs/forms.h"
 #include "os/environment.h"
 #include "os/json_input.h"
+#include "rung/input_words.h"
 #include "rung/json_text.h"
 #include "rung/ladder.h"
 #include "rung/path_text.h"
@@ -104,7 +105,7 @@ void read_made_by(Variant& v) {
   }
   const json& j = *report;
   if (!j.is_object() || json_string_or(j, "schema", "") != "rung-quantise-report") {
-    v.unavailable = fmt::format("{} is not a rung quantise report", v.made_by.string());
+    v.unavailable = malformed_input(v.made_by.string(), "a rung quantise report", schema_words(j, "rung-quantise-report")).message;
     return;
   }
   const std::string decision = json_string_or(j, "decision", "");
@@ -331,7 +332,7 @@ Result<Manifest> load_manifest(const fs::path& path, const PathVariables& values
       out.groups.push_back(std::move(*group));
     }
   } catch (const json::exception& e) {
-    return bad(file, fmt::format("an entry has the wrong type ({})", e.what()));
+    return bad(file, fmt::format("an entry has the wrong type ({})", json_error_words(e)));
   }
   if (out.groups.empty()) return bad(file, "declares no group");
   return out;

@@ -17,7 +17,7 @@ namespace rung {
 namespace {
 
 Error open_error(const std::string& where, int err) {
-  if (err == ENOENT) return Error{ErrorCode::kNotFound, fmt::format("{}: does not exist", where)};
+  if (err == ENOENT) return missing_path(where);
   if (err == ENOTDIR) return Error{ErrorCode::kNotFound, fmt::format("{}: a component of the path is not a directory", where)};
   return Error{ErrorCode::kIo, fmt::format("{}: cannot be read: {}", where, std::strerror(err))};
 }
@@ -50,7 +50,7 @@ Result<OpenedFile> OpenedFile::open(const std::filesystem::path& path) {
   }
   if (!S_ISREG(st.st_mode)) {
     ::close(fd);
-    return Error{ErrorCode::kInvalidArgument, fmt::format("{}: is {}, not a file", where, file_kind(type_of(st.st_mode)))};
+    return wrong_kind(where, file_kind(type_of(st.st_mode)), WantedKind::kFile);
   }
   ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   return OpenedFile(fd, static_cast<std::uint64_t>(st.st_size), std::move(where));

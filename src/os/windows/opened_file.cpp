@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "os/opened_file.h"
+#include "os/regular_file.h"
 #include "os/windows/handle.h"
 #include "os/windows/text.h"
 
@@ -17,13 +18,13 @@ Error open_error(const std::filesystem::path& path, const std::string& where, DW
   switch (code) {
     case ERROR_FILE_NOT_FOUND:
     case ERROR_PATH_NOT_FOUND:
-    case ERROR_INVALID_NAME: return Error{ErrorCode::kNotFound, fmt::format("{}: does not exist", where)};
-    case ERROR_PIPE_BUSY: return Error{ErrorCode::kInvalidArgument, fmt::format("{}: is a named pipe, not a file", where)};
+    case ERROR_INVALID_NAME: return missing_path(path, where);
+    case ERROR_PIPE_BUSY: return wrong_kind(where, "a named pipe", WantedKind::kFile);
     case ERROR_ACCESS_DENIED: {
       // A directory cannot be opened as a file at all: said as what it is.
       const DWORD attributes = GetFileAttributesW(path.c_str());
       if (attributes != INVALID_FILE_ATTRIBUTES && (attributes & FILE_ATTRIBUTE_DIRECTORY) != 0) {
-        return Error{ErrorCode::kInvalidArgument, fmt::format("{}: is a directory, not a file", where)};
+        return wrong_kind(where, "a directory", WantedKind::kFile);
       }
       break;
     }
@@ -55,7 +56,7 @@ Result<OpenedFile> OpenedFile::open(const std::filesystem::path& path) {
   if (type != FILE_TYPE_DISK || !GetFileInformationByHandle(h, &info) || (info.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) != 0) {
     const bool directory = type == FILE_TYPE_DISK && (info.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) != 0;
     CloseHandle(h);
-    return Error{ErrorCode::kInvalidArgument, fmt::format("{}: is {}, not a file", where, directory ? "a directory" : kind_of(type))};
+    return wrong_kind(where, directory ? "a directory" : kind_of(type), WantedKind::kFile);
   }
   const std::uint64_t size = (static_cast<std::uint64_t>(info.nFileSizeHigh) << 32) | info.nFileSizeLow;
   return OpenedFile(bits_of(h), size, std::move(where));
