@@ -8,8 +8,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "model_builder.h"
 #include "test_support.h"
@@ -65,14 +67,15 @@ class BenchCompareCliTest : public ::testing::Test {
     b.input("x", {1, 8}).node("Mul", {"x", "x"}, {"y"}).output("y", {1, 8});
     b.save(*dir_ / "square.onnx");
     // Record A: a real bench of the tiny model on the CPU and the simulated accelerator, many runs (each is microseconds).
-    bench_ok_ = bench_record("tiny=" + (*dir_ / "tiny.onnx").string() + " --runs 3000 --rung rung_sim_ep", *dir_ / "a" / "tiny.json") &&
-                bench_ok_ && bench_record("square=" + (*dir_ / "square.onnx").string() + " --runs 3000 --rung cpu", *dir_ / "square.json");
+    bench_ok_ = bench_record("tiny=" + (*dir_ / "tiny.onnx").string() + " --runs 2000 --rung rung_sim_ep", *dir_ / "a" / "tiny.json") &&
+                bench_ok_ && bench_record("square=" + (*dir_ / "square.onnx").string() + " --runs 2000 --rung cpu", *dir_ / "square.json");
     if (bench_ok_) pin_spread(*dir_ / "a" / "tiny.json");
   }
-  // A's spread pinned around its own measured median (p90 1.3x it, p99 1.6x): the record stays
-  // rung bench's own, but the planted changes are judged against a known spread, never against
-  // how loaded this machine was while it ran (a preempted microsecond run can put p90 at 3x p50,
-  // and then a 20% change is rightly unclear).
+  // A's summary spread pinned around its own measured median (p90 1.3x it, p99 1.6x), for the
+  // comparisons that fall back on the summary (a record without its runs): those are judged
+  // against a known spread, never against how loaded this machine was while it ran (a preempted
+  // microsecond run can put p90 at 3x p50, and then a 20% change is rightly unclear). Judged
+  // from the runs, a scaled copy of the same runs is a known change whatever their spread.
   static void pin_spread(const fs::path& file) {
     json record = read_json(file);
     for (auto& m : record["measurements"]) {
@@ -174,6 +177,85 @@ TEST_F(BenchCompareCliTest, APlanted20PercentRegressionIsFlaggedAnd2PercentIsNot
   r = compare(q(record_a()) + " " + q(b20) + " --threshold 0.25 --json");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE((*row_of(json::parse(r.out), "tiny", "cpu"))["verdict"], "regression");
+}
+
+// A record keeps every timed run, in run order, and bench compare judges from the
+// runs themselves (a bootstrap of the ratio of medians), not from the summary.
+TEST_F(BenchCompareCliTest, RecordsKeepEveryRunAndCompareJudgesFromThem) {
+  const json a = read_json(record_a());
+  int rows = 0;
+  for (const auto& m : a["measurements"]) {
+    for (const auto& r : m["rows"]) {
+      if (!r["ok"].get<bool>()) {
+        EXPECT_TRUE(r["run_ms"].is_null()) << r.dump();
+        continue;
+      }
+      ++rows;
+      ASSERT_TRUE(r["run_ms"].is_array()) << r.dump();
+      std::vector<double> runs = r["run_ms"].get<std::vector<double>>();
+      EXPECT_EQ(static_cast<int>(runs.size()), r["latency_ms"]["count"].get<int>()) << "every run of " << r["rung"];
+      EXPECT_EQ(static_cast<int>(runs.size()), 2000);
+      for (double ms : runs) EXPECT_GE(ms, 0);
+      std::sort(runs.begin(), runs.end());
+      const double median = (runs[999] + runs[1000]) / 2;
+      EXPECT_NEAR(median, r["latency_ms"]["p50"].get<double>(), 1e-4 + 1e-3 * median) << "the runs are the ones the summary was made from";
+    }
+  }
+  EXPECT_EQ(rows, 2);
+
+  // A planted ×1.5 slowdown of these real runs: a regression found from the runs, exit 1.
+  auto r = compare(q(record_a()) + " " + q(make_b("b15", 1.5)) + " --json");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  json doc = json::parse(r.out);
+  for (const char* rung : {"cpu", "rung_sim_ep"}) {
+    const json* row = row_of(doc, "tiny", rung);
+    ASSERT_NE(row, nullptr) << rung;
+    EXPECT_EQ((*row)["method"], "bootstrap") << row->dump();
+    EXPECT_EQ((*row)["verdict"], "regression") << row->dump();
+  }
+
+  // The same runs in another order: the same build, never called slower.
+  json shuffled = a;
+  for (auto& m : shuffled["measurements"]) {
+    for (auto& row : m["rows"]) {
+      if (row["run_ms"].is_array()) std::reverse(row["run_ms"].begin(), row["run_ms"].end());
+    }
+  }
+  write_text(*dir_ / "reordered" / "tiny.json", shuffled.dump(2));
+  r = compare(q(record_a()) + " " + q(*dir_ / "reordered" / "tiny.json") + " --json");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  doc = json::parse(r.out);
+  for (const char* rung : {"cpu", "rung_sim_ep"}) {
+    const json* row = row_of(doc, "tiny", rung);
+    ASSERT_NE(row, nullptr) << rung;
+    EXPECT_EQ((*row)["method"], "bootstrap");
+    EXPECT_EQ((*row)["verdict"], "same") << row->dump();
+  }
+
+  // A record written before rung kept the runs is still compared, from its summary.
+  json old = a;
+  for (auto& m : old["measurements"]) {
+    for (auto& row : m["rows"]) row.erase("run_ms");
+  }
+  write_text(*dir_ / "old" / "tiny.json", old.dump(2));
+  r = compare(q(*dir_ / "old" / "tiny.json") + " " + q(make_b("b15", 1.5)) + " --json");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  doc = json::parse(r.out);
+  ASSERT_NE(row_of(doc, "tiny", "cpu"), nullptr);
+  EXPECT_EQ((*row_of(doc, "tiny", "cpu"))["method"], "summary");
+}
+
+// Past 2 000 runs a row keeps 2 000 of them, evenly spaced in run order; the count says how many ran.
+TEST_F(BenchCompareCliTest, ARowKeepsAtMostTwoThousandRuns) {
+  const fs::path file = *dir_ / "many" / "square.json";
+  ASSERT_TRUE(bench_record("square=" + (*dir_ / "square.onnx").string() + " --runs 2001 --rung cpu", file)) << bench_log_;
+  const json record = read_json(file);
+  const json& row = record["measurements"].back()["rows"][0];
+  EXPECT_EQ(row["latency_ms"]["count"], 2001);
+  EXPECT_EQ(row["run_ms"].size(), 2000u);
+  const fs::path exact = *dir_ / "exact" / "square.json";
+  ASSERT_TRUE(bench_record("square=" + (*dir_ / "square.onnx").string() + " --runs 2000 --rung cpu", exact)) << bench_log_;
+  EXPECT_EQ(read_json(exact)["measurements"].back()["rows"][0]["run_ms"].size(), 2000u);
 }
 
 TEST_F(BenchCompareCliTest, JsonOnStdoutParsesAndNothingElseIsThere) {

@@ -395,12 +395,23 @@ std::optional<PairedRatio> paired_ratio(const Cell& c, const Cell& against) {
   return PairedRatio{j.ratio, j.low, j.high, j.pairs};
 }
 
+// Every run, or `most` of them evenly spaced in run order (a long --duration run
+// keeps its shape across the whole time, not only its start).
+std::vector<double> kept_runs(const std::vector<double>& runs, std::size_t most) {
+  if (runs.size() <= most) return runs;
+  std::vector<double> out;
+  out.reserve(most);
+  for (std::size_t k = 0; k < most; ++k) out.push_back(runs[k * runs.size() / most]);
+  return out;
+}
+
 // The figures of a row that ran: latency, throughput, memory, ratios paired within a round.
 void fill_figures(const Cell& c, const Cell& floor, BenchRow& row) {
   row.build_cold_ms = c.build_cold_ms;
   if (!c.cached_builds.empty()) row.build_cached_ms = median(c.cached_builds);
   row.first_run_ms = c.first_run_ms;
   row.latency = to_latency(c.runs);
+  row.run_ms = kept_runs(c.runs, BenchRow::kMaxKeptRuns);
   for (const auto& [round, p50] : c.round_p50) row.round_p50_ms.push_back(p50);
   double total_ms = 0;
   for (double x : c.runs) total_ms += x;

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include <algorithm>
 #include <chrono>
 #include <climits>
@@ -64,6 +66,7 @@ json row_json(const BenchRow& r) {
     j["cv"] = nullptr;
     j["high_variation"] = false;
     j["round_p50_ms"] = json::array();
+    j["run_ms"] = nullptr;
     j["ratio_to_floor"] = nullptr;
     j["x_floor"] = nullptr;
     j["x_f32"] = nullptr;
@@ -80,6 +83,9 @@ json row_json(const BenchRow& r) {
   j["cv"] = r.latency.cv;
   j["high_variation"] = r.high_variation();
   j["round_p50_ms"] = r.round_p50_ms;
+  json runs = json::array();
+  for (double ms : r.run_ms) runs.push_back(std::round(ms * 1e4) / 1e4);  // 0.1 µs: below any timer's noise here
+  j["run_ms"] = std::move(runs);
   j["ratio_to_floor"] = opt(r.ratio_to_floor);
   j["x_floor"] = paired_json(r.x_floor, "the CPU floor, the same form");
   j["x_f32"] = paired_json(r.x_f32, "the f32 form, the same rung");

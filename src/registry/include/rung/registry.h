@@ -26,7 +26,7 @@ namespace rung {
 // they hold a control character or are not UTF-8 (naming the field).
 struct RegistryLimits {
   std::uint64_t recipe_bytes;         // --recipe: a quantise report is tens of KiB
-  std::uint64_t bench_record_bytes;   // --bench, import: a record grows by about 1 KiB a run
+  std::uint64_t bench_record_bytes;   // --bench, import: a record grows by about 1 KiB a run, and its rows' kept run times (up to 2 000 each)
   std::uint64_t parity_report_bytes;  // --parity
   std::uint64_t import_bytes;         // all the records of one import together
   std::size_t measurement_rows;       // rows of one add or import (a rung of a measurement each)
