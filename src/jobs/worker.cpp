@@ -67,6 +67,13 @@ std::optional<WorkerFlags> parse_flags(int argc, char** argv) {
   return flags;
 }
 
+// The dynamic loader's words when mapping a library failed for want of memory (ENOMEM).
+bool ran_out_of_memory_loading(const nlohmann::json& result) {
+  if (!result.is_object() || !result.contains("error") || !result["error"].is_string()) return false;
+  const std::string& error = result["error"].get_ref<const std::string&>();
+  return error.find("failed to map segment from shared object") != std::string::npos || error.find("Cannot allocate memory") != std::string::npos;
+}
+
 }  // namespace
 
 int worker_main(int argc, char** argv, std::span<const JobKind> kinds) {
@@ -79,6 +86,7 @@ int worker_main(int argc, char** argv, std::span<const JobKind> kinds) {
     return 3;
   }
   const std::optional<int>& channel_fd = flags->channel_fd;
+  unsigned long long limit_in_force = 0;
   if (flags->memory_limit_mb) {
     // A provider that allocates without end fails here, and says so in the log its caller quotes.
     if (auto limited = limit_this_process_data(*flags->memory_limit_mb); !limited) {
@@ -86,6 +94,7 @@ int worker_main(int argc, char** argv, std::span<const JobKind> kinds) {
     } else {
       static unsigned long long limit_mb = 0;
       limit_mb = *flags->memory_limit_mb;
+      limit_in_force = limit_mb;
       std::set_new_handler([] {
         // Nothing may allocate here: the line is made in place.
         char line[128];
@@ -112,6 +121,13 @@ int worker_main(int argc, char** argv, std::span<const JobKind> kinds) {
     result = {{"ok", false}, {"stage", "job"}, {"error", fmt::format("malformed {} job {}: {}", kind->name, job_file.string(), e.what())}};
   } catch (const LibraryUnavailable& e) {  // a system library loaded on use (os/system_library.h) would not load
     result = {{"ok", false}, {"stage", "job"}, {"error", e.what()}};
+  }
+  // Under a limit, a library whose segments the loader could not map (ONNX Runtime,
+  // a provider) ran out of memory as surely as an allocation that failed: said so,
+  // not as a runtime that will not load or a model that cannot.
+  if (limit_in_force > 0 && ran_out_of_memory_loading(result)) {
+    rung::print(stderr, "rung-probe-worker: out of memory: the job reached its limit of {} MiB while loading a library\n", limit_in_force);
+    return kWorkerOutOfMemory;
   }
   if (auto s = write_file_atomically(job_file.parent_path() / "result.json", json_text(result, 2)); !s) {
     rung::print(stderr, "{}\n", s.error().message);
